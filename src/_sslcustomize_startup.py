@@ -1,0 +1,163 @@
+"""Start sslcustomize at interpreter startup, when and only when a policy is configured.
+
+``sslcustomize.pth`` imports this module from ``site`` for every interpreter of the
+environment, so it obeys three rules:
+
+* it imports only what ``site`` has already imported (``os``, ``sys``);
+* it never raises: an error here would print a traceback at every Python start;
+* with no policy configured it costs a few ``stat`` calls and nothing else.
+
+With a policy configured it does not import :mod:`ssl` (that costs ~20 ms): it waits on
+``sys.meta_path`` for the program's own ``import ssl`` and installs the hooks right after it.
+The policy itself is read later still, when the first context is made.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+ENV_POLICY = "SSLCUSTOMIZE_POLICY"
+SYSTEM_POLICY = "/etc/sslcustomize/policy.toml"
+_POLICY_NAME = ("sslcustomize", "policy.toml")
+
+
+def user_config_dir() -> str:
+    """Return the user configuration directory, as ``platformdirs.user_config_dir()`` does."""
+    if sys.platform == "win32":  # pragma: no cover - Linux first, see SPEC
+        return os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
+    if sys.platform == "darwin":  # pragma: no cover - Linux first, see SPEC
+        return os.path.expanduser("~/Library/Application Support")
+    configured = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return configured or os.path.expanduser("~/.config")
+
+
+def layer_paths() -> list[tuple[str, str]]:
+    """Return ``(layer, path)`` for the system, venv and user layers, in merge order."""
+    paths = [("system", SYSTEM_POLICY)]
+    if sys.prefix != sys.base_prefix:
+        paths.append(("venv", os.path.join(sys.prefix, "etc", *_POLICY_NAME)))
+    paths.append(("user", os.path.join(user_config_dir(), *_POLICY_NAME)))
+    return paths
+
+
+def process_policy_paths() -> list[str]:
+    """Return the files named by ``SSLCUSTOMIZE_POLICY`` (``os.pathsep``-separated)."""
+    return [p for p in os.environ.get(ENV_POLICY, "").split(os.pathsep) if p]
+
+
+def policy_configured() -> bool:
+    """Tell whether any policy layer exists, with ``stat`` calls only."""
+    if process_policy_paths():
+        return True
+    return any(os.path.exists(path) for _, path in layer_paths())
+
+
+class PostImportHooks:
+    """A ``sys.meta_path`` finder that runs a callback right after a module is imported.
+
+    It asks the finders behind it for the real spec and wraps only the loader's
+    ``exec_module``; the module is otherwise imported exactly as without it.
+    """
+
+    def __init__(self) -> None:
+        """Create an empty registry; :meth:`register` adds hooks."""
+        self._hooks: dict[str, list[object]] = {}
+        self._busy: set[str] = set()
+
+    def register(self, name: str, callback: object) -> None:
+        """Call ``callback(module)`` once ``name`` is imported (at once if it already is)."""
+        module = sys.modules.get(name)
+        if module is not None:
+            _call(callback, module)
+            return
+        self._hooks.setdefault(name, []).append(callback)
+        if self not in sys.meta_path:
+            sys.meta_path.insert(0, self)
+
+    def unregister(self, callback: object) -> None:
+        """Forget ``callback`` for every module it waits for."""
+        for name in list(self._hooks):
+            self._hooks[name] = [cb for cb in self._hooks[name] if cb is not callback]
+            if not self._hooks[name]:
+                del self._hooks[name]
+        if not self._hooks and self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+        """Find ``fullname`` with the other finders and wrap its loader if it is watched."""
+        if fullname not in self._hooks or fullname in self._busy:
+            return None
+        self._busy.add(fullname)
+        try:
+            spec = _find_with_others(self, fullname, path, target)
+        finally:
+            self._busy.discard(fullname)
+        loader = getattr(spec, "loader", None)
+        if spec is None or not hasattr(loader, "exec_module"):
+            return spec
+        spec.loader = _HookedLoader(loader, self._hooks.pop(fullname))  # type: ignore[attr-defined]
+        if not self._hooks and self in sys.meta_path:
+            sys.meta_path.remove(self)
+        return spec
+
+
+class _HookedLoader:
+    """Delegate to the real loader, then run the callbacks on the fresh module."""
+
+    def __init__(self, loader: object, callbacks: list[object]) -> None:
+        self._loader = loader
+        self._callbacks = callbacks
+
+    def create_module(self, spec: object) -> object:
+        return self._loader.create_module(spec)  # type: ignore[attr-defined]
+
+    def exec_module(self, module: object) -> None:
+        self._loader.exec_module(module)  # type: ignore[attr-defined]
+        # Put the real loader back so that reload(), inspect and linecache see it.
+        module.__loader__ = self._loader  # type: ignore[attr-defined]
+        module.__spec__.loader = self._loader  # type: ignore[attr-defined]
+        for callback in self._callbacks:
+            _call(callback, module)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._loader, name)
+
+
+def _find_with_others(me: object, fullname: str, path: object, target: object) -> object:
+    for finder in list(sys.meta_path):
+        find_spec = getattr(finder, "find_spec", None)
+        if finder is me or find_spec is None:
+            continue
+        spec = find_spec(fullname, path, target)
+        if spec is not None:
+            return spec
+    return None
+
+
+def _call(callback: object, module: object) -> None:
+    try:
+        callback(module)  # type: ignore[operator]
+    except Exception as exc:  # noqa: BLE001 - a hook must never break the import it follows
+        sys.stderr.write(f"sslcustomize: a hook failed after importing a module: {exc!r}\n")
+
+
+hooks = PostImportHooks()
+
+
+def _activate(_ssl_module: object) -> None:
+    from sslcustomize import _inject  # noqa: PLC0415 - only once ssl is imported
+
+    _inject.inject_from_startup()
+
+
+def main() -> None:
+    """Arrange for the hooks to be installed once the program imports :mod:`ssl`."""
+    try:
+        if policy_configured():
+            hooks.register("ssl", _activate)
+    except Exception as exc:  # noqa: BLE001 - startup must never raise
+        sys.stderr.write(f"sslcustomize: startup hook failed, policy not applied: {exc!r}\n")
+
+
+main()

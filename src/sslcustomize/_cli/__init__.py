@@ -1,0 +1,63 @@
+"""The ``sslcustomize`` command: ``main(argv) -> int`` and the console-script ``entrypoint()``.
+
+Each command lives in its own module, ``_cli/_<name>.py``, which defines ``register(commands)``:
+it adds its sub-parser and sets ``handler`` to a function ``(args) -> int``.
+Exit status: 0 ok, 1 a verdict of failure (rejected host, findings), 2 usage or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+__all__ = ["entrypoint", "main"]
+
+# Command modules, in the order ``--help`` lists them.
+COMMANDS = ("doctor", "enable", "disable", "run", "lint")
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors end with a hint of what to do."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nTry '{self.prog} --help'.\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the parser with every command registered."""
+    parser = _Parser(
+        prog="sslcustomize",
+        description="Certificate verification for every TLS client in this Python, under one "
+        "policy with scoped, expiring, auditable exceptions.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        module = importlib.import_module(f"sslcustomize._cli._{name}")
+        module.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return its exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(handler(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+def entrypoint() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
