@@ -1,0 +1,36 @@
+"""Development tasks: ``nox`` runs the test suite on Python 3.10-3.13 and the linters."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["lint", "tests"]
+nox.options.error_on_missing_interpreters = True
+
+PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
+
+
+@nox.session(python=PYTHONS)
+def tests(session: nox.Session) -> None:
+    """Run the test suite against a wheel install (the .pth startup hook needs one)."""
+    session.install(".[test]")
+    session.run("coverage", "erase")
+    session.run("coverage", "run", "-m", "pytest", *session.posargs)
+    session.run("coverage", "combine", "--quiet", success_codes=[0, 1])
+    session.run("coverage", "report", "--format=total", silent=False)
+
+
+@nox.session(python="3.12")
+def lint(session: nox.Session) -> None:
+    """Check style, lint and types (ruff, mypy strict)."""
+    session.install(".[test]", "ruff", "mypy")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("mypy")
+
+
+@nox.session(python="3.12")
+def bench(session: nox.Session) -> None:
+    """Run the benchmarks; they print ratios measured in one run."""
+    session.install(".[test]", "requests", "httpx")
+    session.run("python", "bench/run.py", *session.posargs)

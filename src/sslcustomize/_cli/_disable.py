@@ -1,0 +1,44 @@
+"""``sslcustomize disable``: turn a layer off, keeping its file for ``enable`` to restore."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .._paths import pretty
+from . import EXIT_OK
+from ._enable import add_scope, scope_path
+from ._output import fail
+
+__all__ = ["register"]
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``disable``."""
+    parser = commands.add_parser(
+        "disable",
+        help="turn sslcustomize off for a venv, a user or the system",
+        description="Move the scope's policy file aside (to policy.toml.disabled) so that "
+        "nothing is lost; `enable` brings it back.",
+    )
+    add_scope(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Move the policy file aside."""
+    try:
+        path = scope_path(args)
+    except ValueError as error:
+        return fail(str(error))
+    if not os.path.exists(path):
+        print(f"not enabled: {pretty(path)} does not exist")
+        return EXIT_OK
+    try:
+        os.replace(path, path + ".disabled")
+    except PermissionError:
+        return fail(f"cannot move {path}: permission denied; run as root for --scope system")
+    print(f"disabled: moved {pretty(path)} to {pretty(path)}.disabled")
+    if os.environ.get("SSLCUSTOMIZE_POLICY"):
+        print("note: SSLCUSTOMIZE_POLICY is set, so this process's children still use a policy")
+    return EXIT_OK

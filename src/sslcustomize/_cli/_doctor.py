@@ -1,0 +1,236 @@
+"""``sslcustomize doctor``: this Python's TLS situation, and what sslcustomize changes in it."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib.util
+import os
+import site
+import ssl
+import sys
+from typing import Any
+
+from .. import _inject
+from .._contexts import create_default_context, create_stdlib_context
+from .._decision import decide
+from .._paths import ENV_POLICY
+from .._policy import Policy, load_policy, policy_files
+from .._trust import TrustError, find_system_store
+from . import EXIT_OK, EXIT_USAGE
+from ._output import console, print_json
+
+__all__ = ["gather", "register"]
+
+TLS_ENVIRONMENT = (
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "PYTHONHTTPSVERIFY",
+    ENV_POLICY,
+)
+
+# Which ssl factory each standard-library client calls when the caller gives no context.
+STDLIB_CLIENTS = (
+    ("http.client", "_create_default_https_context"),
+    ("urllib.request", "_create_default_https_context"),
+    ("xmlrpc.client", "_create_default_https_context"),
+    ("smtplib", "_create_stdlib_context"),
+    ("imaplib", "_create_stdlib_context"),
+    ("poplib", "_create_stdlib_context"),
+    ("ftplib", "_create_stdlib_context"),
+    ("nntplib", "_create_stdlib_context"),
+    ("asyncio", "create_default_context"),
+)
+_HOOKS = {
+    "_create_default_https_context": create_default_context,
+    "create_default_context": create_default_context,
+    "_create_stdlib_context": create_stdlib_context,
+}
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``doctor``."""
+    parser = commands.add_parser(
+        "doctor",
+        help="show this Python's TLS situation and what sslcustomize changes",
+        description="Show Python and OpenSSL, the trust store, the policy layers and their "
+        "errors, environment variables that change TLS, and which clients verify.",
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON document")
+    parser.set_defaults(handler=run)
+
+
+def _original_factory(name: str) -> Any:
+    for target, attribute, original in _inject.replaced_attributes():
+        if target is ssl and attribute == name:
+            return original
+    return getattr(ssl, name)
+
+
+def _verifies(factory: Any) -> bool:
+    context = factory()
+    return bool(context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname)
+
+
+def _clients(policy: Policy) -> list[dict[str, Any]]:
+    rows = []
+    for module, factory_name in STDLIB_CLIENTS:
+        if importlib.util.find_spec(module.partition(".")[0]) is None:
+            continue
+        without = _verifies(_original_factory(factory_name))
+        decision = decide(policy, context=module)
+        with_policy = _verifies(_HOOKS[factory_name])
+        rows.append({
+            "client": module,
+            "factory": f"ssl.{factory_name}",
+            "verifies_without": without,
+            "verifies_with": with_policy,
+            "mode_with": decision.mode,
+            "rule": decision.rule,
+        })
+    return rows
+
+
+def _pth_locations() -> list[str]:
+    directories = [*site.getsitepackages(), site.getusersitepackages()]
+    return [
+        os.path.join(d, "sslcustomize.pth")
+        for d in directories
+        if os.path.isfile(os.path.join(d, "sslcustomize.pth"))
+    ]
+
+
+def _layers(policy: Policy) -> list[dict[str, Any]]:
+    errors = {error.path: str(error) for error in policy.errors}
+    rows = []
+    for layer, path, required in policy_files():
+        exists = os.path.exists(path)
+        rows.append({
+            "layer": layer,
+            "path": path,
+            "exists": exists,
+            "required": required,
+            "error": errors.get(path),
+        })
+    return rows
+
+
+def gather(today: dt.date | None = None) -> dict[str, Any]:
+    """Collect the facts ``doctor`` shows, as plain data."""
+    today = today or dt.date.today()
+    policy = load_policy()
+    try:
+        store = find_system_store()
+        trust_store: dict[str, Any] = {
+            "file": store.file,
+            "directory": store.directory,
+            "found_by": store.found_by,
+            "error": None,
+        }
+    except TrustError as error:
+        trust_store = {"file": None, "directory": None, "found_by": None, "error": str(error)}
+    startup = sys.modules.get("_sslcustomize_startup")
+    return {
+        "python": {"version": sys.version.split()[0], "executable": sys.executable},
+        "openssl": ssl.OPENSSL_VERSION,
+        "trust_store": trust_store,
+        "policy": {
+            "configured": any(row["exists"] for row in _layers(policy)),
+            "fallback": policy.fallback,
+            "mode": policy.mode.value,
+            "trust": [str(source) for source in policy.trust],
+            "errors": [str(error) for error in policy.errors],
+            "warnings": list(policy.warnings),
+        },
+        "layers": _layers(policy),
+        "environment": {name: os.environ.get(name) for name in TLS_ENVIRONMENT},
+        "startup_hook": {
+            "installed": _pth_locations(),
+            "loaded": startup is not None,
+            "active": _inject.is_injected(),
+        },
+        "clients": _clients(policy),
+        "expired_exceptions": [
+            {"host": str(e.host), "expires": e.expires, "origin": str(e.origin)}
+            for e in policy.exceptions
+            if e.expired(today)
+        ],
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the report."""
+    facts = gather()
+    status = EXIT_USAGE if facts["policy"]["errors"] else EXIT_OK
+    if args.json:
+        print_json(facts)
+        return status
+    _render(facts)
+    return status
+
+
+def _yes(value: bool) -> str:  # noqa: FBT001 - a formatter
+    return "[green]yes[/]" if value else "[red]no[/]"
+
+
+def _render(facts: dict[str, Any]) -> None:
+    from rich.table import Table  # noqa: PLC0415 - rich only for the CLI
+
+    out = console()
+    out.print(f"[bold]Python[/] {facts['python']['version']} ({facts['python']['executable']})")
+    out.print(f"[bold]OpenSSL[/] {facts['openssl']}")
+    store = facts["trust_store"]
+    if store["error"]:
+        out.print(f"[bold]System trust store[/] [red]{store['error']}[/]")
+    else:
+        found = " and ".join(p for p in (store["file"], store["directory"]) if p)
+        out.print(f"[bold]System trust store[/] {found} ({store['found_by']})")
+    hook = facts["startup_hook"]
+    installed = ", ".join(hook["installed"]) or "[red]not installed[/] (install from a wheel)"
+    out.print(f"[bold]Startup hook[/] {installed}; active in this process: {_yes(hook['active'])}")
+
+    layers = Table(title="Policy layers", title_justify="left")
+    for column in ("layer", "file", "state"):
+        layers.add_column(column)
+    for row in facts["layers"]:
+        state = "[green]ok[/]" if row["exists"] else "absent"
+        if row["error"]:
+            state = f"[red]{row['error']}[/]"
+        layers.add_row(row["layer"], row["path"], state)
+    out.print(layers)
+    policy = facts["policy"]
+    if policy["fallback"]:
+        out.print("[red bold]Policy errors: strict defaults apply (system store, enforce).[/]")
+    elif not policy["configured"]:
+        out.print("No policy configured: sslcustomize is idle. Turn it on: sslcustomize enable")
+    else:
+        out.print(f"Mode [bold]{policy['mode']}[/], trust {', '.join(policy['trust'])}")
+    for warning in policy["warnings"]:
+        out.print(f"[yellow]warning:[/] {warning}")
+    for expired in facts["expired_exceptions"]:
+        out.print(
+            f"[yellow]expired exception[/] {expired['host']} on {expired['expires']} "
+            f"({expired['origin']}): no longer applied"
+        )
+
+    env = Table(title="Environment variables that change TLS", title_justify="left")
+    env.add_column("variable")
+    env.add_column("value")
+    for name, value in facts["environment"].items():
+        env.add_row(name, "(unset)" if value is None else repr(value))
+    out.print(env)
+
+    clients = Table(title="Standard-library clients", title_justify="left")
+    for column in ("client", "calls", "verifies without sslcustomize", "with sslcustomize"):
+        clients.add_column(column)
+    for row in facts["clients"]:
+        mode = f" ({row['mode_with']}, {row['rule']})" if row["verifies_with"] else ""
+        clients.add_row(
+            row["client"],
+            row["factory"],
+            _yes(row["verifies_without"]),
+            _yes(row["verifies_with"]) + mode,
+        )
+    out.print(clients)

@@ -1,0 +1,101 @@
+"""``sslcustomize enable``: write a layer's policy file with safe defaults."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .._files import atomic_write
+from .._paths import default_scope, policy_path_for_scope, pretty
+from . import EXIT_OK, EXIT_USAGE
+from ._output import fail
+
+__all__ = ["register"]
+
+TEMPLATE = """\
+# sslcustomize policy, written by `sslcustomize enable`.
+# Every key is described in the policy reference (docs/policy.md of sslcustomize).
+version = 1
+
+# "enforce" rejects certificates that fail; "report" records them and lets them through.
+mode = "{mode}"
+
+# Trust anchors: "system" (the platform store), "certifi", or paths to PEM bundles and
+# OpenSSL hashed directories.
+trust = ["system"]
+
+# Scoped exceptions instead of verify=False; add them with `sslcustomize trust HOST`.
+"""
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``enable``."""
+    parser = commands.add_parser(
+        "enable",
+        help="turn sslcustomize on for a venv, a user or the whole system",
+        description="Write the policy file of a scope with safe defaults (verify everything "
+        "against the system trust store). An existing policy is kept; --mode changes its mode.",
+    )
+    add_scope(parser)
+    parser.add_argument(
+        "--mode", choices=("enforce", "report"), help="enforce (default) or report"
+    )
+    parser.set_defaults(handler=run)
+
+
+def add_scope(parser: argparse.ArgumentParser) -> None:
+    """Add ``--scope`` to a command's parser."""
+    parser.add_argument(
+        "--scope",
+        choices=("venv", "user", "system"),
+        help="which policy layer (default: venv inside a virtual environment, else user)",
+    )
+
+
+def scope_path(args: argparse.Namespace) -> str:
+    """Return the policy file for ``args.scope``.
+
+    Raises:
+        ValueError: The scope is not available here.
+    """
+    return policy_path_for_scope(args.scope or default_scope())
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write or update the policy file."""
+    try:
+        path = scope_path(args)
+    except ValueError as error:
+        return fail(str(error))
+    disabled = path + ".disabled"
+    try:
+        if not os.path.exists(path) and os.path.exists(disabled):
+            os.replace(disabled, path)
+            print(f"restored the policy that `disable` kept: {pretty(path)}")
+        if os.path.exists(path):
+            if args.mode:
+                _set_mode(path, args.mode)
+                print(f"mode = {args.mode!r} in {pretty(path)}")
+            else:
+                print(f"already enabled: {pretty(path)}")
+            return EXIT_OK
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        atomic_write(path, TEMPLATE.format(mode=args.mode or "enforce"))
+    except PermissionError:
+        return fail(
+            f"cannot write {path}: permission denied; run as root for --scope system, "
+            "or use --scope user",
+            EXIT_USAGE,
+        )
+    print(f"enabled: {pretty(path)} (mode {args.mode or 'enforce'}, trust the system store)")
+    print("check it with: sslcustomize doctor")
+    return EXIT_OK
+
+
+def _set_mode(path: str, mode: str) -> None:
+    import tomlkit  # noqa: PLC0415 - keeps the file's comments and layout
+
+    with open(path, encoding="utf-8") as file:
+        document = tomlkit.parse(file.read())
+    document["mode"] = mode
+    atomic_write(path, tomlkit.dumps(document))

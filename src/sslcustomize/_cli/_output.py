@@ -1,0 +1,30 @@
+"""Output helpers shared by the commands: JSON documents, rich consoles, error lines."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+__all__ = ["JSON_VERSION", "console", "fail", "print_json"]
+
+JSON_VERSION = 1
+
+
+def print_json(document: dict[str, Any]) -> None:
+    """Print a versioned JSON document on stdout."""
+    sys.stdout.write(json.dumps({"version": JSON_VERSION, **document}, indent=2, default=str))
+    sys.stdout.write("\n")
+
+
+def console() -> Any:
+    """Return a rich console on stdout: colour on a terminal, plain text when piped."""
+    from rich.console import Console  # noqa: PLC0415 - rich only for the CLI
+
+    return Console(highlight=False, soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> int:
+    """Print ``sslcustomize: message`` on stderr and return ``code``."""
+    sys.stderr.write(f"sslcustomize: {message}\n")
+    return code

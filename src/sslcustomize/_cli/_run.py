@@ -1,0 +1,81 @@
+"""``sslcustomize run``: run one program (and its Python children) under the policy."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from .._paths import ENV_POLICY, process_policy_paths
+from .._policy import load_policy, policy_files
+from . import EXIT_USAGE
+from ._output import fail
+
+__all__ = ["register"]
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``run``."""
+    parser = commands.add_parser(
+        "run",
+        help="run a program under the policy without enabling anything",
+        description="Run COMMAND with the policy applied to it and to the Python programs it "
+        "starts (through SSLCUSTOMIZE_POLICY). The programs' Python must have sslcustomize "
+        "installed.",
+    )
+    parser.add_argument("--policy", metavar="FILE", help="use FILE as the process layer")
+    parser.add_argument("--mode", choices=("enforce", "report"), help="override the mode")
+    parser.add_argument(
+        "--ca",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="also trust this CA bundle (adds to the policy's trust, never replaces it)",
+    )
+    parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
+    parser.set_defaults(handler=run)
+
+
+def _overrides(args: argparse.Namespace, files: list[tuple[str, str, bool]]) -> str:
+    lines = ["# written by `sslcustomize run` for one program", "version = 1"]
+    if args.mode:
+        lines.append(f'mode = "{args.mode}"')
+    if args.ca:
+        cas = [os.path.abspath(ca) for ca in args.ca]
+        # The first layer that names trust replaces the built-in ["system"]: keep it.
+        explicit = any(layer.trust for layer in load_policy(files).files)
+        trust = cas if explicit else ["system", *cas]
+        lines.append("trust = [" + ", ".join(f'"{t}"' for t in trust) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command and return its exit status."""
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        return fail("nothing to run: write sslcustomize run [OPTIONS] -- COMMAND [ARGS...]")
+    if shutil.which(command[0]) is None:
+        return fail(f"command not found: {command[0]}", EXIT_USAGE)
+    for ca in args.ca:
+        if not os.path.isfile(ca):
+            return fail(f"--ca {ca}: no such file")
+    if args.policy and not os.path.isfile(args.policy):
+        return fail(f"--policy {args.policy}: no such file")
+    process = [os.path.abspath(args.policy)] if args.policy else process_policy_paths()
+    files = [f for f in policy_files() if f[0] != "process"]
+    files += [("process", path, True) for path in process]
+    with tempfile.TemporaryDirectory(prefix="sslcustomize-run-") as directory:
+        overrides = os.path.join(directory, "overrides.toml")
+        with open(overrides, "w", encoding="utf-8") as file:
+            file.write(_overrides(args, files))
+        env = dict(os.environ)
+        env[ENV_POLICY] = os.pathsep.join([*process, overrides])
+        try:
+            return subprocess.call(command, env=env)  # noqa: S603 - the user's own command
+        except OSError as error:
+            return fail(f"cannot run {command[0]}: {error.strerror}")
+        finally:
+            sys.stdout.flush()

@@ -1,0 +1,134 @@
+"""The decision: policy x host x port x context name -> what is verified and how.
+
+A pure function. It reads no files and no clock (``today`` is an argument), so the same
+inputs always give the same answer and every branch is testable without a network.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from ._hosts import normalize_host
+from ._policy import ContextRule, HostException, Mode, Origin, Policy, TrustSource
+
+__all__ = ["Decision", "context_rule", "decide"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decision:
+    """What a connection is verified against.
+
+    Attributes:
+        mode: ``enforce`` rejects failures; ``report`` records them and lets them through.
+        trust: The trust sources for this context.
+        extra_ca: Further anchors for this host only (from an exception's ``ca``).
+        pins: Accepted SPKI pins (``sha256/...``); empty means no pinning.
+        check_hostname: Whether the certificate must name the host.
+        minimum_tls: ``"1.2"`` or ``"1.3"``.
+        allow_code_opt_out: Whether code that disables verification is obeyed.
+        rule: Which rule decided: ``default``, ``context NAME`` or ``exception PATTERN``.
+        origin: The file and line of that rule (``None`` for built-in defaults).
+        exception: The exception that applied, if any.
+        fallback: True when the policy files were broken and strict defaults apply.
+    """
+
+    mode: Mode
+    trust: tuple[TrustSource, ...]
+    extra_ca: tuple[TrustSource, ...] = ()
+    pins: tuple[str, ...] = ()
+    check_hostname: bool = True
+    minimum_tls: str = "1.2"
+    allow_code_opt_out: bool = True
+    rule: str = "default"
+    origin: Origin | None = None
+    exception: HostException | None = None
+    fallback: bool = False
+
+
+def context_rule(policy: Policy, name: str | None) -> ContextRule | None:
+    """Return the ``[context."..."]`` rule with the longest dotted prefix of ``name``."""
+    if not name or not policy.contexts:
+        return None
+    while True:
+        rule = policy.contexts.get(name)
+        if rule is not None:
+            return rule
+        name, dot, _ = name.rpartition(".")
+        if not dot:
+            return None
+
+
+def decide(
+    policy: Policy,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    context: str | None = None,
+    today: dt.date | None = None,
+) -> Decision:
+    """Decide how to verify a connection.
+
+    Args:
+        policy: The effective policy.
+        host: The server name the client asked for; ``None`` when not yet known (a context
+            being created), which leaves host exceptions out.
+        port: The server's port, when known.
+        context: The context name (the requesting module, or a name from ``named_contexts``).
+        today: The date exceptions' ``expires`` are compared with; required with ``host``.
+
+    Returns:
+        The decision, naming the rule that made it.
+    """
+    rule = context_rule(policy, context)
+    mode: Mode = policy.mode.value
+    trust = policy.trust
+    minimum_tls = policy.minimum_tls.value
+    allow_opt_out = policy.allow_code_opt_out.value
+    rule_name, origin = "default", policy.mode.origin if policy.files else None
+    if rule is not None:
+        rule_name, origin = f"context {rule.name}", rule.origin
+        mode = rule.mode.value if rule.mode else mode
+        trust = rule.trust.value if rule.trust else trust
+        minimum_tls = rule.minimum_tls.value if rule.minimum_tls else minimum_tls
+        allow_opt_out = rule.allow_code_opt_out.value if rule.allow_code_opt_out else allow_opt_out
+    decision = Decision(
+        mode=mode,
+        trust=trust,
+        minimum_tls=minimum_tls,
+        allow_code_opt_out=allow_opt_out,
+        rule=rule_name,
+        origin=origin,
+        fallback=policy.fallback,
+    )
+    if host is None or not len(policy.index):
+        return decision
+    if today is None:
+        raise TypeError("decide() needs today= together with host=")
+    found = find_exception(policy, host, port, today)
+    if found is None:
+        return decision
+    return Decision(
+        mode=found.mode or mode,
+        trust=trust,
+        extra_ca=found.ca,
+        pins=found.pins,
+        check_hostname=found.check_hostname,
+        minimum_tls=minimum_tls,
+        allow_code_opt_out=allow_opt_out,
+        rule=f"exception {found.host}",
+        origin=found.origin,
+        exception=found,
+        fallback=policy.fallback,
+    )
+
+
+def find_exception(
+    policy: Policy, host: str, port: int | None, today: dt.date
+) -> HostException | None:
+    """Return the most specific unexpired exception for ``host`` and ``port``."""
+    try:
+        name = normalize_host(host)
+    except ValueError:
+        return None
+    return policy.index.lookup(name, port, lambda item: not item.expired(today))

@@ -1,0 +1,63 @@
+"""Install and remove the hooks: ``inject()`` and ``extract()`` undo each other exactly."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from .._policy import Policy, load_policy
+from .._state import announce, set_policy
+from . import _stdlib
+from ._patcher import Patcher
+
+__all__ = ["extract", "inject", "inject_from_startup", "is_injected", "replaced_attributes"]
+
+_lock = threading.Lock()
+_patcher = Patcher()
+_pinned_policy = False
+
+
+def inject(policy: Policy | str | os.PathLike[str] | None = None) -> None:
+    """Make every TLS client in this process verify under the policy.
+
+    Args:
+        policy: A policy file to use instead of the configured layers, or a ``Policy``;
+            ``None`` uses the layers (system, venv, user, ``SSLCUSTOMIZE_POLICY``).
+
+    Calling it again only changes the policy; the hooks are installed once.
+    """
+    global _pinned_policy  # noqa: PLW0603
+    with _lock:
+        if policy is not None:
+            if not isinstance(policy, Policy):
+                policy = load_policy([("process", os.fspath(policy), True)])
+                announce(policy)
+            set_policy(policy, pinned=True)
+            _pinned_policy = True
+        if not _patcher:
+            _stdlib.inject(_patcher)
+
+
+def inject_from_startup() -> None:
+    """Install the hooks from the ``.pth`` startup hook (the policy is read on first use)."""
+    inject()
+
+
+def extract() -> None:
+    """Remove every hook :func:`inject` installed and restore what was there before."""
+    global _pinned_policy  # noqa: PLW0603
+    with _lock:
+        _patcher.undo()
+        if _pinned_policy:
+            set_policy(None)
+            _pinned_policy = False
+
+
+def is_injected() -> bool:
+    """Tell whether the hooks are installed."""
+    return bool(_patcher)
+
+
+def replaced_attributes() -> list[tuple[object, str, object]]:
+    """Return ``(object, attribute, original value)`` for each attribute now replaced."""
+    return _patcher.replaced()

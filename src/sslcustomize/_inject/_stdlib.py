@@ -1,0 +1,52 @@
+"""Hook the standard library's context factories.
+
+``ssl.create_default_context`` (asyncio, and code that asks for a default context),
+``ssl._create_default_https_context`` (http.client, urllib.request, xmlrpc.client) and
+``ssl._create_stdlib_context`` (smtplib, imaplib, poplib, ftplib, nntplib: gh-91826).
+Python 3.12+ urllib.request builds its HTTPS context when ``urlopen()`` first builds the
+global opener; an opener built before injection is dropped so the next call builds a new one.
+"""
+
+from __future__ import annotations
+
+import ssl
+import sys
+
+from .._contexts import PolicyContext, create_default_context, create_stdlib_context
+from ._patcher import Patcher
+
+__all__ = ["inject"]
+
+
+def _opener_context(opener: object) -> object:
+    for handler in getattr(opener, "handlers", ()):
+        context = getattr(handler, "_context", None)
+        if context is not None:
+            return context
+    return None
+
+
+def _drop_prebuilt_opener(patcher: Patcher) -> None:
+    request = sys.modules.get("urllib.request")
+    if request is None:
+        return
+    before = getattr(request, "_opener", None)
+    if before is not None and _opener_context(before) is not None:
+        # The opener holds a context made before injection (3.12+): build anew on next use.
+        request._opener = None  # type: ignore[attr-defined]  # noqa: SLF001
+
+    def restore() -> None:
+        module = sys.modules.get("urllib.request")
+        current = getattr(module, "_opener", None)
+        if module is not None and isinstance(_opener_context(current), PolicyContext):
+            module._opener = before  # type: ignore[attr-defined]  # noqa: SLF001
+
+    patcher.on_undo(restore)
+
+
+def inject(patcher: Patcher) -> None:
+    """Replace the stdlib's factories with the policy's."""
+    patcher.replace(ssl, "create_default_context", create_default_context)
+    patcher.replace(ssl, "_create_default_https_context", create_default_context)
+    patcher.replace(ssl, "_create_stdlib_context", create_stdlib_context)
+    _drop_prebuilt_opener(patcher)

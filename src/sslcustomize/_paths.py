@@ -1,0 +1,74 @@
+"""Where sslcustomize keeps its files: policy layers, cache, report state.
+
+The policy paths are computed by the stdlib-only startup module (it must not import
+platformdirs); the cache and state directories come from platformdirs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from _sslcustomize_startup import (
+    ENV_POLICY,
+    SYSTEM_POLICY,
+    layer_paths,
+    process_policy_paths,
+    user_config_dir,
+)
+
+__all__ = [
+    "ENV_POLICY",
+    "SYSTEM_POLICY",
+    "layer_paths",
+    "policy_path_for_scope",
+    "process_policy_paths",
+    "user_cache_dir",
+    "user_config_dir",
+    "user_state_dir",
+]
+
+APP = "sslcustomize"
+
+
+def user_cache_dir() -> str:
+    """Return the user cache directory of sslcustomize (platformdirs)."""
+    import platformdirs  # noqa: PLC0415 - not needed on the startup path
+
+    return platformdirs.user_cache_dir(APP, appauthor=False)
+
+
+def user_state_dir() -> str:
+    """Return the user state directory of sslcustomize, where reports go (platformdirs)."""
+    import platformdirs  # noqa: PLC0415 - not needed on the startup path
+
+    return platformdirs.user_state_dir(APP, appauthor=False)
+
+
+def policy_path_for_scope(scope: str) -> str:
+    """Return the policy file of a scope: ``system``, ``venv`` or ``user``.
+
+    Raises:
+        ValueError: ``venv`` was asked for outside a virtual environment, or the scope is unknown.
+    """
+    if scope == "venv" and sys.prefix == sys.base_prefix:
+        raise ValueError(
+            "this Python is not running in a virtual environment; use --scope user or system"
+        )
+    for layer, path in layer_paths():
+        if layer == scope:
+            return path
+    if scope not in ("system", "venv", "user"):
+        raise ValueError(f"unknown scope {scope!r}; use venv, user or system")
+    raise AssertionError(scope)  # pragma: no cover - every scope is listed above
+
+
+def default_scope() -> str:
+    """Return ``venv`` inside a virtual environment, else ``user``."""
+    return "venv" if sys.prefix != sys.base_prefix else "user"
+
+
+def pretty(path: str) -> str:
+    """Return ``path`` with the home directory shown as ``~``."""
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if path.startswith(home + os.sep) else path

@@ -1,0 +1,231 @@
+"""Turn OpenSSL's verification result into reason codes, a plain message and the safe fix.
+
+Runs only after a handshake failed, so it may take its time (it imports ``cryptography`` to
+read the certificates); nothing here is on the path of a successful connection.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["REASONS", "Diagnosis", "diagnose", "reasons_for_code", "spki_pin"]
+
+REASONS = (
+    "expired",
+    "not_yet_valid",
+    "hostname_mismatch",
+    "self_signed",
+    "unknown_issuer",
+    "incomplete_chain",
+    "weak_key",
+    "weak_signature",
+    "pin_mismatch",
+    "not_for_server_auth",
+    "invalid",
+)
+
+# OpenSSL X509_V_ERR_* codes (include/openssl/x509_vfy.h) to reason codes. 2, 20 and 21
+# ("unable to get issuer") are refined by looking at the chain: see _issuer_reason().
+_CODES = {
+    9: "not_yet_valid",
+    10: "expired",
+    18: "self_signed",
+    19: "unknown_issuer",
+    26: "not_for_server_auth",
+    27: "unknown_issuer",
+    28: "unknown_issuer",
+    62: "hostname_mismatch",
+    63: "hostname_mismatch",  # email mismatch: cannot happen for servers, kept for clarity
+    64: "hostname_mismatch",
+    66: "weak_key",
+    67: "weak_key",
+    68: "weak_signature",
+}
+_ISSUER_UNKNOWN = (2, 20, 21)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Diagnosis:
+    """Why a chain failed, in words a person can act on."""
+
+    reasons: tuple[str, ...]
+    problem: str
+    fix: str
+
+
+def reasons_for_code(code: int) -> str:
+    """Return the reason code for an OpenSSL verification code (``invalid`` if unknown)."""
+    return _CODES.get(code, "invalid")
+
+
+def spki_pin(certificate_der: bytes) -> str:
+    """Return the ``sha256/BASE64`` pin of a certificate's public key, as curl writes it."""
+    from cryptography import x509  # noqa: PLC0415 - only on failure paths and in the CLI
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
+
+    cert = x509.load_der_x509_certificate(certificate_der)
+    spki = cert.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return "sha256/" + base64.b64encode(hashlib.sha256(spki).digest()).decode("ascii")
+
+
+def _name(cert: object) -> str:
+    from cryptography import x509  # noqa: PLC0415
+
+    assert isinstance(cert, x509.Certificate)  # noqa: S101 - internal helper
+    subject = cert.subject
+    common = subject.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
+    return str(common[0].value) if common else subject.rfc4514_string() or "(empty name)"
+
+
+def _issuer_name(cert: object) -> str:
+    from cryptography import x509  # noqa: PLC0415
+
+    assert isinstance(cert, x509.Certificate)  # noqa: S101 - internal helper
+    common = cert.issuer.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
+    return str(common[0].value) if common else cert.issuer.rfc4514_string() or "(empty name)"
+
+
+def _has_ca_issuers(cert: object) -> bool:
+    from cryptography import x509  # noqa: PLC0415
+
+    assert isinstance(cert, x509.Certificate)  # noqa: S101 - internal helper
+    try:
+        aia = cert.extensions.get_extension_for_class(x509.AuthorityInformationAccess).value
+    except x509.ExtensionNotFound:
+        return False
+    return any(d.access_method == x509.AuthorityInformationAccessOID.CA_ISSUERS for d in aia)
+
+
+def _names(cert: object) -> list[str]:
+    from cryptography import x509  # noqa: PLC0415
+
+    assert isinstance(cert, x509.Certificate)  # noqa: S101 - internal helper
+    try:
+        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return []
+    return [str(n) for n in san.get_values_for_type(x509.DNSName)] + [
+        str(ip) for ip in san.get_values_for_type(x509.IPAddress)
+    ]
+
+
+def diagnose(
+    *,
+    verify_code: int,
+    verify_message: str,
+    chain: Sequence[bytes],
+    host: str | None,
+    port: int | None,
+    now: dt.datetime | None = None,
+) -> Diagnosis:
+    """Explain a verification failure.
+
+    Args:
+        verify_code: OpenSSL's code (``SSLCertVerificationError.verify_code``).
+        verify_message: OpenSSL's message.
+        chain: The certificates the server sent, DER, leaf first (may be empty).
+        host: The name asked for.
+        port: The port, for the suggested ``sslcustomize trust`` command.
+        now: The current time (for messages about the clock).
+
+    Returns:
+        Reason codes, the problem and the fix, as sentences.
+    """
+    from cryptography import x509  # noqa: PLC0415
+
+    now = now or dt.datetime.now(dt.timezone.utc)
+    certs = []
+    for der in chain:
+        try:
+            certs.append(x509.load_der_x509_certificate(der))
+        except ValueError:
+            break
+    reason = reasons_for_code(verify_code)
+    if verify_code in _ISSUER_UNKNOWN:
+        reason = _issuer_reason(certs)
+    target = f"{host}:{port}" if host and port and port != 443 else (host or "the server")
+    leaf = certs[0] if certs else None
+    problem, fix = _explain(reason, verify_message, certs, target, now)
+    if leaf is not None and reason == "self_signed":
+        fix += f" Its key's pin is {spki_pin(chain[0])}."
+    return Diagnosis(reasons=(reason,), problem=problem, fix=fix)
+
+
+def _issuer_reason(certs: list[object]) -> str:
+    """Tell a missing intermediate from an issuer nobody trusts.
+
+    The chain the server sent ends in a certificate whose issuer is neither sent nor trusted.
+    If that certificate names where its issuer can be downloaded (AIA caIssuers, as public
+    CAs' certificates do), a browser would fetch it and succeed: the chain is incomplete.
+    """
+    if certs and _has_ca_issuers(certs[-1]):
+        return "incomplete_chain"
+    return "unknown_issuer"
+
+
+def _explain(
+    reason: str, message: str, certs: list[object], target: str, now: dt.datetime
+) -> tuple[str, str]:
+    leaf = certs[0] if certs else None
+    if leaf is None:
+        return f"the certificate failed verification ({message})", "check the server's chain"
+    from cryptography import x509  # noqa: PLC0415
+
+    assert isinstance(leaf, x509.Certificate)  # noqa: S101 - parsed above
+    host = target.rsplit(":", 1)[0] if target.count(":") == 1 else target
+    if reason == "expired":
+        return (
+            f"its certificate expired on {leaf.not_valid_after_utc:%Y-%m-%d}",
+            "the server's operator must renew the certificate",
+        )
+    if reason == "not_yet_valid":
+        return (
+            f"its certificate is not valid before {leaf.not_valid_before_utc:%Y-%m-%d %H:%M} UTC",
+            f"your clock says {now:%Y-%m-%d %H:%M} UTC: if that is wrong, fix the clock;"
+            " otherwise the server's certificate was issued with a future start date",
+        )
+    if reason == "hostname_mismatch":
+        names = ", ".join(_names(leaf)) or "no names"
+        return (
+            f"its certificate is issued for {names}, not {host}",
+            "connect with a name the certificate lists, or have it reissued with this name",
+        )
+    if reason == "self_signed":
+        return (
+            f"it presents a self-signed certificate ({_name(leaf)})",
+            f"if you know this server, trust exactly its key: sslcustomize trust {target}",
+        )
+    if reason == "incomplete_chain":
+        return (
+            f"the server does not send its intermediate certificate '{_issuer_name(certs[-1])}'",
+            "the server's operator must configure the full chain (leaf and intermediates)",
+        )
+    if reason == "unknown_issuer":
+        return (
+            f"its certificate is issued by '{_issuer_name(certs[-1])}', which no trust source "
+            "of this rule trusts",
+            "if that is your organisation's CA, add its certificate to the policy's trust list; "
+            f"for this host only: sslcustomize trust --ca {target}",
+        )
+    if reason == "weak_key":
+        return (
+            f"a certificate in its chain has a key too small for today's security level ({message})",
+            "the server's operator must reissue it with RSA >= 2048 bits or an EC key",
+        )
+    if reason == "weak_signature":
+        return (
+            f"a certificate in its chain is signed with a weak algorithm ({message})",
+            "the server's operator must reissue it signed with SHA-256 or better",
+        )
+    if reason == "not_for_server_auth":
+        return (
+            "its certificate is not issued for TLS server authentication (extended key usage)",
+            "the server's operator must use a certificate issued for serverAuth",
+        )
+    return (f"its certificate is invalid ({message})", "the server's certificate must be fixed")
