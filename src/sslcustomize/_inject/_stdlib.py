@@ -4,7 +4,7 @@
 ``ssl._create_default_https_context`` (http.client, urllib.request, xmlrpc.client) and
 ``ssl._create_stdlib_context`` (smtplib, imaplib, poplib, ftplib, nntplib: gh-91826).
 Python 3.12+ urllib.request builds its HTTPS context when ``urlopen()`` first builds the
-global opener; an opener built before injection is dropped so the next call builds a new one.
+global opener; such an opener built before injection is dropped so the next call builds a new one.
 """
 
 from __future__ import annotations
@@ -26,13 +26,21 @@ def _opener_context(opener: object) -> object:
     return None
 
 
+def _is_default(opener: object) -> bool:
+    from urllib.request import build_opener  # noqa: PLC0415 - only if urllib.request is in use
+
+    default = sorted(type(h).__name__ for h in build_opener().handlers)
+    return sorted(type(h).__name__ for h in getattr(opener, "handlers", ())) == default
+
+
 def _drop_prebuilt_opener(patcher: Patcher) -> None:
     request = sys.modules.get("urllib.request")
     if request is None:
         return
     before = getattr(request, "_opener", None)
-    if before is not None and _opener_context(before) is not None:
-        # The opener holds a context made before injection (3.12+): build anew on next use.
+    if before is not None and _opener_context(before) is not None and _is_default(before):
+        # urlopen() built this opener, with a context made before injection (3.12+): have it
+        # build a new one on next use. An opener the program installed itself is kept.
         request._opener = None  # type: ignore[attr-defined]  # noqa: SLF001
 
     def restore() -> None:

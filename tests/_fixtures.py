@@ -1,0 +1,131 @@
+"""Fixtures for policy files and injection, loaded by conftest.py (``pytest_plugins``)."""
+
+from __future__ import annotations
+
+import os
+import ssl
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import trustme
+
+import sslcustomize
+from sslcustomize import _state
+
+WritePolicy = Callable[..., Path]
+
+
+@pytest.fixture
+def write_policy(tmp_path: Path) -> WritePolicy:
+    """Write a policy file (dedented) and return its path."""
+    counter = iter(range(1000))
+
+    def write(text: str, name: str | None = None) -> Path:
+        path = tmp_path / (name or f"policy{next(counter)}.toml")
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def inject_policy() -> Iterator[Callable[[Path | str], None]]:
+    """Inject with a given policy file; extract afterwards, whatever happens."""
+
+    def inject(path: Path | str) -> None:
+        sslcustomize.inject(policy=path)
+
+    yield inject
+    sslcustomize.extract()
+    _state.set_policy(None)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_state() -> Iterator[None]:
+    """Start and end every test with no cached policy, anchors or decisions."""
+    _state.set_policy(None)
+    yield
+    if sslcustomize.is_injected():
+        sslcustomize.extract()
+    _state.set_policy(None)
+
+
+def memory_handshake(
+    client: ssl.SSLContext, server: ssl.SSLContext, server_hostname: str | None
+) -> ssl.SSLObject:
+    """Run a TLS handshake between two contexts over memory BIOs; return the client side.
+
+    Raises:
+        ssl.SSLError: The handshake failed on either side (the client's error wins).
+    """
+    c_in, c_out, s_in, s_out = (ssl.MemoryBIO() for _ in range(4))
+    client_side = client.wrap_bio(c_in, c_out, server_hostname=server_hostname)
+    server_side = server.wrap_bio(s_in, s_out, server_side=True)
+    client_done = server_done = False
+    for _ in range(20):
+        if not client_done:
+            try:
+                client_side.do_handshake()
+                client_done = True
+            except ssl.SSLWantReadError:
+                pass
+        s_in.write(c_out.read())
+        if not server_done:
+            try:
+                server_side.do_handshake()
+                server_done = True
+            except ssl.SSLWantReadError:
+                pass
+            except ssl.SSLError:
+                c_in.write(s_out.read())
+                client_side.do_handshake()  # raises the client's view if it has one
+                raise
+        c_in.write(s_out.read())
+        if client_done and server_done:
+            return client_side
+    raise AssertionError("handshake did not finish")
+
+
+@pytest.fixture(scope="session")
+def test_ca() -> trustme.CA:
+    """A CA made for this test session."""
+    return trustme.CA()
+
+
+@pytest.fixture(scope="session")
+def server_context(test_ca: trustme.CA) -> ssl.SSLContext:
+    """A server context with a certificate for localhost, 127.0.0.1 and ::1 from ``test_ca``."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    test_ca.issue_cert("localhost", "127.0.0.1", "::1").configure_cert(context)
+    return context
+
+
+@pytest.fixture
+def ca_file(test_ca: trustme.CA, tmp_path: Path) -> Path:
+    """The session CA's certificate as a PEM file."""
+    path = tmp_path / "test-ca.pem"
+    test_ca.cert_pem.write_to_path(str(path))
+    return path
+
+
+def run_python(
+    code: str, *, env: dict[str, str] | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter of this environment (so the .pth hook runs)."""
+    environment = dict(os.environ)
+    environment.update(env or {})
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+        check=False,
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"exit {result.returncode}\n{result.stdout}\n{result.stderr}")
+    return result

@@ -1,0 +1,3 @@
+"""Shared fixtures."""
+
+pytest_plugins = ["_fixtures"]

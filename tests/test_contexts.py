@@ -1,0 +1,231 @@
+"""Contexts made under the policy: defaults, names, registry, opt-outs, caller settings."""
+
+from __future__ import annotations
+
+import ssl
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import trustme
+
+import sslcustomize
+from _fixtures import WritePolicy, memory_handshake
+from sslcustomize import _contexts
+from sslcustomize._contexts import ORIGINAL_CREATE_DEFAULT_CONTEXT, policy_context
+
+ATTRIBUTES = (
+    "protocol",
+    "verify_mode",
+    "check_hostname",
+    "options",
+    "verify_flags",
+    "minimum_version",
+    "maximum_version",
+    "hostname_checks_common_name",
+    "post_handshake_auth",
+    "security_level",
+)
+
+
+def test_context_settings_equal_pythons_default() -> None:
+    """Apart from trust anchors, a policy context has exactly ssl.create_default_context()'s settings."""
+    ours = policy_context("smtplib")
+    python = ORIGINAL_CREATE_DEFAULT_CONTEXT()
+    for name in ATTRIBUTES:
+        assert getattr(ours, name) == getattr(python, name), name
+    assert isinstance(ours, ssl.SSLContext)
+    assert policy_context("smtplib") is not ours
+
+
+def test_minimum_tls_13(write_policy: WritePolicy) -> None:
+    """minimum_tls = "1.3" raises the floor of every context."""
+    sslcustomize.inject(write_policy("minimum_tls = '1.3'\n"))
+    assert ssl.create_default_context().minimum_version == ssl.TLSVersion.TLSv1_3
+
+
+def test_verifies_against_policy_trust(
+    write_policy: WritePolicy, ca_file: Path, server_context: ssl.SSLContext
+) -> None:
+    """A CA named in trust verifies; without it the same server is rejected with reasons."""
+    sslcustomize.inject(write_policy(f"trust = ['system', '{ca_file}']\n"))
+    assert memory_handshake(ssl.create_default_context(), server_context, "localhost")
+    sslcustomize.inject(write_policy("trust = ['system']\n"))
+    with pytest.raises(sslcustomize.CertificateRejected) as caught:
+        memory_handshake(ssl.create_default_context(), server_context, "localhost")
+    error = caught.value
+    assert isinstance(error, ssl.SSLCertVerificationError)
+    assert error.reasons == ("unknown_issuer",)
+    assert error.host == "localhost"
+    assert error.verify_code == 20
+    assert error.rule == "default"
+    assert "sslcustomize trust --ca localhost" in str(error)
+    assert len(error.chain) == 1
+
+
+def test_wrong_host_is_rejected(
+    write_policy: WritePolicy, ca_file: Path, server_context: ssl.SSLContext
+) -> None:
+    """A trusted certificate for another name is rejected as hostname_mismatch."""
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    with pytest.raises(sslcustomize.CertificateRejected) as caught:
+        memory_handshake(ssl.create_default_context(), server_context, "example.org")
+    assert caught.value.reasons == ("hostname_mismatch",)
+    assert "not example.org" in str(caught.value)
+
+
+def _module(name: str, source: str) -> types.ModuleType:
+    module = types.ModuleType(name)
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)  # noqa: S102 - test module
+    return module
+
+
+def test_context_is_named_after_the_calling_module(write_policy: WritePolicy) -> None:
+    """Code in myapp.mail gets the context named myapp.mail, matching [context."myapp"]."""
+    sslcustomize.inject(write_policy("[context.myapp]\nminimum_tls = '1.3'\n"))
+    module = _module("myapp.mail", "import ssl\ndef make():\n    return ssl.create_default_context()\n")
+    context = module.make()
+    assert context._sslcustomize_name == "myapp.mail"
+    assert context._sslcustomize_decision.rule == "context myapp"
+    assert context.minimum_version == ssl.TLSVersion.TLSv1_3
+    assert ssl.create_default_context()._sslcustomize_name == __name__
+
+
+def test_named_contexts_registry(write_policy: WritePolicy) -> None:
+    """A registered factory serves its name and names below it; others get the policy's."""
+    sslcustomize.inject(write_policy("version = 1\n"))
+    marker = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    sslcustomize.named_contexts["myapp.billing"] = lambda: marker
+    try:
+        assert sslcustomize.context_for("myapp.billing.stripe") is marker
+        assert sslcustomize.context_for("myapp") is not marker
+        assert "myapp.billing" in sslcustomize.named_contexts
+        assert list(sslcustomize.named_contexts) == ["myapp.billing"]
+        module = _module("myapp.billing", "import ssl\nctx = ssl.create_default_context()\n")
+        assert module.ctx is marker
+        assert callable(sslcustomize.named_contexts["other"])
+        assert isinstance(sslcustomize.named_contexts["other"](), sslcustomize.PolicyContext)
+        with pytest.raises(TypeError, match="callable"):
+            sslcustomize.named_contexts["x"] = "not callable"  # type: ignore[assignment]
+    finally:
+        del sslcustomize.named_contexts["myapp.billing"]
+    assert len(sslcustomize.named_contexts) == 0
+    assert "myapp" in repr(sslcustomize.named_contexts) or repr(sslcustomize.named_contexts)
+
+
+def test_legacy_context_warns_and_does_not_verify(
+    write_policy: WritePolicy, server_context: ssl.SSLContext
+) -> None:
+    """create_legacy_context() is an explicit, warned opt-out that connects to an unknown CA."""
+    sslcustomize.inject(write_policy("version = 1\n"))
+    with pytest.warns(sslcustomize.LegacyContextWarning, match="does not verify"):
+        context = sslcustomize.create_legacy_context()
+    assert context.verify_mode == ssl.CERT_NONE
+    assert memory_handshake(context, server_context, "localhost")
+
+
+def test_legacy_context_refused_when_policy_forbids(
+    write_policy: WritePolicy, server_context: ssl.SSLContext
+) -> None:
+    """allow_code_opt_out = false: the legacy context verifies anyway, and says so."""
+    sslcustomize.inject(write_policy("allow_code_opt_out = false\n"))
+    with pytest.warns(sslcustomize.LegacyContextWarning, match="refuses code opt-outs"):
+        context = sslcustomize.create_legacy_context()
+    with pytest.raises(sslcustomize.CertificateRejected):
+        memory_handshake(context, server_context, "localhost")
+
+
+def test_named_legacy_factory_for_one_module(write_policy: WritePolicy) -> None:
+    """named_contexts["smtplib"] = create_legacy_context turns verification off for smtplib only."""
+    sslcustomize.inject(write_policy("version = 1\n"))
+    sslcustomize.named_contexts["smtplib"] = sslcustomize.create_legacy_context
+    try:
+        smtp = _module("smtplib", "import ssl\ndef make():\n    return ssl._create_stdlib_context()\n")
+        with pytest.warns(sslcustomize.LegacyContextWarning):
+            assert smtp.make().verify_mode == ssl.CERT_NONE
+        assert ssl._create_stdlib_context().verify_mode == ssl.CERT_REQUIRED
+    finally:
+        del sslcustomize.named_contexts["smtplib"]
+
+
+def test_caller_settings_keep_working(
+    write_policy: WritePolicy, ca_file: Path, test_ca: trustme.CA, tmp_path: Path
+) -> None:
+    """ALPN, a client certificate and check_hostname=False set by the caller take effect."""
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    test_ca.issue_cert("localhost").configure_cert(server)
+    server.set_alpn_protocols(["h2", "http/1.1"])
+    server.verify_mode = ssl.CERT_REQUIRED
+    server.load_verify_locations(cafile=str(ca_file))
+    client_cert = tmp_path / "client.pem"
+    test_ca.issue_cert("client@example").private_key_and_cert_chain_pem.write_to_path(
+        str(client_cert)
+    )
+    client = ssl.create_default_context()
+    client.set_alpn_protocols(["h2"])
+    client.load_cert_chain(str(client_cert))
+    client.check_hostname = False
+    connection = memory_handshake(client, server, "not-the-name.example")
+    assert connection.selected_alpn_protocol() == "h2"
+
+
+def test_stdlib_factory_keeps_client_certificate(
+    write_policy: WritePolicy, ca_file: Path, test_ca: trustme.CA, tmp_path: Path
+) -> None:
+    """ssl._create_stdlib_context(certfile=...) verifies and presents the client certificate."""
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    test_ca.issue_cert("localhost").configure_cert(server)
+    server.verify_mode = ssl.CERT_REQUIRED
+    server.load_verify_locations(cafile=str(ca_file))
+    cert = tmp_path / "client.pem"
+    test_ca.issue_cert("client@example").private_key_and_cert_chain_pem.write_to_path(str(cert))
+    context = ssl._create_stdlib_context(certfile=str(cert))
+    assert context.verify_mode == ssl.CERT_REQUIRED
+    assert memory_handshake(context, server, "localhost").version()
+    without_cert = ssl._create_stdlib_context()
+    with pytest.raises(ssl.SSLError):
+        memory_handshake(without_cert, server, "localhost").read(1)
+
+
+def test_server_side_contexts_are_untouched(write_policy: WritePolicy) -> None:
+    """Purpose.CLIENT_AUTH (a server's context) is built by ssl unchanged."""
+    sslcustomize.inject(write_policy("version = 1\n"))
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    assert not isinstance(server, sslcustomize.PolicyContext)
+    assert server.verify_mode == ssl.CERT_NONE
+    server2 = ssl._create_stdlib_context(purpose=ssl.Purpose.CLIENT_AUTH)
+    assert not isinstance(server2, sslcustomize.PolicyContext)
+
+
+def test_explicit_cafile_replaces_trust(
+    write_policy: WritePolicy, ca_file: Path, server_context: ssl.SSLContext
+) -> None:
+    """create_default_context(cafile=...) trusts exactly that file, as ssl documents."""
+    sslcustomize.inject(write_policy("version = 1\n"))
+    context = ssl.create_default_context(cafile=str(ca_file))
+    assert isinstance(context, sslcustomize.PolicyContext)
+    assert memory_handshake(context, server_context, "localhost")
+
+
+def test_broken_trust_source_falls_back_to_system(
+    write_policy: WritePolicy, capsys: pytest.CaptureFixture[str], server_context: ssl.SSLContext
+) -> None:
+    """A CA file that is not PEM: strict fallback to the system store, one line on stderr."""
+    garbage = write_policy("this is not a certificate\n", name="corp.pem")
+    sslcustomize.inject(write_policy(f"trust = ['{garbage}']\n"))
+    context = ssl.create_default_context()
+    context2 = ssl.create_default_context()
+    assert context.verify_mode == context2.verify_mode == ssl.CERT_REQUIRED
+    err = capsys.readouterr().err
+    assert err.count("cannot use the policy's trust sources") == 1
+    with pytest.raises(sslcustomize.CertificateRejected):
+        memory_handshake(context, server_context, "localhost")
+
+
+def test_caller_module_skips_ssl_and_sslcustomize_frames() -> None:
+    """The name is the first frame outside ssl and sslcustomize."""
+    assert _contexts.caller_module(1) == __name__
+    assert sys.modules[__name__]

@@ -1,0 +1,124 @@
+"""The pure decision function: contexts by longest prefix, exceptions by specificity."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from sslcustomize._decision import decide
+from sslcustomize._policy import Policy, merge_layers, parse_policy
+
+TODAY = dt.date(2026, 12, 3)
+PIN = "sha256/" + "B" * 43 + "="
+
+
+def _policy(text: str) -> Policy:
+    return merge_layers([parse_policy(text, path="/etc/p.toml", layer="user")])
+
+
+POLICY = _policy(f"""\
+mode = "enforce"
+[context."myapp"]
+mode = "report"
+[context."myapp.billing"]
+mode = "enforce"
+minimum_tls = "1.3"
+allow_code_opt_out = false
+[[exception]]
+host = "nas.corp.example"
+pin = ["{PIN}"]
+check_hostname = false
+reason = "appliance"
+[[exception]]
+host = "old.corp.example"
+mode = "report"
+expires = 2026-12-03
+reason = "migration"
+[[exception]]
+host = "*.corp.example"
+mode = "report"
+reason = "lab"
+""")
+
+
+def test_default_rule_without_context_or_host() -> None:
+    """No context rule and no host: the global settings under the rule 'default'."""
+    decision = decide(POLICY, context="smtplib")
+    assert (decision.mode, decision.rule, decision.minimum_tls) == ("enforce", "default", "1.2")
+    assert decision.pins == ()
+    assert decision.check_hostname is True
+
+
+@pytest.mark.parametrize(
+    ("name", "rule", "mode"),
+    [
+        ("myapp", "context myapp", "report"),
+        ("myapp.mail.smtp", "context myapp", "report"),
+        ("myapp.billing", "context myapp.billing", "enforce"),
+        ("myapp.billing.stripe", "context myapp.billing", "enforce"),
+        ("myappx", "default", "enforce"),
+    ],
+)
+def test_context_rule_by_longest_dotted_prefix(name: str, rule: str, mode: str) -> None:
+    """[context."x"] matches x and names below it, never a name that merely starts with x."""
+    decision = decide(POLICY, context=name)
+    assert (decision.rule, decision.mode) == (rule, mode)
+
+
+def test_context_rule_settings_apply() -> None:
+    """A context's minimum_tls and allow_code_opt_out override the global ones."""
+    decision = decide(POLICY, context="myapp.billing")
+    assert decision.minimum_tls == "1.3"
+    assert decision.allow_code_opt_out is False
+    assert decision.origin is not None
+    assert decision.origin.line == 4
+
+
+def test_exception_applies_to_its_host_only() -> None:
+    """The pin exception applies to its host; another host gets the default."""
+    decision = decide(POLICY, host="NAS.corp.example.", port=443, today=TODAY)
+    assert decision.rule == "exception nas.corp.example"
+    assert decision.pins == (PIN,)
+    assert decision.check_hostname is False
+    other = decide(POLICY, host="nas.other.example", port=443, today=TODAY)
+    assert other.rule == "default"
+    assert other.pins == ()
+
+
+def test_expired_exception_no_longer_applies() -> None:
+    """On its expiry date an exception stops; a wildcard that still applies is used instead."""
+    before = decide(POLICY, host="old.corp.example", port=443, today=TODAY - dt.timedelta(1))
+    assert before.rule == "exception old.corp.example"
+    on = decide(POLICY, host="old.corp.example", port=443, today=TODAY)
+    assert on.rule == "exception *.corp.example"
+
+
+def test_exception_mode_keeps_context_settings() -> None:
+    """An exception's mode overrides; the context's other settings stay."""
+    decision = decide(
+        POLICY, host="git.corp.example", port=443, context="myapp.billing", today=TODAY
+    )
+    assert decision.mode == "report"
+    assert decision.minimum_tls == "1.3"
+
+
+def test_host_needs_today() -> None:
+    """Deciding for a host without a date is a programming error, not a silent default."""
+    with pytest.raises(TypeError, match="today"):
+        decide(POLICY, host="nas.corp.example")
+
+
+def test_unencodable_host_gets_the_default() -> None:
+    """A host name that cannot be normalised matches no exception."""
+    decision = decide(POLICY, host="\u00ad" * 70 + ".corp.example", today=TODAY)
+    assert decision.rule == "default"
+
+
+def test_fallback_flag_carries_through() -> None:
+    """Decisions made under the strict fallback say so."""
+    from sslcustomize._policy import fallback_policy
+    from sslcustomize.exceptions import PolicyError
+
+    policy = fallback_policy([PolicyError("bad", path="/x")], [])
+    assert decide(policy, context="smtplib").fallback is True

@@ -1,0 +1,134 @@
+"""The .pth startup hook, in fresh interpreters: idle without a policy, hooks before user code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import _sslcustomize_startup as startup
+from _fixtures import WritePolicy, run_python
+
+pytestmark = pytest.mark.skipif(
+    not any(os.path.isfile(os.path.join(p, "sslcustomize.pth")) for p in sys.path if p),
+    reason="needs a wheel install (the .pth hook); run through nox",
+)
+
+STATE = """
+import sys
+print("ssl" in sys.modules, "sslcustomize" in sys.modules, "_sslcustomize_startup" in sys.modules)
+import ssl
+print(ssl._create_stdlib_context.__module__, ssl.create_default_context.__module__)
+"""
+
+
+def test_idle_without_policy() -> None:
+    """No policy: the hook module loads, imports neither ssl nor sslcustomize, patches nothing."""
+    out = run_python(STATE).stdout.split()
+    assert out == ["False", "False", "True", "ssl", "ssl"]
+
+
+def test_process_policy_hooks_on_import_of_ssl(write_policy: WritePolicy) -> None:
+    """SSLCUSTOMIZE_POLICY: nothing heavy at startup; the factories are hooked once ssl loads."""
+    path = write_policy("version = 1\n")
+    out = run_python(STATE, env={"SSLCUSTOMIZE_POLICY": str(path)}).stdout.split()
+    assert out == ["False", "False", "True", "sslcustomize._contexts", "sslcustomize._contexts"]
+
+
+def test_no_context_and_no_policy_read_at_startup(write_policy: WritePolicy) -> None:
+    """Hooks installed at import of ssl; the policy is read only when a context is made."""
+    path = write_policy("version = 1\n")
+    code = """
+    import ssl
+    from sslcustomize import _state
+    print(_state._policy is None)
+    ssl.create_default_context()
+    print(_state._policy is None)
+    """
+    out = run_python(code, env={"SSLCUSTOMIZE_POLICY": str(path)}).stdout.split()
+    assert out == ["True", "False"]
+
+
+def test_user_layer_activates(tmp_path: Path) -> None:
+    """A user policy under XDG_CONFIG_HOME turns the hook on."""
+    config = tmp_path / "config"
+    (config / "sslcustomize").mkdir(parents=True)
+    (config / "sslcustomize" / "policy.toml").write_text("version = 1\n")
+    out = run_python(STATE, env={"XDG_CONFIG_HOME": str(config)}).stdout.split()
+    assert out[3] == "sslcustomize._contexts"
+
+
+def test_broken_policy_fails_closed_with_one_line(write_policy: WritePolicy) -> None:
+    """A broken policy: smtplib still verifies (strict defaults); stderr names file and line."""
+    path = write_policy("version = 1\nmode = 'off'\n")
+    code = """
+    import ssl, smtplib
+    for _ in range(3):
+        context = ssl._create_stdlib_context()
+    print(context.verify_mode == ssl.CERT_REQUIRED, context.check_hostname)
+    """
+    result = run_python(code, env={"SSLCUSTOMIZE_POLICY": str(path)})
+    assert result.stdout.split() == ["True", "True"]
+    assert result.stderr.count(f"{path}:2: mode: must be") == 1
+    assert "using strict defaults" in result.stderr
+
+
+def test_missing_process_policy_fails_closed(tmp_path: Path) -> None:
+    """SSLCUSTOMIZE_POLICY naming a missing file: verification stays on, the error is said."""
+    missing = tmp_path / "missing.toml"
+    code = "import ssl; print(ssl._create_stdlib_context().verify_mode == ssl.CERT_REQUIRED)"
+    result = run_python(code, env={"SSLCUSTOMIZE_POLICY": str(missing)})
+    assert result.stdout.strip() == "True"
+    assert str(missing) in result.stderr
+
+
+def test_startup_never_raises_when_the_package_is_broken(
+    tmp_path: Path, write_policy: WritePolicy
+) -> None:
+    """If sslcustomize itself cannot be imported, Python still starts and says so once."""
+    shadow = tmp_path / "shadow" / "sslcustomize"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise RuntimeError('broken install')\n")
+    env = {
+        "SSLCUSTOMIZE_POLICY": str(write_policy("version = 1\n")),
+        "PYTHONPATH": str(shadow.parent),
+    }
+    result = run_python("import ssl; print('alive')", env=env)
+    assert result.stdout.strip() == "alive"
+    assert result.stderr.count("sslcustomize: a hook failed") == 1
+    assert "broken install" in result.stderr
+
+
+def test_layer_paths_follow_platformdirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The stdlib-only user path equals platformdirs' user_config_dir; venv only in a venv."""
+    import platformdirs
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert startup.user_config_dir() == os.path.dirname(
+        platformdirs.user_config_dir("sslcustomize", appauthor=False)
+    )
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    assert startup.user_config_dir() == os.path.expanduser("~/.config")
+    monkeypatch.setattr(sys, "prefix", "/venv")
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    assert ("venv", "/venv/etc/sslcustomize/policy.toml") in startup.layer_paths()
+    monkeypatch.setattr(sys, "base_prefix", "/venv")
+    assert [layer for layer, _ in startup.layer_paths()] == ["system", "user"]
+
+
+def test_post_import_hooks_run_once_and_keep_the_real_loader() -> None:
+    """A registered hook runs after the module executes; the module keeps its own loader."""
+    code = """
+    import sys, _sslcustomize_startup as s
+    seen = []
+    hooks = s.PostImportHooks()
+    hooks.register("json", lambda m: seen.append(m.__name__))
+    import json
+    print(seen, type(json.__loader__).__name__, hooks in sys.meta_path)
+    hooks.register("json", lambda m: seen.append("again"))
+    print(seen)
+    """
+    out = run_python(code).stdout.splitlines()
+    assert out == ["['json'] SourceFileLoader False", "['json', 'again']"]
