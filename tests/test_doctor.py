@@ -1,0 +1,84 @@
+"""doctor: what it says about this Python must be true."""
+
+from __future__ import annotations
+
+import json
+import ssl
+from pathlib import Path
+
+import pytest
+
+import sslcustomize
+from _fixtures import WritePolicy
+from sslcustomize._cli import main
+from sslcustomize._cli._doctor import gather
+
+
+def test_clients_without_and_with(monkeypatch: pytest.MonkeyPatch) -> None:
+    """smtplib & co. do not verify without sslcustomize and do with it; http.client does both."""
+    facts = gather()
+    rows = {row["client"]: row for row in facts["clients"]}
+    for name in ("smtplib", "imaplib", "poplib", "ftplib"):
+        assert rows[name]["verifies_without"] is False, name
+        assert rows[name]["verifies_with"] is True, name
+    for name in ("http.client", "urllib.request", "asyncio"):
+        assert rows[name]["verifies_without"] is True, name
+        assert rows[name]["verifies_with"] is True, name
+    assert ssl._create_stdlib_context().verify_mode == ssl.CERT_NONE  # doctor patched nothing
+
+
+def test_without_column_reads_the_original_factory_while_injected(
+    write_policy: WritePolicy,
+) -> None:
+    """While injected, 'without' still describes Python's own factories, not ours."""
+    sslcustomize.inject(write_policy("version = 1\n"))
+    rows = {row["client"]: row for row in gather()["clients"]}
+    assert rows["smtplib"]["verifies_without"] is False
+    assert gather()["startup_hook"]["active"] is True
+
+
+def test_environment_and_layers_reported(
+    monkeypatch: pytest.MonkeyPatch, write_policy: WritePolicy
+) -> None:
+    """TLS environment variables and the process layer with its error are listed."""
+    broken = write_policy("mode = 1\n")
+    monkeypatch.setenv("PYTHONHTTPSVERIFY", "0")
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(broken))
+    facts = gather()
+    assert facts["environment"]["PYTHONHTTPSVERIFY"] == "0"
+    process = [row for row in facts["layers"] if row["layer"] == "process"]
+    assert process[0]["path"] == str(broken)
+    assert "mode: must be" in process[0]["error"]
+    assert facts["policy"]["fallback"] is True
+
+
+def test_json_output_is_versioned_and_exit_codes(
+    monkeypatch: pytest.MonkeyPatch, write_policy: WritePolicy, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--json prints a versioned document; a policy error makes the exit status 2."""
+    assert main(["doctor", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["version"] == 1
+    assert document["policy"]["configured"] is False
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(write_policy("mode = 1\n")))
+    assert main(["doctor"]) == 2
+    text = capsys.readouterr().out
+    assert "strict defaults apply" in text
+    assert "smtplib" in text
+
+
+def test_expired_exception_listed(monkeypatch: pytest.MonkeyPatch, write_policy: WritePolicy) -> None:
+    """An exception past its date is listed as expired."""
+    path = write_policy(
+        "[[exception]]\nhost = 'old.example'\nmode = 'report'\nexpires = 2020-01-01\nreason = 'x'\n"
+    )
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(path))
+    expired = gather()["expired_exceptions"]
+    assert [e["host"] for e in expired] == ["old.example"]
+    assert expired[0]["origin"] == f"{path}:1"
+
+
+def test_text_output_without_policy(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """With no policy, doctor says sslcustomize is idle and how to turn it on."""
+    assert main(["doctor"]) == 0
+    assert "sslcustomize enable" in capsys.readouterr().out
