@@ -16,6 +16,14 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: importing importlib here would cost startup time
+    from collections.abc import Callable, Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
+
+    Hook = Callable[[ModuleType], object]
 
 ENV_POLICY = "SSLCUSTOMIZE_POLICY"
 SYSTEM_POLICY = "/etc/sslcustomize/policy.toml"
@@ -62,29 +70,34 @@ class PostImportHooks:
 
     def __init__(self) -> None:
         """Create an empty registry; :meth:`register` adds hooks."""
-        self._hooks: dict[str, list[object]] = {}
+        self._hooks: dict[str, list[Hook]] = {}
         self._busy: set[str] = set()
 
-    def register(self, name: str, callback: object) -> None:
+    def register(self, name: str, callback: Hook) -> None:
         """Call ``callback(module)`` once ``name`` is imported (at once if it already is)."""
         module = sys.modules.get(name)
         if module is not None:
             _call(callback, module)
             return
         self._hooks.setdefault(name, []).append(callback)
-        if self not in sys.meta_path:
+        if not _installed(self):
             sys.meta_path.insert(0, self)
 
-    def unregister(self, callback: object) -> None:
+    def unregister(self, callback: Hook) -> None:
         """Forget ``callback`` for every module it waits for."""
         for name in list(self._hooks):
             self._hooks[name] = [cb for cb in self._hooks[name] if cb is not callback]
             if not self._hooks[name]:
                 del self._hooks[name]
-        if not self._hooks and self in sys.meta_path:
+        if not self._hooks and _installed(self):
             sys.meta_path.remove(self)
 
-    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: ModuleType | None = None,
+    ) -> ModuleSpec | None:
         """Find ``fullname`` with the other finders and wrap its loader if it is watched."""
         if fullname not in self._hooks or fullname in self._busy:
             return None
@@ -93,11 +106,10 @@ class PostImportHooks:
             spec = _find_with_others(self, fullname, path, target)
         finally:
             self._busy.discard(fullname)
-        loader = getattr(spec, "loader", None)
-        if spec is None or not hasattr(loader, "exec_module"):
+        if spec is None or not hasattr(spec.loader, "exec_module"):
             return spec
-        spec.loader = _HookedLoader(loader, self._hooks.pop(fullname))  # type: ignore[attr-defined]
-        if not self._hooks and self in sys.meta_path:
+        spec.loader = _HookedLoader(spec.loader, self._hooks.pop(fullname))  # type: ignore[assignment]
+        if not self._hooks and _installed(self):
             sys.meta_path.remove(self)
         return spec
 
@@ -105,18 +117,19 @@ class PostImportHooks:
 class _HookedLoader:
     """Delegate to the real loader, then run the callbacks on the fresh module."""
 
-    def __init__(self, loader: object, callbacks: list[object]) -> None:
+    def __init__(self, loader: object, callbacks: list[Hook]) -> None:
         self._loader = loader
         self._callbacks = callbacks
 
-    def create_module(self, spec: object) -> object:
-        return self._loader.create_module(spec)  # type: ignore[attr-defined]
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)  # type: ignore[attr-defined, no-any-return]
 
-    def exec_module(self, module: object) -> None:
+    def exec_module(self, module: ModuleType) -> None:
         self._loader.exec_module(module)  # type: ignore[attr-defined]
         # Put the real loader back so that reload(), inspect and linecache see it.
-        module.__loader__ = self._loader  # type: ignore[attr-defined]
-        module.__spec__.loader = self._loader  # type: ignore[attr-defined]
+        module.__loader__ = self._loader  # type: ignore[assignment]
+        if module.__spec__ is not None:
+            module.__spec__.loader = self._loader  # type: ignore[assignment]
         for callback in self._callbacks:
             _call(callback, module)
 
@@ -124,20 +137,26 @@ class _HookedLoader:
         return getattr(self._loader, name)
 
 
-def _find_with_others(me: object, fullname: str, path: object, target: object) -> object:
+def _installed(finder: object) -> bool:
+    return any(f is finder for f in sys.meta_path)
+
+
+def _find_with_others(
+    me: object, fullname: str, path: Sequence[str] | None, target: ModuleType | None
+) -> ModuleSpec | None:
     for finder in list(sys.meta_path):
         find_spec = getattr(finder, "find_spec", None)
         if finder is me or find_spec is None:
             continue
         spec = find_spec(fullname, path, target)
         if spec is not None:
-            return spec
+            return spec  # type: ignore[no-any-return]
     return None
 
 
-def _call(callback: object, module: object) -> None:
+def _call(callback: Hook, module: ModuleType) -> None:
     try:
-        callback(module)  # type: ignore[operator]
+        callback(module)
     except Exception as exc:  # noqa: BLE001 - a hook must never break the import it follows
         sys.stderr.write(f"sslcustomize: a hook failed after importing a module: {exc!r}\n")
 
@@ -145,7 +164,7 @@ def _call(callback: object, module: object) -> None:
 hooks = PostImportHooks()
 
 
-def _activate(_ssl_module: object) -> None:
+def _activate(_ssl_module: ModuleType) -> None:
     from sslcustomize import _inject  # noqa: PLC0415 - only once ssl is imported
 
     _inject.inject_from_startup()

@@ -130,7 +130,9 @@ def test_run_mode_and_ca_reach_the_child(write_policy: WritePolicy, tmp_path: Pa
         (["run", "--policy", "/nope.toml", "--", "true"], "--policy /nope.toml: no such file"),
     ],
 )
-def test_run_usage_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_usage_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """run's mistakes exit 2 with a sentence saying what is wrong."""
     assert main(argv) == 2
     assert message in capsys.readouterr().err

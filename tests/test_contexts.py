@@ -30,7 +30,7 @@ ATTRIBUTES = (
 
 
 def test_context_settings_equal_pythons_default() -> None:
-    """Apart from trust anchors, a policy context has exactly ssl.create_default_context()'s settings."""
+    """But for trust anchors, a policy context has ssl.create_default_context()'s settings."""
     ours = policy_context("smtplib")
     python = ORIGINAL_CREATE_DEFAULT_CONTEXT()
     for name in ATTRIBUTES:
@@ -84,12 +84,17 @@ def _module(name: str, source: str) -> types.ModuleType:
 def test_context_is_named_after_the_calling_module(write_policy: WritePolicy) -> None:
     """Code in myapp.mail gets the context named myapp.mail, matching [context."myapp"]."""
     sslcustomize.inject(write_policy("[context.myapp]\nminimum_tls = '1.3'\n"))
-    module = _module("myapp.mail", "import ssl\ndef make():\n    return ssl.create_default_context()\n")
+    module = _module(
+        "myapp.mail", "import ssl\ndef make():\n    return ssl.create_default_context()\n"
+    )
     context = module.make()
+    assert isinstance(context, sslcustomize.PolicyContext)
     assert context._sslcustomize_name == "myapp.mail"
     assert context._sslcustomize_decision.rule == "context myapp"
     assert context.minimum_version == ssl.TLSVersion.TLSv1_3
-    assert ssl.create_default_context()._sslcustomize_name == __name__
+    here = ssl.create_default_context()
+    assert isinstance(here, sslcustomize.PolicyContext)
+    assert here._sslcustomize_name == __name__
 
 
 def test_named_contexts_registry(write_policy: WritePolicy) -> None:
@@ -141,10 +146,13 @@ def test_named_legacy_factory_for_one_module(write_policy: WritePolicy) -> None:
     sslcustomize.inject(write_policy("version = 1\n"))
     sslcustomize.named_contexts["smtplib"] = sslcustomize.create_legacy_context
     try:
-        smtp = _module("smtplib", "import ssl\ndef make():\n    return ssl._create_stdlib_context()\n")
+        smtp = _module(
+            "smtplib",
+            "import ssl\ndef make():\n    return ssl._create_stdlib_context()\n",
+        )
         with pytest.warns(sslcustomize.LegacyContextWarning):
             assert smtp.make().verify_mode == ssl.CERT_NONE
-        assert ssl._create_stdlib_context().verify_mode == ssl.CERT_REQUIRED
+        assert ssl._create_stdlib_context().verify_mode == ssl.CERT_REQUIRED  # type: ignore[attr-defined]
     finally:
         del sslcustomize.named_contexts["smtplib"]
 
@@ -182,10 +190,10 @@ def test_stdlib_factory_keeps_client_certificate(
     server.load_verify_locations(cafile=str(ca_file))
     cert = tmp_path / "client.pem"
     test_ca.issue_cert("client@example").private_key_and_cert_chain_pem.write_to_path(str(cert))
-    context = ssl._create_stdlib_context(certfile=str(cert))
+    context = ssl._create_stdlib_context(certfile=str(cert))  # type: ignore[attr-defined]
     assert context.verify_mode == ssl.CERT_REQUIRED
     assert memory_handshake(context, server, "localhost").version()
-    without_cert = ssl._create_stdlib_context()
+    without_cert = ssl._create_stdlib_context()  # type: ignore[attr-defined]
     with pytest.raises(ssl.SSLError):
         memory_handshake(without_cert, server, "localhost").read(1)
 
@@ -196,7 +204,7 @@ def test_server_side_contexts_are_untouched(write_policy: WritePolicy) -> None:
     server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     assert not isinstance(server, sslcustomize.PolicyContext)
     assert server.verify_mode == ssl.CERT_NONE
-    server2 = ssl._create_stdlib_context(purpose=ssl.Purpose.CLIENT_AUTH)
+    server2 = ssl._create_stdlib_context(purpose=ssl.Purpose.CLIENT_AUTH)  # type: ignore[attr-defined]
     assert not isinstance(server2, sslcustomize.PolicyContext)
 
 

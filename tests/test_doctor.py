@@ -24,7 +24,8 @@ def test_clients_without_and_with(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("http.client", "urllib.request", "asyncio"):
         assert rows[name]["verifies_without"] is True, name
         assert rows[name]["verifies_with"] is True, name
-    assert ssl._create_stdlib_context().verify_mode == ssl.CERT_NONE  # doctor patched nothing
+    stdlib_factory = ssl._create_stdlib_context  # type: ignore[attr-defined]
+    assert stdlib_factory().verify_mode == ssl.CERT_NONE  # doctor patched nothing
 
 
 def test_without_column_reads_the_original_factory_while_injected(
@@ -67,7 +68,9 @@ def test_json_output_is_versioned_and_exit_codes(
     assert "smtplib" in text
 
 
-def test_expired_exception_listed(monkeypatch: pytest.MonkeyPatch, write_policy: WritePolicy) -> None:
+def test_expired_exception_listed(
+    monkeypatch: pytest.MonkeyPatch, write_policy: WritePolicy
+) -> None:
     """An exception past its date is listed as expired."""
     path = write_policy(
         "[[exception]]\nhost = 'old.example'\nmode = 'report'\nexpires = 2020-01-01\nreason = 'x'\n"

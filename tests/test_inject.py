@@ -55,7 +55,7 @@ def test_extract_leaves_a_later_replacement_alone(write_policy: WritePolicy) -> 
     before = _snapshot()
     sslcustomize.inject(write_policy("version = 1\n"))
 
-    def theirs() -> ssl.SSLContext:
+    def theirs(*args: object, **kwargs: object) -> ssl.SSLContext:
         raise AssertionError
 
     ssl._create_default_https_context = theirs
@@ -77,14 +77,15 @@ def test_urllib_cached_opener_is_rebuilt_and_restored(write_policy: WritePolicy)
         assert urllib.request._opener is None  # type: ignore[attr-defined]
         urllib.request.install_opener(urllib.request.build_opener())
         handler = next(
-            h for h in urllib.request._opener.handlers  # type: ignore[attr-defined]
+            h
+            for h in urllib.request._opener.handlers  # type: ignore[attr-defined]
             if isinstance(h, urllib.request.HTTPSHandler)
         )
         assert isinstance(handler._context, sslcustomize.PolicyContext)  # type: ignore[attr-defined]
         sslcustomize.extract()
         assert urllib.request._opener is old  # type: ignore[attr-defined]
     finally:
-        urllib.request.install_opener(None)  # type: ignore[arg-type]
+        urllib.request.install_opener(None)
 
 
 def test_urllib_opener_installed_by_the_program_is_kept(write_policy: WritePolicy) -> None:
@@ -101,7 +102,7 @@ def test_urllib_opener_installed_by_the_program_is_kept(write_policy: WritePolic
         sslcustomize.extract()
         assert urllib.request._opener is custom  # type: ignore[attr-defined]
     finally:
-        urllib.request.install_opener(None)  # type: ignore[arg-type]
+        urllib.request.install_opener(None)
 
 
 def test_inject_with_broken_policy_file_fails_closed(
@@ -110,6 +111,7 @@ def test_inject_with_broken_policy_file_fails_closed(
     """inject(policy=broken) still verifies, and says why on stderr."""
     sslcustomize.inject(write_policy("mode = 'off'\n"))
     context = ssl.create_default_context()
+    assert isinstance(context, sslcustomize.PolicyContext)
     assert context.verify_mode == ssl.CERT_REQUIRED
     assert context._sslcustomize_decision.fallback
     assert "using strict defaults" in capsys.readouterr().err

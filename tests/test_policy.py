@@ -106,7 +106,8 @@ BAD = [
         "bad pin",
     ),
     (
-        "[[exception]]\nhost = 'a.example'\nreason = 'x'\nmode = 'report'\ncheck_hostname = false\n",
+        "[[exception]]\nhost = 'a.example'\nreason = 'x'\nmode = 'report'\n"
+        "check_hostname = false\n",
         5,
         "exception[1].check_hostname",
         "only together with pin",

@@ -54,17 +54,26 @@ def _cert(name: x509.Name) -> bytes:
 
 NAMES = [
     x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "  Mixed   CASE\tName  ")]),
-    x509.Name([
-        x509.NameAttribute(NameOID.COUNTRY_NAME, "DE"),  # long: DER lengths in long form
-        x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Bücher GmbH"),
-        *(x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, f"Unit {i} " + "x" * 55) for i in range(3)),
-    ]),
-    x509.Name([
-        x509.RelativeDistinguishedName([
-            x509.NameAttribute(NameOID.COMMON_NAME, "multi"),
-            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Valued RDN"),
-        ])
-    ]),
+    x509.Name(
+        [
+            x509.NameAttribute(NameOID.COUNTRY_NAME, "DE"),  # long: DER lengths in long form
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Bücher GmbH"),
+            *(
+                x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, f"Unit {i} " + "x" * 55)
+                for i in range(3)
+            ),
+        ]
+    ),
+    x509.Name(
+        [
+            x509.RelativeDistinguishedName(
+                [
+                    x509.NameAttribute(NameOID.COMMON_NAME, "multi"),
+                    x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Valued RDN"),
+                ]
+            )
+        ]
+    ),
     x509.Name([x509.NameAttribute(NameOID.EMAIL_ADDRESS, "Admin@Example.ORG")]),
     x509.Name([]),
 ]
@@ -86,7 +95,7 @@ def test_matches_openssl_command(name: x509.Name) -> None:
 
 def test_garbage_is_a_value_error() -> None:
     """Bytes that are not a certificate raise ValueError, never IndexError."""
-    with pytest.raises(ValueError, match="subject|DER"):
+    with pytest.raises(ValueError, match=r"subject|DER"):
         subject_hash(b"\x30\x03\x02\x01\x01")
     with pytest.raises(ValueError, match="truncated"):
         subject_hash(b"\x30\x82\xff\xff")

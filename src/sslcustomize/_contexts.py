@@ -12,9 +12,10 @@ import os
 import ssl
 import sys
 import threading
+import types
 import warnings
 from collections.abc import Callable, Iterator, MutableMapping
-from typing import Any
+from typing import Any, cast
 
 from ._decision import Decision, decide
 from ._policy import SYSTEM_TRUST
@@ -79,7 +80,9 @@ def _rejection(
     )
     where = f"{host}:{port}" if port else str(host)
     by = f"rule '{rule}'" + (f" from {origin}" if origin else "")
-    fallback = " (strict defaults: the policy files have errors)" if decision and decision.fallback else ""
+    fallback = (
+        " (strict defaults: the policy files have errors)" if decision and decision.fallback else ""
+    )
     message = (
         f"certificate rejected for {where}: {diagnosis.problem} "
         f"[{', '.join(diagnosis.reasons)}] under {by}{fallback}. Fix: {diagnosis.fix}"
@@ -113,7 +116,7 @@ class PolicySSLSocket(ssl.SSLSocket):
             except (OSError, IndexError, TypeError, ValueError):
                 port = None
             raise _rejection(
-                error, self.context, self._sslobj, self.server_hostname, port
+                error, self.context, getattr(self, "_sslobj", None), self.server_hostname, port
             ) from error
 
 
@@ -128,7 +131,7 @@ class PolicySSLObject(ssl.SSLObject):
             raise
         except ssl.SSLCertVerificationError as error:
             raise _rejection(
-                error, self.context, self._sslobj, self.server_hostname, None
+                error, self.context, getattr(self, "_sslobj", None), self.server_hostname, None
             ) from error
 
 
@@ -232,12 +235,12 @@ def policy_context(
 
 def caller_module(depth: int = 2) -> str:
     """Return the module name of the first caller outside ``ssl`` and sslcustomize."""
-    frame = sys._getframe(depth)  # noqa: SLF001 - the cheapest way to name the caller
+    frame: types.FrameType | None = sys._getframe(depth)  # noqa: SLF001 - cheapest way
     while frame is not None:
         name = str(frame.f_globals.get("__name__", ""))
         if name not in ("ssl", "sslcustomize") and not name.startswith("sslcustomize."):
             return name or "__main__"
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     return "__main__"
 
 
@@ -274,7 +277,7 @@ class NamedContexts(MutableMapping[str, ContextFactory]):
 
     def __setitem__(self, name: str, factory: ContextFactory) -> None:
         """Register ``factory`` for ``name`` and every dotted name below it."""
-        if not callable(factory):
+        if not callable(cast("object", factory)):
             raise TypeError(f"a context factory must be callable, not {factory!r}")
         self._factories[name] = factory
 
@@ -358,8 +361,8 @@ def create_stdlib_context(
     """
     if purpose != ssl.Purpose.SERVER_AUTH or protocol == ssl.PROTOCOL_TLS_SERVER:
         return ORIGINAL_CREATE_UNVERIFIED_CONTEXT(
-            protocol,  # type: ignore[arg-type]
-            cert_reqs=ssl.CERT_NONE if cert_reqs is None else cert_reqs,  # type: ignore[arg-type]
+            protocol,
+            cert_reqs=ssl.CERT_NONE if cert_reqs is None else cert_reqs,
             check_hostname=check_hostname,
             purpose=purpose,
             certfile=certfile,

@@ -277,7 +277,7 @@ class _Reader:
 
     def strings(self, value: Any, key: KeyPath) -> list[str]:
         if isinstance(value, str):
-            raise self.error(key, f'must be a list of strings: write [{json.dumps(value)}]')
+            raise self.error(key, f"must be a list of strings: write [{json.dumps(value)}]")
         if not isinstance(value, list):
             raise self.error(key, f"must be a list of strings, not {value!r}")
         return [self.string(item, key) for item in value]
@@ -360,11 +360,11 @@ def parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
     if "mode" in data:
         scalars["mode"] = reader.setting(reader.choice(data["mode"], MODES, ("mode",)), ("mode",))
     if "minimum_tls" in data:
-        value = reader.choice(data["minimum_tls"], TLS_VERSIONS, ("minimum_tls",))
-        scalars["minimum_tls"] = reader.setting(value, ("minimum_tls",))
+        version_text = reader.choice(data["minimum_tls"], TLS_VERSIONS, ("minimum_tls",))
+        scalars["minimum_tls"] = reader.setting(version_text, ("minimum_tls",))
     if "allow_code_opt_out" in data:
-        value = reader.boolean(data["allow_code_opt_out"], ("allow_code_opt_out",))
-        scalars["allow_code_opt_out"] = reader.setting(value, ("allow_code_opt_out",))
+        allowed = reader.boolean(data["allow_code_opt_out"], ("allow_code_opt_out",))
+        scalars["allow_code_opt_out"] = reader.setting(allowed, ("allow_code_opt_out",))
     if "report" in data:
         _read_report(reader, data["report"], scalars)
     trust = reader.trust(data["trust"], ("trust",)) if "trust" in data else ()
@@ -448,7 +448,9 @@ def _read_exception(reader: _Reader, table: dict[str, Any], at: KeyPath) -> Host
     if expires is not None and (
         not isinstance(expires, dt.date) or isinstance(expires, dt.datetime)
     ):
-        raise reader.error((*at, "expires"), f"must be a TOML date like 2027-03-01, not {expires!r}")
+        raise reader.error(
+            (*at, "expires"), f"must be a TOML date like 2027-03-01, not {expires!r}"
+        )
     if not pins and not ca and mode is None:
         raise reader.error(at, "an exception must set pin, ca or mode, or it changes nothing")
     return HostException(
@@ -554,8 +556,13 @@ def merge_layers(layers: list[LayerFile]) -> Policy:
                 continue
             contexts[name] = _merge_context(contexts.get(name), rule, locked, layer, allowed)
         locked.update(layer.lock)
-    policy = Policy(
-        **{key: scalars[key] for key in scalars},
+    defaults = Policy()
+    return Policy(
+        mode=scalars.get("mode", defaults.mode),
+        minimum_tls=scalars.get("minimum_tls", defaults.minimum_tls),
+        allow_code_opt_out=scalars.get("allow_code_opt_out", defaults.allow_code_opt_out),
+        report_sink=scalars.get("report_sink", defaults.report_sink),
+        report_path=scalars.get("report_path", defaults.report_path),
         trust=tuple(trust) if trust_set else SYSTEM_TRUST,
         exceptions=tuple(exceptions),
         contexts=contexts,
@@ -564,11 +571,13 @@ def merge_layers(layers: list[LayerFile]) -> Policy:
         warnings=tuple(warnings),
         index=HostIndex((e.host, e) for e in exceptions),
     )
-    return policy
 
 
 def _merge_context(
-    old: ContextRule | None, new: ContextRule, locked: Mapping[str, Origin], layer: LayerFile,
+    old: ContextRule | None,
+    new: ContextRule,
+    locked: Mapping[str, Origin],
+    layer: LayerFile,
     allowed: Any,
 ) -> ContextRule:
     values: dict[str, Any] = {}

@@ -11,6 +11,10 @@ import datetime as dt
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cryptography import x509
 
 __all__ = ["REASONS", "Diagnosis", "diagnose", "reasons_for_code", "spki_pin"]
 
@@ -74,38 +78,35 @@ def spki_pin(certificate_der: bytes) -> str:
     return "sha256/" + base64.b64encode(hashlib.sha256(spki).digest()).decode("ascii")
 
 
-def _name(cert: object) -> str:
+def _name(cert: x509.Certificate) -> str:
     from cryptography import x509  # noqa: PLC0415
 
-    assert isinstance(cert, x509.Certificate)  # noqa: S101 - internal helper
     subject = cert.subject
     common = subject.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
     return str(common[0].value) if common else subject.rfc4514_string() or "(empty name)"
 
 
-def _issuer_name(cert: object) -> str:
+def _issuer_name(cert: x509.Certificate) -> str:
     from cryptography import x509  # noqa: PLC0415
 
-    assert isinstance(cert, x509.Certificate)  # noqa: S101 - internal helper
     common = cert.issuer.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
     return str(common[0].value) if common else cert.issuer.rfc4514_string() or "(empty name)"
 
 
-def _has_ca_issuers(cert: object) -> bool:
+def _has_ca_issuers(cert: x509.Certificate) -> bool:
     from cryptography import x509  # noqa: PLC0415
+    from cryptography.x509.oid import AuthorityInformationAccessOID  # noqa: PLC0415
 
-    assert isinstance(cert, x509.Certificate)  # noqa: S101 - internal helper
     try:
         aia = cert.extensions.get_extension_for_class(x509.AuthorityInformationAccess).value
     except x509.ExtensionNotFound:
         return False
-    return any(d.access_method == x509.AuthorityInformationAccessOID.CA_ISSUERS for d in aia)
+    return any(d.access_method == AuthorityInformationAccessOID.CA_ISSUERS for d in aia)
 
 
-def _names(cert: object) -> list[str]:
+def _names(cert: x509.Certificate) -> list[str]:
     from cryptography import x509  # noqa: PLC0415
 
-    assert isinstance(cert, x509.Certificate)  # noqa: S101 - internal helper
     try:
         san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
     except x509.ExtensionNotFound:
@@ -140,12 +141,10 @@ def diagnose(
     from cryptography import x509  # noqa: PLC0415
 
     now = now or dt.datetime.now(dt.timezone.utc)
-    certs = []
-    for der in chain:
-        try:
-            certs.append(x509.load_der_x509_certificate(der))
-        except ValueError:
-            break
+    try:
+        certs = [x509.load_der_x509_certificate(der) for der in chain]
+    except ValueError:
+        certs = []
     reason = reasons_for_code(verify_code)
     if verify_code in _ISSUER_UNKNOWN:
         reason = _issuer_reason(certs)
@@ -157,7 +156,7 @@ def diagnose(
     return Diagnosis(reasons=(reason,), problem=problem, fix=fix)
 
 
-def _issuer_reason(certs: list[object]) -> str:
+def _issuer_reason(certs: Sequence[x509.Certificate]) -> str:
     """Tell a missing intermediate from an issuer nobody trusts.
 
     The chain the server sent ends in a certificate whose issuer is neither sent nor trusted.
@@ -169,63 +168,66 @@ def _issuer_reason(certs: list[object]) -> str:
     return "unknown_issuer"
 
 
-def _explain(
-    reason: str, message: str, certs: list[object], target: str, now: dt.datetime
-) -> tuple[str, str]:
-    leaf = certs[0] if certs else None
-    if leaf is None:
-        return f"the certificate failed verification ({message})", "check the server's chain"
-    from cryptography import x509  # noqa: PLC0415
+# For each reason: what is wrong, and the safe fix. Fields are filled by _fields().
+_EXPLANATIONS = {
+    "expired": (
+        "its certificate expired on {not_after:%Y-%m-%d}",
+        "the server's operator must renew the certificate",
+    ),
+    "not_yet_valid": (
+        "its certificate is not valid before {not_before:%Y-%m-%d %H:%M} UTC",
+        "your clock says {now:%Y-%m-%d %H:%M} UTC: if that is wrong, fix the clock; otherwise "
+        "the server's certificate was issued with a future start date",
+    ),
+    "hostname_mismatch": (
+        "its certificate is issued for {names}, not {host}",
+        "connect with a name the certificate lists, or have it reissued with this name",
+    ),
+    "self_signed": (
+        "it presents a self-signed certificate ({subject})",
+        "if you know this server, trust exactly its key: sslcustomize trust {target}",
+    ),
+    "incomplete_chain": (
+        "the server does not send its intermediate certificate '{top_issuer}'",
+        "the server's operator must configure the full chain (leaf and intermediates)",
+    ),
+    "unknown_issuer": (
+        "its certificate is issued by '{top_issuer}', which no trust source of this rule trusts",
+        "if that is your organisation's CA, add its certificate to the policy's trust list; "
+        "for this host only: sslcustomize trust --ca {target}",
+    ),
+    "weak_key": (
+        "a certificate in its chain has a key too small for the security level ({message})",
+        "the server's operator must reissue it with RSA >= 2048 bits or an EC key",
+    ),
+    "weak_signature": (
+        "a certificate in its chain is signed with a weak algorithm ({message})",
+        "the server's operator must reissue it signed with SHA-256 or better",
+    ),
+    "not_for_server_auth": (
+        "its certificate is not issued for TLS server authentication (extended key usage)",
+        "the server's operator must use a certificate issued for serverAuth",
+    ),
+    "invalid": ("its certificate is invalid ({message})", "the server's certificate must be fixed"),
+}
 
-    assert isinstance(leaf, x509.Certificate)  # noqa: S101 - parsed above
-    host = target.rsplit(":", 1)[0] if target.count(":") == 1 else target
-    if reason == "expired":
-        return (
-            f"its certificate expired on {leaf.not_valid_after_utc:%Y-%m-%d}",
-            "the server's operator must renew the certificate",
-        )
-    if reason == "not_yet_valid":
-        return (
-            f"its certificate is not valid before {leaf.not_valid_before_utc:%Y-%m-%d %H:%M} UTC",
-            f"your clock says {now:%Y-%m-%d %H:%M} UTC: if that is wrong, fix the clock;"
-            " otherwise the server's certificate was issued with a future start date",
-        )
-    if reason == "hostname_mismatch":
-        names = ", ".join(_names(leaf)) or "no names"
-        return (
-            f"its certificate is issued for {names}, not {host}",
-            "connect with a name the certificate lists, or have it reissued with this name",
-        )
-    if reason == "self_signed":
-        return (
-            f"it presents a self-signed certificate ({_name(leaf)})",
-            f"if you know this server, trust exactly its key: sslcustomize trust {target}",
-        )
-    if reason == "incomplete_chain":
-        return (
-            f"the server does not send its intermediate certificate '{_issuer_name(certs[-1])}'",
-            "the server's operator must configure the full chain (leaf and intermediates)",
-        )
-    if reason == "unknown_issuer":
-        return (
-            f"its certificate is issued by '{_issuer_name(certs[-1])}', which no trust source "
-            "of this rule trusts",
-            "if that is your organisation's CA, add its certificate to the policy's trust list; "
-            f"for this host only: sslcustomize trust --ca {target}",
-        )
-    if reason == "weak_key":
-        return (
-            f"a certificate in its chain has a key too small for today's security level ({message})",
-            "the server's operator must reissue it with RSA >= 2048 bits or an EC key",
-        )
-    if reason == "weak_signature":
-        return (
-            f"a certificate in its chain is signed with a weak algorithm ({message})",
-            "the server's operator must reissue it signed with SHA-256 or better",
-        )
-    if reason == "not_for_server_auth":
-        return (
-            "its certificate is not issued for TLS server authentication (extended key usage)",
-            "the server's operator must use a certificate issued for serverAuth",
-        )
-    return (f"its certificate is invalid ({message})", "the server's certificate must be fixed")
+
+def _explain(
+    reason: str, message: str, certs: Sequence[x509.Certificate], target: str, now: dt.datetime
+) -> tuple[str, str]:
+    if not certs:
+        return f"the certificate failed verification ({message})", "check the server's chain"
+    leaf = certs[0]
+    fields = {
+        "not_after": leaf.not_valid_after_utc,
+        "not_before": leaf.not_valid_before_utc,
+        "now": now,
+        "names": ", ".join(_names(leaf)) or "no names",
+        "host": target.rsplit(":", 1)[0] if target.count(":") == 1 else target,
+        "subject": _name(leaf),
+        "top_issuer": _issuer_name(certs[-1]),
+        "target": target,
+        "message": message,
+    }
+    problem, fix = _EXPLANATIONS.get(reason, _EXPLANATIONS["invalid"])
+    return problem.format(**fields), fix.format(**fields)

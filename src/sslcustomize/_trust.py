@@ -208,7 +208,8 @@ def _certifi_bundle() -> str:
         import certifi  # noqa: PLC0415 - optional dependency
     except ImportError:
         raise TrustError(
-            "trust names 'certifi' but certifi is not installed: pip install 'sslcustomize[certifi]'"
+            "trust names 'certifi' but certifi is not installed: "
+            "pip install 'sslcustomize[certifi]'"
         ) from None
     return str(certifi.where())
 

@@ -82,14 +82,16 @@ def _clients(policy: Policy) -> list[dict[str, Any]]:
         without = _verifies(_original_factory(factory_name))
         decision = decide(policy, context=module)
         with_policy = _verifies(_HOOKS[factory_name])
-        rows.append({
-            "client": module,
-            "factory": f"ssl.{factory_name}",
-            "verifies_without": without,
-            "verifies_with": with_policy,
-            "mode_with": decision.mode,
-            "rule": decision.rule,
-        })
+        rows.append(
+            {
+                "client": module,
+                "factory": f"ssl.{factory_name}",
+                "verifies_without": without,
+                "verifies_with": with_policy,
+                "mode_with": decision.mode,
+                "rule": decision.rule,
+            }
+        )
     return rows
 
 
@@ -107,13 +109,15 @@ def _layers(policy: Policy) -> list[dict[str, Any]]:
     rows = []
     for layer, path, required in policy_files():
         exists = os.path.exists(path)
-        rows.append({
-            "layer": layer,
-            "path": path,
-            "exists": exists,
-            "required": required,
-            "error": errors.get(path),
-        })
+        rows.append(
+            {
+                "layer": layer,
+                "path": path,
+                "exists": exists,
+                "required": required,
+                "error": errors.get(path),
+            }
+        )
     return rows
 
 
@@ -200,6 +204,11 @@ def _render(facts: dict[str, Any]) -> None:
             state = f"[red]{row['error']}[/]"
         layers.add_row(row["layer"], row["path"], state)
     out.print(layers)
+    _render_policy(out, facts)
+    _render_tables(out, facts)
+
+
+def _render_policy(out: Any, facts: dict[str, Any]) -> None:
     policy = facts["policy"]
     if policy["fallback"]:
         out.print("[red bold]Policy errors: strict defaults apply (system store, enforce).[/]")
@@ -214,6 +223,10 @@ def _render(facts: dict[str, Any]) -> None:
             f"[yellow]expired exception[/] {expired['host']} on {expired['expires']} "
             f"({expired['origin']}): no longer applied"
         )
+
+
+def _render_tables(out: Any, facts: dict[str, Any]) -> None:
+    from rich.table import Table  # noqa: PLC0415 - rich only for the CLI
 
     env = Table(title="Environment variables that change TLS", title_justify="left")
     env.add_column("variable")

@@ -37,9 +37,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "against the system trust store). An existing policy is kept; --mode changes its mode.",
     )
     add_scope(parser)
-    parser.add_argument(
-        "--mode", choices=("enforce", "report"), help="enforce (default) or report"
-    )
+    parser.add_argument("--mode", choices=("enforce", "report"), help="enforce (default) or report")
     parser.set_defaults(handler=run)
 
 

@@ -29,7 +29,7 @@ def _opener_context(opener: object) -> object:
 def _is_default(opener: object) -> bool:
     from urllib.request import build_opener  # noqa: PLC0415 - only if urllib.request is in use
 
-    default = sorted(type(h).__name__ for h in build_opener().handlers)
+    default = sorted(type(h).__name__ for h in getattr(build_opener(), "handlers", ()))
     return sorted(type(h).__name__ for h in getattr(opener, "handlers", ())) == default
 
 
