@@ -85,7 +85,7 @@ def _rejection(
     )
     message = (
         f"certificate rejected for {where}: {diagnosis.problem} "
-        f"[{', '.join(diagnosis.reasons)}] under {by}{fallback}. Fix: {diagnosis.fix}"
+        f"[{', '.join(diagnosis.reasons)}] under {by}{fallback}. Fix: {diagnosis.fix}."
     )
     return CertificateRejected(
         message,

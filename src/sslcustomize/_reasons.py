@@ -152,7 +152,7 @@ def diagnose(
     leaf = certs[0] if certs else None
     problem, fix = _explain(reason, verify_message, certs, target, now)
     if leaf is not None and reason == "self_signed":
-        fix += f" Its key's pin is {spki_pin(chain[0])}."
+        fix += f" (its key's pin is {spki_pin(chain[0])})"
     return Diagnosis(reasons=(reason,), problem=problem, fix=fix)
 
 
