@@ -12,7 +12,12 @@ import sslcustomize
 from _fixtures import WritePolicy
 from sslcustomize._inject import replaced_attributes
 
-FACTORIES = ("create_default_context", "_create_default_https_context", "_create_stdlib_context")
+FACTORIES = (
+    "create_default_context",
+    "_create_default_https_context",
+    "_create_stdlib_context",
+    "_create_unverified_context",
+)
 
 
 def _snapshot() -> dict[str, object]:

@@ -17,10 +17,11 @@ import warnings
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any, cast
 
-from ._decision import Decision, decide
+from . import _connection
+from ._connection import Plan, base_decision, finish, native_rejection, plan_for
+from ._decision import Decision
 from ._policy import SYSTEM_TRUST
-from ._reasons import diagnose
-from ._state import current_policy
+from ._replay import der_chain
 from ._trust import TrustError, anchors_for
 from .exceptions import CertificateRejected, LegacyContextWarning
 
@@ -45,64 +46,48 @@ ORIGINAL_CREATE_UNVERIFIED_CONTEXT = ssl._create_unverified_context  # noqa: SLF
 _TLS_VERSIONS = {"1.2": ssl.TLSVersion.TLSv1_2, "1.3": ssl.TLSVersion.TLSv1_3}
 
 
-# --- Sockets that explain failures -------------------------------------------------------------
+# --- Sockets that explain failures and act on the plan -----------------------------------------
+
+_wrap_lock = threading.RLock()
 
 
-def _peer_chain(sslobj: Any) -> tuple[bytes, ...]:
-    """Return the chain the peer sent, DER, leaf first (empty if OpenSSL kept none)."""
+def _port_of(sock: object) -> int | None:
     try:
-        chain = sslobj.get_unverified_chain() or []
-    except (AttributeError, ValueError, ssl.SSLError):
-        return ()
-    return tuple(
-        cert if isinstance(cert, bytes) else cert.public_bytes(ssl._ssl.ENCODING_DER)  # type: ignore[attr-defined]  # noqa: SLF001
-        for cert in chain
-    )
+        return int(sock.getpeername()[1])  # type: ignore[attr-defined]
+    except (AttributeError, OSError, IndexError, TypeError, ValueError):
+        return None
 
 
-def _rejection(
+def _after_handshake(connection: PolicySSLSocket | PolicySSLObject, port: int | None) -> None:
+    """Run the plan of a replay-path connection; close and raise if it is rejected."""
+    plan: Plan | None = getattr(connection, "_sslcustomize_plan", None)
+    if plan is None:
+        return
+    connection._sslcustomize_plan = None  # noqa: SLF001 - once
+    chain = der_chain(getattr(connection, "_sslobj", None))
+    rejected = finish(plan, chain)
+    if rejected is not None:
+        connection._sslcustomize_rejected = rejected  # noqa: SLF001
+        if isinstance(connection, ssl.SSLSocket):
+            connection.close()
+        raise rejected
+
+
+def _explain(
     error: ssl.SSLCertVerificationError,
-    context: ssl.SSLContext,
-    sslobj: Any,
-    host: str | None,
+    connection: PolicySSLSocket | PolicySSLObject,
     port: int | None,
 ) -> CertificateRejected:
-    decision: Decision | None = getattr(context, "_sslcustomize_decision", None)
-    rule = decision.rule if decision else "caller's own context"
-    origin = str(decision.origin) if decision and decision.origin else None
-    chain = _peer_chain(sslobj)
-    diagnosis = diagnose(
-        verify_code=error.verify_code,
-        verify_message=error.verify_message,
-        chain=chain,
-        host=host,
-        port=port,
-    )
-    where = f"{host}:{port}" if port else str(host)
-    by = f"rule '{rule}'" + (f" from {origin}" if origin else "")
-    fallback = (
-        " (strict defaults: the policy files have errors)" if decision and decision.fallback else ""
-    )
-    message = (
-        f"certificate rejected for {where}: {diagnosis.problem} "
-        f"[{', '.join(diagnosis.reasons)}] under {by}{fallback}. Fix: {diagnosis.fix}."
-    )
-    return CertificateRejected(
-        message,
-        host=host,
-        port=port,
-        reasons=diagnosis.reasons,
-        rule=rule,
-        origin=origin,
-        fix=diagnosis.fix,
-        chain=chain,
-        verify_code=error.verify_code,
-        verify_message=error.verify_message,
-    )
+    decision = getattr(connection.context, "_sslcustomize_decision", None)
+    chain = der_chain(getattr(connection, "_sslobj", None))
+    return native_rejection(error, decision, chain, connection.server_hostname, port)
 
 
 class PolicySSLSocket(ssl.SSLSocket):
     """An SSLSocket whose handshake failures explain themselves."""
+
+    _sslcustomize_plan: Plan | None = None
+    _sslcustomize_rejected: CertificateRejected | None = None
 
     def do_handshake(self, block: bool = False) -> None:  # noqa: FBT001, FBT002 - ssl's signature
         """Perform the handshake; raise :class:`CertificateRejected` on a bad certificate."""
@@ -111,17 +96,15 @@ class PolicySSLSocket(ssl.SSLSocket):
         except CertificateRejected:
             raise
         except ssl.SSLCertVerificationError as error:
-            try:
-                port = int(self.getpeername()[1])
-            except (OSError, IndexError, TypeError, ValueError):
-                port = None
-            raise _rejection(
-                error, self.context, getattr(self, "_sslobj", None), self.server_hostname, port
-            ) from error
+            raise _explain(error, self, _port_of(self)) from error
+        _after_handshake(self, _port_of(self))
 
 
 class PolicySSLObject(ssl.SSLObject):
     """An SSLObject (asyncio and other memory-BIO users) whose failures explain themselves."""
+
+    _sslcustomize_plan: Plan | None = None
+    _sslcustomize_rejected: CertificateRejected | None = None
 
     def do_handshake(self) -> None:
         """Perform the handshake; raise :class:`CertificateRejected` on a bad certificate."""
@@ -130,9 +113,20 @@ class PolicySSLObject(ssl.SSLObject):
         except CertificateRejected:
             raise
         except ssl.SSLCertVerificationError as error:
-            raise _rejection(
-                error, self.context, getattr(self, "_sslobj", None), self.server_hostname, None
-            ) from error
+            raise _explain(error, self, None) from error
+        _after_handshake(self, None)
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        """Write application data, unless the certificate was rejected."""
+        if self._sslcustomize_rejected is not None:
+            raise self._sslcustomize_rejected
+        return super().write(data)
+
+    def read(self, len: int = 1024, buffer: Any = None) -> Any:
+        """Read application data, unless the certificate was rejected."""
+        if self._sslcustomize_rejected is not None:
+            raise self._sslcustomize_rejected
+        return super().read(len, buffer)
 
 
 class PolicyContext(ssl.SSLContext):
@@ -147,26 +141,71 @@ class PolicyContext(ssl.SSLContext):
     _sslcustomize_name: str
     _sslcustomize_decision: Decision
 
+    def _wrap_socket(
+        self,
+        sock: Any,
+        server_side: bool,  # noqa: FBT001 - the signature of _ssl._SSLContext._wrap_socket
+        server_hostname: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        wrap = super()._wrap_socket  # type: ignore[misc]
+        return self._wrap(wrap, (sock, server_side, server_hostname), _port_of(sock), kwargs)
+
+    def _wrap_bio(
+        self,
+        incoming: Any,
+        outgoing: Any,
+        server_side: bool,  # noqa: FBT001 - the signature of _ssl._SSLContext._wrap_bio
+        server_hostname: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        wrap = super()._wrap_bio  # type: ignore[misc]
+        return self._wrap(wrap, (incoming, outgoing, server_side, server_hostname), None, kwargs)
+
+    def _wrap(
+        self, wrap: Any, arguments: tuple[Any, ...], port: int | None, kwargs: dict[str, Any]
+    ) -> Any:
+        """Create the connection under its plan (see :mod:`._connection`)."""
+        server_side, server_hostname = arguments[-2:]
+        name = getattr(self, "_sslcustomize_name", None)
+        plan = None
+        if not server_side and name is not None:
+            host = (
+                server_hostname.decode() if isinstance(server_hostname, bytes) else server_hostname
+            )
+            plan = plan_for(self, name, host, port)
+        if plan is None or plan.opt_out:
+            if plan is not None and kwargs.get("owner") is not None:
+                kwargs["owner"]._sslcustomize_plan = plan  # noqa: SLF001
+            with _wrap_lock:  # never while another thread has verification switched off
+                return wrap(*arguments, **kwargs)
+        if kwargs.get("owner") is not None:
+            kwargs["owner"]._sslcustomize_plan = plan  # noqa: SLF001
+        # Replay path: OpenSSL must not verify in this handshake (the plan verifies after it).
+        # verify_mode and the host check are copied into the connection when it is created,
+        # so they are switched off only for that instant, under the lock. Order matters:
+        # check_hostname must be off before verify_mode can be CERT_NONE, and back after.
+        with _wrap_lock:
+            check_hostname, verify_mode = self.check_hostname, self.verify_mode
+            self.check_hostname = False
+            self.verify_mode = ssl.CERT_NONE
+            try:
+                return wrap(*arguments, **kwargs)
+            finally:
+                self.verify_mode = verify_mode
+                self.check_hostname = check_hostname
+
 
 # --- Factories ---------------------------------------------------------------------------------
 
-_decisions: dict[str | None, Decision] = {}
 _warned: set[str] = set()
 _warn_lock = threading.Lock()
 
 
 def reset() -> None:
-    """Forget cached decisions (the policy changed)."""
-    _decisions.clear()
+    """Forget what was said once (the policy changed)."""
     _warned.clear()
-
-
-def base_decision(name: str | None) -> Decision:
-    """Return the decision for a context name, before the host is known (cached)."""
-    decision = _decisions.get(name)
-    if decision is None:
-        decision = _decisions[name] = decide(current_policy(), context=name)
-    return decision
+    _connection.reset()
 
 
 def _say_once(message: str) -> None:
@@ -377,6 +416,44 @@ def create_stdlib_context(
         context = factory()
     else:
         context = policy_context(name, cafile=cafile, capath=capath, cadata=cadata)
+    if certfile or keyfile:
+        context.load_cert_chain(certfile, keyfile)  # type: ignore[arg-type]
+    return context
+
+
+def create_unverified_context(
+    protocol: int | None = None,
+    *,
+    cert_reqs: int = ssl.CERT_NONE,
+    check_hostname: bool = False,
+    purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH,
+    certfile: str | None = None,
+    keyfile: str | None = None,
+    cafile: str | None = None,
+    capath: str | None = None,
+    cadata: str | bytes | None = None,
+) -> ssl.SSLContext:
+    """Replace ``ssl._create_unverified_context``: a code opt-out the policy can see.
+
+    Server-side calls are passed through. A client context is a :class:`PolicyContext` set up
+    as the caller asked (by default not verifying), so that its connections are reported as
+    ``code_opt_out`` and, where ``allow_code_opt_out = false``, verified anyway.
+    """
+    if purpose != ssl.Purpose.SERVER_AUTH or protocol == ssl.PROTOCOL_TLS_SERVER:
+        return ORIGINAL_CREATE_UNVERIFIED_CONTEXT(
+            protocol,
+            cert_reqs=cert_reqs,
+            check_hostname=check_hostname,
+            purpose=purpose,
+            certfile=certfile,
+            keyfile=keyfile,
+            cafile=cafile,
+            capath=capath,
+            cadata=cadata,
+        )
+    context = policy_context(caller_module(), cafile=cafile, capath=capath, cadata=cadata)
+    context.check_hostname = check_hostname
+    context.verify_mode = ssl.VerifyMode(cert_reqs)  # after check_hostname: ssl requires it
     if certfile or keyfile:
         context.load_cert_chain(certfile, keyfile)  # type: ignore[arg-type]
     return context

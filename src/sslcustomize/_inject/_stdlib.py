@@ -2,7 +2,8 @@
 
 ``ssl.create_default_context`` (asyncio, and code that asks for a default context),
 ``ssl._create_default_https_context`` (http.client, urllib.request, xmlrpc.client) and
-``ssl._create_stdlib_context`` (smtplib, imaplib, poplib, ftplib, nntplib: gh-91826).
+``ssl._create_stdlib_context`` (smtplib, imaplib, poplib, ftplib, nntplib: gh-91826), and
+``ssl._create_unverified_context`` (code that opts out, so that the policy sees it).
 Python 3.12+ urllib.request builds its HTTPS context when ``urlopen()`` first builds the
 global opener; such an opener built before injection is dropped so the next call builds a new one.
 """
@@ -12,7 +13,12 @@ from __future__ import annotations
 import ssl
 import sys
 
-from .._contexts import PolicyContext, create_default_context, create_stdlib_context
+from .._contexts import (
+    PolicyContext,
+    create_default_context,
+    create_stdlib_context,
+    create_unverified_context,
+)
 from ._patcher import Patcher
 
 __all__ = ["inject"]
@@ -57,4 +63,5 @@ def inject(patcher: Patcher) -> None:
     patcher.replace(ssl, "create_default_context", create_default_context)
     patcher.replace(ssl, "_create_default_https_context", create_default_context)
     patcher.replace(ssl, "_create_stdlib_context", create_stdlib_context)
+    patcher.replace(ssl, "_create_unverified_context", create_unverified_context)
     _drop_prebuilt_opener(patcher)
