@@ -109,6 +109,47 @@ def sslcustomize_verdict(case: Case, directory: Path) -> Verdict:
     return verdict
 
 
+def report_records(case: Case, directory: Path) -> tuple[Verdict, list[dict[str, object]]]:
+    """Run ``case`` in report mode; return the handshake's verdict and the records written."""
+    directory.mkdir(exist_ok=True)
+    bundle = directory / "anchors.pem"
+    bundle.write_text(case.trusted_pem, encoding="ascii")
+    sink = directory / "reports.jsonl"
+    policy = directory / "report.toml"
+    policy.write_text(
+        f'version = 1\nmode = "report"\ntrust = [{json.dumps(str(bundle))}]\n'
+        f'[report]\nsink = "jsonl"\npath = {json.dumps(str(sink))}\n',
+        encoding="utf-8",
+    )
+    sslcustomize.inject(policy=policy)
+    try:
+        context = ssl.create_default_context()
+        verdict = handshake_verdict(_for_case(context, case), case)
+    finally:
+        sslcustomize.extract()
+    lines = sink.read_text().splitlines() if sink.exists() else []
+    return verdict, [json.loads(line) for line in lines]
+
+
+@pytest.mark.parametrize("case", SERVER_CASES, ids=[case.id for case in SERVER_CASES])
+def test_report_mode_records_the_enforce_verdict(case: Case, workdir: Path) -> None:
+    """Report mode lets the connection proceed and records exactly enforce mode's verdict."""
+    reason = skip_reason(case) or unverified_error(case)
+    if reason is not None:
+        pytest.skip(reason)
+    enforce = sslcustomize_verdict(case, workdir / "enforce")
+    proceeded, records = report_records(case, workdir / "report")
+    assert proceeded.accepted, f"report mode broke the connection: {proceeded.error}"
+    failures = [r for r in records if r["verdict"] != "accepted"]
+    if enforce.accepted:
+        assert failures == []
+        return
+    assert isinstance(enforce.exception, sslcustomize.CertificateRejected)
+    assert len(failures) == 1
+    reasons = [r for r in failures[0]["reasons"] if r != "code_opt_out"]  # type: ignore[attr-defined]
+    assert tuple(reasons) == enforce.exception.reasons
+
+
 def _describe(verdict: Verdict) -> str:
     if verdict.accepted:
         return "accepted"

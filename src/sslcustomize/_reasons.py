@@ -99,7 +99,7 @@ def _has_ca_issuers(cert: x509.Certificate) -> bool:
 
     try:
         aia = cert.extensions.get_extension_for_class(x509.AuthorityInformationAccess).value
-    except x509.ExtensionNotFound:
+    except (x509.ExtensionNotFound, ValueError):  # absent, or not parseable by cryptography
         return False
     return any(d.access_method == AuthorityInformationAccessOID.CA_ISSUERS for d in aia)
 
@@ -109,7 +109,7 @@ def _names(cert: x509.Certificate) -> list[str]:
 
     try:
         san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    except x509.ExtensionNotFound:
+    except (x509.ExtensionNotFound, ValueError):  # absent, or not parseable by cryptography
         return []
     return [str(n) for n in san.get_values_for_type(x509.DNSName)] + [
         str(ip) for ip in san.get_values_for_type(x509.IPAddress)
