@@ -140,6 +140,7 @@ class SqliteSink(Sink):
     """Insert records into a SQLite database in WAL mode, shared by many processes."""
 
     name = "sqlite"
+    timeout = 10.0  # seconds to wait for another process's write to finish
 
     def __init__(self, path: str) -> None:
         """Write to the database at ``path`` (created with its directory)."""
@@ -151,7 +152,7 @@ class SqliteSink(Sink):
         import sqlite3  # noqa: PLC0415 - only when a record is written
 
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-        connection = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+        connection = sqlite3.connect(self.path, timeout=self.timeout, check_same_thread=False)
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute(_SCHEMA)

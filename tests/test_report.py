@@ -1,0 +1,175 @@
+"""Report sinks: what they write, many writers at once, and failures that never break programs."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import sslcustomize
+from sslcustomize import _report
+from sslcustomize._report import JsonlSink, Record, SqliteSink, open_sink
+
+
+def _record(host: str = "nas.example", pid: int = 1) -> Record:
+    return Record(
+        time="2026-12-03T09:00:00+00:00",
+        pid=pid,
+        program="prog",
+        context="smtplib",
+        host=host,
+        port=465,
+        mode="report",
+        verdict="rejected",
+        reasons=("self_signed",),
+    )
+
+
+def test_jsonl_appends_one_versioned_line_per_record(tmp_path: Path) -> None:
+    """Each record is one JSON line with version 1; directories are created."""
+    path = tmp_path / "deep" / "r.jsonl"
+    sink = open_sink("jsonl", str(path))
+    sink.write(_record("a.example"))
+    sink.write(_record("b.example"))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [line["host"] for line in lines] == ["a.example", "b.example"]
+    assert all(line["version"] == 1 for line in lines)
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def test_sqlite_records_in_wal_mode(tmp_path: Path) -> None:
+    """The SQLite sink creates its table, uses WAL and keeps the whole record as JSON."""
+    path = tmp_path / "r.sqlite3"
+    open_sink("sqlite", str(path)).write(_record())
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        host, reasons, record = connection.execute(
+            "SELECT host, reasons, record FROM records"
+        ).fetchone()
+    assert (host, reasons) == ("nas.example", "self_signed")
+    assert json.loads(record)["context"] == "smtplib"
+
+
+WRITER = """
+import sys
+from sslcustomize._report import Record, open_sink
+sink = open_sink("sqlite", sys.argv[1])
+for i in range(200):
+    sink.write(Record(time="t", pid=int(sys.argv[2]), program="w", context="c", host=f"h{i}",
+                      port=1, mode="report", verdict="rejected", reasons=("expired",)))
+"""
+
+
+def test_eight_processes_write_1600_records(tmp_path: Path) -> None:
+    """Eight processes writing 200 records each into one database lose none."""
+    path = tmp_path / "shared.sqlite3"
+    processes = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(n)]) for n in range(8)
+    ]
+    assert [p.wait(timeout=120) for p in processes] == [0] * 8
+    with sqlite3.connect(path) as connection:
+        (count,) = connection.execute("SELECT COUNT(*) FROM records").fetchone()
+        (writers,) = connection.execute("SELECT COUNT(DISTINCT pid) FROM records").fetchone()
+    assert (count, writers) == (1600, 8)
+
+
+def test_log_sink(caplog: pytest.LogCaptureFixture) -> None:
+    """The log sink logs the JSON record on sslcustomize.report at WARNING."""
+    with caplog.at_level(logging.WARNING, logger="sslcustomize.report"):
+        open_sink("log", None).write(_record())
+    (entry,) = caplog.records
+    assert json.loads(entry.getMessage())["host"] == "nas.example"
+
+
+def test_syslog_sink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The syslog sink sends the record at facility user, priority warning."""
+    import syslog
+
+    sent: list[tuple[int, str]] = []
+    monkeypatch.setattr(
+        syslog, "syslog", lambda priority, message: sent.append((priority, message))
+    )
+    open_sink("syslog", None).write(_record())
+    ((priority, message),) = sent
+    assert priority == syslog.LOG_USER | syslog.LOG_WARNING
+    assert message.startswith("sslcustomize {")
+
+
+def test_none_sink_writes_nothing(tmp_path: Path) -> None:
+    """sink = 'none' keeps nothing and never fails."""
+    open_sink("none", str(tmp_path / "x")).write(_record())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_default_paths_under_user_state_dir(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Without a path, file sinks write under the user state directory."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert _report.default_path("sqlite") == str(tmp_path / "sslcustomize" / "reports.sqlite3")
+    assert _report.default_path("jsonl") == str(tmp_path / "sslcustomize" / "reports.jsonl")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda tmp: JsonlSink("/dev/full"), id="dev-full"),
+        pytest.param(lambda tmp: JsonlSink(str(tmp / "file" / "r.jsonl")), id="parent-is-a-file"),
+        pytest.param(
+            lambda tmp: SqliteSink(str(tmp / "file" / "r.sqlite3")), id="sqlite-unwritable"
+        ),
+    ],
+)
+def test_failing_sink_warns_once_then_stays_silent(make: object, tmp_path: Path) -> None:
+    """A sink that cannot write warns once; later records are dropped silently."""
+    (tmp_path / "file").write_text("not a directory")
+    sink = make(tmp_path)  # type: ignore[operator]
+    with pytest.warns(sslcustomize.SSLCustomizeWarning, match="further records are dropped") as w:  # noqa: PT031 - three writes, one warning
+        for _ in range(3):
+            sink.write(_record())
+    assert len(w) == 1
+
+
+def test_locked_database_does_not_block_or_break(tmp_path: Path) -> None:
+    """A database locked by another writer: one warning after the timeout, no exception."""
+    path = tmp_path / "locked.sqlite3"
+    SqliteSink(str(path)).write(_record())
+    holder = sqlite3.connect(path)
+    holder.execute("BEGIN EXCLUSIVE")
+    sink = SqliteSink(str(path))
+    sink.timeout = 0.1
+    try:
+        with pytest.warns(sslcustomize.SSLCustomizeWarning, match="locked"):
+            sink.write(_record())
+    finally:
+        holder.rollback()
+        holder.close()
+
+
+def test_failing_sink_never_breaks_under_warnings_as_errors(tmp_path: Path) -> None:
+    """Even with -W error, a failing sink prints one line and the program goes on."""
+    code = textwrap.dedent("""
+        from sslcustomize._report import JsonlSink, Record
+        sink = JsonlSink("/dev/full")
+        r = Record(time="t", pid=1, program="p", context="c", host="h", port=1, mode="report",
+                   verdict="rejected", reasons=("expired",))
+        sink.write(r); sink.write(r)
+        print("alive")
+    """)
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "alive"
+    assert result.stderr.count("further records are dropped") == 1
