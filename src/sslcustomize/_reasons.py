@@ -138,22 +138,41 @@ def diagnose(
     Returns:
         Reason codes, the problem and the fix, as sentences.
     """
-    from cryptography import x509  # noqa: PLC0415
-
-    now = now or dt.datetime.now(dt.timezone.utc)
-    try:
-        certs = [x509.load_der_x509_certificate(der) for der in chain]
-    except ValueError:
-        certs = []
+    certs = _parse(chain)
     reason = reasons_for_code(verify_code)
     if verify_code in _ISSUER_UNKNOWN:
         reason = _issuer_reason(certs)
-    target = f"{host}:{port}" if host and port and port != 443 else (host or "the server")
-    leaf = certs[0] if certs else None
-    problem, fix = _explain(reason, verify_message, certs, target, now)
-    if leaf is not None and reason == "self_signed":
-        fix += f" (its key's pin is {spki_pin(chain[0])})"
+    problem, fix = explain(
+        reason, chain=chain, host=host, port=port, message=verify_message, now=now
+    )
     return Diagnosis(reasons=(reason,), problem=problem, fix=fix)
+
+
+def _parse(chain: Sequence[bytes]) -> list[x509.Certificate]:
+    from cryptography import x509  # noqa: PLC0415
+
+    try:
+        return [x509.load_der_x509_certificate(der) for der in chain]
+    except ValueError:
+        return []
+
+
+def explain(
+    reason: str,
+    *,
+    chain: Sequence[bytes],
+    host: str | None,
+    port: int | None,
+    message: str = "",
+    now: dt.datetime | None = None,
+) -> tuple[str, str]:
+    """Return what a reason code means for this chain, and the safe fix, as sentences."""
+    certs = _parse(chain)
+    target = f"{host}:{port}" if host and port and port != 443 else (host or "the server")
+    problem, fix = _explain(reason, message, certs, target, now or dt.datetime.now(dt.timezone.utc))
+    if certs and reason == "self_signed":
+        fix += f" (its key's pin is {spki_pin(chain[0])})"
+    return problem, fix
 
 
 def _issuer_reason(certs: Sequence[x509.Certificate]) -> str:

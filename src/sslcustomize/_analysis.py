@@ -1,0 +1,212 @@
+"""Everything ``check`` says about a chain: each certificate, the verdict, every problem.
+
+OpenSSL stops at the first problem it finds. To name every problem (an expired certificate
+with the wrong name is both ``expired`` and ``hostname_mismatch``), the chain is replayed a few
+more times with one check switched off at a time, and once with the leaf itself trusted (to
+see the leaf's own problems behind an unknown issuer). The verdict itself is always the exact
+one of the policy; the extra replays only add names for problems.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import ssl
+from dataclasses import dataclass
+from typing import Any
+
+from ._connection import Plan, evaluate
+from ._decision import Decision
+from ._policy import TrustSource
+from ._reasons import diagnose, explain, spki_pin
+from ._replay import replay_chain
+from ._trust import anchors_for
+
+__all__ = ["Analysis", "CertificateInfo", "Problem", "analyse", "describe"]
+
+_NO_CHECK_TIME = 0x200000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CertificateInfo:
+    """What a person needs to know about one certificate."""
+
+    subject: str
+    issuer: str
+    not_before: str
+    not_after: str
+    key: str
+    signature_algorithm: str
+    names: tuple[str, ...]
+    pin: str
+    sha256: str
+    self_issued: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Problem:
+    """One problem, with what it means and the fix."""
+
+    reason: str
+    problem: str
+    fix: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Analysis:
+    """The verdict on a chain under a decision, and every problem found."""
+
+    verified: bool
+    problems: tuple[Problem, ...]
+    notes: tuple[str, ...]
+
+
+def _key(cert: Any) -> str:
+    from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, rsa  # noqa: PLC0415
+
+    key = cert.public_key()
+    if isinstance(key, rsa.RSAPublicKey):
+        return f"RSA {key.key_size}"
+    if isinstance(key, ec.EllipticCurvePublicKey):
+        return f"EC {key.curve.name}"
+    if isinstance(key, ed25519.Ed25519PublicKey):
+        return "Ed25519"
+    if isinstance(key, ed448.Ed448PublicKey):
+        return "Ed448"
+    if isinstance(key, dsa.DSAPublicKey):
+        return f"DSA {key.key_size}"
+    return type(key).__name__
+
+
+def describe(der: bytes) -> CertificateInfo:
+    """Describe one DER certificate."""
+    from cryptography import x509  # noqa: PLC0415
+
+    from ._reasons import _names  # noqa: PLC0415
+
+    cert = x509.load_der_x509_certificate(der)
+    try:
+        algorithm = cert.signature_algorithm_oid._name  # noqa: SLF001 - the readable name
+    except ValueError:
+        algorithm = "unknown"
+    try:
+        key = _key(cert)
+    except (ValueError, TypeError):
+        key = "unknown"
+    return CertificateInfo(
+        subject=cert.subject.rfc4514_string(),
+        issuer=cert.issuer.rfc4514_string(),
+        not_before=cert.not_valid_before_utc.isoformat(),
+        not_after=cert.not_valid_after_utc.isoformat(),
+        key=key,
+        signature_algorithm=algorithm,
+        names=tuple(_names(cert)),
+        pin=spki_pin(der),
+        sha256=hashlib.sha256(der).hexdigest(),
+        self_issued=cert.subject == cert.issuer,
+    )
+
+
+def _context(
+    trust: tuple[TrustSource, ...],
+    extra: tuple[TrustSource, ...],
+    *,
+    check_hostname: bool,
+    check_time: bool,
+) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = check_hostname
+    if not check_time:
+        context.verify_flags |= _NO_CHECK_TIME
+    context.maximum_version = ssl.TLSVersion.TLSv1_2
+    (anchors_for(trust) + anchors_for(extra)).load_into(context)
+    return context
+
+
+def _leaf_context(leaf: bytes, *, check_hostname: bool) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = check_hostname
+    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
+    context.maximum_version = ssl.TLSVersion.TLSv1_2
+    context.load_verify_locations(cadata=leaf)
+    return context
+
+
+def _more_reasons(decision: Decision, chain: tuple[bytes, ...], host: str) -> list[str]:
+    """Replay with one check off at a time, and with the leaf trusted; collect the reasons."""
+    check_name = decision.check_hostname
+    contexts = [
+        _context(decision.trust, decision.extra_ca, check_hostname=False, check_time=True),
+        _context(decision.trust, decision.extra_ca, check_hostname=check_name, check_time=False),
+        _leaf_context(chain[0], check_hostname=check_name),
+    ]
+    reasons: list[str] = []
+    for context, replayed in zip(contexts, (chain, chain, chain[:1]), strict=True):
+        result = replay_chain(context, replayed, host)
+        if not result.accepted and result.verify_code > 0:
+            diagnosis = diagnose(
+                verify_code=result.verify_code,
+                verify_message=result.verify_message,
+                chain=chain,
+                host=host,
+                port=None,
+            )
+            reasons.extend(diagnosis.reasons)
+    return reasons
+
+
+def analyse(plan: Plan, chain: tuple[bytes, ...], *, now: dt.datetime | None = None) -> Analysis:
+    """Verify ``chain`` under ``plan`` and name every problem, with fixes.
+
+    Args:
+        plan: The plan for the host, port and context (``opt_out`` is ignored: this is what
+            enforce mode decides).
+        chain: The chain the server sent, DER, leaf first.
+        now: The current time, for messages about the clock.
+
+    Returns:
+        The verdict, the problems in a stable order, and notes.
+    """
+    verdict = evaluate(plan, chain)
+    if verdict.accepted:
+        return Analysis(verified=True, problems=(), notes=_notes(plan, chain, verified=True))
+    host = plan.host or ""
+    reasons = list(verdict.reasons)
+    for reason in _more_reasons(plan.decision, chain, host):
+        if reason not in reasons:
+            reasons.append(reason)
+    problems = []
+    for reason in reasons:
+        if reason == "pin_mismatch":
+            problems.append(Problem(reason=reason, problem=verdict.problem, fix=verdict.fix))
+            continue
+        problem, fix = explain(
+            reason,
+            chain=chain,
+            host=host,
+            port=plan.port,
+            message=verdict.verify_message,
+            now=now,
+        )
+        problems.append(Problem(reason=reason, problem=problem, fix=fix))
+    return Analysis(
+        verified=False, problems=tuple(problems), notes=_notes(plan, chain, verified=False)
+    )
+
+
+def _notes(plan: Plan, chain: tuple[bytes, ...], *, verified: bool) -> tuple[str, ...]:
+    """Say when requests' certifi bundle would judge differently from the system store."""
+    notes = []
+    if verified and any(source.kind == "system" for source in plan.decision.trust):
+        certifi_only = (TrustSource(kind="certifi"),)
+        try:
+            context = _context(certifi_only, (), check_hostname=False, check_time=True)
+        except Exception:  # noqa: BLE001 - certifi missing: nothing to compare with
+            return ()
+        result = replay_chain(context, chain, None)
+        if not result.accepted:
+            notes.append(
+                "this chain verifies with the system trust store but not with certifi's bundle: "
+                "requests (which uses certifi) fails here unless sslcustomize is enabled"
+            )
+    return tuple(notes)

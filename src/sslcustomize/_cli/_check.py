@@ -1,0 +1,132 @@
+"""``sslcustomize check``: connect to a server and say whether the policy accepts it, and why."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+from typing import Any
+
+from .._analysis import analyse, describe
+from .._connection import Plan
+from .._decision import decide
+from .._probe import STARTTLS_PORTS, ProbeError, Target, fetch_chain, parse_target
+from .._state import current_policy
+from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from ._output import console, fail, print_json
+
+__all__ = ["inspect_target", "register"]
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``check``."""
+    parser = commands.add_parser(
+        "check",
+        help="connect to a server and verify it under the policy",
+        description="Connect to TARGET (host[:port], https://..., smtps://, imaps://, pop3s://, "
+        "ftps://), fetch its certificate chain and verify it under the effective policy. Shows "
+        "the chain, the rule that applies, the verdict, every problem and its fix. "
+        "Exit 0 verified, 1 rejected, 2 could not check.",
+    )
+    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument(
+        "--starttls", choices=sorted(STARTTLS_PORTS), help="speak this protocol before TLS"
+    )
+    parser.add_argument("--context", metavar="NAME", help="check as this named context would")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
+    parser.add_argument("--json", action="store_true", help="print a JSON document")
+    parser.set_defaults(handler=run)
+
+
+def inspect_target(
+    target: Target, context: str | None, timeout: float
+) -> tuple[dict[str, Any], bool, tuple[bytes, ...]]:
+    """Fetch and judge ``target``: the JSON-ready document, whether it verified, the chain.
+
+    Raises:
+        ProbeError: The server could not be checked.
+    """
+    policy = current_policy()
+    today = dt.datetime.now(dt.timezone.utc).date()
+    decision = decide(policy, host=target.host, port=target.port, context=context, today=today)
+    chain, version = fetch_chain(target, timeout=timeout)
+    plan = Plan(
+        decision=decision,
+        name=context or "sslcustomize.check",
+        host=target.host,
+        port=target.port,
+    )
+    analysis = analyse(plan, chain)
+    exception = decision.exception
+    document = {
+        "target": str(target),
+        "host": target.host,
+        "port": target.port,
+        "starttls": target.starttls,
+        "tls_version": version,
+        "context": context,
+        "rule": decision.rule,
+        "origin": str(decision.origin) if decision.origin else None,
+        "mode": decision.mode,
+        "expires": exception.expires.isoformat() if exception and exception.expires else None,
+        "policy_errors": [str(error) for error in policy.errors],
+        "verdict": "verified" if analysis.verified else "rejected",
+        "reasons": [problem.reason for problem in analysis.problems],
+        "problems": [dataclasses.asdict(problem) for problem in analysis.problems],
+        "notes": list(analysis.notes),
+        "chain": [dataclasses.asdict(describe(der)) for der in chain],
+    }
+    return document, analysis.verified, chain
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the target and print the result."""
+    try:
+        target = parse_target(args.target, args.starttls)
+    except ValueError as error:
+        return fail(str(error))
+    try:
+        document, verified, _ = inspect_target(target, args.context, args.timeout)
+    except ProbeError as error:
+        return fail(f"could not check {target}: {error}", EXIT_USAGE)
+    if args.json:
+        print_json(document)
+    else:
+        render(document)
+    return EXIT_OK if verified else EXIT_FAILURE
+
+
+def render(document: dict[str, Any]) -> None:
+    """Print a check result for a person."""
+    from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
+    from rich.tree import Tree  # noqa: PLC0415
+
+    out = console()
+    via = f" (STARTTLS {document['starttls']})" if document["starttls"] else ""
+    tree = Tree(f"[bold]{escape(document['target'])}[/]{via} {document['tls_version']}")
+    node = tree
+    for index, cert in enumerate(document["chain"]):
+        label = "leaf" if index == 0 else f"#{index}"
+        node = node.add(f"[bold]{escape(cert['subject'] or '(empty subject)')}[/] ({label})")
+        node.add(f"issuer: {escape(cert['issuer'])}")
+        node.add(f"valid: {cert['not_before']} to {cert['not_after']}")
+        node.add(f"key: {cert['key']}, signature: {cert['signature_algorithm']}")
+        if cert["names"]:
+            node.add(f"names: {escape(', '.join(cert['names']))}")
+        node.add(f"pin: {cert['pin']}")
+        node.add(f"sha256: {cert['sha256']}")
+    out.print(tree)
+    origin = f" ({document['origin']})" if document["origin"] else ""
+    expires = f", expires {document['expires']}" if document["expires"] else ""
+    out.print(f"rule: {escape(document['rule'])}{escape(origin)}, mode {document['mode']}{expires}")
+    for error in document["policy_errors"]:
+        out.print(f"[red]policy error:[/] {escape(error)} (strict defaults apply)")
+    if document["verdict"] == "verified":
+        out.print("[green bold]verified[/]")
+    else:
+        out.print(f"[red bold]rejected[/]: {', '.join(document['reasons'])}")
+        for problem in document["problems"]:
+            out.print(f"  [red]{problem['reason']}[/]: {escape(problem['problem'])}")
+            out.print(f"    fix: {escape(problem['fix'])}")
+    for note in document["notes"]:
+        out.print(f"[yellow]note:[/] {escape(note)}")
