@@ -19,8 +19,10 @@ import contextlib
 import socket
 import socketserver
 import ssl
+import sys
 import tempfile
 import threading
+import warnings
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -110,15 +112,12 @@ def server_context(
 # -- a threaded TCP server that tolerates aborted handshakes ------------------------------------
 
 
-class _LoopbackServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
-    """A TCP server on loopback, one daemon thread per connection, all joined on close.
+class _LoopbackServer(socketserver.TCPServer):
+    """A TCP server on loopback, one daemon thread per connection, all joined on stop.
 
     With ``implicit_tls`` every accepted connection is TLS from the first byte; otherwise the
     handler may upgrade it (STARTTLS) with :meth:`_LineHandler.start_tls`.
     """
-
-    daemon_threads = True
-    block_on_close = True  # server_close() joins the connection threads (daemon or not)
 
     def __init__(
         self,
@@ -136,6 +135,7 @@ class _LoopbackServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
         self.options: dict[str, Any] = options or {}
         self.errors: list[BaseException] = []
         self._live: set[socket.socket] = set()
+        self._workers: list[threading.Thread] = []
         self._lock = threading.Lock()
         super().__init__((bind, 0), handler)
 
@@ -149,31 +149,51 @@ class _LoopbackServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
             sock = self.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
         return sock, addr
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # Like socketserver.ThreadingMixIn, except that daemon threads are joined too (the
+        # mixin only tracks non-daemon ones), and the socket is tracked before its thread runs
+        # so that stop() can always unblock it.
+        self.track(request)
+        worker = threading.Thread(
+            target=self.process_request_thread,
+            args=(request, client_address),
+            name=f"{type(self).__name__}-connection",
+            daemon=True,
+        )
+        with self._lock:
+            self._workers = [t for t in self._workers if t.is_alive()]
+            self._workers.append(worker)
+        worker.start()
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:  # noqa: BLE001  # recorded by handle_error, raised again on stop
+            self.handle_error(request, client_address)
+        finally:
+            self.untrack(request)
+            self.shutdown_request(request)
+
     def track(self, sock: socket.socket) -> None:
         """Remember *sock* so that :meth:`stop` can unblock a thread reading from it."""
         with self._lock:
             self._live.add(sock)
 
     def untrack(self, sock: socket.socket) -> None:
+        """Forget *sock* (closed by its thread)."""
         with self._lock:
             self._live.discard(sock)
 
     def finish_request(self, request: Any, client_address: Any) -> None:
-        self.track(request)
-        try:
-            if isinstance(request, ssl.SSLSocket):
-                try:
-                    request.do_handshake()
-                except (ssl.SSLError, OSError):
-                    return  # the client refused our certificate, or went away: expected
-            super().finish_request(request, client_address)
-        finally:
-            self.untrack(request)
+        if isinstance(request, ssl.SSLSocket):
+            try:
+                request.do_handshake()
+            except (ssl.SSLError, OSError):
+                return  # the client refused our certificate, or went away: expected
+        super().finish_request(request, client_address)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # Called from inside an ``except`` block in the connection's thread.
-        import sys
-
         error = sys.exc_info()[1]
         if error is None or isinstance(error, OSError):  # includes ssl.SSLError, timeouts
             return
@@ -182,14 +202,16 @@ class _LoopbackServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
     def stop(self) -> None:
         """Stop accepting, unblock every connection thread, close and join everything."""
         self.shutdown()
+        self.server_close()
         with self._lock:
-            live = list(self._live)
+            live, workers = list(self._live), list(self._workers)
         for sock in live:
             with contextlib.suppress(OSError):
                 # socket.socket.shutdown, not SSLSocket.shutdown: the latter also drops the TLS
                 # object under the feet of the thread that is reading from it.
                 socket.socket.shutdown(sock, socket.SHUT_RDWR)
-        self.server_close()
+        for worker in workers:
+            worker.join()
 
 
 @contextlib.contextmanager
@@ -536,20 +558,23 @@ def serve_smtp(case: CertCase, host: str = "127.0.0.1", *, starttls: bool = Fals
             loop=loop,
         )
 
-    server = loop.run_until_complete(
-        loop.create_server(
-            factory, host=bind, port=0, family=family, ssl=None if starttls else tls
-        )
-    )
-    port = server.sockets[0].getsockname()[1]
-    thread = threading.Thread(target=loop.run_forever, name=f"smtp-{host}", daemon=True)
-    thread.start()
     try:
-        yield ServerAddress(host, port)
+        server = loop.run_until_complete(
+            loop.create_server(
+                factory, host=bind, port=0, family=family, ssl=None if starttls else tls
+            )
+        )
+        thread = threading.Thread(target=loop.run_forever, name=f"smtp-{host}", daemon=True)
+        thread.start()
+        try:
+            yield ServerAddress(host, server.sockets[0].getsockname()[1])
+        finally:
+            asyncio.run_coroutine_threadsafe(_stop_asyncio_server(server), loop).result()
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join()
+        loop.run_until_complete(loop.shutdown_asyncgens())
     finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join()
-        _close_loop(loop, server)
+        loop.close()
 
 
 def _ignore_connection_errors(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -558,15 +583,14 @@ def _ignore_connection_errors(loop: asyncio.AbstractEventLoop, context: dict[str
     loop.default_exception_handler(context)
 
 
-def _close_loop(loop: asyncio.AbstractEventLoop, server: asyncio.AbstractServer) -> None:
+async def _stop_asyncio_server(server: asyncio.AbstractServer) -> None:
     server.close()
-    tasks = asyncio.all_tasks(loop)
+    # Connections still open (a client that never said QUIT) are cancelled, not abandoned.
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
     for task in tasks:
         task.cancel()
-    loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-    loop.run_until_complete(asyncio.wait_for(server.wait_closed(), IO_TIMEOUT))
-    loop.run_until_complete(loop.shutdown_asyncgens())
-    loop.close()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.wait_for(server.wait_closed(), IO_TIMEOUT)
 
 
 # -- FTPS (pyftpdlib) ---------------------------------------------------------------------------
@@ -581,10 +605,15 @@ def serve_ftps(case: CertCase, host: str = "127.0.0.1") -> Iterator[ServerAddres
     are protected when the client asks (``prot_p()``).
     """
     from OpenSSL import SSL
-    from pyftpdlib.authorizers import DummyAuthorizer
-    from pyftpdlib.handlers import TLS_FTPHandler
-    from pyftpdlib.ioloop import IOLoop
-    from pyftpdlib.servers import FTPServer
+
+    with warnings.catch_warnings():
+        # On Python 3.10 and 3.11 pyftpdlib imports asyncore/asynchat, which warn that they
+        # are deprecated (PEP 594); that is pyftpdlib's business, not a failure of our tests.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from pyftpdlib.authorizers import DummyAuthorizer
+        from pyftpdlib.handlers import TLS_FTPHandler
+        from pyftpdlib.ioloop import IOLoop
+        from pyftpdlib.servers import FTPServer
 
     bind, _ = _bind_host(host)
     with tempfile.TemporaryDirectory(prefix="sslcustomize-ftp-") as tmp:
