@@ -317,7 +317,7 @@ class TestPKI:
             not_after=not_after,
         )
         extra = (self.intermediate.cert,) if send_intermediate else ()
-        return self._case(name, leaf, key, extra, reasons, names)
+        return self._case(name, leaf, key, reasons=reasons, extra=extra, names=names)
 
     # -- building blocks ---------------------------------------------------------------------
 
@@ -441,9 +441,10 @@ class TestPKI:
         name: str,
         leaf: x509.Certificate,
         key: CertificateIssuerPrivateKeyTypes,
-        extra: Sequence[x509.Certificate],
+        *,
         reasons: frozenset[str],
-        names: Sequence[str],
+        extra: Sequence[x509.Certificate] = (),
+        names: Sequence[str] = LOOPBACK_NAMES,
     ) -> CertCase:
         leaf_pem = _pem(leaf)
         return CertCase(
@@ -471,7 +472,9 @@ class TestPKI:
             names=names,
             **leaf_args,  # type: ignore[arg-type]  # keyword pass-through to _make_leaf
         )
-        return self._case(name, leaf, key, [self.intermediate.cert], reasons, names)
+        return self._case(
+            name, leaf, key, reasons=reasons, extra=[self.intermediate.cert], names=names
+        )
 
     # -- the cases -------------------------------------------------------------------------
 
@@ -517,10 +520,10 @@ class TestPKI:
 
     def _case_incomplete_chain(self) -> CertCase:
         key = _ec_key()
-        leaf = self._make_leaf(key.public_key(), issuer=self.intermediate, aia_url=AIA_CA_ISSUERS_URL)
-        return self._case(
-            "incomplete_chain", leaf, key, [], frozenset({"incomplete_chain"}), LOOPBACK_NAMES
+        leaf = self._make_leaf(
+            key.public_key(), issuer=self.intermediate, aia_url=AIA_CA_ISSUERS_URL
         )
+        return self._case("incomplete_chain", leaf, key, reasons=frozenset({"incomplete_chain"}))
 
     def _case_unknown_issuer(self) -> CertCase:
         key = _ec_key()
@@ -529,9 +532,8 @@ class TestPKI:
             "unknown_issuer",
             leaf,
             key,
-            [self.foreign_root.cert],
-            frozenset({"unknown_issuer"}),
-            LOOPBACK_NAMES,
+            reasons=frozenset({"unknown_issuer"}),
+            extra=[self.foreign_root.cert],
         )
 
     def _case_self_signed(self) -> CertCase:
@@ -557,16 +559,14 @@ class TestPKI:
             )
             .sign(key, hashes.SHA256())
         )
-        return self._case(
-            "self_signed", leaf, key, [], frozenset({"self_signed"}), LOOPBACK_NAMES
-        )
+        return self._case("self_signed", leaf, key, reasons=frozenset({"self_signed"}))
 
     def _case_weak_key(self) -> CertCase:
         # RSA-1024 is below OpenSSL's default security level 2 (112 bits).
-        key = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+        key = rsa.generate_private_key(public_exponent=65537, key_size=1024)  # noqa: S505  # meant to be rejected
         leaf = self._make_leaf(key.public_key(), issuer=self.intermediate)
         return self._case(
-            "weak_key", leaf, key, [self.intermediate.cert], frozenset({"weak_key"}), LOOPBACK_NAMES
+            "weak_key", leaf, key, reasons=frozenset({"weak_key"}), extra=[self.intermediate.cert]
         )
 
     def _case_weak_signature(self) -> CertCase:
@@ -577,9 +577,8 @@ class TestPKI:
             "weak_signature",
             leaf,
             key,
-            [self.intermediate.cert],
-            frozenset({"weak_signature"}),
-            LOOPBACK_NAMES,
+            reasons=frozenset({"weak_signature"}),
+            extra=[self.intermediate.cert],
         )
 
     def _make_client_cert(self) -> ClientCert:
@@ -640,7 +639,7 @@ def _sign_sha1(
         )  # fmt: skip
         cert = x509.load_pem_x509_certificate((work / "leaf.pem").read_bytes())
     if not isinstance(cert.signature_hash_algorithm, hashes.SHA1):
-        raise RuntimeError("openssl did not make a SHA-1 signature")
+        raise RuntimeError("openssl did not make a SHA-1 signature")  # noqa: TRY004  # not a type error
     return cert
 
 

@@ -28,6 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 from xmlrpc.server import SimpleXMLRPCDispatcher, SimpleXMLRPCRequestHandler
 
+from cryptography import x509
+from cryptography.x509.oid import NameOID
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -168,7 +171,7 @@ class _LoopbackServer(socketserver.TCPServer):
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             self.finish_request(request, client_address)
-        except Exception:  # noqa: BLE001  # recorded by handle_error, raised again on stop
+        except Exception:  # recorded by handle_error, raised again when the server stops
             self.handle_error(request, client_address)
         finally:
             self.untrack(request)
@@ -271,7 +274,7 @@ class _LineHandler(socketserver.StreamRequestHandler):
         )
         self._upgraded = self.connection = tls
         self.server.track(tls)
-        self.rfile = tls.makefile("rb", self.rbufsize)
+        self.rfile = tls.makefile("rb")
         self.wfile = socketserver._SocketWriter(tls)  # type: ignore[attr-defined]  # what StreamRequestHandler uses
         try:
             tls.do_handshake()
@@ -458,34 +461,29 @@ class _HTTPSHandler(SimpleXMLRPCRequestHandler):
         if body:
             self.wfile.write(payload)
 
-    def do_GET(self) -> None:
+    def do_GET(self) -> None:  # noqa: N802  # http.server dispatches on this name
         self._ok()
 
-    def do_HEAD(self) -> None:
+    def do_HEAD(self) -> None:  # noqa: N802  # http.server dispatches on this name
         self._ok(body=False)
 
-    def do_POST(self) -> None:
+    def do_POST(self) -> None:  # noqa: N802  # http.server dispatches on this name
         if self.is_rpc_path_valid():
             super().do_POST()
             return
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self._ok()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  # stdlib's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # keep test output clean
 
 
 def _peer_common_name(conn: object) -> str | None:
-    if not isinstance(conn, ssl.SSLSocket):
+    der = conn.getpeercert(binary_form=True) if isinstance(conn, ssl.SSLSocket) else None
+    if not der:
         return None
-    cert = conn.getpeercert()
-    if not cert:
-        return None
-    for rdn in cert.get("subject", ()):
-        for key, value in rdn:
-            if key == "commonName":
-                return str(value)
-    return None
+    names = x509.load_der_x509_certificate(der).subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    return str(names[0].value) if names else None
 
 
 class _HTTPSServer(_LoopbackServer, SimpleXMLRPCDispatcher):
@@ -534,7 +532,9 @@ class _SMTPHandler:
 
 
 @contextlib.contextmanager
-def serve_smtp(case: CertCase, host: str = "127.0.0.1", *, starttls: bool = False) -> Iterator[ServerAddress]:
+def serve_smtp(
+    case: CertCase, host: str = "127.0.0.1", *, starttls: bool = False
+) -> Iterator[ServerAddress]:
     """Serve SMTP (aiosmtpd) presenting *case*; accepts any message.
 
     Implicit TLS (for ``smtplib.SMTP_SSL``) by default; with ``starttls=True`` a plain server
@@ -550,7 +550,7 @@ def serve_smtp(case: CertCase, host: str = "127.0.0.1", *, starttls: bool = Fals
     handler = _SMTPHandler()
 
     def factory() -> asyncio.BaseProtocol:
-        return SMTP(  # type: ignore[no-any-return]
+        return SMTP(
             handler,
             hostname="sslcustomize-test-smtp",
             tls_context=tls if starttls else None,
@@ -654,4 +654,3 @@ def serve_ftps(case: CertCase, host: str = "127.0.0.1") -> Iterator[ServerAddres
         finally:
             stop.set()
             thread.join()
-

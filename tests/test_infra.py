@@ -22,6 +22,7 @@ import threading
 import warnings
 import xmlrpc.client
 from base64 import b64encode
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import pytest
@@ -129,9 +130,7 @@ def test_case_chains_have_the_promised_shape(pki: _pki.TestPKI) -> None:
     assert isinstance(weak_key, rsa.RSAPublicKey)
     assert weak_key.key_size == 1024
     assert isinstance(chain("weak_signature")[0].signature_hash_algorithm, hashes.SHA1)
-    eku = chain("not_for_server_auth")[0].extensions.get_extension_for_class(
-        x509.ExtendedKeyUsage
-    )
+    eku = chain("not_for_server_auth")[0].extensions.get_extension_for_class(x509.ExtendedKeyUsage)
     assert list(eku.value) == [x509.oid.ExtendedKeyUsageOID.CLIENT_AUTH]
     assert pki["wrong_host"].names == ("wrong.example",)
     assert pki["good"].names == _pki.LOOPBACK_NAMES
@@ -146,8 +145,10 @@ def test_spki_pin_matches_the_served_key(pki: _pki.TestPKI, https_server: StartS
     ):
         der = tls.getpeercert(binary_form=True)
     assert der is not None
-    spki = x509.load_der_x509_certificate(der).public_key().public_bytes(
-        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    spki = (
+        x509.load_der_x509_certificate(der)
+        .public_key()
+        .public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     )
     expected = "sha256/" + b64encode(hashlib.sha256(spki).digest()).decode()
     assert pki["good"].pin == expected == _pki.spki_pin(pki["good"].chain_pem)
@@ -312,11 +313,14 @@ def test_smtplib_wrong_ca(
 ) -> None:
     """smtplib refuses the good chain when trusting another root."""
     host, port = smtp_server(pki["good"], starttls=starttls)
-    with pytest.raises(ssl.SSLCertVerificationError):
-        if starttls:
-            with smtplib.SMTP(host, port, timeout=5) as client:
-                client.starttls(context=wrong_ctx)
-        else:
+    if starttls:
+        with (
+            smtplib.SMTP(host, port, timeout=5) as client,
+            pytest.raises(ssl.SSLCertVerificationError),
+        ):
+            client.starttls(context=wrong_ctx)
+    else:
+        with pytest.raises(ssl.SSLCertVerificationError):
             smtplib.SMTP_SSL(host, port, context=wrong_ctx, timeout=5)
 
 
@@ -346,15 +350,16 @@ def test_imaplib_wrong_ca(
 ) -> None:
     """imaplib refuses the good chain when trusting another root."""
     host, port = imap_server(pki["good"], starttls=starttls)
-    with pytest.raises(ssl.SSLCertVerificationError):
-        if starttls:
-            client = imaplib.IMAP4(host, port, timeout=5)
-            try:
+    if starttls:
+        client = imaplib.IMAP4(host, port, timeout=5)
+        try:
+            with pytest.raises(ssl.SSLCertVerificationError):
                 client.starttls(ssl_context=wrong_ctx)
-            finally:
-                with contextlib.suppress(OSError):  # the socket wrap_socket detached
-                    client.shutdown()
-        else:
+        finally:
+            with contextlib.suppress(OSError):  # on the socket that wrap_socket detached
+                client.shutdown()
+    else:
+        with pytest.raises(ssl.SSLCertVerificationError):
             imaplib.IMAP4_SSL(host, port, ssl_context=wrong_ctx, timeout=5)
 
 
@@ -388,15 +393,16 @@ def test_poplib_wrong_ca(
 ) -> None:
     """poplib refuses the good chain when trusting another root."""
     host, port = pop3_server(pki["good"], starttls=starttls)
-    with pytest.raises(ssl.SSLCertVerificationError):
-        if starttls:
-            client = poplib.POP3(host, port, timeout=5)
-            try:
+    if starttls:
+        client = poplib.POP3(host, port, timeout=5)
+        try:
+            with pytest.raises(ssl.SSLCertVerificationError):
                 client.stls(context=wrong_ctx)
-            finally:
-                with contextlib.suppress(OSError):  # the socket wrap_socket detached
-                    client.close()
-        else:
+        finally:
+            with contextlib.suppress(OSError):  # on the socket that wrap_socket detached
+                client.close()
+    else:
+        with pytest.raises(ssl.SSLCertVerificationError):
             poplib.POP3_SSL(host, port, context=wrong_ctx, timeout=5)
 
 
@@ -405,7 +411,7 @@ def test_ftplib(
 ) -> None:
     """ftplib.FTP_TLS logs in, protects the data channel, lists and downloads a file."""
     host, port = ftps_server(pki["good"], loopback_host)
-    with ftplib.FTP_TLS(context=ctx, timeout=5) as client:
+    with ftplib.FTP_TLS(context=ctx, timeout=5) as client:  # noqa: S321  # FTP over TLS
         client.connect(host, port)
         client.login()
         client.prot_p()
@@ -422,13 +428,14 @@ def test_ftplib_wrong_ca(
 ) -> None:
     """ftplib.FTP_TLS refuses the good chain when trusting another root."""
     host, port = ftps_server(pki["good"])
-    with ftplib.FTP_TLS(context=wrong_ctx, timeout=5) as client:
+    with ftplib.FTP_TLS(context=wrong_ctx, timeout=5) as client:  # noqa: S321  # FTP over TLS
         client.connect(host, port)
         with pytest.raises(ssl.SSLCertVerificationError):
             client.auth()
 
 
-def _nntplib():  # type: ignore[no-untyped-def]  # the module's type differs across versions
+def _nntplib() -> ModuleType:
+    """Import nntplib (Python <= 3.12) without failing on its deprecation warning."""
     with warnings.catch_warnings():
         # "nntplib is deprecated and slated for removal in Python 3.13" (PEP 594)
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -489,15 +496,19 @@ def test_asyncio_wrong_ca(
 def test_plain_tcp_server_is_not_tls(plain_tcp_server: StartServer, ctx: ssl.SSLContext) -> None:
     """A TLS client gets a protocol error, not a verification error, from a plain port."""
     host, port = plain_tcp_server()
-    with socket.create_connection((host, port), timeout=5) as raw:
-        with pytest.raises(ssl.SSLError) as excinfo:
-            ctx.wrap_socket(raw, server_hostname=host)
+    with (
+        socket.create_connection((host, port), timeout=5) as raw,
+        pytest.raises(ssl.SSLError) as excinfo,
+    ):
+        ctx.wrap_socket(raw, server_hostname=host)
     assert not isinstance(excinfo.value, ssl.SSLCertVerificationError)
 
 
 def test_plain_tcp_server_silent(plain_tcp_server: StartServer, ctx: ssl.SSLContext) -> None:
     """With reply=None the server never answers, so the handshake times out."""
     host, port = plain_tcp_server(reply=None)
-    with socket.create_connection((host, port), timeout=0.3) as raw:
-        with pytest.raises(TimeoutError):
-            ctx.wrap_socket(raw, server_hostname=host)
+    with (
+        socket.create_connection((host, port), timeout=0.3) as raw,
+        pytest.raises(TimeoutError),
+    ):
+        ctx.wrap_socket(raw, server_hostname=host)
