@@ -569,9 +569,11 @@ def serve_smtp(
         try:
             yield ServerAddress(host, server.sockets[0].getsockname()[1])
         finally:
-            asyncio.run_coroutine_threadsafe(_stop_asyncio_server(server), loop).result()
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join()
+            try:
+                asyncio.run_coroutine_threadsafe(_stop_asyncio_server(server), loop).result()
+            finally:
+                loop.call_soon_threadsafe(loop.stop)
+                thread.join()
         loop.run_until_complete(loop.shutdown_asyncgens())
     finally:
         loop.close()
@@ -585,7 +587,18 @@ def _ignore_connection_errors(loop: asyncio.AbstractEventLoop, context: dict[str
 
 async def _stop_asyncio_server(server: asyncio.AbstractServer) -> None:
     server.close()
-    # Connections still open (a client that never said QUIT) are cancelled, not abandoned.
+    # Drop the connections still open (a client that never said QUIT, or never finished its
+    # handshake): from 3.12 on, wait_closed() waits for them.
+    abort_clients = getattr(server, "abort_clients", None)  # Python 3.13+
+    if abort_clients is not None:
+        abort_clients()
+    else:
+        # Before 3.13 a server cannot drop its connections; the selector event loop's private
+        # fd -> transport map (there since Python 3.4) is the only way to reach them.
+        loop = asyncio.get_running_loop()
+        for transport in list(getattr(loop, "_transports", {}).values()):
+            transport.abort()
+    await asyncio.sleep(0)  # let connection_lost() run
     tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
     for task in tasks:
         task.cancel()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ftplib
+import functools
 import hashlib
 import http.client
 import imaplib
@@ -34,6 +35,8 @@ import _pki
 import _servers
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
     from pathlib import Path
 
     from conftest import StartServer
@@ -206,17 +209,39 @@ def test_server_survives_rejected_handshakes(
     assert https_get(host, port, ctx).status == 200
 
 
-def test_servers_leave_no_thread_behind(pki: _pki.TestPKI, ctx: ssl.SSLContext) -> None:
-    """Every server joins all of its threads on exit, even with a client still connected."""
+SERVE_FUNCTIONS: dict[str, Callable[..., AbstractContextManager[_servers.ServerAddress]]] = {
+    "https": _servers.serve_https,
+    "smtp": _servers.serve_smtp,
+    "smtp-starttls": functools.partial(_servers.serve_smtp, starttls=True),
+    "ftps": _servers.serve_ftps,
+    "imap": _servers.serve_imap,
+    "imap-starttls": functools.partial(_servers.serve_imap, starttls=True),
+    "pop3": _servers.serve_pop3,
+    "nntp": _servers.serve_nntp,
+}
+
+
+IMPLICIT_TLS = {"https", "smtp", "imap", "pop3", "nntp"}
+
+
+@pytest.mark.parametrize("kind", SERVE_FUNCTIONS)
+def test_servers_stop_cleanly_with_clients_still_connected(
+    pki: _pki.TestPKI, ctx: ssl.SSLContext, kind: str
+) -> None:
+    """Stopping closes lingering connections and joins every thread the server started."""
     before = set(threading.enumerate())
-    with _servers.serve_https(pki["good"]) as (host, port):
-        assert https_get(host, port, ctx).status == 200
-        idle = socket.create_connection((host, port), timeout=5)  # never completes a handshake
-        with _servers.serve_imap(pki["good"], starttls=True) as (imap_host, imap_port):
-            lingering = socket.create_connection((imap_host, imap_port), timeout=5)
-            assert lingering.recv(100).startswith(b"* OK")
-    idle.close()
-    lingering.close()
+    with SERVE_FUNCTIONS[kind](pki["good"]) as (host, port):
+        idle = socket.create_connection((host, port), timeout=5)  # connects, never speaks
+        talking = socket.create_connection((host, port), timeout=5)
+        if kind in IMPLICIT_TLS:
+            talking = ctx.wrap_socket(talking, server_hostname=host)
+        if kind != "https":
+            assert talking.recv(100)  # the greeting: this connection is being served
+    with idle, talking:
+        # The server closed its end of both: reading reaches the end of the stream.
+        for sock in (idle, talking):
+            while sock.recv(4096):
+                pass
     assert set(threading.enumerate()) == before
 
 
