@@ -1,3 +1,152 @@
-"""Shared fixtures."""
+"""Fixtures shared by the whole test suite.
 
+* ``pki`` (session): the test PKI of ``_pki.py``; ``pki["good"]``, ``pki["expired"]``, ...
+* ``_clean_tls_environment`` (autouse): no test sees the developer's TLS variables, proxies or
+  user policy.
+* ``loopback_host``: parametrizes a test over ``localhost``, ``127.0.0.1`` and ``::1``.
+* ``https_server``, ``smtp_server``, ``ftps_server``, ``imap_server``, ``pop3_server``,
+  ``nntp_server``, ``plain_tcp_server``: each a function that starts a server of ``_servers.py``
+  (same arguments as the matching ``serve_*``), returns its ``ServerAddress`` and stops it when
+  the test ends. Call it several times to start several servers.
+
+Helper modules live beside this file and are imported by name (``import _pki``): pytest puts
+this directory on ``sys.path`` because ``tests/`` is not a package (keep it without
+``__init__.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from typing import TYPE_CHECKING
+
+import pytest
+
+import _pki
+import _servers
+
+# Policy files, injection and in-memory handshakes: see _fixtures.py.
 pytest_plugins = ["_fixtures"]
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    #: What the server fixtures return: start(case, host="127.0.0.1", **options) -> address.
+    StartServer = Callable[..., _servers.ServerAddress]
+
+# Variables that change which certificates Python or a client library trusts, or route a
+# connection elsewhere. Tests that need one set it themselves (monkeypatch.setenv).
+_TLS_AND_PROXY_VARIABLES = (
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "SSLCUSTOMIZE_POLICY",
+    "PYTHONHTTPSVERIFY",
+    *(
+        name
+        for base in ("http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy")
+        for name in (base, base.upper())
+    ),
+)
+
+
+@pytest.fixture(scope="session")
+def pki() -> _pki.TestPKI:
+    """The session's test PKI: a root, an intermediate and one chain per certificate case."""
+    return _pki.TestPKI()
+
+
+@pytest.fixture(autouse=True)
+def _clean_tls_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Strip TLS and proxy variables; point the XDG directories at an empty per-test dir.
+
+    So that no test reads the developer's user policy ($XDG_CONFIG_HOME/sslcustomize) or writes
+    reports into their state directory.
+    """
+    for name in _TLS_AND_PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    xdg = tmp_path_factory.mktemp("xdg")
+    for name, sub in (
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_STATE_HOME", "state"),
+        ("XDG_CACHE_HOME", "cache"),
+    ):
+        monkeypatch.setenv(name, str(xdg / sub))
+
+
+def _ipv6_loopback_works() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as sock:
+            sock.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+_IPV6 = _ipv6_loopback_works()
+
+
+@pytest.fixture(params=_pki.LOOPBACK_NAMES)
+def loopback_host(request: pytest.FixtureRequest) -> str:
+    """Each loopback name in turn: ``localhost``, ``127.0.0.1``, ``::1`` (skipped without IPv6)."""
+    host: str = request.param
+    if host == "::1" and not _IPV6:
+        pytest.skip("no IPv6 loopback on this machine")
+    return host
+
+
+def _started_by(
+    serve: Callable[..., contextlib.AbstractContextManager[_servers.ServerAddress]],
+) -> Iterator[StartServer]:
+    """Yield a function starting servers with *serve*; stop them all afterwards."""
+    with contextlib.ExitStack() as stack:
+
+        def start(*args: object, **kwargs: object) -> _servers.ServerAddress:
+            return stack.enter_context(serve(*args, **kwargs))
+
+        yield start
+
+
+@pytest.fixture
+def https_server() -> Iterator[StartServer]:
+    """``https_server(case, host="127.0.0.1", *, client_ca_pem=None, maximum_version=None)``."""
+    yield from _started_by(_servers.serve_https)
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[StartServer]:
+    """``smtp_server(case, host="127.0.0.1", *, starttls=False)``: aiosmtpd."""
+    yield from _started_by(_servers.serve_smtp)
+
+
+@pytest.fixture
+def ftps_server() -> Iterator[StartServer]:
+    """``ftps_server(case, host="127.0.0.1")``: pyftpdlib, explicit TLS (AUTH TLS)."""
+    yield from _started_by(_servers.serve_ftps)
+
+
+@pytest.fixture
+def imap_server() -> Iterator[StartServer]:
+    """``imap_server(case, host="127.0.0.1", *, starttls=False)``: a minimal IMAP4rev1 stub."""
+    yield from _started_by(_servers.serve_imap)
+
+
+@pytest.fixture
+def pop3_server() -> Iterator[StartServer]:
+    """``pop3_server(case, host="127.0.0.1", *, starttls=False)``: a minimal POP3 stub."""
+    yield from _started_by(_servers.serve_pop3)
+
+
+@pytest.fixture
+def nntp_server() -> Iterator[StartServer]:
+    """``nntp_server(case, host="127.0.0.1")``: a minimal NNTP stub, implicit TLS."""
+    yield from _started_by(_servers.serve_nntp)
+
+
+@pytest.fixture
+def plain_tcp_server() -> Iterator[StartServer]:
+    """``plain_tcp_server(host="127.0.0.1", *, reply=b"220 ...")``: never speaks TLS."""
+    yield from _started_by(_servers.serve_plain_tcp)
