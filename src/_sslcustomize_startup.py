@@ -164,10 +164,27 @@ def _call(callback: Hook, module: ModuleType) -> None:
 hooks = PostImportHooks()
 
 
+_pending = False
+
+
 def _activate(_ssl_module: ModuleType) -> None:
+    global _pending  # noqa: PLW0603 - one flag per process
+    package = sys.modules.get("sslcustomize")
+    if package is not None and getattr(package.__spec__, "_initializing", False):
+        # The program's first ``import ssl`` came from ``import sslcustomize`` itself: the
+        # package is half-imported, so it finishes the activation at its end (see __init__).
+        _pending = True
+        return
     from sslcustomize import _inject  # noqa: PLC0415 - only once ssl is imported
 
     _inject.inject_from_startup()
+
+
+def take_pending() -> bool:
+    """Tell (once) whether activation waits for the sslcustomize package to finish importing."""
+    global _pending
+    pending, _pending = _pending, False
+    return pending
 
 
 def main() -> None:

@@ -171,7 +171,7 @@ class _LoopbackServer(socketserver.TCPServer):
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             self.finish_request(request, client_address)
-        except Exception:  # recorded by handle_error, raised again when the server stops
+        except Exception:  # noqa: BLE001 - recorded by handle_error, raised again at stop
             self.handle_error(request, client_address)
         finally:
             self.untrack(request)
