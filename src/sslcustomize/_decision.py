@@ -85,7 +85,7 @@ def decide(
     trust = policy.trust
     minimum_tls = policy.minimum_tls.value
     allow_opt_out = policy.allow_code_opt_out.value
-    rule_name, origin = "default", policy.mode.origin if policy.files else None
+    rule_name, origin = "default", policy.mode.origin if policy.mode.origin.path else None
     if rule is not None:
         rule_name, origin = f"context {rule.name}", rule.origin
         mode = rule.mode.value if rule.mode else mode

@@ -21,7 +21,9 @@ def console() -> Any:
     """Return a rich console on stdout: colour on a terminal, plain text when piped."""
     from rich.console import Console  # noqa: PLC0415 - rich only for the CLI
 
-    return Console(highlight=False, soft_wrap=True)
+    # Piped output is read by people in logs too: wide enough that tables are not cut.
+    width = None if sys.stdout.isatty() else 160
+    return Console(highlight=False, soft_wrap=True, width=width)
 
 
 def fail(message: str, code: int = 2) -> int:
