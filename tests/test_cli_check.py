@@ -254,7 +254,10 @@ def test_trust_refused_when_system_locks_exceptions(
 
 
 def test_trust_without_terminal_needs_yes(
-    pki: _pki.TestPKI, https_server: StartServer, user_policy: Path, capsys: pytest.CaptureFixture[str],
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    user_policy: Path,
+    capsys: pytest.CaptureFixture[str],,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
     """Without a terminal and without --yes nothing is written."""
@@ -295,3 +298,13 @@ def test_explain_shows_provenance_and_decision(
     text = capsys.readouterr().out
     assert "exception nas.example" in text
     assert f"{policy}:1" in text
+
+
+def test_check_names_every_problem_behind_an_unknown_issuer(
+    pki: _pki.TestPKI, https_server: StartServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Untrusted, expired and misnamed: all three are named, not just the first."""
+    _, port = https_server(pki["expired_wrong_host"], "localhost")
+    code, document = _check(capsys, f"localhost:{port}")
+    assert code == 1
+    assert document["reasons"] == ["unknown_issuer", "expired", "hostname_mismatch"]

@@ -123,10 +123,12 @@ def _context(
     return context
 
 
-def _leaf_context(leaf: bytes, *, check_hostname: bool) -> ssl.SSLContext:
+def _leaf_context(leaf: bytes, *, check_hostname: bool, check_time: bool) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = check_hostname
     context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
+    if not check_time:
+        context.verify_flags |= _NO_CHECK_TIME
     context.maximum_version = ssl.TLSVersion.TLSv1_2
     context.load_verify_locations(cadata=leaf)
     return context
@@ -135,13 +137,15 @@ def _leaf_context(leaf: bytes, *, check_hostname: bool) -> ssl.SSLContext:
 def _more_reasons(decision: Decision, chain: tuple[bytes, ...], host: str) -> list[str]:
     """Replay with one check off at a time, and with the leaf trusted; collect the reasons."""
     check_name = decision.check_hostname
+    trust, extra = decision.trust, decision.extra_ca
     contexts = [
-        _context(decision.trust, decision.extra_ca, check_hostname=False, check_time=True),
-        _context(decision.trust, decision.extra_ca, check_hostname=check_name, check_time=False),
-        _leaf_context(chain[0], check_hostname=check_name),
+        (_context(trust, extra, check_hostname=False, check_time=True), chain),
+        (_context(trust, extra, check_hostname=check_name, check_time=False), chain),
+        (_leaf_context(chain[0], check_hostname=False, check_time=True), chain[:1]),
+        (_leaf_context(chain[0], check_hostname=check_name, check_time=False), chain[:1]),
     ]
     reasons: list[str] = []
-    for context, replayed in zip(contexts, (chain, chain, chain[:1]), strict=True):
+    for context, replayed in contexts:
         result = replay_chain(context, replayed, host)
         if not result.accepted and result.verify_code > 0:
             diagnosis = diagnose(
