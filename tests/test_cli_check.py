@@ -257,7 +257,7 @@ def test_trust_without_terminal_needs_yes(
     pki: _pki.TestPKI,
     https_server: StartServer,
     user_policy: Path,
-    capsys: pytest.CaptureFixture[str],,
+    capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
     """Without a terminal and without --yes nothing is written."""
@@ -308,3 +308,22 @@ def test_check_names_every_problem_behind_an_unknown_issuer(
     code, document = _check(capsys, f"localhost:{port}")
     assert code == 1
     assert document["reasons"] == ["unknown_issuer", "expired", "hostname_mismatch"]
+
+
+def test_check_notes_a_ca_that_certifi_lacks(
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A CA in the system store but not in certifi: the note explains requests' failure."""
+    pytest.importorskip("certifi")
+    bundle = tmp_path / "system.pem"
+    bundle.write_bytes(pki.root_pem)
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path / "empty"))
+    _, port = https_server(pki["good"], "localhost")
+    code, document = _check(capsys, f"localhost:{port}")
+    assert code == 0
+    assert any("not with certifi" in note for note in document["notes"])

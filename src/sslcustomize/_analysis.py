@@ -201,7 +201,9 @@ def analyse(plan: Plan, chain: tuple[bytes, ...], *, now: dt.datetime | None = N
 def _notes(plan: Plan, chain: tuple[bytes, ...], *, verified: bool) -> tuple[str, ...]:
     """Say when requests' certifi bundle would judge differently from the system store."""
     notes = []
-    if verified and any(source.kind == "system" for source in plan.decision.trust):
+    decision = plan.decision
+    by_trust = decision.exception is None  # an exception's pin or CA is not the system store
+    if verified and by_trust and any(source.kind == "system" for source in decision.trust):
         certifi_only = (TrustSource(kind="certifi"),)
         try:
             context = _context(certifi_only, (), check_hostname=False, check_time=True)
