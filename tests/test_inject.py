@@ -97,7 +97,8 @@ def test_urllib_opener_installed_by_the_program_is_kept(write_policy: WritePolic
     """An opener with the program's own handlers is never dropped by inject()."""
 
     class Marker(urllib.request.BaseHandler):
-        pass
+        def https_request(self, request: urllib.request.Request) -> urllib.request.Request:
+            return request  # a handler method, so that the opener keeps it
 
     custom = urllib.request.build_opener(Marker)
     urllib.request.install_opener(custom)
