@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -47,8 +48,10 @@ def test_jsonl_appends_one_versioned_line_per_record(tmp_path: Path) -> None:
 def test_sqlite_records_in_wal_mode(tmp_path: Path) -> None:
     """The SQLite sink creates its table, uses WAL and keeps the whole record as JSON."""
     path = tmp_path / "r.sqlite3"
-    open_sink("sqlite", str(path)).write(_record())
-    with sqlite3.connect(path) as connection:
+    sink = open_sink("sqlite", str(path))
+    sink.write(_record())
+    sink.close()
+    with contextlib.closing(sqlite3.connect(path)) as connection:
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         host, reasons, record = connection.execute(
             "SELECT host, reasons, record FROM records"
@@ -64,6 +67,7 @@ sink = open_sink("sqlite", sys.argv[1])
 for i in range(200):
     sink.write(Record(time="t", pid=int(sys.argv[2]), program="w", context="c", host=f"h{i}",
                       port=1, mode="report", verdict="rejected", reasons=("expired",)))
+sink.close()
 """
 
 
@@ -74,7 +78,7 @@ def test_eight_processes_write_1600_records(tmp_path: Path) -> None:
         subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(n)]) for n in range(8)
     ]
     assert [p.wait(timeout=120) for p in processes] == [0] * 8
-    with sqlite3.connect(path) as connection:
+    with contextlib.closing(sqlite3.connect(path)) as connection:
         (count,) = connection.execute("SELECT COUNT(*) FROM records").fetchone()
         (writers,) = connection.execute("SELECT COUNT(DISTINCT pid) FROM records").fetchone()
     assert (count, writers) == (1600, 8)
@@ -135,12 +139,15 @@ def test_failing_sink_warns_once_then_stays_silent(make: object, tmp_path: Path)
         for _ in range(3):
             sink.write(_record())
     assert len(w) == 1
+    sink.close()
 
 
 def test_locked_database_does_not_block_or_break(tmp_path: Path) -> None:
     """A database locked by another writer: one warning after the timeout, no exception."""
     path = tmp_path / "locked.sqlite3"
-    SqliteSink(str(path)).write(_record())
+    first = SqliteSink(str(path))
+    first.write(_record())
+    first.close()
     holder = sqlite3.connect(path)
     holder.execute("BEGIN EXCLUSIVE")
     sink = SqliteSink(str(path))
@@ -151,6 +158,7 @@ def test_locked_database_does_not_block_or_break(tmp_path: Path) -> None:
     finally:
         holder.rollback()
         holder.close()
+        sink.close()
 
 
 def test_failing_sink_never_breaks_under_warnings_as_errors(tmp_path: Path) -> None:

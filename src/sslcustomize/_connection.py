@@ -12,6 +12,7 @@ offline by OpenSSL itself (:mod:`._replay`) with the trust, pins and host check 
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import hashlib
 import os
@@ -215,6 +216,7 @@ def _report_sink() -> Sink:
         if _sink is None:
             policy = current_policy()
             _sink = open_sink(policy.report_sink.value, policy.report_path.value)
+            atexit.register(_sink.close)
         return _sink
 
 
@@ -226,6 +228,9 @@ def reset() -> None:
     _evaluate.cache_clear()
     _oracle.cache_clear()
     with _sink_lock:
+        if _sink is not None:
+            atexit.unregister(_sink.close)
+            _sink.close()
         _sink = None
 
 

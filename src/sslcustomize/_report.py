@@ -113,6 +113,9 @@ class Sink:
     def _write(self, record: Record) -> None:
         """Keep one record (nothing for the ``none`` sink)."""
 
+    def close(self) -> None:
+        """Release what the sink holds open (nothing, for most sinks)."""
+
 
 class JsonlSink(Sink):
     """Append one JSON line per record; one ``write`` call, so lines never interleave."""
@@ -158,6 +161,13 @@ class SqliteSink(Sink):
         connection.execute(_SCHEMA)
         connection.commit()
         return connection
+
+    def close(self) -> None:
+        """Close the database connection, if one is open."""
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
 
     def _write(self, record: Record) -> None:
         if self._connection is None:
