@@ -85,3 +85,46 @@ def test_text_output_without_policy(capsys: pytest.CaptureFixture[str], tmp_path
     """With no policy, doctor says sslcustomize is idle and how to turn it on."""
     assert main(["doctor"]) == 0
     assert "sslcustomize enable" in capsys.readouterr().out
+
+
+def test_soon_expiring_exception_listed(
+    monkeypatch: pytest.MonkeyPatch, write_policy: WritePolicy
+) -> None:
+    """An exception expiring within 30 days is listed; one further out is not."""
+    import datetime as dt
+
+    soon = dt.date.today() + dt.timedelta(days=10)
+    later = dt.date.today() + dt.timedelta(days=100)
+    path = write_policy(
+        f"[[exception]]\nhost = 'a.example'\nmode = 'report'\nexpires = {soon}\nreason = 'x'\n"
+        f"[[exception]]\nhost = 'b.example'\nmode = 'report'\nexpires = {later}\nreason = 'y'\n"
+    )
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(path))
+    facts = gather()
+    assert [e["host"] for e in facts["expiring_exceptions"]] == ["a.example"]
+    assert facts["expired_exceptions"] == []
+
+
+def test_certifi_comparison_counts_both_ways(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, test_ca: object
+) -> None:
+    """A system store holding one CA certifi lacks: counted, and certifi's own the reverse."""
+    certifi = pytest.importorskip("certifi")
+    from sslcustomize._cli import _doctor
+
+    bundle = Path(certifi.where()).read_bytes()
+    first = bundle.split(b"-----END CERTIFICATE-----")[0] + b"-----END CERTIFICATE-----\n"
+    system = tmp_path / "system.pem"
+    system.write_bytes(first + test_ca.cert_pem.bytes())  # type: ignore[attr-defined]
+    store = {"file": str(system), "directory": None}
+    result = _doctor._certifi_comparison(store)
+    assert result["system_only"] == 1
+    assert result["certifi_only"] == bundle.count(b"BEGIN CERTIFICATE") - 1
+
+
+def test_third_party_clients_listed() -> None:
+    """Installed clients are listed with their version; pip is always there."""
+    rows = {row["client"]: row for row in gather()["third_party"]}
+    assert "pip" in rows
+    assert rows["pip"]["version"]
+    assert isinstance(rows["pip"]["covered"], bool)

@@ -36,7 +36,7 @@ DISTRO_FILES = (
 )
 DISTRO_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs", "/system/etc/security/cacerts")
 _HASHED_NAME = re.compile(r"^[0-9a-f]{8}\.\d+$")
-_PEM_CERT = re.compile(
+PEM_CERTIFICATE = re.compile(
     rb"-----BEGIN CERTIFICATE-----\r?\n.+?\r?\n-----END CERTIFICATE-----", re.DOTALL
 )
 
@@ -182,7 +182,7 @@ def _materialize(bundle: str, key: tuple[object, ...]) -> Anchors:
 
 def _write_hashed(data: bytes, directory: str) -> None:
     counts: dict[int, int] = {}
-    for match in _PEM_CERT.finditer(data):
+    for match in PEM_CERTIFICATE.finditer(data):
         pem = match.group(0).decode("ascii")
         name_hash = subject_hash(ssl.PEM_cert_to_DER_cert(pem))
         index = counts.get(name_hash, 0)

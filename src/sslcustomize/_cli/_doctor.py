@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import importlib.util
 import os
 import site
@@ -16,7 +17,7 @@ from .._contexts import create_default_context, create_stdlib_context
 from .._decision import decide
 from .._paths import ENV_POLICY
 from .._policy import Policy, load_policy, policy_files
-from .._trust import TrustError, find_system_store
+from .._trust import PEM_CERTIFICATE, TrustError, find_system_store
 from . import EXIT_OK, EXIT_USAGE
 from ._output import console, print_json
 
@@ -161,7 +162,67 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
             for e in policy.exceptions
             if e.expired(today)
         ],
+        "expiring_exceptions": [
+            {"host": str(e.host), "expires": e.expires, "origin": str(e.origin)}
+            for e in policy.exceptions
+            if e.expires and not e.expired(today) and e.expires <= today + SOON
+        ],
+        "certifi": _certifi_comparison(trust_store),
+        "third_party": _third_party(),
     }
+
+
+SOON = dt.timedelta(days=30)
+THIRD_PARTY = ("urllib3", "requests", "httpx", "aiohttp", "websockets", "pip")
+
+
+def _fingerprints(paths: list[str]) -> set[str]:
+    prints = set()
+    for path in paths:
+        try:
+            with open(path, "rb") as file:
+                data = file.read()
+        except OSError:
+            continue
+        for match in PEM_CERTIFICATE.finditer(data):
+            der = ssl.PEM_cert_to_DER_cert(match.group(0).decode("ascii"))
+            prints.add(hashlib.sha256(der).hexdigest())
+    return prints
+
+
+def _certifi_comparison(store: dict[str, Any]) -> dict[str, Any]:
+    """Count the CAs the system store has that certifi lacks, and the reverse."""
+    try:
+        import certifi  # noqa: PLC0415 - optional
+    except ImportError:
+        return {"installed": False}
+    system_files = [store["file"]] if store["file"] else []
+    if not system_files and store["directory"]:
+        directory = store["directory"]
+        system_files = [os.path.join(directory, n) for n in sorted(os.listdir(directory))]
+    system = _fingerprints(system_files)
+    bundle = _fingerprints([certifi.where()])
+    return {
+        "installed": True,
+        "bundle": certifi.where(),
+        "system_only": len(system - bundle),
+        "certifi_only": len(bundle - system),
+    }
+
+
+def _third_party() -> list[dict[str, Any]]:
+    """List the installed third-party clients and whether sslcustomize covers each."""
+    from importlib import metadata  # noqa: PLC0415
+
+    rows = []
+    for name in THIRD_PARTY:
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+        covered = importlib.util.find_spec(f"sslcustomize._inject._{name}") is not None
+        rows.append({"client": name, "version": version, "covered": covered})
+    return rows
 
 
 def run(args: argparse.Namespace) -> int:
@@ -223,6 +284,20 @@ def _render_policy(out: Any, facts: dict[str, Any]) -> None:
             f"[yellow]expired exception[/] {expired['host']} on {expired['expires']} "
             f"({expired['origin']}): no longer applied"
         )
+    for soon in facts["expiring_exceptions"]:
+        out.print(
+            f"[yellow]exception expiring soon[/] {soon['host']} on {soon['expires']} "
+            f"({soon['origin']})"
+        )
+    certifi = facts["certifi"]
+    if certifi["installed"]:
+        out.print(
+            f"certifi ({certifi['bundle']}) lacks {certifi['system_only']} CA(s) of the system "
+            f"store and has {certifi['certifi_only']} it lacks"
+        )
+    for row in facts["third_party"]:
+        state = "[green]covered[/]" if row["covered"] else "[red]not covered[/]"
+        out.print(f"{row['client']} {row['version']}: {state}")
 
 
 def _render_tables(out: Any, facts: dict[str, Any]) -> None:
