@@ -351,8 +351,10 @@ class Analyzer:
                 self.report("SSC102", stmt)
             elif not isinstance(base, Instance) and _sessionish(target.value):
                 self.report("SSC102", stmt)
-        elif attr == "disable_ssl_certificate_validation" and _is_const(value, True):
-            self.report("SSC502", stmt)
+        elif attr in t.DISTINCTIVE_KEYWORDS:
+            test, code = t.DISTINCTIVE_KEYWORDS[attr]
+            if _TESTS[test](value):
+                self.report(code, stmt)
         if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
             self.class_attrs.setdefault(attr, value)
 
