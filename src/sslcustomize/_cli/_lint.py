@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import Any
 
@@ -78,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"sslcustomize lint: error: no such file or directory: {missing[0]}", file=sys.stderr)
         return EXIT_USAGE
+    # A short-lived process that makes millions of AST nodes without cycles: the cyclic GC only
+    # costs time here (about a quarter of the run on the standard library).
+    gc.disable()
     result = lint_files(files, jobs=args.jobs)
     result.findings = [
         f

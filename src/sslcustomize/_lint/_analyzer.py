@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from sslcustomize._lint import _tables as t
+from sslcustomize._lint._prefilter import hot_lines, may_contain_findings
 from sslcustomize._lint._commands import Token, scan_command, tokens_of
 from sslcustomize._lint._values import (
     UNKNOWN,
@@ -26,6 +28,7 @@ from sslcustomize._lint._values import (
     Partial,
     Ref,
     SeqVal,
+    Unknown,
     Value,
 )
 
@@ -67,6 +70,8 @@ _VERIFYING_MODES = frozenset({"ssl.CERT_REQUIRED", "ssl.CERT_OPTIONAL"})
 _PROCESS_METHODS = frozenset(
     {"create_subprocess_exec", "create_subprocess_shell", "subprocess_exec", "subprocess_shell"}
 )
+# Node types with nothing to analyze below them.
+_LEAVES = frozenset({ast.Load, ast.Store, ast.Del, ast.Name, ast.Constant})
 _SESSION_TYPES = frozenset({"requests.Session", "httpx.Client", "httpx.AsyncClient"})
 _SESSIONISH_NAMES = ("session", "client", "http", "sess")
 
@@ -129,10 +134,14 @@ class Analyzer:
 
     Args:
         tree: The parsed module.
+        source: The module's bytes. When given, functions whose lines hold no word that a rule
+            needs (and no module-level name bound on such a line) are not analyzed.
     """
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, source: bytes | None = None) -> None:
         self.tree = tree
+        self.source = source
+        self._hot: list[bool] | None = None
         self.findings: set[RawFinding] = set()
         self.module_scope: _Scope = {}
         self.scopes: list[_Scope] = [self.module_scope]
@@ -141,6 +150,7 @@ class Analyzer:
         self.class_attrs: _Scope | None = None
         self.function: ast.AST = tree
         self._server_hints: dict[ast.AST, bool] = {}
+        self._handlers: dict[type, Callable[[Any], None]] = {}
         self._pending: list[tuple[_FunctionNode, list[_Scope], _Scope | None]] = []
 
     # -- driving -------------------------------------------------------------------------
@@ -150,9 +160,26 @@ class Analyzer:
         self.visit_body(self.tree.body)
         while self._pending:
             func, scopes, class_attrs = self._pending.pop(0)
-            self._visit_function(func, scopes, class_attrs)
+            if self._is_hot(func):
+                self._visit_function(func, scopes, class_attrs)
         self._finish_contexts()
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
+
+    def _is_hot(self, node: ast.AST) -> bool:
+        """Tell whether a function may hold a finding (see ``source``)."""
+        if self.source is None:
+            return True
+        if self._hot is None:
+            # Module constants on hot lines (``OPTS = {"verify": False}``) heat their users.
+            names = {
+                name.lower().encode()
+                for name, value in self.module_scope.items()
+                if _suspect(value) and len(name) > 2
+            }
+            self._hot = hot_lines(self.source, tuple(names))
+        first = getattr(node, "lineno", 1) - 1
+        last = getattr(node, "end_lineno", None) or len(self._hot)
+        return any(self._hot[first:last])
 
     def report(self, code: str, node: ast.AST) -> None:
         """Record a finding at a node."""
@@ -167,16 +194,28 @@ class Analyzer:
 
     def visit(self, node: ast.AST) -> None:
         """Visit a node and, unless its handler takes over, its children."""
-        handler = getattr(self, "visit_" + type(node).__name__, None)
-        if handler is not None:
-            handler(node)
-        else:
-            self.generic_visit(node)
+        handler = self._handlers.get(type(node))
+        if handler is None:
+            handler = getattr(self, "visit_" + type(node).__name__, self.generic_visit)
+            self._handlers[type(node)] = handler
+        handler(node)
 
     def generic_visit(self, node: ast.AST) -> None:
         """Visit the children of a node in source order."""
-        for child in ast.iter_child_nodes(node):
-            self.visit(child)
+        # ``ast.iter_child_nodes`` inlined: this loop is where the analysis spends its time.
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST) and type(item) not in _LEAVES:
+                        self.visit(item)
+            elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
+                self.visit(value)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        """Names have nothing below them worth visiting."""
+
+    visit_Constant = visit_Name
 
     # -- statements ----------------------------------------------------------------------
 
@@ -213,35 +252,12 @@ class Analyzer:
         for expr in [*node.bases, *node.decorator_list]:
             self.visit(expr)
         outer = self.class_attrs
-        self.class_attrs = self._class_attributes(node)
+        self.class_attrs = {}  # filled by ``self.x = ...`` as the methods are visited
         self.scopes.append({})
         self.visit_body(node.body)
         self.scopes.pop()
         self.class_attrs = outer
         self.scopes[-1][node.name] = UNKNOWN
-
-    def _class_attributes(self, node: ast.ClassDef) -> _Scope:
-        """Find ``self.x = <call>`` in the class's methods: evident types of its attributes."""
-        attrs: _Scope = {}
-        for item in node.body:
-            if not isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            for sub in ast.walk(item):
-                if (
-                    isinstance(sub, ast.Assign)
-                    and isinstance(sub.value, ast.Call)
-                    and len(sub.targets) == 1
-                ):
-                    target = sub.targets[0]
-                    if (
-                        isinstance(target, ast.Attribute)
-                        and isinstance(target.value, ast.Name)
-                        and target.value.id == "self"
-                    ):
-                        value = self.resolve(sub.value)
-                        if isinstance(value, Instance):
-                            attrs[target.attr] = value
-        return attrs
 
     def _visit_function(
         self, node: _FunctionNode, scopes: list[_Scope], class_attrs: _Scope | None
@@ -756,6 +772,18 @@ class Analyzer:
         state = ContextState(origin, node, scope=self.function)
         self.contexts[node] = state
         return state
+
+
+def _suspect(value: Value) -> bool:
+    """Tell whether a module-level value could carry a weakening into a function."""
+    if isinstance(value, Const):
+        return value.value in (False, True, None, "", "0") or (
+            isinstance(value.value, str) and value.value.upper() in {"CERT_NONE", "NONE"}
+        )
+    if isinstance(value, Ref):
+        # An alias of a TLS name (``from sslcustomize import create_legacy_context as legacy``).
+        return may_contain_findings(value.qualname.encode())
+    return isinstance(value, DictVal | SeqVal | Partial | Instance)
 
 
 def _callee_name(callee: Value) -> tuple[str | None, str]:
