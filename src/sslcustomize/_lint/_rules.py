@@ -298,7 +298,8 @@ RULES: tuple[Rule, ...] = (
         message="`verify_certs=False` / `ssl_assert_hostname=False` turns off verification of "
         "the cluster's certificate",
         why="The cluster connection, credentials included, then goes over unverified TLS.",
-        fix="Remove it and pass `ca_certs=` (or `ssl_assert_fingerprint=`) for the cluster.",
+        fix="Remove it and pass the cluster's CA with `ca_certs=` (or pin it with "
+        "`ssl_assert_fingerprint=`).",
         bad="Elasticsearch(url, verify_certs=False)",
         good='Elasticsearch(url, ca_certs="/etc/corp/es-ca.pem")',
     ),
@@ -327,7 +328,7 @@ RULES: tuple[Rule, ...] = (
         name="ldap3-tls-cert-none",
         message="ldap3 `Tls(validate=CERT_NONE)` accepts any certificate",
         why="The directory bind, password included, then goes over unverified TLS.",
-        fix="Use `Tls(validate=ssl.CERT_REQUIRED, ca_certs_file=...)`.",
+        fix="Use `Tls(validate=ssl.CERT_REQUIRED, ca_certs_file=...)` with the directory's CA.",
         bad="ldap3.Tls(validate=ssl.CERT_NONE)",
         good='ldap3.Tls(validate=ssl.CERT_REQUIRED, ca_certs_file="/etc/corp/ca.pem")',
     ),
