@@ -118,13 +118,13 @@ def test_allow_without_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_allow_in_a_string_is_not_a_suppression(tmp_path: Path) -> None:
     """Only comments suppress: the marker inside a string does not."""
     path = tmp_path / "a.py"
-    path.write_text(
-        'import requests\nrequests.get("# sslcustomize: allow(x)", verify=False)\n'
-    )
+    path.write_text('import requests\nrequests.get("# sslcustomize: allow(x)", verify=False)\n')
     assert run(str(path)) == 1
 
 
-def test_legacy_context_has_its_own_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_legacy_context_has_its_own_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """create_legacy_context() is reported as SSC901, a visible opt-out."""
     path = tmp_path / "a.py"
     path.write_text("import sslcustomize\nctx = sslcustomize.create_legacy_context()\n")

@@ -63,5 +63,7 @@ def test_every_rule_is_exercised() -> None:
     """Every rule except SSC001 (tested through the CLI) is labelled somewhere in the corpus."""
     from sslcustomize._lint import RULES
 
-    labelled = {code for lines in load_labels().values() for codes in lines.values() for code in codes}
+    labelled = {
+        code for lines in load_labels().values() for codes in lines.values() for code in codes
+    }
     assert {rule.code for rule in RULES} - labelled == {"SSC001"}

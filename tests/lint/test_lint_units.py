@@ -20,7 +20,9 @@ def test_rule_codes_are_unique_and_grouped() -> None:
     codes = [rule.code for rule in RULES]
     assert len(set(codes)) == len(codes)
     for rule in RULES:
-        assert rule.code.startswith("SSC") and rule.code[3:].isdigit() and len(rule.code) == 6
+        assert rule.code.startswith("SSC")
+        assert rule.code[3:].isdigit()
+        assert len(rule.code) == 6
         assert rule.family
 
 
@@ -87,8 +89,15 @@ def test_command_flags(command: str, code: str) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["curl -fsSL x", "tar -xkf a.tar", "git -c http.sslVerify=true pull", "pip install -k x",
-     "echo curl; ls -k", "git config http.sslVerify true", "curl 'unbalanced"],
+    [
+        "curl -fsSL x",
+        "tar -xkf a.tar",
+        "git -c http.sslVerify=true pull",
+        "pip install -k x",
+        "echo curl; ls -k",
+        "git config http.sslVerify true",
+        "curl 'unbalanced",
+    ],
 )
 def test_command_lookalikes(command: str) -> None:
     """Look-alike command lines stay silent."""
@@ -110,7 +119,8 @@ def test_parallel_matches_serial(tmp_path: Path) -> None:
 def test_unreadable_file_is_an_error(tmp_path: Path) -> None:
     """A file that cannot be read is reported as an error, not as clean."""
     result = lint_files([str(tmp_path / "gone.py")], jobs=1)
-    assert result.errors and "cannot read" in result.errors[0].message
+    assert result.errors
+    assert "cannot read" in result.errors[0].message
 
 
 def test_encoding_declaration_is_honoured(tmp_path: Path) -> None:

@@ -93,9 +93,7 @@ def run(args: argparse.Namespace) -> int:
     for error in result.errors:
         print(f"{error.path}: {error.message}", file=sys.stderr)
     if args.format == "text":
-        print(
-            f"{len(result.findings)} finding(s) in {result.files} file(s)", file=sys.stderr
-        )
+        print(f"{len(result.findings)} finding(s) in {result.files} file(s)", file=sys.stderr)
     if result.findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_OK

@@ -32,7 +32,9 @@ def render_rule(rule: Rule) -> str:
 
 def render_index() -> str:
     """Return the Markdown table of all rules (included in ``docs/lint.md``)."""
-    rows = [f"| [{r.code}](rules/{r.code}.md) | `{r.name}` | {r.family} | {r.message} |" for r in RULES]
+    rows = [
+        f"| [{r.code}](rules/{r.code}.md) | `{r.name}` | {r.family} | {r.message} |" for r in RULES
+    ]
     return "| code | name | family | what |\n|---|---|---|---|\n" + "\n".join(rows) + "\n"
 
 

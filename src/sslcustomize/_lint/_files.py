@@ -1,4 +1,8 @@
-"""Find the Python files under the paths given on the command line."""
+"""Find the Python files under the paths given on the command line.
+
+Paths stay ``str`` and go through ``os.path``: on trees of thousands of files, ``pathlib``
+objects cost more than the pre-filter that follows.
+"""
 
 from __future__ import annotations
 
@@ -25,13 +29,15 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[str]]:
     files: list[str] = []
     missing: list[str] = []
     for path in paths:
-        if os.path.isfile(path):
+        if os.path.isfile(path):  # noqa: PTH113 - see the module docstring
             files.append(path)
-        elif os.path.isdir(path):
+        elif os.path.isdir(path):  # noqa: PTH112 - see the module docstring
             for root, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
                 files.extend(
-                    os.path.join(root, name) for name in sorted(names) if name.endswith((".py", ".pyi"))
+                    os.path.join(root, name)  # noqa: PTH118 - see the module docstring
+                    for name in sorted(names)
+                    if name.endswith((".py", ".pyi"))
                 )
         else:
             missing.append(path)

@@ -78,7 +78,7 @@ def _json(result: LintResult) -> dict[str, Any]:
 
 def _uri(path: str) -> dict[str, str]:
     posix = path.replace(os.sep, "/")
-    if os.path.isabs(path):
+    if os.path.isabs(path):  # noqa: PTH117 - paths are str, as the user gave them
         return {"uri": "file://" + quote(posix)}
     posix = posix.removeprefix("./")
     return {"uri": quote(posix), "uriBaseId": "%SRCROOT%"}
@@ -94,7 +94,8 @@ def _sarif(result: LintResult) -> dict[str, Any]:
             "fullDescription": {"text": rule.why},
             "help": {
                 "text": f"{rule.why}\n\nFix: {rule.fix}",
-                "markdown": f"{rule.why}\n\n**Fix:** {rule.fix}\n\nSee `{_DOCS.format(code=rule.code)}`.",
+                "markdown": f"{rule.why}\n\n**Fix:** {rule.fix}\n\n"
+                f"See `{_DOCS.format(code=rule.code)}`.",
             },
             "defaultConfiguration": {"level": rule.level},
             "properties": {

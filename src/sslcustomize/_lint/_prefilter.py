@@ -21,7 +21,15 @@ _EDGE = re.compile(rb"(?<![a-z])(?:ssl|tls)|(?:ssl|tls)(?![a-z])")
 _WORDS: dict[bytes, tuple[bytes, ...] | re.Pattern[bytes]] = {
     b"ssl": _EDGE,  # ssl contexts, ssl=False, SMTP_SSL, ssl_verify, GIT_SSL_NO_VERIFY, sslVerify
     b"tls": _EDGE,  # FTP_TLS, starttls, tlsInsecure, tls_insecure_set, NODE_TLS_...
-    b"verify": (b"verify=", b"verify =", b"verify_", b"verify'", b'verify"', b"verify:", b"sverify"),
+    b"verify": (
+        b"verify=",
+        b"verify =",
+        b"verify_",
+        b"verify'",
+        b'verify"',
+        b"verify:",
+        b"sverify",
+    ),
     b"cert_req": (),
     b"_hostname": (),  # check_hostname, assert_hostname, match_hostname
     b"disable_warnings": (),

@@ -81,7 +81,7 @@ RULES: tuple[Rule, ...] = (
         fix=f"Remove `verify=False`. {_TRUST} {_LEGACY}",
         bad='requests.get("https://nas.corp.example/", verify=False)',
         good='requests.get("https://nas.corp.example/")  # after `sslcustomize trust '
-        'nas.corp.example`',
+        "nas.corp.example`",
     ),
     Rule(
         code="SSC102",
@@ -175,8 +175,7 @@ RULES: tuple[Rule, ...] = (
         message="`ssl.wrap_socket()` without `cert_reqs=CERT_REQUIRED` verifies nothing",
         why="The deprecated module function (removed in Python 3.12) defaults to `CERT_NONE` and "
         "never checks the host name.",
-        fix="Use `ssl.create_default_context().wrap_socket(sock, server_hostname=host)`. "
-        + _TRUST,
+        fix="Use `ssl.create_default_context().wrap_socket(sock, server_hostname=host)`. " + _TRUST,
         bad="ssl.wrap_socket(sock)",
         good="ssl.create_default_context().wrap_socket(sock, server_hostname=host)",
     ),
@@ -207,7 +206,7 @@ RULES: tuple[Rule, ...] = (
         code="SSC303",
         name="env-disables-verification",
         message="this environment variable turns off certificate verification",
-        why="`PYTHONHTTPSVERIFY=0`, `CURL_CA_BUNDLE=\"\"`, `REQUESTS_CA_BUNDLE=\"\"`, "
+        why='`PYTHONHTTPSVERIFY=0`, `CURL_CA_BUNDLE=""`, `REQUESTS_CA_BUNDLE=""`, '
         "`GIT_SSL_NO_VERIFY`, `PIP_TRUSTED_HOST` and `NODE_TLS_REJECT_UNAUTHORIZED=0` disable "
         "verification for this process or the programs it starts, for every host.",
         fix=f"Do not set it. {_TRUST}",
@@ -279,7 +278,7 @@ RULES: tuple[Rule, ...] = (
         "turns off verification",
         why="The database connection, credentials included, then goes over unverified TLS.",
         fix="Remove the option and pass `tlsCAFile=` with the server's CA.",
-        bad='MongoClient(uri, tls=True, tlsAllowInvalidCertificates=True)',
+        bad="MongoClient(uri, tls=True, tlsAllowInvalidCertificates=True)",
         good='MongoClient(uri, tls=True, tlsCAFile="/etc/corp/mongo-ca.pem")',
     ),
     Rule(
@@ -335,8 +334,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC601",
         name="smtp-ssl-no-context",
-        message="`smtplib.SMTP_SSL()` without `context=` does not verify the server "
-        "(gh-91826)",
+        message="`smtplib.SMTP_SSL()` without `context=` does not verify the server (gh-91826)",
         why="Without a context, smtplib uses `ssl._create_stdlib_context()`, which accepts any "
         "certificate: passwords sent after login are readable by anyone on the path.",
         fix="Pass `context=ssl.create_default_context()` (or `sslcustomize.context_for("
@@ -347,8 +345,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC602",
         name="starttls-no-context",
-        message="`starttls()`/`stls()` without a context does not verify the server "
-        "(gh-91826)",
+        message="`starttls()`/`stls()` without a context does not verify the server (gh-91826)",
         why="smtplib, imaplib, poplib and nntplib upgrade to TLS with an unverified stdlib "
         "context when none is given.",
         fix="Pass a verifying context: `starttls(context=ssl.create_default_context())` "
@@ -387,8 +384,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC606",
         name="nntp-ssl-no-context",
-        message="`nntplib.NNTP_SSL()` without `ssl_context=` does not verify the server "
-        "(gh-91826)",
+        message="`nntplib.NNTP_SSL()` without `ssl_context=` does not verify the server (gh-91826)",
         why="Without a context, nntplib uses an unverified stdlib context.",
         fix="Pass `ssl_context=ssl.create_default_context()`. " + _TRUST,
         bad="nntplib.NNTP_SSL(host)",

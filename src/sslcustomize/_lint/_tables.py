@@ -158,7 +158,9 @@ DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
 }
 __all__ += ["DISTINCTIVE_KEYWORDS", "MONGO_CLIENTS", "MONGO_URI_FLAGS"]
 
-MONGO_CLIENTS = frozenset({"pymongo.MongoClient", "motor.AsyncIOMotorClient", "pymongo.AsyncMongoClient"})
+MONGO_CLIENTS = frozenset(
+    {"pymongo.MongoClient", "motor.AsyncIOMotorClient", "pymongo.AsyncMongoClient"}
+)
 MONGO_URI_FLAGS = (
     "tlsallowinvalidcertificates=true",
     "tlsallowinvalidhostnames=true",
