@@ -101,11 +101,23 @@ def _is_cert_none(value: Value) -> bool:
     return False
 
 
-_TESTS = {
-    "false": lambda v: _is_const(v, False),
-    "true": lambda v: _is_const(v, True),
+def _is_false(value: Value) -> bool:
+    return _is_const(value, False)
+
+
+def _is_true(value: Value) -> bool:
+    return _is_const(value, True)
+
+
+def _is_cert_none_or_none(value: Value) -> bool:
+    return _is_cert_none(value) or _is_const(value, None)
+
+
+_TESTS: dict[str, Callable[[Value], bool]] = {
+    "false": _is_false,
+    "true": _is_true,
     "cert_none": _is_cert_none,
-    "cert_none_or_none": lambda v: _is_cert_none(v) or _is_const(v, None),
+    "cert_none_or_none": _is_cert_none_or_none,
 }
 
 
@@ -195,8 +207,8 @@ class Analyzer:
         handler = self._handlers.get(type(node))
         if handler is None:
             name = re.sub(r"(?<!^)([A-Z])", r"_\1", type(node).__name__).lower()
-            handler = getattr(self, f"_visit_{name}", self.generic_visit)
-            self._handlers[type(node)] = handler
+            found: Callable[[Any], None] = getattr(self, f"_visit_{name}", self.generic_visit)
+            self._handlers[type(node)] = handler = found
         handler(node)
 
     def generic_visit(self, node: ast.AST) -> None:

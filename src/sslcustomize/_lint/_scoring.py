@@ -1,7 +1,7 @@
-"""Read the corpus labels and score findings against them (used by the test and the bench).
+"""Score findings against a labelled corpus (used by the corpus test and ``bench/``).
 
 A label is a trailing ``# expect: CODE [CODE...]`` or ``# expect: none`` comment; see
-``corpus/README.md``.
+``tests/lint/corpus/README.md``. Each corpus file is one family.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CORPUS = Path(__file__).parent / "corpus"
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Za-z0-9 ,]+?)\s*$")
 
 # path -> line -> expected codes (an empty set for a look-alike that must stay silent)
@@ -21,7 +20,7 @@ Labels = dict[str, dict[int, frozenset[str]]]
 Hit = tuple[str, int, str]  # path, line, code
 
 
-def load_labels(corpus: Path = CORPUS) -> Labels:
+def load_labels(corpus: Path) -> Labels:
     """Return the labels of every corpus file, keyed by its resolved path."""
     labels: Labels = {}
     for path in sorted(corpus.glob("*.py")):
