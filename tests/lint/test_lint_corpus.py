@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
 from pathlib import Path
+
+import pytest
 
 from sslcustomize._lint import lint_files
 from sslcustomize._lint._files import discover
