@@ -1,0 +1,166 @@
+"""Benchmark ``sslcustomize lint`` against bandit and ruff: speed, recall and precision.
+
+Needs ``pip install bandit ruff`` in the interpreter that runs this script (it installs
+nothing), and ``sslcustomize`` importable (installed, or ``PYTHONPATH=src``).
+
+    python bench/lint_bench.py [--site-packages DIR] [--repeat N] [--skip-bandit-trees]
+
+In one run, on the same trees, it measures:
+
+* the labelled corpus (``tests/lint/corpus``): recall and precision of each tool. bandit and
+  ruff are run with only their TLS rules (bandit B501-B504, B323; ruff S501-S504, S323) and are
+  credited with a site when they report anything on its line, whatever the code; this linter
+  must report the labelled code.
+* the installed standard library (``sysconfig.get_paths()["stdlib"]`` without its
+  ``site-packages``) and a site-packages tree (by default this interpreter's): files per second
+  of each tool, wall clock, best of ``--repeat`` runs, caches off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "lint" / "corpus"
+sys.path.insert(0, str(ROOT / "src"))
+
+from sslcustomize._lint._files import discover  # noqa: E402
+from sslcustomize._lint._scoring import load_labels, score, total  # noqa: E402
+
+BANDIT_TESTS = "B501,B502,B503,B504,B323"
+RUFF_RULES = "S501,S502,S503,S504,S323"
+
+# Runs the lint command through its own parser, so that the benchmark does not depend on the
+# other command modules.
+_OURS = (
+    "import argparse, sys\n"
+    "from sslcustomize._cli import _lint\n"
+    "p = argparse.ArgumentParser(); _lint.register(p.add_subparsers())\n"
+    "a = p.parse_args(['lint', *sys.argv[1:]]); sys.exit(a.handler(a))\n"
+)
+
+
+def _tool(name: str) -> list[str]:
+    beside = Path(sys.executable).parent / name
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which(name)
+    if found is None:
+        sys.exit(f"{name} not found: pip install bandit ruff")
+    return [found]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    return env
+
+
+def command(tool: str, paths: list[str]) -> list[str]:
+    """Return the command line that runs one tool on paths with JSON output."""
+    if tool == "sslcustomize":
+        return [sys.executable, "-c", _OURS, "--format", "json", *paths]
+    if tool == "bandit":
+        return [*_tool("bandit"), "-q", "-r", "-f", "json", "-t", BANDIT_TESTS, *paths]
+    return [
+        *_tool("ruff"),
+        "check",
+        "--no-cache",
+        "--isolated",
+        "--exit-zero",
+        "--select",
+        RUFF_RULES,
+        "--output-format",
+        "json",
+        *paths,
+    ]
+
+
+def run(tool: str, paths: list[str], repeat: int) -> tuple[float, list[tuple[str, int, str]]]:
+    """Run a tool; return its best wall time and its hits (path, line, code)."""
+    best = float("inf")
+    out = ""
+    for _ in range(repeat):
+        start = time.perf_counter()
+        proc = subprocess.run(
+            command(tool, paths), capture_output=True, text=True, env=_env(), check=False
+        )
+        best = min(best, time.perf_counter() - start)
+        out = proc.stdout
+    data = json.loads(out or "{}")
+    if tool == "sslcustomize":
+        hits = [(f["path"], f["line"], f["code"]) for f in data["findings"]]
+    elif tool == "bandit":
+        hits = [(r["filename"], r["line_number"], r["test_id"]) for r in data.get("results", [])]
+    else:
+        hits = [
+            (r["filename"], r["location"]["row"], r["code"])
+            for r in data
+            if (r.get("code") or "").startswith("S")  # not syntax errors of Python 2 files
+        ]
+    return best, hits
+
+
+def tree_paths(root: str) -> list[str]:
+    """Return the entries of a tree, without a nested ``site-packages``."""
+    return sorted(
+        str(p) for p in Path(root).iterdir() if p.name not in {"site-packages", "__pycache__"}
+    )
+
+
+def main() -> None:
+    """Run the benchmark and print its tables."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--site-packages", default=site.getsitepackages()[0])
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--skip-bandit-trees", action="store_true", help="bandit on corpus only")
+    args = parser.parse_args()
+    tools = ("sslcustomize", "ruff", "bandit")
+
+    print(f"== corpus {CORPUS}")
+    labels = load_labels(CORPUS)
+    corpus_files = [str(p) for p in sorted(CORPUS.glob("*.py"))]
+    for tool in tools:
+        _, hits = run(tool, corpus_files, 1)
+        scores = score(labels, hits, match_codes=tool == "sslcustomize")
+        overall = total(scores)
+        print(
+            f"{tool:13} recall {overall.recall:6.1%}  precision {overall.precision:6.1%}  "
+            f"({overall.found}/{overall.expected} sites, {overall.false_positives} false)"
+        )
+        families = "  ".join(
+            f"{name}={s.recall:.0%}/{s.precision:.0%}" for name, s in sorted(scores.items())
+        )
+        print(f"{'':13} per family (recall/precision): {families}")
+
+    trees = {
+        "stdlib": tree_paths(sysconfig.get_paths()["stdlib"]),
+        "site-packages": tree_paths(args.site_packages),
+    }
+    for name, paths in trees.items():
+        files, _ = discover(paths)
+        print(f"== {name}: {len(files)} files under {Path(paths[0]).parent}")
+        rates: dict[str, float] = {}
+        for tool in tools:
+            if tool == "bandit" and args.skip_bandit_trees:
+                continue
+            seconds, hits = run(tool, paths, args.repeat)
+            rates[tool] = len(files) / seconds
+            print(f"{tool:13} {seconds:8.2f} s  {rates[tool]:9.0f} files/s  {len(hits):5} findings")
+        ours = rates["sslcustomize"]
+        for other in ("bandit", "ruff"):
+            if other in rates:
+                print(f"  sslcustomize / {other}: {ours / rates[other]:.2f}x files/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,870 @@
+"""Walk one module's AST and report the places that weaken certificate verification.
+
+The analysis is deliberately small: names are followed through imports (with aliases),
+assignments in order (module constants, locals, ``with ... as``), function parameters and
+their defaults, dict literals used as ``**kwargs``, ``functools.partial``, and ``self.x``
+attributes set in a class's methods. An ``ssl.SSLContext`` is followed from its creation
+through its attribute changes to its use, so that server contexts stay silent.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from sslcustomize._lint import _tables as t
+from sslcustomize._lint._commands import Token, scan_command, tokens_of
+from sslcustomize._lint._prefilter import hot_lines, may_contain_findings
+from sslcustomize._lint._values import (
+    UNKNOWN,
+    Const,
+    ContextState,
+    DictVal,
+    Instance,
+    Method,
+    Param,
+    Partial,
+    Ref,
+    SeqVal,
+    Value,
+)
+
+__all__ = ["Analyzer", "RawFinding"]
+
+RawFinding = tuple[str, int, int]  # code, line, 1-based column
+
+_Scope = dict[str, Value]
+_KwMap = dict[str, tuple[Value, ast.AST]]
+_FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+_SERVER_CALLS = frozenset(
+    {
+        "start_server",
+        "create_server",
+        "start_unix_server",
+        "create_unix_server",
+        "run_app",
+        "serve",
+        "TCPSite",
+        "SSLServer",
+        "make_server",
+        "run_simple",
+    }
+)
+_SERVER_MARKERS = frozenset({"PROTOCOL_TLS_SERVER", "CLIENT_AUTH", "server_side"} | _SERVER_CALLS)
+_BARE_PROTOCOLS = frozenset(
+    {
+        "ssl.PROTOCOL_TLS",
+        "ssl.PROTOCOL_SSLv23",
+        "ssl.PROTOCOL_SSLv3",
+        "ssl.PROTOCOL_SSLv2",
+        "ssl.PROTOCOL_TLSv1",
+        "ssl.PROTOCOL_TLSv1_1",
+        "ssl.PROTOCOL_TLSv1_2",
+    }
+)
+_VERIFYING_MODES = frozenset({"ssl.CERT_REQUIRED", "ssl.CERT_OPTIONAL"})
+_PROCESS_METHODS = frozenset(
+    {"create_subprocess_exec", "create_subprocess_shell", "subprocess_exec", "subprocess_shell"}
+)
+# Node types with nothing to analyze below them.
+_LEAVES = frozenset({ast.Load, ast.Store, ast.Del, ast.Name, ast.Constant})
+_SESSION_TYPES = frozenset({"requests.Session", "httpx.Client", "httpx.AsyncClient"})
+_SESSIONISH_NAMES = ("session", "client", "http", "sess")
+
+
+def _param(value: Value) -> Value:
+    """Look through a parameter to its default value."""
+    if isinstance(value, Param):
+        return value.default if value.default is not None else UNKNOWN
+    return value
+
+
+def _is_const(value: Value, expected: object) -> bool:
+    value = _param(value)
+    return (
+        isinstance(value, Const) and type(value.value) is type(expected) and value.value == expected
+    )
+
+
+def _is_cert_none(value: Value) -> bool:
+    value = _param(value)
+    if isinstance(value, Ref):
+        return value.qualname in t.CERT_NONE_NAMES
+    if isinstance(value, Const):
+        if isinstance(value.value, str):
+            return value.value.upper() in {"CERT_NONE", "NONE"}
+        return type(value.value) is int and value.value == 0
+    return False
+
+
+def _is_false(value: Value) -> bool:
+    return _is_const(value, False)
+
+
+def _is_true(value: Value) -> bool:
+    return _is_const(value, True)
+
+
+def _is_cert_none_or_none(value: Value) -> bool:
+    return _is_cert_none(value) or _is_const(value, None)
+
+
+_TESTS: dict[str, Callable[[Value], bool]] = {
+    "false": _is_false,
+    "true": _is_true,
+    "cert_none": _is_cert_none,
+    "cert_none_or_none": _is_cert_none_or_none,
+}
+
+
+def _str(value: Value) -> str | None:
+    value = _param(value)
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return value.value
+    return None
+
+
+def _env_insecure(test: str, value: Value) -> bool:
+    text = _str(value)
+    if test == "zero":
+        return text is not None and text.strip() == "0"
+    if test == "empty":
+        return text == ""
+    if test == "nonempty":
+        return text != ""
+    return not _is_const(value, None)  # "any": git disables on any value, even "0"
+
+
+class Analyzer:
+    """Analyze one module.
+
+    Args:
+        tree: The parsed module.
+        source: The module's bytes. When given, functions whose lines hold no word that a rule
+            needs (and no module-level name bound on such a line) are not analyzed.
+    """
+
+    def __init__(self, tree: ast.Module, source: bytes | None = None) -> None:
+        self.tree = tree
+        self.source = source
+        self._hot: list[bool] | None = None
+        self.findings: set[RawFinding] = set()
+        self.module_scope: _Scope = {}
+        self.scopes: list[_Scope] = [self.module_scope]
+        self.contexts: dict[ast.AST, ContextState] = {}
+        self.imported: set[str] = set()
+        self.class_attrs: _Scope | None = None
+        self.function: ast.AST = tree
+        self._server_hints: dict[ast.AST, bool] = {}
+        self._handlers: dict[type, Callable[[Any], None]] = {}
+        self._pending: list[tuple[_FunctionNode, list[_Scope], _Scope | None]] = []
+
+    # -- driving -------------------------------------------------------------------------
+
+    def run(self) -> list[RawFinding]:
+        """Analyze the module and return its findings, sorted by position."""
+        self.visit_body(self.tree.body)
+        while self._pending:
+            func, scopes, class_attrs = self._pending.pop(0)
+            if self._is_hot(func):
+                self._visit_function(func, scopes, class_attrs)
+        self._finish_contexts()
+        return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
+
+    def _is_hot(self, node: ast.AST) -> bool:
+        """Tell whether a function may hold a finding (see ``source``)."""
+        if self.source is None:
+            return True
+        if self._hot is None:
+            # Module constants on hot lines (``OPTS = {"verify": False}``) heat their users.
+            names = {
+                name.lower().encode()
+                for name, value in self.module_scope.items()
+                if _suspect(value) and len(name) > 2
+            }
+            self._hot = hot_lines(self.source, tuple(names))
+        first = getattr(node, "lineno", 1) - 1
+        last = getattr(node, "end_lineno", None) or len(self._hot)
+        return any(self._hot[first:last])
+
+    def report(self, code: str, node: ast.AST) -> None:
+        """Record a finding at a node."""
+        line = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0) + 1
+        self.findings.add((code, line, col))
+
+    def visit_body(self, body: list[ast.stmt]) -> None:
+        """Visit statements in order, so that bindings see earlier assignments."""
+        for stmt in body:
+            self.visit(stmt)
+
+    def visit(self, node: ast.AST) -> None:
+        """Visit a node and, unless its handler takes over, its children."""
+        handler = self._handlers.get(type(node))
+        if handler is None:
+            name = re.sub(r"(?<!^)([A-Z])", r"_\1", type(node).__name__).lower()
+            found: Callable[[Any], None] = getattr(self, f"_visit_{name}", self.generic_visit)
+            self._handlers[type(node)] = handler = found
+        handler(node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """Visit the children of a node in source order."""
+        # ``ast.iter_child_nodes`` inlined: this loop is where the analysis spends its time.
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST) and type(item) not in _LEAVES:
+                        self.visit(item)
+            elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
+                self.visit(value)
+
+    def _visit_name(self, node: ast.Name) -> None:
+        """Names have nothing below them worth visiting."""
+
+    _visit_constant = _visit_name
+
+    # -- statements ----------------------------------------------------------------------
+
+    def _visit_import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            root = alias.name.split(".")[0]
+            self.imported.add(root)
+            if alias.asname:
+                self.scopes[-1][alias.asname] = Ref(t.normalize(alias.name))
+            else:
+                self.scopes[-1][root] = Ref(root)
+
+    def _visit_import_from(self, node: ast.ImportFrom) -> None:
+        if node.level or not node.module:
+            for alias in node.names:
+                self.scopes[-1][alias.asname or alias.name] = UNKNOWN
+            return
+        self.imported.add(node.module.split(".")[0])
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            qualname = t.normalize(f"{node.module}.{alias.name}")
+            self.scopes[-1][alias.asname or alias.name] = Ref(qualname)
+
+    def _visit_function_def(self, node: _FunctionNode) -> None:
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        self._pending.append((node, list(self.scopes), self.class_attrs))
+        self.scopes[-1][node.name] = UNKNOWN
+
+    _visit_async_function_def = _visit_function_def
+
+    def _visit_class_def(self, node: ast.ClassDef) -> None:
+        for expr in [*node.bases, *node.decorator_list]:
+            self.visit(expr)
+        outer = self.class_attrs
+        self.class_attrs = {}  # filled by ``self.x = ...`` as the methods are visited
+        self.scopes.append({})
+        self.visit_body(node.body)
+        self.scopes.pop()
+        self.class_attrs = outer
+        self.scopes[-1][node.name] = UNKNOWN
+
+    def _visit_function(
+        self, node: _FunctionNode, scopes: list[_Scope], class_attrs: _Scope | None
+    ) -> None:
+        saved = (self.scopes, self.class_attrs, self.function)
+        self.scopes = scopes
+        self.class_attrs = class_attrs
+        scope: _Scope = {}
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+        defaults += list(args.defaults)
+        pairs = list(zip(positional, defaults, strict=True))
+        pairs += list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
+        for arg, default in pairs:
+            if default is None:
+                scope[arg.arg] = Param(arg.arg, None)
+            else:
+                value = self.resolve(default)
+                # Keep where the default was written: the finding points there.
+                scope[arg.arg] = Param(arg.arg, _located(value, default))
+        self.scopes = [*scopes, scope]
+        self.function = node
+        self.visit_body(node.body)
+        self.scopes, self.class_attrs, self.function = saved
+
+    def _visit_lambda(self, node: ast.Lambda) -> None:
+        self.scopes.append(dict.fromkeys((a.arg for a in node.args.args), UNKNOWN))
+        self.generic_visit(node)
+        self.scopes.pop()
+
+    def _visit_assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        value = self.resolve(node.value)
+        for target in node.targets:
+            self._assign(target, value, node.value, node)
+
+    def _visit_ann_assign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            self._assign(node.target, self.resolve(node.value), node.value, node)
+
+    def _visit_named_expr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self._assign(node.target, self.resolve(node.value), node.value, node)
+
+    def _visit_with(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                value = self.resolve(item.context_expr)
+                self._bind(item.optional_vars, value)
+        self.visit_body(node.body)
+
+    _visit_async_with = _visit_with
+
+    def _visit_for(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit(node.iter)
+        self._bind(node.target, UNKNOWN)
+        self.visit_body(node.body)
+        self.visit_body(node.orelse)
+
+    _visit_async_for = _visit_for
+
+    def _bind(self, target: ast.AST, value: Value) -> None:
+        if isinstance(target, ast.Name):
+            self.scopes[-1][target.id] = value
+        elif isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                self._bind(element, UNKNOWN)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, UNKNOWN)
+
+    def _assign(self, target: ast.AST, value: Value, value_node: ast.expr, stmt: ast.AST) -> None:
+        if isinstance(target, ast.Attribute):
+            self.visit(target.value)
+            self._assign_attribute(target, value, value_node, stmt)
+        elif isinstance(target, ast.Subscript):
+            self.visit(target.value)
+            self.visit(target.slice)
+            key = self.resolve(target.slice)
+            self._check_env(key, value, stmt)
+        else:
+            self._bind(target, value)
+
+    def _assign_attribute(
+        self, target: ast.Attribute, value: Value, value_node: ast.expr, stmt: ast.AST
+    ) -> None:
+        base = self.resolve(target.value)
+        attr = target.attr
+        if isinstance(base, Ref):
+            self._check_patch(t.normalize(f"{base.qualname}.{attr}"), value, stmt)
+            return
+        state = base.context if isinstance(base, Instance) else None
+        if attr == "verify_mode":
+            if _is_cert_none(value):
+                self._weaken(state, "SSC201", stmt)
+            elif isinstance(value, Ref) and value.qualname in _VERIFYING_MODES and state:
+                state.verified = True
+        elif attr == "check_hostname":
+            if _is_const(value, False):
+                self._weaken(state, "SSC202", stmt)
+            elif _is_const(value, True) and state:
+                state.verified = True
+        elif attr == "verify" and _is_const(value, False):
+            evident = isinstance(base, Instance) and base.qualname in _SESSION_TYPES
+            guessed = not isinstance(base, Instance) and _sessionish(target.value)
+            if evident or guessed:
+                self.report("SSC102", stmt)
+        elif attr in t.DISTINCTIVE_KEYWORDS:
+            test, code = t.DISTINCTIVE_KEYWORDS[attr]
+            if _TESTS[test](value):
+                self.report(code, stmt)
+        if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
+            self.class_attrs.setdefault(attr, value)
+
+    def _weaken(self, state: ContextState | None, code: str, node: ast.AST) -> None:
+        if state is not None:
+            state.weakenings.append((code, node))
+        elif not self._has_server_hints(self.function):
+            self.report(code, node)
+
+    def _has_server_hints(self, scope: ast.AST) -> bool:
+        if scope is self.tree:
+            return False  # a module mixes clients and servers: only evident uses count there
+        cached = self._server_hints.get(scope)
+        if cached is None:
+            cached = any(
+                (isinstance(n, ast.Attribute) and n.attr in _SERVER_MARKERS)
+                or (isinstance(n, ast.Name) and n.id in _SERVER_MARKERS)
+                or (isinstance(n, ast.keyword) and n.arg == "server_side")
+                for n in ast.walk(scope)
+            )
+            self._server_hints[scope] = cached
+        return cached
+
+    def _check_patch(self, target: str, value: Value, stmt: ast.AST) -> None:
+        if target != "ssl._create_default_https_context" and target not in t.PATCH_TARGETS:
+            return
+        if isinstance(value, Ref) and (
+            value.qualname == target
+            or value.qualname.startswith("sslcustomize.")
+            or (
+                target == "ssl._create_default_https_context"
+                and value.qualname == "ssl.create_default_context"
+            )
+        ):
+            return  # restores the original, or hands over to sslcustomize
+        if target == "ssl._create_default_https_context":
+            self.report("SSC301", stmt)
+        else:
+            self.report("SSC302", stmt)
+
+    def _check_env(self, key: Value, value: Value, node: ast.AST) -> None:
+        name = _str(key)
+        if name is None:
+            return
+        test = t.ENV_VARS.get(name.upper())
+        if test is not None and _env_insecure(test, value):
+            self.report("SSC303", node)
+
+    def _finish_contexts(self) -> None:
+        for state in self.contexts.values():
+            if state.server or state.origin == "server":
+                continue
+            for code, node in state.weakenings:
+                self.report(code, node)
+            if (
+                state.origin == "bare"
+                and not (state.verified or state.weakenings or state.server_hint)
+                and not self._has_server_hints(state.scope)
+            ):
+                self.report("SSC204", state.node)
+
+    # -- expressions ---------------------------------------------------------------------
+
+    def _visit_dict(self, node: ast.Dict) -> None:
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is not None:
+                self._check_env(self.resolve(key), self.resolve(value), key)
+        self.generic_visit(node)
+
+    def _visit_call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        callee = self.resolve(node.func)
+        args: list[ast.expr] = list(node.args)
+        keywords = list(node.keywords)
+        if isinstance(callee, Ref) and callee.qualname in {
+            "functools.partial",
+            "functools.partialmethod",
+        }:
+            if not args:
+                return
+            # A partial carries its keywords to every call: check it as the call it makes.
+            callee = self.resolve(args[0])
+            args = args[1:]
+        qualname, attr = _callee_name(callee)
+        kwmap, has_star = self._keywords(keywords)
+        self._check_call(node, qualname, attr, callee, args, kwmap, has_star)
+
+    def _keywords(self, keywords: list[ast.keyword]) -> tuple[_KwMap, bool]:
+        kwmap: _KwMap = {}
+        has_star = False
+        for keyword in keywords:
+            value = self.resolve(keyword.value)
+            if keyword.arg is not None:
+                kwmap[keyword.arg] = (value, _location(value, keyword))
+            elif isinstance(value, DictVal):
+                for key, entry in value.entries.items():
+                    kwmap[key] = (entry, _location(entry, value.node))
+            else:
+                has_star = True
+        return kwmap, has_star
+
+    def _check_call(  # noqa: PLR0912, PLR0917 - one flat list of checks reads best
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        callee: Value,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+        has_star: bool,
+    ) -> None:
+        def arg(name: str, index: int) -> tuple[Value, ast.AST] | None:
+            if name in kwmap:
+                return kwmap[name]
+            if 0 <= index < len(args) and not any(isinstance(a, ast.Starred) for a in args):
+                value = self.resolve(args[index])
+                return value, _location(value, args[index])
+            return None
+
+        known_sinks = t.KEYWORD_SINKS.get(qualname or "")
+        if known_sinks is not None:
+            for name, index, test, code in known_sinks:
+                found = arg(name, index)
+                if found and _TESTS[test](found[0]):
+                    self.report(code, found[1])
+        elif attr in t.HTTP_VERBS or attr == "ws_connect":
+            for name, code in (("verify", "SSC101"), ("ssl", "SSC103"), ("verify_ssl", "SSC103")):
+                if name in kwmap and _is_const(kwmap[name][0], False):
+                    self.report(code, kwmap[name][1])
+
+        for name, (value, location) in kwmap.items():
+            distinctive = t.DISTINCTIVE_KEYWORDS.get(name)
+            if distinctive and _TESTS[distinctive[0]](value):
+                self.report(distinctive[1], location)
+            elif name in t.ENV_VARS and _env_insecure(t.ENV_VARS[name], value):
+                self.report("SSC303", location)
+        if known_sinks is None and qualname != "ssl.wrap_socket" and "cert_reqs" in kwmap:
+            value, location = kwmap["cert_reqs"]
+            if _is_cert_none(value):
+                self.report("SSC504" if attr == "tls_set" else "SSC104", location)
+        if "sslopt" in kwmap:
+            self._check_sslopt(kwmap["sslopt"][0])
+        if attr == "Tls" and "validate" in kwmap and _is_cert_none(kwmap["validate"][0]):
+            self.report("SSC508", kwmap["validate"][1])
+        if attr == "tls_insecure_set":
+            found = arg("value", 0)
+            if found and _is_const(found[0], True):
+                self.report("SSC504", found[1])
+        self._check_contexts(node, qualname, attr, callee, args, kwmap)
+        self._check_stdlib_clients(node, qualname, attr, args, kwmap, has_star)
+        self._check_process(node, qualname, attr, args, kwmap)
+        self._check_warnings(node, qualname, attr, args, kwmap)
+        self._check_call_patches(qualname, attr, args)
+        if qualname in t.MONGO_CLIENTS:
+            for item in args:
+                text = _str(self.resolve(item))
+                if text and any(flag in text.lower() for flag in t.MONGO_URI_FLAGS):
+                    self.report("SSC503", item)
+
+    def _check_sslopt(self, value: Value) -> None:
+        value = _param(value)
+        if not isinstance(value, DictVal):
+            return
+        for key, entry in value.entries.items():
+            if (key == "cert_reqs" and _is_cert_none(entry)) or (
+                key == "check_hostname" and _is_const(entry, False)
+            ):
+                self.report("SSC501", _location(entry, value.node))
+
+    def _check_contexts(  # noqa: PLR0917 - the call's parts, already resolved
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        callee: Value,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+    ) -> None:
+        if qualname in t.UNVERIFIED_FACTORIES:
+            self.report("SSC203", node)
+        elif qualname == "sslcustomize.create_legacy_context":
+            self.report("SSC901", node)
+        elif qualname in t.CONTEXT_FACTORIES:
+            self.resolve(node)  # registers the context so that it is followed
+        elif qualname == "ssl.wrap_socket":
+            server = "server_side" in kwmap and _is_const(kwmap["server_side"][0], True)
+            mode = kwmap.get("cert_reqs")
+            if not server and (mode is None or _is_cert_none(mode[0])):
+                self.report("SSC205", mode[1] if mode else node)
+        if isinstance(callee, Method) and isinstance(callee.receiver, Instance):
+            state = callee.receiver.context
+            if state and attr in {"wrap_socket", "wrap_bio"} and "server_side" in kwmap:
+                state.server = state.server or _is_const(kwmap["server_side"][0], True)
+            elif state and attr == "load_cert_chain" and state.origin == "bare":
+                state.server_hint = True  # most often a server; a client would set verify_mode
+        if attr in _SERVER_CALLS:
+            for value in [*(self.resolve(a) for a in args), *(v for v, _ in kwmap.values())]:
+                if isinstance(value, Instance) and value.context is not None:
+                    value.context.server = True
+
+    def _check_stdlib_clients(  # noqa: PLR0917 - the call's parts, already resolved
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+        has_star: bool,
+    ) -> None:
+        spec = t.NO_CONTEXT_CLIENTS.get(qualname or "")
+        if spec is None:
+            spec = _starttls_spec(qualname, attr, self.imported)
+        if spec is None or has_star:
+            return
+        name, index, code = spec
+        given = kwmap.get(name)
+        if given is None and index < len(args):
+            return  # passed positionally
+        if given is None or _is_const(given[0], None):
+            self.report(code, node)
+
+    def _check_process(
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+    ) -> None:
+        if qualname not in t.PROCESS_CALLS and attr not in _PROCESS_METHODS:
+            return
+        values = [self.resolve(a) for a in args]
+        if "args" in kwmap:
+            values.append(kwmap["args"][0])
+        tokens: list[Token] = []
+        for value, source in zip(values, [*args, node], strict=False):
+            tokens.extend(_tokens(value, source))
+        for code, location in scan_command(tokens):
+            self.report(code, location)
+
+    def _check_warnings(
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+    ) -> None:
+        if qualname == "urllib3.disable_warnings" or (
+            qualname is None and attr == "disable_warnings" and "urllib3" in self.imported
+        ):
+            category = kwmap.get("category")
+            value = category[0] if category else (self.resolve(args[0]) if args else None)
+            if value is None or _is_warning_class(value):
+                self.report("SSC105", node)
+        elif qualname in {"warnings.filterwarnings", "warnings.simplefilter"}:
+            index = 2 if qualname == "warnings.filterwarnings" else 1
+            action = kwmap.get("action") or ((self.resolve(args[0]), node) if args else None)
+            category = kwmap.get("category") or (
+                (self.resolve(args[index]), node) if len(args) > index else None
+            )
+            if (
+                action
+                and category
+                and _str(action[0]) == "ignore"
+                and isinstance(category[0], Ref)
+                and category[0].qualname.endswith("InsecureRequestWarning")
+            ):
+                self.report("SSC105", node)
+
+    def _check_call_patches(self, qualname: str | None, attr: str, args: list[ast.expr]) -> None:
+        if attr in {"setenv", "putenv", "setdefault"}:
+            if len(args) >= 2:
+                self._check_env(self.resolve(args[0]), self.resolve(args[1]), args[0])
+            return
+        if attr != "setattr" or len(args) < 2:
+            return
+        first = self.resolve(args[0])
+        if len(args) == 2 and isinstance(first, Const) and isinstance(first.value, str):
+            target = first.value  # pytest's monkeypatch.setattr("ssl.x", value)
+            self._check_patch(t.normalize(target), self.resolve(args[1]), args[0])
+        elif len(args) >= 3 and isinstance(first, Ref):
+            name = _str(self.resolve(args[1]))
+            if name:
+                target = t.normalize(f"{first.qualname}.{name}")
+                self._check_patch(target, self.resolve(args[2]), args[0])
+
+    # -- resolution ----------------------------------------------------------------------
+
+    def lookup(self, name: str) -> Value:
+        """Return what a name is bound to, innermost scope first."""
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        if hasattr(builtins, name):
+            return Ref(f"builtins.{name}")
+        return UNKNOWN
+
+    def resolve(self, node: ast.AST) -> Value:  # noqa: PLR0911, PLR0912 - one case per node type
+        """Return what is known about the value of an expression."""
+        if isinstance(node, ast.Constant):
+            return Const(node.value, node)
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id)
+        if isinstance(node, ast.Attribute):
+            if _is_self(node.value) and self.class_attrs and node.attr in self.class_attrs:
+                return self.class_attrs[node.attr]
+            base = self.resolve(node.value)
+            if isinstance(base, Ref):
+                return Ref(t.normalize(f"{base.qualname}.{node.attr}"))
+            if isinstance(base, Instance):
+                return Method(base.qualname, node.attr, base)
+            return Method(None, node.attr, base)
+        if isinstance(node, ast.Call):
+            return self._resolve_call(node)
+        if isinstance(node, ast.Dict):
+            entries: dict[str, Value] = {}
+            for key, value in zip(node.keys, node.values, strict=True):
+                if key is None:
+                    spread = self.resolve(value)
+                    if isinstance(spread, DictVal):
+                        entries.update(spread.entries)
+                elif isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    entries[key.value] = _located(self.resolve(value), value)
+            return DictVal(entries, node)
+        if isinstance(node, ast.List | ast.Tuple):
+            items: list[Value] = []
+            for element in node.elts:
+                if isinstance(element, ast.Starred):
+                    spread = self.resolve(element.value)
+                    if isinstance(spread, SeqVal):
+                        items.extend(spread.items)
+                else:
+                    items.append(_located(self.resolve(element), element))
+            return SeqVal(tuple(items))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self.resolve(node.left), self.resolve(node.right)
+            if isinstance(left, SeqVal) and isinstance(right, SeqVal):
+                return SeqVal(left.items + right.items)
+            if _str(left) is not None or _str(right) is not None:
+                return SeqVal((left, right))
+            return UNKNOWN
+        if isinstance(node, ast.JoinedStr):
+            return SeqVal(tuple(self.resolve(v) for v in node.values))
+        if isinstance(node, ast.FormattedValue):
+            return self.resolve(node.value)
+        if isinstance(node, ast.NamedExpr | ast.Await):
+            return self.resolve(node.value)
+        return UNKNOWN
+
+    def _resolve_call(self, node: ast.Call) -> Value:  # noqa: PLR0911 - one return per case
+        callee = self.resolve(node.func)
+        if isinstance(callee, Ref):
+            name = callee.qualname
+            origin = t.CONTEXT_FACTORIES.get(name)
+            if origin is not None:
+                return Instance("ssl.SSLContext", self._context(node, name, origin))
+            if name in t.CLASSES:
+                return Instance(t.CLASSES[name])
+            if name in {"functools.partial", "functools.partialmethod"} and node.args:
+                kwmap, _ = self._keywords(node.keywords)
+                return Partial(self.resolve(node.args[0]), {k: v for k, (v, _) in kwmap.items()})
+            if name == "builtins.dict":
+                kwmap, _ = self._keywords(node.keywords)
+                entries = {k: _located(v, loc) for k, (v, loc) in kwmap.items()}
+                return DictVal(entries, node)
+            if name == "shlex.split" and node.args:
+                return self.resolve(node.args[0])
+        if isinstance(callee, Method):
+            if callee.attr == "join" and node.args:
+                joined = self.resolve(node.args[0])
+                return joined if isinstance(joined, SeqVal) else UNKNOWN
+            if callee.attr in {"format", "split", "strip"}:
+                return _param(callee.receiver) if _str(callee.receiver) is not None else UNKNOWN
+            if callee.attr == "copy" and isinstance(callee.receiver, DictVal):
+                return callee.receiver
+        return UNKNOWN
+
+    def _context(self, node: ast.Call, factory: str, origin: str) -> ContextState:
+        state = self.contexts.get(node)
+        if state is not None:
+            return state
+        first = self.resolve(node.args[0]) if node.args else None
+        for keyword in node.keywords:
+            if keyword.arg in {"protocol", "purpose"}:
+                first = self.resolve(keyword.value)
+        name = first.qualname if isinstance(first, Ref) else None
+        if factory == "ssl.SSLContext":
+            if name == "ssl.PROTOCOL_TLS_SERVER":
+                origin = "server"
+            elif name == "ssl.PROTOCOL_TLS_CLIENT":
+                origin = "client"
+            elif first is not None and name not in _BARE_PROTOCOLS:
+                origin = "other"
+        elif name == "ssl.Purpose.CLIENT_AUTH":
+            origin = "server"
+        state = ContextState(origin, node, scope=self.function)
+        self.contexts[node] = state
+        return state
+
+
+def _suspect(value: Value) -> bool:
+    """Tell whether a module-level value could carry a weakening into a function."""
+    if isinstance(value, Const):
+        return value.value in (False, True, None, "", "0") or (
+            isinstance(value.value, str) and value.value.upper() in {"CERT_NONE", "NONE"}
+        )
+    if isinstance(value, Ref):
+        # An alias of a TLS name (``from sslcustomize import create_legacy_context as legacy``).
+        return may_contain_findings(value.qualname.encode())
+    return isinstance(value, DictVal | SeqVal | Partial | Instance)
+
+
+def _callee_name(callee: Value) -> tuple[str | None, str]:
+    """Return the qualified name of a callee (if known) and its last component."""
+    if isinstance(callee, Ref):
+        return callee.qualname, callee.qualname.rsplit(".", 1)[-1]
+    if isinstance(callee, Method):
+        if callee.type_name is not None:
+            return t.normalize(f"{callee.type_name}.{callee.attr}"), callee.attr
+        return None, callee.attr
+    return None, ""
+
+
+def _starttls_spec(
+    qualname: str | None, attr: str, imported: set[str]
+) -> tuple[str, int, str] | None:
+    if qualname in t.STARTTLS_TYPES:
+        name, index = t.STARTTLS_TYPES[qualname]
+        return name, index, "SSC602"
+    if qualname is None and attr in t.STARTTLS_METHODS:
+        name, _, modules = t.STARTTLS_METHODS[attr]
+        if any(module in imported for module in modules):
+            # The receiver's type is not evident: any positional argument may be a context.
+            return name, 0, "SSC602"
+        if attr == "starttls" and "imaplib" in imported:
+            return "ssl_context", 0, "SSC602"
+    return None
+
+
+def _is_self(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _sessionish(node: ast.AST) -> bool:
+    """Tell whether an expression's name suggests an HTTP session (``s``, ``self.session``)."""
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    name = name.lower()
+    return name == "s" or any(part in name for part in _SESSIONISH_NAMES)
+
+
+def _is_warning_class(value: Value) -> bool:
+    if not isinstance(value, Ref):
+        return False
+    last = value.qualname.rsplit(".", 1)[-1]
+    return last in {"InsecureRequestWarning", "HTTPWarning", "Warning", "SecurityWarning"}
+
+
+def _located(value: Value, node: ast.AST) -> Value:
+    """Remember that ``value`` was written at ``node`` (for dict entries and defaults)."""
+    if isinstance(value, Const):
+        return Const(value.value, node)
+    return value
+
+
+def _location(value: Value, fallback: ast.AST) -> ast.AST:
+    """Return where a finding about ``value`` should point."""
+    if isinstance(value, Param) and isinstance(value.default, Const):
+        return value.default.node
+    if isinstance(value, Const) and _written_inside(value.node, fallback):
+        return value.node
+    return fallback
+
+
+def _written_inside(node: ast.AST, container: ast.AST) -> bool:
+    """Tell whether a constant was written in a dict/list (its node is not the keyword's)."""
+    return isinstance(container, ast.Dict | ast.Call) and node is not container
+
+
+def _tokens(value: Value, source: ast.AST) -> Iterator[Token]:
+    value = _param(value)
+    if isinstance(value, Const) and isinstance(value.value, str):
+        yield from tokens_of(value.value, value.node)
+    elif isinstance(value, SeqVal):
+        for item in value.items:
+            yield from _tokens(item, source)

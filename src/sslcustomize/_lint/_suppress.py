@@ -1,0 +1,42 @@
+"""Suppression comments: ``# sslcustomize: allow(reason)`` on the finding's line.
+
+The reason is required. An ``allow()`` without one suppresses nothing and is reported itself
+(``SSC001``), so that every opt-out carries a reason that ``grep`` finds.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+
+__all__ = ["Allows", "find_allows"]
+
+_ALLOW = re.compile(r"#\s*sslcustomize:\s*allow\((?P<reason>[^)]*)\)")
+# line number -> the stripped reason ("" when none was given)
+Allows = dict[int, str]
+
+
+def find_allows(source: str) -> Allows:
+    """Return the suppression comments of a module, by line.
+
+    Only real comments count: the text inside a string or docstring does not.
+
+    Args:
+        source: The module's text.
+
+    Returns:
+        The reason given on each line that carries a suppression comment.
+    """
+    allows: Allows = {}
+    if "sslcustomize:" not in source:
+        return allows
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                match = _ALLOW.search(token.string)
+                if match:
+                    allows[token.start[0]] = match.group("reason").strip()
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the file parsed, so this is unreachable in practice; keep what was found
+    return allows

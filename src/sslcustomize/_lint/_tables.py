@@ -1,0 +1,258 @@
+"""Facts about TLS client APIs: which names are which, and which arguments weaken them.
+
+Qualified names are normalized first (``requests.api.get`` -> ``requests.get``), so each fact
+is written once.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CERT_NONE_NAMES",
+    "CLASSES",
+    "CONTEXT_FACTORIES",
+    "ENV_VARS",
+    "HTTP_VERBS",
+    "KEYWORD_SINKS",
+    "NO_CONTEXT_CLIENTS",
+    "PATCH_TARGETS",
+    "PROCESS_CALLS",
+    "STARTTLS_METHODS",
+    "UNVERIFIED_FACTORIES",
+    "normalize",
+]
+
+_PREFIXES = (
+    ("requests.packages.urllib3.", "urllib3."),
+    ("requests.api.", "requests."),
+    ("requests.sessions.", "requests."),
+    ("aiohttp.client.", "aiohttp."),
+    ("aiohttp.connector.", "aiohttp."),
+    ("httpx._client.", "httpx."),
+    ("httpx._api.", "httpx."),
+    ("urllib3.poolmanager.", "urllib3."),
+    ("urllib3.connectionpool.", "urllib3."),
+    ("urllib3.util.ssl_.", "urllib3.util."),
+    ("paho.mqtt.client.", "paho.mqtt."),
+    ("websocket._core.", "websocket."),
+    ("websocket._app.", "websocket."),
+    ("pymongo.mongo_client.", "pymongo."),
+    ("motor.motor_asyncio.", "motor."),
+    ("gitlab.client.", "gitlab."),
+    ("elasticsearch.client.", "elasticsearch."),
+    ("ssl.VerifyMode.", "ssl."),
+    ("ssl._SSLMethod.", "ssl."),
+    ("requests.urllib3.", "urllib3."),
+)
+_RENAMES = {
+    "requests.session": "requests.Session",
+    "requests.packages.urllib3": "urllib3",
+    "requests.urllib3": "urllib3",
+    "urllib3.exceptions.InsecureRequestWarning": "urllib3.InsecureRequestWarning",
+    "requests.packages.urllib3.exceptions.InsecureRequestWarning": "urllib3.InsecureRequestWarning",
+    "urllib3.exceptions.HTTPWarning": "urllib3.HTTPWarning",
+}
+
+
+def normalize(qualname: str) -> str:
+    """Return the canonical spelling of a dotted name."""
+    for old, new in _PREFIXES:
+        if qualname.startswith(old):
+            qualname = new + qualname[len(old) :]
+            break
+    return _RENAMES.get(qualname, qualname)
+
+
+HTTP_VERBS = frozenset(
+    {"get", "post", "put", "patch", "delete", "head", "options", "request", "send", "stream"}
+)
+
+# Calling these gives an instance of the class on the right.
+CLASSES: dict[str, str] = {
+    "requests.Session": "requests.Session",
+    "httpx.Client": "httpx.Client",
+    "httpx.AsyncClient": "httpx.AsyncClient",
+    "aiohttp.ClientSession": "aiohttp.ClientSession",
+    "aiohttp.TCPConnector": "aiohttp.TCPConnector",
+    "urllib3.PoolManager": "urllib3.PoolManager",
+    "smtplib.SMTP": "smtplib.SMTP",
+    "smtplib.LMTP": "smtplib.SMTP",
+    "smtplib.SMTP_SSL": "smtplib.SMTP",
+    "imaplib.IMAP4": "imaplib.IMAP4",
+    "imaplib.IMAP4_SSL": "imaplib.IMAP4",
+    "poplib.POP3": "poplib.POP3",
+    "poplib.POP3_SSL": "poplib.POP3",
+    "nntplib.NNTP": "nntplib.NNTP",
+    "nntplib.NNTP_SSL": "nntplib.NNTP",
+    "ftplib.FTP_TLS": "ftplib.FTP_TLS",
+    "paho.mqtt.Client": "paho.mqtt.Client",
+    "httplib2.Http": "httplib2.Http",
+    "websocket.WebSocketApp": "websocket.WebSocketApp",
+    "websocket.WebSocket": "websocket.WebSocket",
+}
+
+# Factories of ``ssl.SSLContext``: the origin recorded for the context they make.
+CONTEXT_FACTORIES: dict[str, str] = {
+    "ssl.create_default_context": "default",
+    "ssl.SSLContext": "bare",
+    "urllib3.util.create_urllib3_context": "default",
+    "sslcustomize.create_default_context": "default",
+    "sslcustomize.context_for": "default",
+    "sslcustomize.create_legacy_context": "other",
+    "ssl._create_unverified_context": "other",
+    "ssl._create_stdlib_context": "other",
+}
+UNVERIFIED_FACTORIES = frozenset({"ssl._create_unverified_context", "ssl._create_stdlib_context"})
+
+CERT_NONE_NAMES = frozenset({"ssl.CERT_NONE", "OpenSSL.SSL.VERIFY_NONE"})
+
+# (keyword, positional index or -1, test, code) per callee. Tests: ``false``, ``true``,
+# ``cert_none``.
+_Sink = tuple[str, int, str, str]
+_REQUESTS_VERIFY: list[_Sink] = [("verify", -1, "false", "SSC101")]
+_AIOHTTP_SSL: list[_Sink] = [
+    ("ssl", -1, "false", "SSC103"),
+    ("verify_ssl", -1, "false", "SSC103"),
+]
+_URLLIB3: list[_Sink] = [
+    ("cert_reqs", -1, "cert_none", "SSC104"),
+    ("assert_hostname", -1, "false", "SSC104"),
+]
+
+KEYWORD_SINKS: dict[str, list[_Sink]] = {}
+for _verb in HTTP_VERBS:
+    KEYWORD_SINKS[f"requests.{_verb}"] = _REQUESTS_VERIFY
+    KEYWORD_SINKS[f"requests.Session.{_verb}"] = _REQUESTS_VERIFY
+    KEYWORD_SINKS[f"httpx.{_verb}"] = _REQUESTS_VERIFY
+    KEYWORD_SINKS[f"aiohttp.ClientSession.{_verb}"] = _AIOHTTP_SSL
+KEYWORD_SINKS["requests.Session.merge_environment_settings"] = [("verify", 3, "false", "SSC101")]
+KEYWORD_SINKS["requests.adapters.HTTPAdapter.send"] = _REQUESTS_VERIFY
+for _name in ("Client", "AsyncClient", "HTTPTransport", "AsyncHTTPTransport", "create_ssl_context"):
+    KEYWORD_SINKS[f"httpx.{_name}"] = _REQUESTS_VERIFY
+for _name in ("request", "ClientSession.ws_connect", "TCPConnector", "ClientSession"):
+    KEYWORD_SINKS[f"aiohttp.{_name}"] = _AIOHTTP_SSL
+for _name in (
+    "PoolManager",
+    "ProxyManager",
+    "HTTPSConnectionPool",
+    "connection_from_url",
+    "proxy_from_url",
+    "HTTPSConnection",
+    "connection.HTTPSConnection",
+    "util.create_urllib3_context",
+    "util.ssl_wrap_socket",
+):
+    KEYWORD_SINKS[f"urllib3.{_name}"] = _URLLIB3
+KEYWORD_SINKS["ssl.wrap_socket"] = [("cert_reqs", 3, "cert_none", "SSC205")]
+
+# Keywords whose name alone says what they do: weakening whatever the callee is.
+DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
+    "disable_ssl_certificate_validation": ("true", "SSC502"),
+    "tlsAllowInvalidCertificates": ("true", "SSC503"),
+    "tlsAllowInvalidHostnames": ("true", "SSC503"),
+    "tlsInsecure": ("true", "SSC503"),
+    "ssl_match_hostname": ("false", "SSC503"),
+    "verify_certs": ("false", "SSC505"),
+    "ssl_assert_hostname": ("false", "SSC505"),
+    "ssl_verify": ("false", "SSC506"),
+    "ssl_cert_reqs": ("cert_none_or_none", "SSC507"),
+}
+__all__ += ["DISTINCTIVE_KEYWORDS", "MONGO_CLIENTS", "MONGO_URI_FLAGS"]
+
+MONGO_CLIENTS = frozenset(
+    {"pymongo.MongoClient", "motor.AsyncIOMotorClient", "pymongo.AsyncMongoClient"}
+)
+MONGO_URI_FLAGS = (
+    "tlsallowinvalidcertificates=true",
+    "tlsallowinvalidhostnames=true",
+    "tlsinsecure=true",
+    "ssl_cert_reqs=cert_none",
+)
+
+# Stdlib clients that do not verify without a context: (keyword, positional index, code).
+NO_CONTEXT_CLIENTS: dict[str, tuple[str, int, str]] = {
+    "smtplib.SMTP_SSL": ("context", 99, "SSC601"),
+    "imaplib.IMAP4_SSL": ("ssl_context", 4, "SSC603"),
+    "poplib.POP3_SSL": ("context", 5, "SSC604"),
+    "ftplib.FTP_TLS": ("context", 6, "SSC605"),
+    "nntplib.NNTP_SSL": ("ssl_context", 3, "SSC606"),
+}
+# Methods that upgrade to TLS: (keyword, positional index, the modules they belong to).
+STARTTLS_METHODS: dict[str, tuple[str, int, tuple[str, ...]]] = {
+    "starttls": ("context", 2, ("smtplib", "nntplib")),
+    "stls": ("context", 0, ("poplib",)),
+}
+STARTTLS_TYPES: dict[str, tuple[str, int]] = {
+    "smtplib.SMTP.starttls": ("context", 2),
+    "nntplib.NNTP.starttls": ("context", 0),
+    "imaplib.IMAP4.starttls": ("ssl_context", 0),
+    "poplib.POP3.stls": ("context", 0),
+}
+__all__ += ["STARTTLS_TYPES"]
+
+PATCH_TARGETS = frozenset(
+    {
+        "requests.Session.request",
+        "requests.Session.send",
+        "requests.Session.merge_environment_settings",
+        "requests.request",
+        "requests.adapters.HTTPAdapter.send",
+        "requests.adapters.HTTPAdapter.cert_verify",
+        "requests.adapters.HTTPAdapter.init_poolmanager",
+        "ssl.match_hostname",
+        "ssl.create_default_context",
+        "ssl.SSLContext.wrap_socket",
+        "ssl.SSLSocket.getpeercert",
+        "urllib3.connection.match_hostname",
+        "urllib3.connection._match_hostname",
+        "urllib3.util.ssl_match_hostname.match_hostname",
+        "urllib3.util.create_urllib3_context",
+        "httpx.Client.send",
+        "http.client.HTTPSConnection.connect",
+    }
+)
+
+# Environment variables and the test on their value that makes them disable verification.
+ENV_VARS: dict[str, str] = {
+    "PYTHONHTTPSVERIFY": "zero",
+    "CURL_CA_BUNDLE": "empty",
+    "REQUESTS_CA_BUNDLE": "empty",
+    "GIT_SSL_NO_VERIFY": "any",
+    "PIP_TRUSTED_HOST": "nonempty",
+    "NODE_TLS_REJECT_UNAUTHORIZED": "zero",
+}
+
+PROCESS_CALLS = frozenset(
+    {
+        "subprocess.run",
+        "subprocess.call",
+        "subprocess.check_call",
+        "subprocess.check_output",
+        "subprocess.Popen",
+        "subprocess.getoutput",
+        "subprocess.getstatusoutput",
+        "os.system",
+        "os.popen",
+        "os.execv",
+        "os.execve",
+        "os.execvp",
+        "os.execvpe",
+        "os.execl",
+        "os.execle",
+        "os.execlp",
+        "os.execlpe",
+        "os.spawnv",
+        "os.spawnve",
+        "os.spawnvp",
+        "os.spawnvpe",
+        "os.spawnl",
+        "os.spawnle",
+        "os.spawnlp",
+        "os.spawnlpe",
+        "os.posix_spawn",
+        "os.posix_spawnp",
+        "asyncio.create_subprocess_exec",
+        "asyncio.create_subprocess_shell",
+        "pexpect.spawn",
+        "pexpect.run",
+    }
+)

@@ -1,0 +1,67 @@
+"""Other clients: httplib2, pymongo, paho-mqtt, elasticsearch, python-gitlab, redis, ldap3."""
+import ssl
+
+import elasticsearch
+import gitlab
+import httplib2
+import ldap3
+import paho.mqtt.client as mqtt
+import pymongo
+import redis
+from elasticsearch import Elasticsearch
+from pymongo import MongoClient
+
+
+def http2():
+    httplib2.Http(disable_ssl_certificate_validation=True)  # expect: SSC502
+    h = httplib2.Http()
+    h.disable_ssl_certificate_validation = True  # expect: SSC502
+
+
+def mongo(uri):
+    MongoClient(uri, tls=True, tlsAllowInvalidCertificates=True)  # expect: SSC503
+    pymongo.MongoClient(uri, tlsAllowInvalidHostnames=True)  # expect: SSC503
+    pymongo.MongoClient(host=uri, tlsInsecure=True)  # expect: SSC503
+    MongoClient("mongodb://db.corp.example/?tls=true&tlsAllowInvalidCertificates=true")  # expect: SSC503
+
+
+def mqtt_client():
+    client = mqtt.Client()
+    client.tls_set(ca_certs=None, cert_reqs=ssl.CERT_NONE)  # expect: SSC504
+    client.tls_insecure_set(True)  # expect: SSC504
+
+
+def search(url):
+    Elasticsearch(url, verify_certs=False)  # expect: SSC505
+    elasticsearch.Elasticsearch([url], verify_certs=False, ssl_show_warn=False)  # expect: SSC505
+    Elasticsearch(url, ssl_assert_hostname=False)  # expect: SSC505
+
+
+def lab(url, token):
+    gitlab.Gitlab(url, private_token=token, ssl_verify=False)  # expect: SSC506
+    gl = gitlab.Gitlab.from_config("corp")
+    gl.ssl_verify = False  # expect: SSC506
+
+
+def cache(host):
+    redis.Redis(host=host, ssl=True, ssl_cert_reqs=None)  # expect: SSC507
+    redis.StrictRedis(host=host, ssl=True, ssl_cert_reqs="none")  # expect: SSC507
+
+
+def directory(server):
+    tls = ldap3.Tls(validate=ssl.CERT_NONE)  # expect: SSC508
+    return ldap3.Server(server, use_ssl=True, tls=tls)
+
+
+# --- look-alikes ---------------------------------------------------------------------------
+
+def safe(uri, url, token, ca):
+    httplib2.Http(ca_certs=ca)  # expect: none
+    httplib2.Http(disable_ssl_certificate_validation=False)  # expect: none
+    MongoClient(uri, tls=True, tlsCAFile=ca)  # expect: none
+    MongoClient(uri, tlsAllowInvalidCertificates=False)  # expect: none
+    mqtt.Client().tls_insecure_set(False)  # expect: none
+    Elasticsearch(url, verify_certs=True, ca_certs=ca)  # expect: none
+    gitlab.Gitlab(url, private_token=token, ssl_verify=ca)  # expect: none
+    redis.Redis(ssl=True, ssl_cert_reqs="required")  # expect: none
+    ldap3.Tls(validate=ssl.CERT_REQUIRED, ca_certs_file=ca)  # expect: none

@@ -1,0 +1,102 @@
+"""requests and httpx: verify flags, followed through aliases, constants, kwargs and partials."""
+import functools
+
+import httpx
+import requests
+import requests as rq
+from requests import get as fetch
+from requests import post
+
+VERIFY_TLS = False
+NO_VERIFY = {"verify": False}  # expect: SSC101
+SAFE_OPTS = {"verify": True, "timeout": 5}
+
+
+def plain(url):
+    requests.get(url, verify=False)  # expect: SSC101
+    rq.post(url, data={}, verify=False)  # expect: SSC101
+    fetch(url, verify=False)  # expect: SSC101
+    post(url, json={}, verify=False)  # expect: SSC101
+    requests.request("PATCH", url, verify=False)  # expect: SSC101
+    requests.api.delete(url, verify=False)  # expect: SSC101
+
+
+def through_constant(url):
+    return requests.get(url, verify=VERIFY_TLS)  # expect: SSC101
+
+
+def through_local(url):
+    check = False
+    return requests.head(url, verify=check)  # expect: SSC101
+
+
+def through_kwargs(url):
+    return requests.get(url, **NO_VERIFY)
+
+
+def through_dict_call(url):
+    options = dict(timeout=3, verify=False)  # expect: SSC101
+    return requests.put(url, **options)
+
+
+def through_partial():
+    return functools.partial(requests.get, verify=False)  # expect: SSC101
+
+
+def insecure_default(url, verify=False):  # expect: SSC101
+    return requests.get(url, verify=verify)
+
+
+def session_call(url):
+    with requests.Session() as session:
+        return session.get(url, verify=False)  # expect: SSC101
+
+
+def unknown_receiver(client, url):
+    return client.post(url, verify=False)  # expect: SSC101
+
+
+def httpx_calls(url):
+    httpx.get(url, verify=False)  # expect: SSC101
+    with httpx.Client(verify=False) as client:  # expect: SSC101
+        client.get(url)
+
+
+async def httpx_async(url):
+    async with httpx.AsyncClient(http2=True, verify=False) as client:  # expect: SSC101
+        return await client.get(url)
+
+
+def httpx_transport():
+    return httpx.HTTPTransport(retries=2, verify=False)  # expect: SSC101
+
+
+# --- look-alikes: must stay silent ---------------------------------------------------------
+
+import certifi
+import jwt
+import numpy as np
+
+
+def safe(url, ca_path):
+    requests.get(url, verify=True)  # expect: none
+    requests.get(url, verify=ca_path)  # expect: none
+    requests.get(url, verify="/etc/ssl/certs/corp.pem")  # expect: none
+    requests.get(url, verify=certifi.where())  # expect: none
+    requests.get(url, **SAFE_OPTS)  # expect: none
+    httpx.Client(verify=True)  # expect: none
+    jwt.decode(token, key, verify=False)  # expect: none
+    np.testing.assert_allclose(a, b, verify=False)  # expect: none
+    # requests.get(url, verify=False) in a comment  # expect: none
+    text = "requests.get(url, verify=False)"  # expect: none
+    if kwargs.get("verify") is False:  # expect: none
+        raise ValueError("refusing verify=False")  # expect: none
+
+
+def secure_default(url, verify=True):  # expect: none
+    return requests.get(url, verify=verify)
+
+
+def documented(url):
+    """Never call requests.get(url, verify=False) here."""  # expect: none
+    return requests.get(url)

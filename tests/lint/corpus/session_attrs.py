@@ -1,0 +1,69 @@
+"""Session objects whose verify attribute is switched off."""
+import requests
+import requests.sessions
+from requests import Session, session
+
+
+def module_session():
+    s = requests.Session()
+    s.verify = False  # expect: SSC102
+    return s
+
+
+def factory_session():
+    sess = session()
+    sess.verify = False  # expect: SSC102
+    return sess
+
+
+def aliased_class():
+    http = Session()
+    http.verify = False  # expect: SSC102
+    return http
+
+
+def sessions_module():
+    client = requests.sessions.Session()
+    client.verify = False  # expect: SSC102
+
+
+def verify_constant():
+    off = False
+    s = Session()
+    s.verify = off  # expect: SSC102
+
+
+class Api:
+    def __init__(self):
+        self.session = requests.Session()
+        self.session.verify = False  # expect: SSC102
+
+
+class Other:
+    def __init__(self, session):
+        self.http = session
+
+    def insecure(self):
+        self.http.verify = False  # expect: SSC102
+
+
+def in_with():
+    with requests.Session() as s:
+        s.verify = False  # expect: SSC102
+
+
+# --- look-alikes ---------------------------------------------------------------------------
+
+class Options:
+    verify = False  # expect: none
+
+
+def safe(args, ca):
+    s = requests.Session()
+    s.verify = ca  # expect: none
+    s.verify = True  # expect: none
+    s.verify = "/etc/corp/ca.pem"  # expect: none
+    args.verify = False  # expect: none
+    signature = object()
+    signature.verify = False  # expect: none
+    assert s.verify is not False  # expect: none

@@ -1,0 +1,115 @@
+"""ssl contexts: attributes switched off, bare client contexts, private unverified factories."""
+import asyncio
+import http.client
+import socket
+import ssl
+import urllib.request
+from ssl import CERT_NONE, SSLContext, create_default_context
+
+NOVERIFY = ssl.CERT_NONE
+
+
+def attributes(host):
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False  # expect: SSC202
+    ctx.verify_mode = ssl.CERT_NONE  # expect: SSC201
+    return urllib.request.urlopen("https://" + host, context=ctx)
+
+
+def imported_names():
+    ctx = create_default_context()
+    ctx.check_hostname = False  # expect: SSC202
+    ctx.verify_mode = CERT_NONE  # expect: SSC201
+    return ctx
+
+
+def module_constant():
+    context = ssl.create_default_context()
+    context.check_hostname = False  # expect: SSC202
+    context.verify_mode = NOVERIFY  # expect: SSC201
+    return context
+
+
+def verify_mode_enum():
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False  # expect: SSC202
+    ctx.verify_mode = ssl.VerifyMode.CERT_NONE  # expect: SSC201
+    return ctx
+
+
+def bare_contexts(host):
+    a = ssl.SSLContext()  # expect: SSC204
+    b = SSLContext(ssl.PROTOCOL_TLS)  # expect: SSC204
+    c = ssl.SSLContext(protocol=ssl.PROTOCOL_SSLv23)  # expect: SSC204
+    d = ssl.SSLContext(ssl.PROTOCOL_TLSv1_2)  # expect: SSC204
+    conn = http.client.HTTPSConnection(host, context=ssl.SSLContext(ssl.PROTOCOL_TLS))  # expect: SSC204
+    return a, b, c, d, conn
+
+
+def unverified(host):
+    urllib.request.urlopen("https://" + host, context=ssl._create_unverified_context())  # expect: SSC203
+    ctx = ssl._create_stdlib_context()  # expect: SSC203
+    return ctx
+
+
+def wrap_socket_legacy(host):
+    sock = socket.create_connection((host, 443))
+    ssl.wrap_socket(sock)  # expect: SSC205
+    ssl.wrap_socket(sock, cert_reqs=ssl.CERT_NONE)  # expect: SSC205
+
+
+class Client:
+    def __init__(self):
+        self.ctx = ssl.create_default_context()
+
+    def weaken(self):
+        self.ctx.check_hostname = False  # expect: SSC202
+        self.ctx.verify_mode = ssl.CERT_NONE  # expect: SSC201
+
+
+def parameter_context(context):
+    context.check_hostname = False  # expect: SSC202
+    context.verify_mode = ssl.CERT_NONE  # expect: SSC201
+
+
+async def asyncio_client(host):
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False  # expect: SSC202
+    ctx.verify_mode = ssl.CERT_NONE  # expect: SSC201
+    return await asyncio.open_connection(host, 443, ssl=ctx)
+
+
+# --- look-alikes ---------------------------------------------------------------------------
+
+def server_contexts(cert, key, sock, handler):
+    srv = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)  # expect: none
+    srv.verify_mode = ssl.CERT_NONE  # expect: none
+    srv.load_cert_chain(cert, key)
+    purpose = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)  # expect: none
+    purpose.verify_mode = ssl.CERT_NONE  # expect: none
+    legacy = ssl.SSLContext(ssl.PROTOCOL_TLS)  # expect: none
+    legacy.check_hostname = False  # expect: none
+    legacy.verify_mode = ssl.CERT_NONE  # expect: none
+    legacy.load_cert_chain(cert, key)
+    wrapped = legacy.wrap_socket(sock, server_side=True)  # expect: none
+    return asyncio.start_server(handler, "127.0.0.1", 0, ssl=srv), wrapped
+
+
+def server_socket_helper(sock, ctx):
+    ctx.verify_mode = ssl.CERT_NONE  # expect: none
+    return ctx.wrap_socket(sock, server_side=True)
+
+
+def safe_clients(ctx, host):
+    ctx = ssl.create_default_context()  # expect: none
+    ctx.verify_mode = ssl.CERT_REQUIRED  # expect: none
+    ctx.check_hostname = True  # expect: none
+    client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # expect: none
+    manual = ssl.SSLContext(ssl.PROTOCOL_TLS)  # expect: none
+    manual.verify_mode = ssl.CERT_REQUIRED  # expect: none
+    manual.check_hostname = True  # expect: none
+    if ctx.verify_mode == ssl.CERT_NONE:  # expect: none
+        raise ValueError("unverified")
+    assert ctx.verify_mode != CERT_NONE  # expect: none
+    assert ctx.check_hostname is not False  # expect: none
+    return client, manual

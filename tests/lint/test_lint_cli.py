@@ -1,0 +1,153 @@
+"""The ``lint`` command through its own parser: formats, exit codes, selection, suppression."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from sslcustomize._cli import _lint
+
+INSECURE = 'import requests\nrequests.get("https://x", verify=False)\n'
+
+
+def run(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="sslcustomize")
+    _lint.register(parser.add_subparsers())
+    args = parser.parse_args(["lint", *argv])
+    return int(args.handler(args))
+
+
+@pytest.fixture
+def insecure(tmp_path: Path) -> Path:
+    path = tmp_path / "app.py"
+    path.write_text(INSECURE)
+    return path
+
+
+def test_clean_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A clean tree exits 0 and prints no finding."""
+    (tmp_path / "ok.py").write_text('import requests\nrequests.get("https://x")\n')
+    assert run(str(tmp_path)) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_findings_exit_one_text(insecure: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Findings exit 1; text lines are ``path:line:col: CODE message`` plus the fix."""
+    assert run(str(insecure)) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{insecure}:2:27: SSC101 ")
+    assert out[1].startswith("    fix: ")
+    assert "sslcustomize trust HOST" in out[1]
+    assert "create_legacy_context()" in out[1]
+
+
+def test_exit_zero(insecure: Path) -> None:
+    """--exit-zero exits 0 even with findings."""
+    assert run("--exit-zero", str(insecure)) == 0
+
+
+def test_missing_path_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A path that does not exist exits 2."""
+    assert run(str(tmp_path / "nope")) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_unknown_code_is_usage_error(insecure: Path) -> None:
+    """An unknown rule code in --select or --ignore exits 2."""
+    assert run("--select", "SSC999", str(insecure)) == 2
+    assert run("--ignore", "XYZ", str(insecure)) == 2
+
+
+def test_bad_format_is_usage_error(insecure: Path) -> None:
+    """An unknown --format is rejected by argparse with exit 2."""
+    with pytest.raises(SystemExit) as info:
+        run("--format", "xml", str(insecure))
+    assert info.value.code == 2
+
+
+def test_json(insecure: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """JSON output carries version 1, the finding, its rule texts and the fix."""
+    assert run("--format", "json", str(insecure)) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["version"] == 1
+    assert data["files"] == 1
+    [finding] = data["findings"]
+    assert finding["code"] == "SSC101"
+    assert (finding["line"], finding["column"]) == (2, 27)
+    assert finding["family"] == "http-client-flags"
+    assert "sslcustomize trust HOST" in finding["fix"]
+
+
+def test_select_and_ignore(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--select keeps matching prefixes, --ignore drops them."""
+    path = tmp_path / "two.py"
+    path.write_text(INSECURE + "import smtplib\nsmtplib.SMTP_SSL('h')\n")
+    assert run("--format", "json", "--select", "SSC6", str(path)) == 1
+    codes = [f["code"] for f in json.loads(capsys.readouterr().out)["findings"]]
+    assert codes == ["SSC601"]
+    assert run("--format", "json", "--ignore", "SSC601,SSC1", str(path)) == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == []
+
+
+def test_suppression_with_reason(tmp_path: Path) -> None:
+    """``# sslcustomize: allow(reason)`` on the finding's line suppresses it."""
+    path = tmp_path / "a.py"
+    path.write_text(INSECURE.rstrip() + "  # sslcustomize: allow(loopback test server)\n")
+    assert run(str(path)) == 0
+
+
+def test_suppression_is_scoped_to_its_line(tmp_path: Path) -> None:
+    """A suppression on another line does not hide the finding."""
+    path = tmp_path / "a.py"
+    path.write_text("# sslcustomize: allow(whole file)\n" + INSECURE)
+    assert run(str(path)) == 1
+
+
+def test_allow_without_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``allow()`` without a reason suppresses nothing and is reported as SSC001."""
+    path = tmp_path / "a.py"
+    path.write_text(INSECURE.rstrip() + "  # sslcustomize: allow( )\n")
+    assert run("--format", "json", str(path)) == 1
+    codes = [f["code"] for f in json.loads(capsys.readouterr().out)["findings"]]
+    assert codes == ["SSC001", "SSC101"]
+
+
+def test_allow_in_a_string_is_not_a_suppression(tmp_path: Path) -> None:
+    """Only comments suppress: the marker inside a string does not."""
+    path = tmp_path / "a.py"
+    path.write_text('import requests\nrequests.get("# sslcustomize: allow(x)", verify=False)\n')
+    assert run(str(path)) == 1
+
+
+def test_legacy_context_has_its_own_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """create_legacy_context() is reported as SSC901, a visible opt-out."""
+    path = tmp_path / "a.py"
+    path.write_text("import sslcustomize\nctx = sslcustomize.create_legacy_context()\n")
+    assert run("--format", "json", str(path)) == 1
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert (finding["code"], finding["level"]) == ("SSC901", "note")
+
+
+def test_parse_error_is_reported_and_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unparseable file is named on stderr and does not change the exit status."""
+    (tmp_path / "broken.py").write_text("import ssl\ndef (:\n")
+    assert run(str(tmp_path)) == 0
+    assert "broken.py: cannot parse" in capsys.readouterr().err
+
+
+def test_main_dispatches_to_lint(
+    insecure: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``sslcustomize._cli.main(["lint", ...])`` runs this command (other commands stubbed)."""
+    import sslcustomize._cli as cli
+
+    monkeypatch.setattr(cli, "COMMANDS", ("lint",))
+    assert cli.main(["lint", str(insecure)]) == 1
+    assert "SSC101" in capsys.readouterr().out

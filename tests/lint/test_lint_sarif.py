@@ -1,0 +1,57 @@
+"""SARIF output validates against the SARIF 2.1.0 schema and carries what GitHub needs.
+
+``sarif-schema-2.1.0.json`` is the OASIS schema (sarif-spec, ``sarif-2.1/schema``), vendored so
+that the test runs offline.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sslcustomize._lint import RULES, lint_files
+from sslcustomize._lint._output import render
+
+SCHEMA = Path(__file__).parent / "sarif-schema-2.1.0.json"
+CORPUS = Path(__file__).parent / "corpus"
+
+
+@pytest.fixture(scope="module")
+def sarif() -> dict[str, Any]:
+    files = sorted(str(p) for p in CORPUS.glob("*.py"))
+    return dict(json.loads(render(lint_files(files, jobs=1), "sarif")))
+
+
+def test_validates_against_schema(sarif: dict[str, Any]) -> None:
+    """The SARIF log validates against the SARIF 2.1.0 JSON schema."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(schema).validate(sarif)
+
+
+def test_github_requirements(sarif: dict[str, Any]) -> None:
+    """Version, driver rules with security-severity, results with rule index and region."""
+    assert sarif["version"] == "2.1.0"
+    [run] = sarif["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == [r.code for r in RULES]
+    assert all("security-severity" in r["properties"] for r in rules)
+    assert run["results"]
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        location = result["locations"][0]["physicalLocation"]
+        assert location["region"]["startLine"] >= 1
+        assert location["artifactLocation"]["uri"]
+
+
+def test_relative_paths_use_srcroot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Relative paths become relative URIs under %SRCROOT%, as code scanning expects."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a b.py").write_text("import ssl\nssl._create_unverified_context()\n")
+    monkeypatch.chdir(tmp_path)
+    log = json.loads(render(lint_files(["./pkg/a b.py"], jobs=1), "sarif"))
+    location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": "pkg/a%20b.py", "uriBaseId": "%SRCROOT%"}

@@ -1,0 +1,133 @@
+"""Pieces of the linter: rule table and docs, pre-filter, command lines, parallel runs."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from sslcustomize._lint import RULES, LintResult, lint_files, lint_source
+from sslcustomize._lint._commands import scan_command, tokens_of
+from sslcustomize._lint._docs import render_index, render_rule
+from sslcustomize._lint._prefilter import hot_lines, may_contain_findings
+
+DOCS = Path(__file__).parents[2] / "docs"
+
+
+def test_rule_codes_are_unique_and_grouped() -> None:
+    """Codes are unique, SSC plus three digits, and each maps to a family."""
+    codes = [rule.code for rule in RULES]
+    assert len(set(codes)) == len(codes)
+    for rule in RULES:
+        assert rule.code.startswith("SSC")
+        assert rule.code[3:].isdigit()
+        assert len(rule.code) == 6
+        assert rule.family
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_docs_page_matches_rule_table(rule: object) -> None:
+    """Each rule has a docs page, generated from the rule table (what, why, fix)."""
+    page = DOCS / "rules" / f"{rule.code}.md"  # type: ignore[attr-defined]
+    assert page.read_text(encoding="utf-8") == render_rule(rule)  # type: ignore[arg-type]
+
+
+def test_docs_index_matches_rule_table() -> None:
+    """docs/lint.md ends with the rule table rendered from the rules."""
+    assert (DOCS / "lint.md").read_text(encoding="utf-8").endswith(render_index())
+
+
+def test_findings_name_the_scoped_fix() -> None:
+    """Every weakening rule's fix names a scoped remedy."""
+    for rule in RULES:
+        if rule.code in {"SSC001"}:
+            continue
+        assert any(
+            word in rule.fix
+            for word in ("sslcustomize trust", "CA", "create_legacy_context", "--cacert", "pin")
+        ), rule.code
+
+
+def test_prefilter_skips_unrelated_and_keeps_related() -> None:
+    """Files without TLS words are skipped; English words that contain 'ssl' do not count."""
+    assert not may_contain_findings(b"x = 1\n# endlessly passline\n")
+    assert may_contain_findings(b"import ssl\n")
+    assert may_contain_findings(b"s.get(u, verify=False)\n")
+    assert may_contain_findings(b'run(["curl", "-k"])\n')
+    assert not may_contain_findings(b"# verify that it works\n")
+
+
+def test_hot_lines() -> None:
+    """Lines are hot when they hold a rule word or one of the extra names."""
+    assert hot_lines(b"a = 1\nimport ssl\nOPTS\n", (b"opts",)) == [False, True, True, False]
+
+
+def test_skipped_file_is_counted_not_parsed() -> None:
+    """A file the pre-filter rejects counts as linted but is not parsed."""
+    result = LintResult()
+    lint_source(b"def (:\n", "x.py", result)
+    assert (result.files, result.parsed, result.errors) == (1, 0, [])
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        ("curl -fsSLk https://x", "SSC402"),
+        ("wget --no-check-certificate x", "SSC403"),
+        ("git -c http.sslverify=off pull", "SSC404"),
+        ("git config --global http.sslVerify false", "SSC404"),
+        ("python -m pip install --trusted-host h pkg", "SSC401"),
+        ("echo ok; curl --insecure x", "SSC402"),
+    ],
+)
+def test_command_flags(command: str, code: str) -> None:
+    """Disabling flags are found in shell strings."""
+    node = ast.Constant(command)
+    assert [c for c, _ in scan_command(tokens_of(command, node))] == [code]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "curl -fsSL x",
+        "tar -xkf a.tar",
+        "git -c http.sslVerify=true pull",
+        "pip install -k x",
+        "echo curl; ls -k",
+        "git config http.sslVerify true",
+        "curl 'unbalanced",
+    ],
+)
+def test_command_lookalikes(command: str) -> None:
+    """Look-alike command lines stay silent."""
+    assert list(scan_command(tokens_of(command, ast.Constant(command)))) == []
+
+
+def test_parallel_matches_serial(tmp_path: Path) -> None:
+    """Linting many files in worker processes finds exactly what a single process finds."""
+    for i in range(260):
+        body = "import requests\nrequests.get(u, verify=False)\n" if i % 3 == 0 else "x = 1\n"
+        (tmp_path / f"m{i:03}.py").write_text(body)
+    files = sorted(str(p) for p in tmp_path.glob("*.py"))
+    serial = lint_files(files, jobs=1)
+    parallel = lint_files(files, jobs=2)
+    assert parallel.findings == serial.findings
+    assert (parallel.files, len(parallel.findings)) == (260, 87)
+
+
+def test_unreadable_file_is_an_error(tmp_path: Path) -> None:
+    """A file that cannot be read is reported as an error, not as clean."""
+    result = lint_files([str(tmp_path / "gone.py")], jobs=1)
+    assert result.errors
+    assert "cannot read" in result.errors[0].message
+
+
+def test_encoding_declaration_is_honoured(tmp_path: Path) -> None:
+    """Files in a declared legacy encoding are parsed as Python would."""
+    path = tmp_path / "latin.py"
+    path.write_bytes(
+        b"# -*- coding: latin-1 -*-\nimport requests\n# caf\xe9\nrequests.get(u, verify=False)\n"
+    )
+    [finding] = lint_files([str(path)], jobs=1).findings
+    assert (finding.code, finding.line) == ("SSC101", 4)
