@@ -491,7 +491,7 @@ class Analyzer:
         callee: Value,
         args: list[ast.expr],
         kwmap: _KwMap,
-        has_star: bool,
+        has_star: bool,  # noqa: FBT001 - one of several positional facts about a call
     ) -> None:
         def arg(name: str, index: int) -> tuple[Value, ast.AST] | None:
             if name in kwmap:
@@ -589,7 +589,7 @@ class Analyzer:
         attr: str,
         args: list[ast.expr],
         kwmap: _KwMap,
-        has_star: bool,
+        has_star: bool,  # noqa: FBT001 - one of several positional facts about a call
     ) -> None:
         spec = t.NO_CONTEXT_CLIENTS.get(qualname or "")
         if spec is None:

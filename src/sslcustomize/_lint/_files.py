@@ -29,13 +29,13 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[str]]:
     files: list[str] = []
     missing: list[str] = []
     for path in paths:
-        if os.path.isfile(path):  # noqa: PTH113 - see the module docstring
+        if os.path.isfile(path):
             files.append(path)
-        elif os.path.isdir(path):  # noqa: PTH112 - see the module docstring
+        elif os.path.isdir(path):
             for root, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
                 files.extend(
-                    os.path.join(root, name)  # noqa: PTH118 - see the module docstring
+                    os.path.join(root, name)
                     for name in sorted(names)
                     if name.endswith((".py", ".pyi"))
                 )

@@ -78,7 +78,7 @@ def _json(result: LintResult) -> dict[str, Any]:
 
 def _uri(path: str) -> dict[str, str]:
     posix = path.replace(os.sep, "/")
-    if os.path.isabs(path):  # noqa: PTH117 - paths are str, as the user gave them
+    if os.path.isabs(path):
         return {"uri": "file://" + quote(posix)}
     posix = posix.removeprefix("./")
     return {"uri": quote(posix), "uriBaseId": "%SRCROOT%"}

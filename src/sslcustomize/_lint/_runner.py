@@ -85,7 +85,7 @@ def _lint_paths(paths: Sequence[str], result: LintResult) -> None:
         warnings.simplefilter("ignore")
         for path in paths:
             try:
-                with open(path, "rb") as handle:  # noqa: PTH123 - str paths, see _files
+                with open(path, "rb") as handle:
                     data = handle.read()
             except OSError as exc:
                 result.errors.append(LintError(path=path, message=f"cannot read: {exc.strerror}"))
