@@ -349,3 +349,28 @@ def test_pin_mismatch_closes_before_application_data(
     with pytest.raises(OSError, match=r"Bad file descriptor|closed"):
         tls.sendall(b"secret")
     raw.close()
+
+
+def test_port_scoped_exception_over_asyncio(
+    write_policy: WritePolicy, appliance: trustme.LeafCert, tls_server: tuple[str, int]
+) -> None:
+    """asyncio connections (memory BIOs) know their port too: port-scoped exceptions apply."""
+    import asyncio
+
+    host, port = tls_server
+    pin = _pin(appliance)
+    body = f"pin = ['{pin}']\ncheck_hostname = false"
+
+    async def connect() -> bytes:
+        reader, writer = await asyncio.open_connection(host, port, ssl=True, server_hostname=host)
+        data = await reader.readexactly(5)
+        writer.close()
+        await writer.wait_closed()
+        return data
+
+    sslcustomize.inject(write_policy(_exception(f"{host}:{port}", body)))
+    assert asyncio.run(connect()) == b"hello"
+    sslcustomize.inject(write_policy(_exception(f"{host}:{port + 1}", body)))
+    with pytest.raises(sslcustomize.CertificateRejected) as caught:
+        asyncio.run(connect())
+    assert caught.value.port == port

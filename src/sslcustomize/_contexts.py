@@ -53,9 +53,39 @@ _wrap_lock = threading.RLock()
 
 def _port_of(sock: object) -> int | None:
     try:
-        return int(sock.getpeername()[1])  # type: ignore[attr-defined]
-    except (AttributeError, OSError, IndexError, TypeError, ValueError):
+        return _port_of_address(sock.getpeername())  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
         return None
+
+
+def _transport_port() -> int | None:
+    """Find the peer port of a memory-BIO connection from the asyncio code wrapping it.
+
+    The memory BIO knows no socket; a few frames up, asyncio's connection code has it (a
+    ``sock`` local in ``_create_connection_transport``, a ``transport`` in ``start_tls``, or
+    the protocol's ``_transport``). Used only to match port-specific exceptions: without it
+    they would never apply to asyncio, aiohttp or websockets connections.
+    """
+    frame: types.FrameType | None = sys._getframe(2)  # noqa: SLF001 - see the docstring
+    for _ in range(12):
+        if frame is None:
+            break
+        names = frame.f_locals
+        sock = names.get("sock")
+        if hasattr(sock, "getpeername"):
+            return _port_of(sock)
+        for transport in (names.get("transport"), getattr(names.get("self"), "_transport", None)):
+            get_extra_info = getattr(transport, "get_extra_info", None)
+            if get_extra_info is not None:
+                return _port_of_address(get_extra_info("peername"))
+        frame = frame.f_back
+    return None
+
+
+def _port_of_address(peer: object) -> int | None:
+    if isinstance(peer, tuple) and len(peer) >= 2 and isinstance(peer[1], int):
+        return peer[1]
+    return None
 
 
 def _after_handshake(connection: PolicySSLSocket | PolicySSLObject, port: int | None) -> None:
@@ -103,6 +133,7 @@ class PolicySSLSocket(ssl.SSLSocket):
 class PolicySSLObject(ssl.SSLObject):
     """An SSLObject (asyncio and other memory-BIO users) whose failures explain themselves."""
 
+    _sslcustomize_port: int | None = None
     _sslcustomize_plan: Plan | None = None
     _sslcustomize_rejected: CertificateRejected | None = None
 
@@ -113,8 +144,8 @@ class PolicySSLObject(ssl.SSLObject):
         except CertificateRejected:
             raise
         except ssl.SSLCertVerificationError as error:
-            raise _explain(error, self, None) from error
-        _after_handshake(self, None)
+            raise _explain(error, self, self._sslcustomize_port) from error
+        _after_handshake(self, self._sslcustomize_port)
 
     def write(self, data: bytes) -> int:  # type: ignore[override]
         """Write application data, unless the certificate was rejected."""
@@ -160,13 +191,16 @@ class PolicyContext(ssl.SSLContext):
         **kwargs: Any,
     ) -> Any:
         wrap = super()._wrap_bio  # type: ignore[misc]
-        return self._wrap(wrap, (incoming, outgoing, server_side, server_hostname), None, kwargs)
+        port = None if server_side else _transport_port()
+        return self._wrap(wrap, (incoming, outgoing, server_side, server_hostname), port, kwargs)
 
     def _wrap(
         self, wrap: Any, arguments: tuple[Any, ...], port: int | None, kwargs: dict[str, Any]
     ) -> Any:
         """Create the connection under its plan (see :mod:`._connection`)."""
         server_side, server_hostname = arguments[-2:]
+        if isinstance(kwargs.get("owner"), PolicySSLObject):
+            kwargs["owner"]._sslcustomize_port = port  # noqa: SLF001 - our own class
         name = getattr(self, "_sslcustomize_name", None)
         plan = None
         if not server_side and name is not None:
