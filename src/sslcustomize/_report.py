@@ -21,7 +21,7 @@ from typing import Any
 
 from .exceptions import SSLCustomizeWarning
 
-__all__ = ["RECORD_VERSION", "Record", "Sink", "open_sink", "warn_safely"]
+__all__ = ["RECORD_VERSION", "Record", "Sink", "open_sink", "read_records", "warn_safely"]
 
 RECORD_VERSION = 1
 _SCHEMA = """
@@ -231,3 +231,32 @@ _FACTORIES: dict[str, Callable[[str], Sink]] = {
 def open_sink(name: str, path: str | None) -> Sink:
     """Return the sink called ``name``, writing to ``path`` or its default place."""
     return _FACTORIES[name](path or default_path(name))
+
+
+def read_records(path: str) -> list[dict[str, Any]]:
+    """Read every record of a ``sqlite`` or ``jsonl`` sink file, oldest first.
+
+    The kind is told by the file's first bytes (SQLite's header), not its name. Lines of a
+    JSONL file that are not JSON (a torn write) are skipped.
+
+    Raises:
+        OSError: The file cannot be read.
+    """
+    with open(path, "rb") as file:
+        header = file.read(16)
+    if header.startswith(b"SQLite format 3"):
+        import contextlib  # noqa: PLC0415
+        import sqlite3  # noqa: PLC0415
+
+        uri = "file:" + os.path.abspath(path) + "?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as connection:
+            rows = connection.execute("SELECT record FROM records ORDER BY id").fetchall()
+        return [json.loads(row[0]) for row in rows]
+    records = []
+    with open(path, encoding="utf-8", errors="replace") as file:
+        for line in file:
+            try:
+                records.append(json.loads(line))
+            except ValueError:  # noqa: PERF203 - a torn line must not hide the others
+                continue
+    return records
