@@ -15,7 +15,18 @@ from collections.abc import Sequence
 __all__ = ["entrypoint", "main"]
 
 # Command modules, in the order ``--help`` lists them.
-COMMANDS = ("check", "trust", "explain", "report", "doctor", "enable", "disable", "run", "lint")
+COMMANDS = (
+    "check",
+    "scan",
+    "trust",
+    "explain",
+    "report",
+    "doctor",
+    "enable",
+    "disable",
+    "run",
+    "lint",
+)
 
 EXIT_OK = 0
 EXIT_FAILURE = 1

@@ -1,0 +1,124 @@
+"""``sslcustomize scan``: check many targets at once, with a progress bar; CSV or JSON out."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from .._probe import STARTTLS_PORTS, ProbeError, parse_target
+from . import EXIT_FAILURE, EXIT_OK
+from ._check import inspect_target
+from ._output import console, fail, print_json
+
+__all__ = ["register"]
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``scan``."""
+    parser = commands.add_parser(
+        "scan",
+        help="check many targets concurrently",
+        description="Check every target listed in FILE (one per line: TARGET, optionally "
+        "followed by a STARTTLS protocol; '#' starts a comment) under the policy. Exit 0 when "
+        "all verify, 1 when any is rejected or could not be checked.",
+    )
+    parser.add_argument("file", metavar="FILE", help="the list of targets ('-' for stdin)")
+    parser.add_argument("--jobs", type=int, default=16, help="connections at once (default 16)")
+    parser.add_argument("--context", metavar="NAME", help="check as this named context would")
+    parser.add_argument("--timeout", type=float, default=10.0)
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print a JSON document")
+    output.add_argument("--csv", action="store_true", help="print CSV")
+    parser.set_defaults(handler=run)
+
+
+def _read_targets(name: str) -> list[tuple[str, str | None]]:
+    stream = sys.stdin if name == "-" else open(name, encoding="utf-8")  # noqa: SIM115
+    with stream:
+        lines = stream.read().splitlines()
+    targets = []
+    for number, raw in enumerate(lines, start=1):
+        line = raw.partition("#")[0].strip()
+        if not line:
+            continue
+        target, _, protocol = line.partition(" ")
+        protocol = protocol.strip() or None
+        if protocol is not None and protocol not in STARTTLS_PORTS:
+            raise ValueError(f"{name}:{number}: unknown STARTTLS protocol {protocol!r}")
+        targets.append((target, protocol))
+    return targets
+
+
+def _scan_one(target_text: str, protocol: str | None, args: argparse.Namespace) -> dict[str, Any]:
+    row: dict[str, Any] = {"target": target_text, "starttls": protocol}
+    try:
+        target = parse_target(target_text, protocol)
+        document, _, _ = inspect_target(target, args.context, args.timeout)
+    except (ValueError, ProbeError) as error:
+        return {**row, "verdict": "error", "reasons": [], "rule": None, "error": str(error)}
+    return {
+        **row,
+        "verdict": document["verdict"],
+        "reasons": document["reasons"],
+        "rule": document["rule"],
+        "error": None,
+        "not_after": document["chain"][0]["not_after"],
+        "pin": document["chain"][0]["pin"],
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Scan every target and print the results."""
+    try:
+        targets = _read_targets(args.file)
+    except (OSError, ValueError) as error:
+        return fail(str(error))
+    rows = _scan_all(targets, args)
+    if args.json:
+        print_json({"results": rows})
+    elif args.csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(["target", "starttls", "verdict", "reasons", "rule", "error"])
+        for row in rows:
+            writer.writerow([
+                row["target"], row["starttls"] or "", row["verdict"], " ".join(row["reasons"]),
+                row["rule"] or "", row["error"] or "",
+            ])  # fmt: skip
+    else:
+        _render(rows)
+    return EXIT_OK if all(row["verdict"] == "verified" for row in rows) else EXIT_FAILURE
+
+
+def _scan_all(
+    targets: list[tuple[str, str | None]], args: argparse.Namespace
+) -> list[dict[str, Any]]:
+    from rich.progress import Progress  # noqa: PLC0415 - rich only for the CLI
+
+    show = sys.stderr.isatty() and not (args.json or args.csv)
+    with (
+        ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool,
+        Progress(transient=True, disable=not show) as progress,
+    ):
+        task = progress.add_task("checking", total=len(targets))
+        futures = [pool.submit(_scan_one, target, protocol, args) for target, protocol in targets]
+        for future in futures:
+            future.add_done_callback(lambda _f: progress.advance(task))
+        return [future.result() for future in futures]
+
+
+def _render(rows: list[dict[str, Any]]) -> None:
+    from rich.markup import escape  # noqa: PLC0415
+    from rich.table import Table  # noqa: PLC0415
+
+    table = Table(title=f"{len(rows)} target(s)", title_justify="left")
+    for column in ("target", "verdict", "reasons", "rule"):
+        table.add_column(column)
+    colours = {"verified": "green", "rejected": "red", "error": "yellow"}
+    for row in rows:
+        verdict = f"[{colours[row['verdict']]}]{row['verdict']}[/]"
+        detail = ", ".join(row["reasons"]) or escape(row["error"] or "")
+        table.add_row(escape(row["target"]), verdict, detail, escape(row["rule"] or ""))
+    console().print(table)

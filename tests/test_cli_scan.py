@@ -1,0 +1,69 @@
+"""scan: many targets at once; verified, rejected and unreachable each reported."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+import _pki
+from sslcustomize._cli import main
+
+if TYPE_CHECKING:
+    from conftest import StartServer
+
+
+def test_scan_reports_each_target(
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    smtp_server: StartServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A good, a self-signed, a STARTTLS and a closed target: verdicts and exit status 1."""
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = tmp_path / "p.toml"
+    policy.write_text(f"trust = ['{root}']\n")
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(policy))
+    _, good = https_server(pki["good"], "localhost")
+    _, bad = https_server(pki["self_signed"], "localhost")
+    _, mail = smtp_server(pki["good"], "localhost", starttls=True)
+    listing = tmp_path / "targets.txt"
+    listing.write_text(
+        f"# our servers\nlocalhost:{good}\nhttps://localhost:{bad}/\n"
+        f"localhost:{mail} smtp  # mail\n127.0.0.1:1\n"
+    )
+    assert main(["scan", "--json", str(listing)]) == 1
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert [r["verdict"] for r in results] == ["verified", "rejected", "verified", "error"]
+    assert results[1]["reasons"] == ["self_signed"]
+    assert "refused" in results[3]["error"]
+    assert main(["scan", "--csv", str(listing)]) == 1
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [row["verdict"] for row in rows] == ["verified", "rejected", "verified", "error"]
+
+
+def test_scan_all_good_exits_0_and_bad_lines_are_usage_errors(
+    pki: _pki.TestPKI, https_server: StartServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """All verified: exit 0 with a table; an unknown protocol names file and line, exit 2."""
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = tmp_path / "p.toml"
+    policy.write_text(f"trust = ['{root}']\n")
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(policy))
+    _, good = https_server(pki["good"], "localhost")
+    listing = tmp_path / "t.txt"
+    listing.write_text(f"localhost:{good}\n")
+    assert main(["scan", str(listing)]) == 0
+    assert "verified" in capsys.readouterr().out
+    listing.write_text("localhost:1 gopher\n")
+    assert main(["scan", str(listing)]) == 2
+    assert f"{listing}:1: unknown STARTTLS protocol" in capsys.readouterr().err
