@@ -22,7 +22,7 @@ def _blocks(path: Path, language: str) -> list[str]:
 
 POLICY_BLOCKS = [
     pytest.param(block, id=f"{path.name}-{index}")
-    for path in (DOCS / "policy.md", ROOT / "README.md")
+    for path in (ROOT / "README.md", *sorted(DOCS.glob("*.md")))
     for index, block in enumerate(_blocks(path, "toml"))
 ]
 
@@ -32,7 +32,7 @@ def test_policy_examples_are_valid(block: str, tmp_path: Path) -> None:
     """Every TOML example in the docs is a valid policy (invented CA paths made real)."""
     ca = tmp_path / "ca.pem"
     ca.write_text("placeholder")
-    text = block.replace("/etc/corp/root-ca.pem", str(ca))
+    text = block.replace("/etc/corp/root-ca.pem", str(ca)).replace("/etc/corp/lab-ca.pem", str(ca))
     parse_policy(text, path=str(tmp_path / "policy.toml"), layer="system")
 
 
