@@ -15,10 +15,10 @@ import ssl
 from dataclasses import dataclass
 from typing import Any
 
-from ._connection import Plan, evaluate
+from ._connection import Plan, evaluate, failed_verdict
 from ._decision import Decision
 from ._policy import TrustSource
-from ._reasons import diagnose, explain, spki_pin
+from ._reasons import explain, spki_pin
 from ._replay import replay_chain
 from ._trust import anchors_for
 
@@ -148,14 +148,8 @@ def _more_reasons(decision: Decision, chain: tuple[bytes, ...], host: str) -> li
     for context, replayed in contexts:
         result = replay_chain(context, replayed, host)
         if not result.accepted and result.verify_code > 0:
-            diagnosis = diagnose(
-                verify_code=result.verify_code,
-                verify_message=result.verify_message,
-                chain=chain,
-                host=host,
-                port=None,
-            )
-            reasons.extend(diagnosis.reasons)
+            verdict = failed_verdict(result.verify_code, result.verify_message, chain, host)
+            reasons.extend(verdict.reasons)
     return reasons
 
 

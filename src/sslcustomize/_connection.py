@@ -32,7 +32,16 @@ from ._state import current_policy
 from ._trust import anchors_for
 from .exceptions import CertificateRejected, LegacyContextWarning, UnverifiedConnectionWarning
 
-__all__ = ["Plan", "Verdict", "base_decision", "evaluate", "finish", "plan_for", "reset"]
+__all__ = [
+    "Plan",
+    "Verdict",
+    "base_decision",
+    "evaluate",
+    "failed_verdict",
+    "finish",
+    "plan_for",
+    "reset",
+]
 
 # X509_V_FLAG_NO_CHECK_TIME: OpenSSL's flag to skip validity dates (not exported by ssl).
 _NO_CHECK_TIME = 0x200000
@@ -144,24 +153,31 @@ def _leaf_oracle(leaf: bytes, check_hostname: bool, common_name: bool) -> ssl.SS
     return context
 
 
-def _verdict(result: ReplayResult, chain: Sequence[bytes], host: str | None) -> Verdict:
-    if result.accepted:
-        return Verdict(accepted=True)
+def failed_verdict(
+    verify_code: int,
+    verify_message: str,
+    chain: Sequence[bytes],
+    host: str | None,
+    port: int | None = None,
+) -> Verdict:
+    """Return the rejection verdict for an OpenSSL verification failure, explained."""
     diagnosis = diagnose(
-        verify_code=result.verify_code,
-        verify_message=result.verify_message,
-        chain=chain,
-        host=host,
-        port=None,
+        verify_code=verify_code, verify_message=verify_message, chain=chain, host=host, port=port
     )
     return Verdict(
         accepted=False,
         reasons=diagnosis.reasons,
-        verify_code=result.verify_code,
-        verify_message=result.verify_message,
+        verify_code=verify_code,
+        verify_message=verify_message,
         problem=diagnosis.problem,
         fix=diagnosis.fix,
     )
+
+
+def _verdict(result: ReplayResult, chain: Sequence[bytes], host: str | None) -> Verdict:
+    if result.accepted:
+        return Verdict(accepted=True)
+    return failed_verdict(result.verify_code, result.verify_message, chain, host)
 
 
 def evaluate(plan: Plan, chain: tuple[bytes, ...]) -> Verdict:
@@ -321,21 +337,7 @@ def native_rejection(
     port: int | None,
 ) -> CertificateRejected:
     """Explain a failure of OpenSSL's own verification during the handshake."""
-    diagnosis = diagnose(
-        verify_code=error.verify_code,
-        verify_message=error.verify_message,
-        chain=chain,
-        host=host,
-        port=port,
-    )
-    verdict = Verdict(
-        accepted=False,
-        reasons=diagnosis.reasons,
-        verify_code=error.verify_code,
-        verify_message=error.verify_message,
-        problem=diagnosis.problem,
-        fix=diagnosis.fix,
-    )
+    verdict = failed_verdict(error.verify_code, error.verify_message, chain, host, port)
     return rejection(decision or base_decision(None), verdict, chain, host, port)
 
 

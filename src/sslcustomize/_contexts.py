@@ -415,6 +415,52 @@ def create_default_context(
     return policy_context(name, cafile=cafile, capath=capath, cadata=cadata)
 
 
+def _stdlib_factory(
+    original: Any,
+    *,
+    opt_out: bool,
+    protocol: int | None,
+    cert_reqs: int | None,
+    check_hostname: bool,
+    purpose: ssl.Purpose,
+    certfile: str | None,
+    keyfile: str | None,
+    cafile: str | None,
+    capath: str | None,
+    cadata: str | bytes | None,
+) -> ssl.SSLContext:
+    """Build what ``ssl._create_stdlib_context``/``_create_unverified_context`` return.
+
+    Server-side contexts are passed to ``original`` unchanged. A client gets a
+    :class:`PolicyContext` for the calling module (or its registered factory): verifying, or,
+    for an explicit opt-out, set up as the caller asked, so that the plan sees the opt-out.
+    """
+    if purpose != ssl.Purpose.SERVER_AUTH or protocol == ssl.PROTOCOL_TLS_SERVER:
+        return original(  # type: ignore[no-any-return]
+            protocol,
+            cert_reqs=ssl.CERT_NONE if cert_reqs is None else cert_reqs,
+            check_hostname=check_hostname,
+            purpose=purpose,
+            certfile=certfile,
+            keyfile=keyfile,
+            cafile=cafile,
+            capath=capath,
+            cadata=cadata,
+        )
+    name = caller_module()
+    factory = None if (cafile or capath or cadata) else named_contexts.registered(name)
+    if factory is not None:
+        context = factory()
+    else:
+        context = policy_context(name, cafile=cafile, capath=capath, cadata=cadata)
+    if opt_out:
+        context.check_hostname = check_hostname
+        context.verify_mode = ssl.VerifyMode(ssl.CERT_NONE if cert_reqs is None else cert_reqs)
+    if certfile or keyfile:
+        context.load_cert_chain(certfile, keyfile)  # type: ignore[arg-type]
+    return context
+
+
 def create_stdlib_context(
     protocol: int | None = None,
     *,
@@ -432,27 +478,11 @@ def create_stdlib_context(
     smtplib, imaplib, poplib, ftplib and nntplib call this (CPython gh-91826); it returns a
     verifying context for the calling module, with the caller's client certificate loaded.
     """
-    if purpose != ssl.Purpose.SERVER_AUTH or protocol == ssl.PROTOCOL_TLS_SERVER:
-        return ORIGINAL_CREATE_UNVERIFIED_CONTEXT(
-            protocol,
-            cert_reqs=ssl.CERT_NONE if cert_reqs is None else cert_reqs,
-            check_hostname=check_hostname,
-            purpose=purpose,
-            certfile=certfile,
-            keyfile=keyfile,
-            cafile=cafile,
-            capath=capath,
-            cadata=cadata,
-        )
-    name = caller_module()
-    factory = None if (cafile or capath or cadata) else named_contexts.registered(name)
-    if factory is not None:
-        context = factory()
-    else:
-        context = policy_context(name, cafile=cafile, capath=capath, cadata=cadata)
-    if certfile or keyfile:
-        context.load_cert_chain(certfile, keyfile)  # type: ignore[arg-type]
-    return context
+    return _stdlib_factory(
+        ORIGINAL_CREATE_UNVERIFIED_CONTEXT, opt_out=False, protocol=protocol, cert_reqs=cert_reqs,
+        check_hostname=check_hostname, purpose=purpose, certfile=certfile, keyfile=keyfile,
+        cafile=cafile, capath=capath, cadata=cadata,
+    )  # fmt: skip
 
 
 def create_unverified_context(
@@ -469,28 +499,15 @@ def create_unverified_context(
 ) -> ssl.SSLContext:
     """Replace ``ssl._create_unverified_context``: a code opt-out the policy can see.
 
-    Server-side calls are passed through. A client context is a :class:`PolicyContext` set up
-    as the caller asked (by default not verifying), so that its connections are reported as
-    ``code_opt_out`` and, where ``allow_code_opt_out = false``, verified anyway.
+    A client context is a :class:`PolicyContext` set up as the caller asked (by default not
+    verifying), so that its connections are reported as ``code_opt_out`` and, where
+    ``allow_code_opt_out = false``, verified anyway.
     """
-    if purpose != ssl.Purpose.SERVER_AUTH or protocol == ssl.PROTOCOL_TLS_SERVER:
-        return ORIGINAL_CREATE_UNVERIFIED_CONTEXT(
-            protocol,
-            cert_reqs=cert_reqs,
-            check_hostname=check_hostname,
-            purpose=purpose,
-            certfile=certfile,
-            keyfile=keyfile,
-            cafile=cafile,
-            capath=capath,
-            cadata=cadata,
-        )
-    context = policy_context(caller_module(), cafile=cafile, capath=capath, cadata=cadata)
-    context.check_hostname = check_hostname
-    context.verify_mode = ssl.VerifyMode(cert_reqs)  # after check_hostname: ssl requires it
-    if certfile or keyfile:
-        context.load_cert_chain(certfile, keyfile)  # type: ignore[arg-type]
-    return context
+    return _stdlib_factory(
+        ORIGINAL_CREATE_UNVERIFIED_CONTEXT, opt_out=True, protocol=protocol, cert_reqs=cert_reqs,
+        check_hostname=check_hostname, purpose=purpose, certfile=certfile, keyfile=keyfile,
+        cafile=cafile, capath=capath, cadata=cadata,
+    )  # fmt: skip
 
 
 def create_legacy_context(
