@@ -245,6 +245,99 @@ def test_servers_stop_cleanly_with_clients_still_connected(
     assert set(threading.enumerate()) == before
 
 
+def _use_https(host: str, port: int, context: ssl.SSLContext) -> None:
+    https_get(host, port, context)
+
+
+def _use_smtp(host: str, port: int, context: ssl.SSLContext) -> None:
+    with smtplib.SMTP_SSL(host, port, context=context, timeout=5) as client:
+        client.noop()
+
+
+def _use_smtp_starttls(host: str, port: int, context: ssl.SSLContext) -> None:
+    with smtplib.SMTP(host, port, timeout=5) as client:
+        client.starttls(context=context)
+        client.noop()
+
+
+def _use_imap(host: str, port: int, context: ssl.SSLContext) -> None:
+    with imaplib.IMAP4_SSL(host, port, ssl_context=context, timeout=5) as client:
+        client.noop()
+
+
+def _use_imap_starttls(host: str, port: int, context: ssl.SSLContext) -> None:
+    client = imaplib.IMAP4(host, port, timeout=5)
+    try:
+        client.starttls(ssl_context=context)
+        client.noop()
+        client.logout()
+    finally:
+        with contextlib.suppress(OSError):  # already shut down, or a socket wrap_socket detached
+            client.shutdown()
+
+
+def _use_pop3(host: str, port: int, context: ssl.SSLContext) -> None:
+    poplib.POP3_SSL(host, port, context=context, timeout=5).quit()
+
+
+def _use_pop3_stls(host: str, port: int, context: ssl.SSLContext) -> None:
+    client = poplib.POP3(host, port, timeout=5)
+    try:
+        client.stls(context=context)
+        client.quit()
+    finally:
+        with contextlib.suppress(OSError):  # on the socket that wrap_socket detached
+            client.close()
+
+
+def _use_ftps(host: str, port: int, context: ssl.SSLContext) -> None:
+    with ftplib.FTP_TLS(context=context, timeout=5) as client:  # noqa: S321  # FTP over TLS
+        client.connect(host, port)
+        client.auth()
+
+
+def _use_nntp(host: str, port: int, context: ssl.SSLContext) -> None:
+    if not HAS_NNTPLIB:
+        pytest.skip("nntplib was removed in Python 3.13 (PEP 594)")
+    with _nntplib().NNTP_SSL(host, port, ssl_context=context, timeout=5):
+        pass
+
+
+# kind -> (start the server for a case, use it with a stdlib client and a client context)
+PROTOCOLS: dict[
+    str,
+    tuple[
+        Callable[..., AbstractContextManager[_servers.ServerAddress]],
+        Callable[[str, int, ssl.SSLContext], None],
+    ],
+] = {
+    "https": (_servers.serve_https, _use_https),
+    "smtp": (_servers.serve_smtp, _use_smtp),
+    "smtp-starttls": (functools.partial(_servers.serve_smtp, starttls=True), _use_smtp_starttls),
+    "imap": (_servers.serve_imap, _use_imap),
+    "imap-starttls": (functools.partial(_servers.serve_imap, starttls=True), _use_imap_starttls),
+    "pop3": (_servers.serve_pop3, _use_pop3),
+    "pop3-stls": (functools.partial(_servers.serve_pop3, starttls=True), _use_pop3_stls),
+    "ftps": (_servers.serve_ftps, _use_ftps),
+    "nntp": (_servers.serve_nntp, _use_nntp),
+}
+
+
+@pytest.mark.parametrize("name", _pki.CASE_NAMES)
+@pytest.mark.parametrize("kind", PROTOCOLS)
+def test_every_server_presents_every_case(pki: _pki.TestPKI, kind: str, name: str) -> None:
+    """Each server presents each case as is: stock clients accept only good, same verify_code."""
+    serve, use = PROTOCOLS[kind]
+    case = pki[name]
+    with serve(case, "localhost") as (host, port):
+        if case.ok:
+            use(host, port, client_context(case.ca_pem))
+            return
+        with pytest.raises(ssl.SSLCertVerificationError) as excinfo:
+            use(host, port, client_context(case.ca_pem))
+    assert excinfo.value.verify_code == VERIFY_CODES[name], excinfo.value.verify_message
+
+
 def test_mutual_tls(pki: _pki.TestPKI, https_server: StartServer, tmp_path: Path) -> None:
     """The client certificate is accepted and echoed; without it the server refuses."""
     host, port = https_server(pki["good"], client_ca_pem=pki.client_cert.ca_pem)
