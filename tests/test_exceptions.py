@@ -8,13 +8,18 @@ import ssl
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import trustme
 
+import _pki
 import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
 from sslcustomize._reasons import spki_pin
+
+if TYPE_CHECKING:
+    from conftest import StartServer
 
 
 @pytest.fixture(scope="module")
@@ -374,3 +379,52 @@ def test_port_scoped_exception_over_asyncio(
     with pytest.raises(sslcustomize.CertificateRejected) as caught:
         asyncio.run(connect())
     assert caught.value.port == port
+
+
+@pytest.mark.parametrize("case", sorted(_pki.FAILING_CASE_NAMES))
+def test_report_mode_records_what_enforce_rejects_for_each_case(
+    case: str, pki: _pki.TestPKI, https_server: StartServer, write_policy: WritePolicy,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    """For every certificate case, report mode records exactly enforce mode's reason codes."""
+    import http.client
+
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    host, port = https_server(pki[case], "localhost")
+    sslcustomize.inject(write_policy(f"trust = ['{root}']\n"))
+    with pytest.raises(sslcustomize.CertificateRejected) as caught:
+        http.client.HTTPSConnection(host, port, timeout=10).request("GET", "/")
+    sink = tmp_path / "r.jsonl"
+    sslcustomize.inject(
+        write_policy(
+            f"mode = 'report'\ntrust = ['{root}']\n[report]\nsink = 'jsonl'\npath = '{sink}'\n"
+        )
+    )
+    connection = http.client.HTTPSConnection(host, port, timeout=10)
+    with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
+        connection.request("GET", "/")
+    assert connection.getresponse().read() == b"ok"
+    connection.close()
+    (record,) = _records(sink)
+    assert tuple(record["reasons"]) == caught.value.reasons  # type: ignore[arg-type]
+
+
+def test_locked_enforce_mode_wins_over_a_user_report_mode(
+    pki: _pki.TestPKI, https_server: StartServer, write_policy: WritePolicy,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """The system layer locks mode = enforce: a user's report mode is ignored with a warning."""
+    import http.client
+
+    system = write_policy("mode = 'enforce'\nlock = ['mode']\n")
+    user = write_policy("mode = 'report'\n")
+    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(user))
+    host, port = https_server(pki["self_signed"], "localhost")
+    sslcustomize.inject()
+    with pytest.warns(sslcustomize.PolicyWarning, match="'mode' is locked"):
+        ssl.create_default_context()  # the policy is read, and its warnings said, once
+    connection = http.client.HTTPSConnection(host, port, timeout=10)
+    with pytest.raises(sslcustomize.CertificateRejected):
+        connection.request("GET", "/")
