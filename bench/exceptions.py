@@ -83,8 +83,10 @@ def bench_lookup(rounds: int) -> None:
         return statistics.median(samples) * 1e6
 
     base, many = per_call(empty), per_call(big)
-    print(f"exception lookup, 10,000 exceptions: {many:.2f} us per decide() "
-          f"(no exceptions: {base:.2f} us); goal <= 5 us: {'PASS' if many <= 5 else 'MISS'}")
+    print(
+        f"exception lookup, 10,000 exceptions: {many:.2f} us per decide() "
+        f"(no exceptions: {base:.2f} us); goal <= 5 us: {'PASS' if many <= 5 else 'MISS'}"
+    )
 
 
 def _requests(host: str, port: int, count: int, *, clear: bool = False) -> tuple[float, float]:
@@ -145,9 +147,11 @@ def bench_report_mode(count: int, rounds: int) -> None:
         cpu = median(name, 0) / median("enforce", 0)
         wall = median(name, 1) / median("enforce", 1)
         verdict = "PASS" if cpu <= 1.15 and wall <= 1.05 else "MISS"
-        print(f"{label}: {median(name, 0):.2f} ms CPU, {median(name, 1):.2f} ms wall per request "
-              f"vs enforce {median('enforce', 0):.2f} / {median('enforce', 1):.2f} ms: "
-              f"{cpu:.2f}x CPU, {wall:.2f}x wall; goal <= 1.15x CPU, <= 1.05x wall: {verdict}")
+        print(
+            f"{label}: {median(name, 0):.2f} ms CPU, {median(name, 1):.2f} ms wall per request "
+            f"vs enforce {median('enforce', 0):.2f} / {median('enforce', 1):.2f} ms: "
+            f"{cpu:.2f}x CPU, {wall:.2f}x wall; goal <= 1.15x CPU, <= 1.05x wall: {verdict}"
+        )
 
 
 def main() -> None:

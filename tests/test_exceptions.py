@@ -428,3 +428,31 @@ def test_locked_enforce_mode_wins_over_a_user_report_mode(
     connection = http.client.HTTPSConnection(host, port, timeout=10)
     with pytest.raises(sslcustomize.CertificateRejected):
         connection.request("GET", "/")
+
+
+def test_shared_context_across_threads_never_lets_a_bad_host_through(
+    write_policy: WritePolicy, appliance: trustme.LeafCert
+) -> None:
+    """One context, many threads: pinned-host connections never relax other hosts' checks."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pin = _pin(appliance)
+    stranger = trustme.CA().issue_cert("other.corp.example")
+    sslcustomize.inject(write_policy(_exception("nas.corp.example", f"pin = ['{pin}']")))
+    shared = ssl.create_default_context()
+
+    def pinned(_: int) -> bool:
+        return bool(memory_handshake(shared, _server(appliance), "nas.corp.example"))
+
+    def unpinned(_: int) -> bool:
+        try:
+            memory_handshake(shared, _server(stranger), "other.corp.example")
+        except sslcustomize.CertificateRejected:
+            return False
+        return True
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        good = pool.map(pinned, range(60))
+        bad = pool.map(unpinned, range(60))
+        assert all(good)
+        assert not any(bad)

@@ -197,29 +197,31 @@ class PolicyContext(ssl.SSLContext):
     def _wrap(
         self, wrap: Any, arguments: tuple[Any, ...], port: int | None, kwargs: dict[str, Any]
     ) -> Any:
-        """Create the connection under its plan (see :mod:`._connection`)."""
+        """Create the connection under its plan (see :mod:`._connection`).
+
+        Everything happens under one lock: the plan reads the context's verification
+        settings, and the replay path switches them off for an instant (see below); no
+        thread may read them half-way.
+        """
         server_side, server_hostname = arguments[-2:]
-        if isinstance(kwargs.get("owner"), PolicySSLObject):
-            kwargs["owner"]._sslcustomize_port = port  # noqa: SLF001 - our own class
+        owner = kwargs.get("owner")
+        if isinstance(owner, PolicySSLObject):
+            owner._sslcustomize_port = port  # noqa: SLF001 - our own class
         name = getattr(self, "_sslcustomize_name", None)
-        plan = None
-        if not server_side and name is not None:
-            host = (
-                server_hostname.decode() if isinstance(server_hostname, bytes) else server_hostname
-            )
-            plan = plan_for(self, name, host, port)
-        if plan is None or plan.opt_out:
-            if plan is not None and kwargs.get("owner") is not None:
-                kwargs["owner"]._sslcustomize_plan = plan  # noqa: SLF001
-            with _wrap_lock:  # never while another thread has verification switched off
-                return wrap(*arguments, **kwargs)
-        if kwargs.get("owner") is not None:
-            kwargs["owner"]._sslcustomize_plan = plan  # noqa: SLF001
-        # Replay path: OpenSSL must not verify in this handshake (the plan verifies after it).
-        # verify_mode and the host check are copied into the connection when it is created,
-        # so they are switched off only for that instant, under the lock. Order matters:
-        # check_hostname must be off before verify_mode can be CERT_NONE, and back after.
+        if isinstance(server_hostname, bytes):
+            server_hostname = server_hostname.decode()
         with _wrap_lock:
+            plan = None
+            if not server_side and name is not None:
+                plan = plan_for(self, name, server_hostname, port)
+            if plan is not None and owner is not None:
+                owner._sslcustomize_plan = plan  # noqa: SLF001
+            if plan is None or plan.opt_out:
+                return wrap(*arguments, **kwargs)
+            # Replay path: OpenSSL must not verify in this handshake (the plan verifies after
+            # it). verify_mode and the host check are copied into the connection when it is
+            # created, so they are off only for that instant. Order matters: check_hostname
+            # must be off before verify_mode can be CERT_NONE, and back on after it.
             check_hostname, verify_mode = self.check_hostname, self.verify_mode
             self.check_hostname = False
             self.verify_mode = ssl.CERT_NONE
