@@ -93,7 +93,7 @@ def _requests(host: str, port: int, count: int, *, clear: bool = False) -> tuple
     cpu, wall = time.process_time(), time.perf_counter()
     for _ in range(count):
         if clear:
-            _connection._evaluate.cache_clear()  # noqa: SLF001 - the uncached figure
+            _connection._evaluate.cache_clear()
         connection = http.client.HTTPSConnection(host, port, timeout=10)
         connection.request("GET", "/")
         connection.getresponse().read()

@@ -164,27 +164,65 @@ def _call(callback: Hook, module: ModuleType) -> None:
 hooks = PostImportHooks()
 
 
-_pending = False
+# The ssl factories that sslcustomize replaces, and the client libraries whose import finishes
+# the activation (they bind or build contexts at import; see sslcustomize._inject).
+FACTORIES = (
+    "create_default_context",
+    "_create_default_https_context",
+    "_create_stdlib_context",
+    "_create_unverified_context",
+)
+LIBRARIES = ("urllib3", "requests", "httpx", "aiohttp", "websockets", "pip._vendor.urllib3")
 
 
-def _activate(_ssl_module: ModuleType) -> None:
-    global _pending  # noqa: PLW0603 - one flag per process
-    package = sys.modules.get("sslcustomize")
-    if package is not None and getattr(package.__spec__, "_initializing", False):
-        # The program's first ``import ssl`` came from ``import sslcustomize`` itself: the
-        # package is half-imported, so it finishes the activation at its end (see __init__).
-        _pending = True
+def _activate(ssl: ModuleType) -> None:
+    """Put cheap stand-ins on ssl's factories; the package is imported on their first call.
+
+    Importing sslcustomize costs tens of milliseconds; a program that imports ssl and never
+    makes a context must not pay them. The first call of a stand-in (or the import of a
+    client library) imports sslcustomize, which replaces the stand-ins with the real hooks and
+    remembers the original factories for ``extract()``.
+    """
+    for name in FACTORIES:
+        original = getattr(ssl, name)
+        setattr(ssl, name, _stand_in(ssl, name, original))
+    for library in LIBRARIES:
+        hooks.register(library, _finish)
+
+
+def _stand_in(ssl: ModuleType, name: str, original: Callable[..., object]) -> Callable[..., object]:
+    def stand_in(*args: object, **kwargs: object) -> object:
+        _finish(ssl)
+        factory = getattr(ssl, name)
+        if factory is stand_in:  # activation failed: Python's own factory, as without us
+            factory = original
+        return factory(*args, **kwargs)
+
+    stand_in.sslcustomize_original = original  # type: ignore[attr-defined]
+    stand_in.__name__ = stand_in.__qualname__ = name
+    return stand_in
+
+
+_failed = False
+
+
+def _finish(_module: ModuleType) -> None:
+    global _failed  # noqa: PLW0603 - said once, not tried again
+    if _failed:
         return
-    from sslcustomize import _inject  # noqa: PLC0415 - only once ssl is imported
+    try:
+        from sslcustomize import _inject  # noqa: PLC0415 - the point: only when needed
 
-    _inject.inject_from_startup()
+        _inject.inject_from_startup()
+    except Exception as exc:  # noqa: BLE001 - never break the program's own call
+        _failed = True
+        sys.stderr.write(f"sslcustomize: cannot apply the policy: {exc!r}\n")
 
 
-def take_pending() -> bool:
-    """Tell (once) whether activation waits for the sslcustomize package to finish importing."""
-    global _pending
-    pending, _pending = _pending, False
-    return pending
+def deactivate() -> None:
+    """Stop activating on library imports (``extract()`` calls it)."""
+    hooks.unregister(_finish)
+    hooks.unregister(_activate)
 
 
 def main() -> None:

@@ -31,10 +31,38 @@ def test_idle_without_policy() -> None:
 
 
 def test_process_policy_hooks_on_import_of_ssl(write_policy: WritePolicy) -> None:
-    """SSLCUSTOMIZE_POLICY: nothing heavy at startup; the factories are hooked once ssl loads."""
+    """SSLCUSTOMIZE_POLICY: stand-ins on import of ssl; the package loads on their first call."""
     path = write_policy("version = 1\n")
-    out = run_python(STATE, env={"SSLCUSTOMIZE_POLICY": str(path)}).stdout.split()
-    assert out == ["False", "False", "True", "sslcustomize._contexts", "sslcustomize._contexts"]
+    code = (
+        STATE
+        + """
+print("sslcustomize" in sys.modules)
+context = ssl._create_stdlib_context()
+print(ssl._create_stdlib_context.__module__, type(context).__name__)
+"""
+    )
+    out = run_python(code, env={"SSLCUSTOMIZE_POLICY": str(path)}).stdout.split()
+    assert out[:3] == ["False", "False", "True"]
+    assert out[3:5] == ["_sslcustomize_startup", "_sslcustomize_startup"]
+    assert out[5] == "False", "import ssl alone must not import sslcustomize"
+    assert out[6:] == ["sslcustomize._contexts", "PolicyContext"]
+
+
+def test_extract_after_startup_restores_pythons_factories(write_policy: WritePolicy) -> None:
+    """extract() after startup activation puts back Python's own factories, stand-ins gone."""
+    path = write_policy("version = 1\n")
+    code = """
+    import ssl
+    before = ssl._create_stdlib_context.sslcustomize_original
+    import sslcustomize
+    sslcustomize.extract()
+    print(ssl._create_stdlib_context is before, ssl._create_stdlib_context().verify_mode == 0)
+    ssl.create_default_context()
+    import json  # an unrelated import after extract() must not re-activate
+    print(sslcustomize.is_injected())
+    """
+    out = run_python(code, env={"SSLCUSTOMIZE_POLICY": str(path)}).stdout.split()
+    assert out == ["True", "True", "False"]
 
 
 def test_no_context_and_no_policy_read_at_startup(write_policy: WritePolicy) -> None:
@@ -56,8 +84,10 @@ def test_user_layer_activates(tmp_path: Path) -> None:
     config = tmp_path / "config"
     (config / "sslcustomize").mkdir(parents=True)
     (config / "sslcustomize" / "policy.toml").write_text("version = 1\n")
-    out = run_python(STATE, env={"XDG_CONFIG_HOME": str(config)}).stdout.split()
-    assert out[3] == "sslcustomize._contexts"
+    code = STATE + "ssl.create_default_context()\nprint(ssl.create_default_context.__module__)\n"
+    out = run_python(code, env={"XDG_CONFIG_HOME": str(config)}).stdout.split()
+    assert out[3] == "_sslcustomize_startup"
+    assert out[5] == "sslcustomize._contexts"
 
 
 def test_broken_policy_fails_closed_with_one_line(write_policy: WritePolicy) -> None:
@@ -95,9 +125,12 @@ def test_startup_never_raises_when_the_package_is_broken(
         "SSLCUSTOMIZE_POLICY": str(write_policy("version = 1\n")),
         "PYTHONPATH": str(shadow.parent),
     }
-    result = run_python("import ssl; print('alive')", env=env)
-    assert result.stdout.strip() == "alive"
-    assert result.stderr.count("sslcustomize: a hook failed") == 1
+    code = (
+        "import ssl\nfor _ in range(3): c = ssl.create_default_context()\nprint(c.verify_mode == 2)"
+    )
+    result = run_python(code, env=env)
+    assert result.stdout.strip() == "True"  # Python's own factory, as without sslcustomize
+    assert result.stderr.count("sslcustomize: cannot apply the policy") == 1
     assert "broken install" in result.stderr
 
 

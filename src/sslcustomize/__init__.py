@@ -27,12 +27,6 @@ from .exceptions import (
 
 __version__ = "0.1.0"
 
-import _sslcustomize_startup
-
-if _sslcustomize_startup.take_pending():
-    # The startup hook fired while this package was importing ssl: finish its work now.
-    inject()
-
 __all__ = [
     "CertificateRejected",
     "LegacyContextWarning",

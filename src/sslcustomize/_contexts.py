@@ -308,12 +308,15 @@ def policy_context(
     return context
 
 
+_SKIPPED = ("ssl", "sslcustomize", "_sslcustomize_startup")
+
+
 def caller_module(depth: int = 2) -> str:
     """Return the module name of the first caller outside ``ssl`` and sslcustomize."""
     frame: types.FrameType | None = sys._getframe(depth)  # noqa: SLF001 - cheapest way
     while frame is not None:
         name = str(frame.f_globals.get("__name__", ""))
-        if name not in ("ssl", "sslcustomize") and not name.startswith("sslcustomize."):
+        if name not in _SKIPPED and not name.startswith("sslcustomize."):
             return name or "__main__"
         frame = frame.f_back
     return "__main__"

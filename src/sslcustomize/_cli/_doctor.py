@@ -67,7 +67,8 @@ def _original_factory(name: str) -> Any:
     for target, attribute, original in _inject.replaced_attributes():
         if target is ssl and attribute == name:
             return original
-    return getattr(ssl, name)
+    current = getattr(ssl, name)
+    return getattr(current, "sslcustomize_original", current)  # the startup hook's stand-in
 
 
 def _verifies(factory: Any) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import threading
 
+import _sslcustomize_startup
+
 from .._policy import Policy, load_policy
 from .._state import announce, set_policy
 from . import _stdlib
@@ -48,6 +50,8 @@ def extract() -> None:
     global _pinned_policy  # noqa: PLW0603
     with _lock:
         _patcher.undo()
+        _stdlib.remove_stand_ins()
+        _sslcustomize_startup.deactivate()
         if _pinned_policy:
             set_policy(None)
             _pinned_policy = False

@@ -32,6 +32,8 @@ class Patcher:
     def replace(self, target: object, name: str, new: object) -> None:
         """Set ``target.name = new``, remembering what was there."""
         old = getattr(target, name, _MISSING)
+        # A stand-in of the startup hook stands for the original it wraps.
+        old = getattr(old, "sslcustomize_original", old)
         setattr(target, name, new)
         self._undo.append(_Replaced(target, name, old, new))
 

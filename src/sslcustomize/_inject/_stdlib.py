@@ -13,6 +13,8 @@ from __future__ import annotations
 import ssl
 import sys
 
+from _sslcustomize_startup import FACTORIES
+
 from .._contexts import (
     PolicyContext,
     create_default_context,
@@ -56,6 +58,14 @@ def _drop_prebuilt_opener(patcher: Patcher) -> None:
             module._opener = before  # type: ignore[attr-defined]  # noqa: SLF001
 
     patcher.on_undo(restore)
+
+
+def remove_stand_ins() -> None:
+    """Put back the factories the startup hook's stand-ins wrap, if they are still there."""
+    for name in FACTORIES:
+        original = getattr(getattr(ssl, name), "sslcustomize_original", None)
+        if original is not None:
+            setattr(ssl, name, original)
 
 
 def inject(patcher: Patcher) -> None:
