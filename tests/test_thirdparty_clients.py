@@ -267,3 +267,202 @@ def test_client_certificate(
     assert reasons(CLIENTS[client], url, cert=cert) == ()
     with pytest.raises(Exception):  # noqa: B017, PT011 - the server drops the connection
         CLIENTS[client](url)
+
+
+# -- websockets, HTTP/2, proxies ---------------------------------------------------------------
+
+
+@pytest.fixture
+def wss_server(pki: _pki.TestPKI) -> Iterator[Callable[[str], str]]:
+    """``wss_server(case)``: a websockets echo server on localhost; returns its wss:// URL."""
+    import threading
+
+    from websockets.sync.server import ServerConnection, serve
+
+    import _servers
+
+    servers: list[Any] = []
+
+    def echo(connection: ServerConnection) -> None:
+        for message in connection:
+            connection.send(message)
+
+    def start(case: str) -> str:
+        server = serve(echo, "127.0.0.1", 0, ssl=_servers.server_context(pki[case]))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"wss://localhost:{server.socket.getsockname()[1]}/"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+
+
+def _websockets_async(url: str) -> str:
+    from websockets.asyncio.client import connect
+
+    async def main() -> str:
+        async with connect(url, open_timeout=10) as websocket:
+            await websocket.send("ok")
+            return str(await websocket.recv())
+
+    return asyncio.run(main())
+
+
+def _websockets_sync(url: str) -> str:
+    from websockets.sync.client import connect
+
+    with connect(url, open_timeout=10) as websocket:
+        websocket.send("ok")
+        return str(websocket.recv())
+
+
+@pytest.mark.parametrize("fetch", [_websockets_async, _websockets_sync])
+def test_websockets(
+    fetch: Fetch, wss_server: Callable[[str], str], enforce: Callable[[str], None]
+) -> None:
+    """websockets (wss://, ssl=True by default) trusts the policy's CA and rejects self-signed."""
+    enforce("")
+    assert reasons(fetch, wss_server("good")) == ()
+    assert reasons(fetch, wss_server("self_signed")) == ("self_signed",)
+
+
+@pytest.fixture
+def h2_server(pki: _pki.TestPKI) -> Iterator[Callable[[str], str]]:
+    """``h2_server(case)``: an HTTP/2-only server (h2, ALPN "h2") answering "ok"; its URL."""
+    import socket
+    import threading
+
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    import _servers
+
+    listeners: list[socket.socket] = []
+
+    def handle(connection: ssl.SSLSocket) -> None:
+        h2_connection = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False))
+        h2_connection.initiate_connection()
+        connection.sendall(h2_connection.data_to_send())
+        while data := connection.recv(65535):
+            for event in h2_connection.receive_data(data):
+                if isinstance(event, h2.events.RequestReceived):
+                    headers = [(":status", "200"), ("content-length", "2")]
+                    h2_connection.send_headers(event.stream_id, headers)
+                    h2_connection.send_data(event.stream_id, b"ok", end_stream=True)
+            connection.sendall(h2_connection.data_to_send())
+
+    def serve(listener: socket.socket, context: ssl.SSLContext) -> None:
+        while True:
+            try:
+                raw, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                with context.wrap_socket(raw, server_side=True) as connection:
+                    handle(connection)
+            except (OSError, ssl.SSLError):
+                continue
+
+    def start(case: str) -> str:
+        context = _servers.server_context(pki[case])
+        context.set_alpn_protocols(["h2"])
+        listener = socket.create_server(("127.0.0.1", 0))
+        listeners.append(listener)
+        threading.Thread(target=serve, args=(listener, context), daemon=True).start()
+        return f"https://localhost:{listener.getsockname()[1]}/"
+
+    yield start
+    for listener in listeners:
+        listener.close()
+
+
+def test_httpx_http2_alpn(h2_server: Callable[[str], str], enforce: Callable[[str], None]) -> None:
+    """httpx with http2=True negotiates h2 over a policy context; a self-signed h2 server fails."""
+    enforce("")
+    with httpx.Client(http2=True, timeout=10) as client:
+        response = client.get(h2_server("good"))
+        assert (response.http_version, response.text) == ("HTTP/2", "ok")
+        with pytest.raises(httpx.ConnectError) as caught:
+            client.get(h2_server("self_signed"))
+    found = rejection(caught.value)
+    assert found is not None
+    assert found.reasons == ("self_signed",)
+
+
+@pytest.fixture
+def connect_proxy() -> Iterator[tuple[str, list[str]]]:
+    """A minimal HTTP CONNECT proxy on loopback: its URL, and the targets it tunnelled to."""
+    import contextlib
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    tunnelled: list[str] = []
+
+    def pipe(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+    def tunnel(client: socket.socket) -> None:
+        with client:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                chunk = client.recv(4096)
+                if not chunk:
+                    return
+                request += chunk
+            method, target, _ = request.split(b"\r\n", 1)[0].decode().split(" ", 2)
+            host, _, port = target.rpartition(":")
+            if method != "CONNECT" or host not in ("localhost", "127.0.0.1"):
+                client.sendall(b"HTTP/1.1 403 Forbidden\r\n\r\n")  # loopback only
+                return
+            tunnelled.append(target)
+            with socket.create_connection((host, int(port)), timeout=10) as upstream:
+                client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                back = threading.Thread(target=pipe, args=(upstream, client), daemon=True)
+                back.start()
+                pipe(client, upstream)
+                back.join(10)
+
+    def serve() -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=tunnel, args=(client,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}", tunnelled
+    listener.close()
+
+
+def test_requests_and_httpx_through_a_connect_proxy(
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    enforce: Callable[[str], None],
+    connect_proxy: tuple[str, list[str]],
+) -> None:
+    """Through an HTTP CONNECT proxy, requests and httpx still verify under the policy."""
+    proxy, tunnelled = connect_proxy
+    enforce("")
+    good = https_server(pki["good"], "localhost").url()
+    bad = https_server(pki["self_signed"], "localhost").url()
+
+    def via_requests(url: str) -> str:
+        with requests.Session() as session:
+            return session.get(url, proxies={"https": proxy}, timeout=10).text
+
+    def via_httpx(url: str) -> str:
+        with httpx.Client(proxy=proxy, timeout=10) as client:
+            return client.get(url).text
+
+    for fetch in (via_requests, via_httpx):
+        assert reasons(fetch, good) == ()
+        assert reasons(fetch, bad) == ("self_signed",)
+    assert len(tunnelled) == 4
