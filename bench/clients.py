@@ -46,7 +46,7 @@ import sslcustomize
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self.send_response(200)
         self.send_header("Content-Length", "2")
         self.send_header("Connection", "close")
@@ -86,7 +86,7 @@ def _best(function: Callable[[], object], number: int, rounds: int) -> float:
     return statistics.median(times[: max(1, rounds // 2)])
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 - one scenario after another
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
     options = parser.parse_args(argv)
@@ -138,9 +138,11 @@ def main(argv: list[str] | None = None) -> int:
     async def aiohttp_burst(ssl_option: object) -> None:
         async def one() -> None:
             connector = aiohttp.TCPConnector(force_close=True)
-            async with aiohttp.ClientSession(connector=connector) as session:
-                async with session.get(url, ssl=ssl_option) as response:
-                    await response.read()
+            async with (
+                aiohttp.ClientSession(connector=connector) as session,
+                session.get(url, ssl=ssl_option) as response,
+            ):
+                await response.read()
 
         await asyncio.gather(*(one() for _ in range(50)))
 
@@ -169,9 +171,10 @@ def main(argv: list[str] | None = None) -> int:
 
     for name, seconds in results.items():
         print(f"{name:28} {seconds * 1e3:8.3f} ms")
+    r = results
     ratios = [
-        ("requests: policy / default", results["requests policy"] / results["requests default"], "<= 0.1"),
-        ("requests: policy / cached", results["requests policy"] / results["requests cached"], "<= 1.05"),
+        ("requests: policy / default", r["requests policy"] / r["requests default"], "<= 0.1"),
+        ("requests: policy / cached", r["requests policy"] / r["requests cached"], "<= 1.05"),
         ("httpx: policy / default", results["httpx policy"] / results["httpx default"], "<= 0.1"),
         ("httpx: policy / cached", results["httpx policy"] / results["httpx cached"], "<= 1.05"),
         ("aiohttp 50 conns: throughput policy / default",

@@ -37,7 +37,9 @@ _cache = ContextCache()
 
 
 def _policy_ssl_context(
-    verify: Any = True, cert: Any = None, trust_env: bool = True  # noqa: ARG001, FBT001, FBT002 - httpx's signature
+    verify: Any = True,  # noqa: FBT002 - httpx's signature
+    cert: Any = None,
+    trust_env: bool = True,  # noqa: FBT001, FBT002 - httpx's signature
 ) -> ssl.SSLContext:
     """Return what ``httpx.create_ssl_context`` returns, as a policy context."""
     if isinstance(verify, ssl.SSLContext):
@@ -104,7 +106,10 @@ def _patch_transports(patcher: Patcher) -> Callable[[types.ModuleType], None]:
             patcher.replace(module, "create_ssl_context", _policy_ssl_context)
         for name in ("HTTPTransport", "AsyncHTTPTransport"):
             transport = getattr(module, name, None)
-            if transport is not None and "verify" in inspect.signature(transport.__init__).parameters:
+            if (
+                transport is not None
+                and "verify" in inspect.signature(transport.__init__).parameters
+            ):
                 patcher.replace(transport, "__init__", _transport_init(transport.__init__))
 
     return patch

@@ -19,8 +19,8 @@ from typing import Any
 
 import _sslcustomize_startup
 
-from .._contexts import PolicyContext, _apply_defaults, _load_anchors, _wrap_lock
 from .._connection import base_decision
+from .._contexts import PolicyContext, _apply_defaults, _load_anchors, _wrap_lock
 from .._policy import Policy
 from .._state import current_policy
 from ._patcher import Patcher
@@ -35,7 +35,9 @@ __all__ = [
 ]
 
 
-def on_import(patcher: Patcher, module_name: str, patch: Callable[[types.ModuleType], None]) -> None:
+def on_import(
+    patcher: Patcher, module_name: str, patch: Callable[[types.ModuleType], None]
+) -> None:
     """Run ``patch(module)`` once ``module_name`` is imported (now if it already is).
 
     :meth:`Patcher.undo` forgets the hook if the module was never imported.
@@ -75,7 +77,7 @@ class LibraryContext(PolicyContext):
         with _wrap_lock:
             ssl.SSLContext.verify_mode.__set__(self, value)  # type: ignore[attr-defined]
 
-    @property  # type: ignore[override]
+    @property
     def check_hostname(self) -> bool:
         """Whether OpenSSL checks the host name."""
         return super().check_hostname

@@ -162,9 +162,10 @@ def _patch(patcher: Patcher, root: str) -> Callable[[types.ModuleType], None]:
     def patch(connection: types.ModuleType) -> None:
         ssl_ = sys.modules.get(root + ".util.ssl_")
         util = sys.modules.get(root + ".util")
-        original = getattr(ssl_, "create_urllib3_context", None)
-        if ssl_ is None or original is None:
+        found = getattr(ssl_, "create_urllib3_context", None)
+        if found is None:
             return
+        original: Callable[..., ssl.SSLContext] = found
         factory = _factory(root, original)
         for module in (ssl_, util, connection):
             if getattr(module, "create_urllib3_context", None) is original:
