@@ -252,6 +252,10 @@ def test_verify_path_replaces_the_anchors(
     assert reasons(CLIENTS[client], url, verify=str(foreign)) == ("unknown_issuer",)
 
 
+# asyncio before 3.11 leaks the transport of a connection the server aborts after a TLS 1.3
+# handshake (the twin without a client certificate); that is asyncio's, not under test here.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
 @pytest.mark.parametrize("client", sorted(CLIENTS))
 def test_client_certificate(
     client: str,

@@ -85,9 +85,11 @@ def _pip_install(index: str, target: Path, env: dict[str, str]) -> subprocess.Co
     command = [sys.executable, "-m", "pip", "install", "--index-url", index, "--no-cache-dir"]
     command += ["--disable-pip-version-check", "--retries", "0", "--timeout", "10"]
     command += ["--target", str(target), "sslcustomize-probe"]
+    # The machine's pip configuration (PIP_CERT, pip.conf's cert, extra indexes) stays out.
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    clean["PIP_CONFIG_FILE"] = os.devnull
     return subprocess.run(
-        command, capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, **env},
+        command, capture_output=True, text=True, timeout=120, check=False, env={**clean, **env}
     )  # fmt: skip
 
 

@@ -67,8 +67,10 @@ def _adopt(context: ssl.SSLContext, template: ssl.SSLContext) -> None:
         if value is not None:
             setattr(context, attribute, value)
     # verify_mode and check_hostname: ssl refuses CERT_NONE while check_hostname is on.
-    if template.check_hostname:
-        context.verify_mode = template.verify_mode
+    # urllib3 1.x (pip's) switches OpenSSL's host check off and matches the name itself: that
+    # is not the code opting out, so a verifying context keeps OpenSSL's check on as well.
+    if template.verify_mode == ssl.CERT_REQUIRED:
+        context.verify_mode = ssl.CERT_REQUIRED
         context.check_hostname = True
     else:
         context.check_hostname = False
