@@ -9,7 +9,7 @@ import _sslcustomize_startup
 
 from .._policy import Policy, load_policy
 from .._state import announce, set_policy
-from . import _stdlib
+from . import _aiohttp, _httpx, _pip, _requests, _stdlib, _urllib3
 from ._patcher import Patcher
 
 __all__ = ["extract", "inject", "inject_from_startup", "is_injected", "replaced_attributes"]
@@ -38,6 +38,8 @@ def inject(policy: Policy | str | os.PathLike[str] | None = None) -> None:
             _pinned_policy = True
         if not _patcher:
             _stdlib.inject(_patcher)
+            for library in (_urllib3, _requests, _httpx, _aiohttp, _pip):
+                library.inject(_patcher)
 
 
 def inject_from_startup() -> None:

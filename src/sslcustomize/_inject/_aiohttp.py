@@ -1,0 +1,67 @@
+"""Hook aiohttp: its two module-wide contexts, made at import, are replaced by policy ones.
+
+aiohttp makes ``_SSL_CONTEXT_VERIFIED`` and ``_SSL_CONTEXT_UNVERIFIED`` when
+``aiohttp.connector`` is imported, and ``TCPConnector._get_ssl_context`` returns one of them
+unless the code gave its own (``ssl=ctx``). The hook wraps that method: where it would return
+one of the two, it returns a policy context named ``aiohttp`` (cached per policy), so that a
+connector made before ``inject()`` or a policy change follows the policy too. ``ssl=False`` and
+``ssl=aiohttp.Fingerprint(...)`` get the unverified one: a code opt-out, obeyed or refused per
+``allow_code_opt_out`` (aiohttp still checks the fingerprint).
+"""
+
+from __future__ import annotations
+
+import functools
+import ssl
+import types
+from collections.abc import Callable
+from typing import Any
+
+from ._patcher import Patcher
+from ._shared import ContextCache, library_context, make_opt_out, on_import
+
+__all__ = ["inject"]
+
+NAME = "aiohttp"
+_cache = ContextCache()
+
+
+def _context(verified: bool) -> ssl.SSLContext:  # noqa: FBT001
+    def build() -> ssl.SSLContext:
+        context = library_context(NAME)
+        if not verified:
+            make_opt_out(context)
+        context.set_alpn_protocols(("http/1.1",))  # as aiohttp's own
+        return context
+
+    return _cache.get(verified, build)  # type: ignore[no-any-return]
+
+
+def _patch(patcher: Patcher) -> Callable[[types.ModuleType], None]:
+    def patch(connector: types.ModuleType) -> None:
+        tcp = getattr(connector, "TCPConnector", None)
+        original = getattr(tcp, "_get_ssl_context", None)
+        verified = getattr(connector, "_SSL_CONTEXT_VERIFIED", None)
+        unverified = getattr(connector, "_SSL_CONTEXT_UNVERIFIED", None)
+        if original is None or verified is None or unverified is None:
+            return
+
+        @functools.wraps(original)
+        def _get_ssl_context(self: Any, req: Any) -> Any:
+            context = original(self, req)
+            if context is verified:
+                return _context(True)
+            if context is unverified:
+                return _context(False)
+            return context
+
+        _get_ssl_context.__sslcustomize_original__ = original  # type: ignore[attr-defined]
+        patcher.replace(tcp, "_get_ssl_context", _get_ssl_context)
+
+    return patch
+
+
+def inject(patcher: Patcher) -> None:
+    """Hook aiohttp (now, or when it is imported)."""
+    patcher.on_undo(_cache.clear)
+    on_import(patcher, "aiohttp.connector", _patch(patcher))

@@ -1,0 +1,131 @@
+"""Hook httpx: ``verify=True`` and ``verify=False`` mean the policy, without a bundle per client.
+
+httpx builds a context per transport (so per ``Client``) with ``create_ssl_context``, loading
+certifi's bundle into it (~20 ms) for ``verify=True`` and making a plain unverified context for
+``verify=False``.
+
+* ``HTTPTransport.__init__`` and ``AsyncHTTPTransport.__init__``: a boolean ``verify`` with no
+  ``cert`` becomes a context shared by every transport with the same ``verify``, ``http1`` and
+  ``http2`` (httpcore sets the ALPN protocols on the context at each connection, from those).
+  ``False`` gives a policy context with verification switched off: a code opt-out that the
+  policy obeys or refuses, and records.
+* ``create_ssl_context`` (in ``httpx``, ``httpx._config`` and the transports' module) returns
+  a new policy context for the same arguments: callers of this public function may change it.
+
+``verify=<SSLContext>`` is the code's own context and is used as it is (one from
+``ssl.create_default_context()`` is a policy context once sslcustomize is injected).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import ssl
+import types
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from ._patcher import Patcher
+from ._shared import ContextCache, library_context, make_opt_out, on_import
+
+__all__ = ["inject"]
+
+NAME = "httpx"
+_cache = ContextCache()
+
+
+def _policy_ssl_context(
+    verify: Any = True,  # noqa: FBT002 - httpx's signature
+    cert: Any = None,
+    trust_env: bool = True,  # noqa: FBT001, FBT002 - httpx's signature
+) -> ssl.SSLContext:
+    """Return what ``httpx.create_ssl_context`` returns, as a policy context."""
+    if isinstance(verify, ssl.SSLContext):
+        context = verify
+    elif verify is False:
+        context = make_opt_out(library_context(NAME))
+    elif isinstance(verify, str):
+        warnings.warn(
+            "`verify=<str>` is deprecated. Use `verify=ssl.create_default_context(cafile=...)` "
+            "or `verify=ssl.create_default_context(capath=...)` instead.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        # A path by code replaces the anchors, as httpx documents it.
+        if os.path.isdir(verify):
+            return library_context(NAME, capath=verify)
+        return library_context(NAME, cafile=verify)
+    else:
+        # verify=True: the policy's anchors (SSL_CERT_FILE/SSL_CERT_DIR act through "system").
+        context = library_context(NAME)
+    if cert:
+        warnings.warn(
+            "`cert=...` is deprecated. Use `verify=<ssl_context>` instead,"
+            "with `.load_cert_chain()` to configure the certificate chain.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if isinstance(cert, str):
+            context.load_cert_chain(cert)
+        else:
+            context.load_cert_chain(*cert)
+    return context
+
+
+def _shared(verify: bool, http1: bool, http2: bool) -> ssl.SSLContext:  # noqa: FBT001
+    return _cache.get((verify, http1, http2), lambda: _policy_ssl_context(verify))  # type: ignore[no-any-return]
+
+
+def _transport_init(original: Callable[..., None]) -> Callable[..., None]:
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807 - replaces __init__
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError:
+            original(self, *args, **kwargs)  # let httpx report the wrong call
+            return
+        bound.apply_defaults()
+        arguments = bound.arguments
+        verify = arguments.get("verify")
+        if isinstance(verify, bool) and not arguments.get("cert"):
+            http1, http2 = bool(arguments.get("http1", True)), bool(arguments.get("http2"))
+            arguments["verify"] = _shared(verify, http1, http2)
+        original(*bound.args, **bound.kwargs)
+
+    __init__.__sslcustomize_original__ = original  # type: ignore[attr-defined]
+    return __init__
+
+
+def _patch_transports(patcher: Patcher) -> Callable[[types.ModuleType], None]:
+    def patch(module: types.ModuleType) -> None:
+        if getattr(module, "create_ssl_context", None) is not None:
+            patcher.replace(module, "create_ssl_context", _policy_ssl_context)
+        for name in ("HTTPTransport", "AsyncHTTPTransport"):
+            transport = getattr(module, name, None)
+            if (
+                transport is not None
+                and "verify" in inspect.signature(transport.__init__).parameters
+            ):
+                patcher.replace(transport, "__init__", _transport_init(transport.__init__))
+
+    return patch
+
+
+def _patch_factory(patcher: Patcher) -> Callable[[types.ModuleType], None]:
+    def patch(module: types.ModuleType) -> None:
+        if getattr(module, "create_ssl_context", None) is not None:
+            patcher.replace(module, "create_ssl_context", _policy_ssl_context)
+
+    return patch
+
+
+def inject(patcher: Patcher) -> None:
+    """Hook httpx (now, or when it is imported)."""
+    patcher.on_undo(_cache.clear)
+    on_import(patcher, "httpx._config", _patch_factory(patcher))
+    on_import(patcher, "httpx._transports.default", _patch_transports(patcher))
+    on_import(patcher, "httpx", _patch_factory(patcher))

@@ -1,0 +1,65 @@
+"""Hook requests (and the copy pip vendors): ``verify=True`` means the policy, not certifi.
+
+requests' ``HTTPAdapter.cert_verify`` sets the connection pool's ``ca_certs`` to certifi's
+bundle for ``verify=True``, which urllib3 then loads at every connection and which ignores the
+system store. After it runs, the hook clears that bundle, so that the connection gets the
+policy's anchors (see :mod:`._urllib3`). A context that an adapter was given (``ssl_context``
+in ``init_poolmanager``, as pip does) gets the policy's anchors loaded once where requests would
+have loaded certifi's. ``verify=PATH`` and ``verify=False`` are left as requests sets them: a
+path replaces the anchors, ``False`` is a code opt-out that the policy obeys or refuses.
+"""
+
+from __future__ import annotations
+
+import functools
+import ssl
+import types
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from .._connection import base_decision
+from .._contexts import PolicyContext, _load_anchors
+from ._patcher import Patcher
+from ._shared import on_import
+
+__all__ = ["inject"]
+
+_given_policy_anchors: weakref.WeakSet[ssl.SSLContext] = weakref.WeakSet()
+
+
+def _cert_verify(name: str, original: Callable[..., None]) -> Callable[..., None]:
+    @functools.wraps(original)
+    def cert_verify(self: Any, conn: Any, url: str, verify: Any, cert: Any) -> None:
+        original(self, conn, url, verify, cert)
+        if verify is not True or not url.lower().startswith("https"):
+            return
+        conn.ca_certs = None
+        conn.ca_cert_dir = None
+        context = getattr(conn, "conn_kw", {}).get("ssl_context")
+        if (
+            isinstance(context, ssl.SSLContext)
+            and not isinstance(context, PolicyContext)
+            and context not in _given_policy_anchors
+        ):
+            _load_anchors(context, base_decision(name))
+            _given_policy_anchors.add(context)
+
+    cert_verify.__sslcustomize_original__ = original  # type: ignore[attr-defined]
+    return cert_verify
+
+
+def _patch(patcher: Patcher, root: str) -> Callable[[types.ModuleType], None]:
+    def patch(adapters: types.ModuleType) -> None:
+        adapter = getattr(adapters, "HTTPAdapter", None)
+        original = getattr(adapter, "cert_verify", None)
+        if adapter is not None and original is not None:
+            patcher.replace(adapter, "cert_verify", _cert_verify(root, original))
+
+    return patch
+
+
+def inject(patcher: Patcher) -> None:
+    """Hook requests' adapters (now, or when requests is imported)."""
+    for root in ("requests", "pip._vendor.requests"):
+        on_import(patcher, root + ".adapters", _patch(patcher, root))

@@ -1,0 +1,175 @@
+"""What the third-party hooks share: post-import hooks with an undo, and cached contexts.
+
+Libraries are patched when they are imported (``_sslcustomize_startup.hooks``), whether that
+happens before :func:`sslcustomize.inject`, after it, or at startup through the ``.pth`` hook.
+
+Contexts that a library would build per connection, per session or per client are built once
+per policy and settings instead (:class:`ContextCache`): a :class:`~.PolicyContext` loads its
+anchors lazily from hashed directories, but even that is worth doing once.
+"""
+
+from __future__ import annotations
+
+import ssl
+import sys
+import threading
+import types
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import _sslcustomize_startup
+
+from .._connection import base_decision
+from .._contexts import PolicyContext, _apply_defaults, _load_anchors, _wrap_lock
+from .._policy import Policy
+from .._state import current_policy
+from ._patcher import Patcher
+
+__all__ = [
+    "ContextCache",
+    "LibraryContext",
+    "library_context",
+    "make_opt_out",
+    "on_import",
+    "stricter_minimum",
+]
+
+
+def on_import(
+    patcher: Patcher, module_name: str, patch: Callable[[types.ModuleType], None]
+) -> None:
+    """Run ``patch(module)`` once ``module_name`` is imported (now if it already is).
+
+    :meth:`Patcher.undo` forgets the hook if the module was never imported.
+    """
+
+    def callback(module: types.ModuleType) -> None:
+        patch(module)
+
+    patcher.on_undo(lambda: _sslcustomize_startup.hooks.unregister(callback))
+    _sslcustomize_startup.hooks.register(module_name, callback)
+
+
+class LibraryContext(PolicyContext):
+    """A :class:`PolicyContext` handed to a client library.
+
+    ``load_default_certs()`` loads the policy's trust anchors (the library asks for "the
+    system's" anchors; under sslcustomize the policy says what they are). Setting
+    ``verify_mode`` or ``check_hostname`` waits while a connection is being created on the
+    replay path, which switches them off for that instant: a library that sets them again on
+    a shared context (urllib3 does, per connection) can then never catch that instant.
+    """
+
+    def load_default_certs(self, purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH) -> None:
+        """Load the policy's trust anchors (server authentication only)."""
+        if purpose != ssl.Purpose.SERVER_AUTH:
+            super().load_default_certs(purpose)
+            return
+        _load_anchors(self, self._sslcustomize_decision)
+
+    @property  # type: ignore[override]
+    def verify_mode(self) -> ssl.VerifyMode:
+        """The context's verification mode."""
+        return super().verify_mode
+
+    @verify_mode.setter
+    def verify_mode(self, value: ssl.VerifyMode) -> None:
+        with _wrap_lock:
+            ssl.SSLContext.verify_mode.__set__(self, value)  # type: ignore[attr-defined]
+
+    @property
+    def check_hostname(self) -> bool:
+        """Whether OpenSSL checks the host name."""
+        return super().check_hostname
+
+    @check_hostname.setter
+    def check_hostname(self, value: bool) -> None:
+        with _wrap_lock:
+            ssl.SSLContext.check_hostname.__set__(self, value)  # type: ignore[attr-defined]
+
+
+def library_context(
+    name: str,
+    *,
+    anchors: bool = True,
+    cafile: str | None = None,
+    capath: str | None = None,
+    cadata: str | bytes | None = None,
+) -> LibraryContext:
+    """Build a context for a library's connections under the policy.
+
+    Args:
+        name: The context name (``requests``, ``httpx``...).
+        anchors: Load the policy's anchors; ``False`` leaves the store empty (for factories
+            whose callers load their own, as urllib3's does).
+        cafile: Trust exactly these anchors, as the code asked (``verify=PATH``).
+        capath: Likewise, a hashed directory.
+        cadata: Likewise, PEM text or DER bytes.
+    """
+    decision = base_decision(name)
+    context = LibraryContext(ssl.PROTOCOL_TLS_CLIENT)
+    _apply_defaults(context, decision.minimum_tls)
+    context._sslcustomize_name = name  # noqa: SLF001 - our own class
+    context._sslcustomize_decision = decision  # noqa: SLF001
+    if cafile or capath or cadata:
+        context.load_verify_locations(cafile, capath, cadata)
+    elif anchors:
+        _load_anchors(context, decision)
+    return context
+
+
+def make_opt_out(context: ssl.SSLContext) -> ssl.SSLContext:
+    """Turn verification off as code asked; the policy obeys or refuses it per connection."""
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # after check_hostname: ssl requires this order
+    return context
+
+
+def stricter_minimum(ours: ssl.TLSVersion, theirs: ssl.TLSVersion) -> ssl.TLSVersion:
+    """Return the higher of two minimum versions (``MINIMUM_SUPPORTED`` is the lowest)."""
+    if theirs in (ssl.TLSVersion.MINIMUM_SUPPORTED, ssl.TLSVersion.MAXIMUM_SUPPORTED):
+        return ours
+    return max(ours, theirs)
+
+
+class ContextCache:
+    """Contexts built once per policy and key, shared by every connection with that key.
+
+    Only contexts whose settings are a function of the key are cached, so that what a library
+    sets on them per connection is the same for every user of one context.
+    """
+
+    def __init__(self) -> None:
+        """Start empty."""
+        self._lock = threading.Lock()
+        self._policy: Policy | None = None
+        self._items: dict[Hashable, ssl.SSLContext] = {}
+
+    def get(self, key: Hashable, build: Callable[[], ssl.SSLContext]) -> Any:
+        """Return the context for ``key`` under the current policy, building it if needed."""
+        policy = current_policy()
+        with self._lock:
+            if policy is not self._policy:
+                self._items.clear()
+                self._policy = policy
+            context = self._items.get(key)
+        if context is None:
+            context = build()
+            with self._lock:
+                if self._policy is policy:
+                    context = self._items.setdefault(key, context)
+        return context
+
+    def clear(self) -> None:
+        """Forget every context."""
+        with self._lock:
+            self._items.clear()
+            self._policy = None
+
+
+def frame_module(depth: int) -> str:
+    """Return the module name of the frame ``depth`` levels up, or ``""``."""
+    try:
+        return str(sys._getframe(depth + 1).f_globals.get("__name__", ""))  # noqa: SLF001
+    except ValueError:
+        return ""

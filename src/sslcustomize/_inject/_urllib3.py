@@ -1,0 +1,188 @@
+"""Hook urllib3 (and the copy pip vendors): its contexts are policy contexts, built once.
+
+urllib3 builds a context per connection when none is given (``create_urllib3_context``, bound
+by name into ``urllib3.connection`` at import), loads the system store into it
+(``load_default_certs``) or the ``ca_certs`` it was given (requests passes certifi's bundle),
+then wraps the socket (urllib3 2.x: ``connection._ssl_wrap_socket_and_match_hostname``).
+
+* ``create_urllib3_context`` (in ``util.ssl_``, ``util`` and ``connection``) returns a
+  :class:`~._shared.LibraryContext` set up exactly as urllib3's own: same versions, options,
+  flags and verification settings; its ``load_default_certs()`` loads the policy's anchors.
+* ``_ssl_wrap_socket_and_match_hostname`` (urllib3 2.x), for connections given no context,
+  passes a context cached per policy and settings instead, with the ``ca_certs`` and client
+  certificate already loaded: no bundle is parsed per connection. For a context the code gave,
+  the same ``ca_certs`` is loaded into it once, not at every connection.
+
+Contexts are named ``urllib3``, or ``requests`` when requests made the connection.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import ssl
+import sys
+import types
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from ._patcher import Patcher
+from ._shared import ContextCache, library_context, on_import, stricter_minimum
+
+__all__ = ["ROOTS", "inject", "library_name"]
+
+#: The urllib3 packages hooked, and the requests package that drives each.
+ROOTS = {"urllib3": "requests", "pip._vendor.urllib3": "pip._vendor.requests"}
+
+_cache = ContextCache()
+# Contexts given by code, and the CA locations already loaded into each.
+_loaded: weakref.WeakKeyDictionary[ssl.SSLContext, set[tuple[Any, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+_COPIED = ("options", "verify_flags", "post_handshake_auth", "hostname_checks_common_name")
+
+
+def library_name(root: str) -> str:
+    """Name a urllib3 connection's context: ``requests`` if requests made it, else ``root``."""
+    frame: types.FrameType | None = sys._getframe(2)  # noqa: SLF001 - cheapest way
+    driver = ROOTS[root]
+    while frame is not None:
+        name = str(frame.f_globals.get("__name__", ""))
+        library = name == root or name.startswith((root + ".", "sslcustomize", "http."))
+        if not (library or name in ("ssl", "socket")):
+            return driver if name == driver or name.startswith(driver + ".") else root
+        frame = frame.f_back
+    return root
+
+
+def _adopt(context: ssl.SSLContext, template: ssl.SSLContext) -> None:
+    """Give ``context`` the settings urllib3 put on ``template`` (not its trust)."""
+    context.minimum_version = stricter_minimum(context.minimum_version, template.minimum_version)
+    if template.maximum_version != ssl.TLSVersion.MAXIMUM_SUPPORTED:
+        context.maximum_version = template.maximum_version
+    for attribute in _COPIED:
+        value = getattr(template, attribute, None)
+        if value is not None:
+            setattr(context, attribute, value)
+    # verify_mode and check_hostname: ssl refuses CERT_NONE while check_hostname is on.
+    # urllib3 1.x (pip's) switches OpenSSL's host check off and matches the name itself: that
+    # is not the code opting out, so a verifying context keeps OpenSSL's check on as well.
+    if template.verify_mode == ssl.CERT_REQUIRED:
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.check_hostname = True
+    else:
+        context.check_hostname = False
+        context.verify_mode = template.verify_mode
+    if template.keylog_filename:
+        context.keylog_filename = template.keylog_filename
+
+
+def _factory(root: str, original: Callable[..., ssl.SSLContext]) -> Callable[..., ssl.SSLContext]:
+    @functools.wraps(original)
+    def create_urllib3_context(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        template = original(*args, **kwargs)  # urllib3 decides, and validates the arguments
+        context = library_context(library_name(root), anchors=False)
+        _adopt(context, template)
+        ciphers = kwargs.get("ciphers", args[3] if len(args) > 3 else None)
+        if ciphers:
+            context.set_ciphers(ciphers)
+        return context
+
+    create_urllib3_context.__sslcustomize_original__ = original  # type: ignore[attr-defined]
+    return create_urllib3_context
+
+
+def _file_key(path: str | None) -> tuple[object, ...]:
+    if not path:
+        return ()
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return (path,)
+    return (path, stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+def _cached_context(
+    root: str, original_factory: Callable[..., ssl.SSLContext], kwargs: dict[str, Any]
+) -> ssl.SSLContext:
+    name = library_name(root)
+    ca = (kwargs.get("ca_certs"), kwargs.get("ca_cert_dir"), kwargs.get("ca_cert_data"))
+    client = (kwargs.get("cert_file"), kwargs.get("key_file"), kwargs.get("key_password"))
+    versions = tuple(kwargs.get(k) for k in ("cert_reqs", "ssl_version", "ssl_minimum_version",
+                                            "ssl_maximum_version"))  # fmt: skip
+    key = (name, versions, ca, _file_key(ca[0]), _file_key(ca[1]), client, _file_key(client[0]))
+
+    def build() -> ssl.SSLContext:
+        module = sys.modules[root + ".util.ssl_"]
+        template = original_factory(
+            ssl_version=module.resolve_ssl_version(versions[1]),
+            ssl_minimum_version=versions[2],
+            ssl_maximum_version=versions[3],
+            cert_reqs=module.resolve_cert_reqs(versions[0]),
+        )
+        # verify=PATH (ca_certs): these anchors replace the policy's, as the code asked.
+        context = library_context(name, cafile=ca[0], capath=ca[1], cadata=ca[2])
+        _adopt(context, template)
+        if client[0]:
+            context.load_cert_chain(client[0], client[1], client[2])
+        return context
+
+    return _cache.get(key, build)  # type: ignore[no-any-return]
+
+
+def _wrapper(
+    root: str, original: Callable[..., Any], original_factory: Callable[..., ssl.SSLContext]
+) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def _ssl_wrap_socket_and_match_hostname(sock: Any, **kwargs: Any) -> Any:
+        context = kwargs.get("ssl_context")
+        ca = (kwargs.get("ca_certs"), kwargs.get("ca_cert_dir"), kwargs.get("ca_cert_data"))
+        if context is None:
+            kwargs["ssl_context"] = _cached_context(root, original_factory, kwargs)
+            kwargs.update(ca_certs=None, ca_cert_dir=None, ca_cert_data=None)
+            kwargs.update(cert_file=None, key_file=None, key_password=None)
+            return original(sock, **kwargs)
+        if any(ca):
+            # urllib3 would load these into the code's context at every connection.
+            key = (*ca, _file_key(ca[0]), _file_key(ca[1]))
+            done = _loaded.setdefault(context, set())
+            if key in done:
+                kwargs.update(ca_certs=None, ca_cert_dir=None, ca_cert_data=None)
+            else:
+                result = original(sock, **kwargs)
+                done.add(key)
+                return result
+        return original(sock, **kwargs)
+
+    _ssl_wrap_socket_and_match_hostname.__sslcustomize_original__ = original  # type: ignore[attr-defined]
+    return _ssl_wrap_socket_and_match_hostname
+
+
+def _patch(patcher: Patcher, root: str) -> Callable[[types.ModuleType], None]:
+    def patch(connection: types.ModuleType) -> None:
+        ssl_ = sys.modules.get(root + ".util.ssl_")
+        util = sys.modules.get(root + ".util")
+        found = getattr(ssl_, "create_urllib3_context", None)
+        if found is None:
+            return
+        original: Callable[..., ssl.SSLContext] = found
+        factory = _factory(root, original)
+        for module in (ssl_, util, connection):
+            if getattr(module, "create_urllib3_context", None) is original:
+                patcher.replace(module, "create_urllib3_context", factory)
+        wrap = getattr(connection, "_ssl_wrap_socket_and_match_hostname", None)
+        if wrap is not None:  # urllib3 2.x
+            patcher.replace(
+                connection, "_ssl_wrap_socket_and_match_hostname", _wrapper(root, wrap, original)
+            )
+
+    return patch
+
+
+def inject(patcher: Patcher) -> None:
+    """Hook every urllib3 (now, or when it is imported)."""
+    patcher.on_undo(_cache.clear)
+    for root in ROOTS:
+        on_import(patcher, root + ".connection", _patch(patcher, root))

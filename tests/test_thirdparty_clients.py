@@ -1,0 +1,472 @@
+"""requests, urllib3, httpx and aiohttp verify under the policy, against real loopback servers.
+
+In this process, with ``inject(policy)``: the policy trusts only the test root (no
+``REQUESTS_CA_BUNDLE``, no ``SSL_CERT_FILE``), so each library's own default (certifi) would
+reject the good server and accept nothing the policy rejects. Every success has its failure
+twin. Import order and the ``.pth`` hook are in ``test_thirdparty_startup.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+import httpx
+import pytest
+import requests
+import urllib3
+
+import _pki
+import sslcustomize
+from _fixtures import WritePolicy
+
+if TYPE_CHECKING:
+    from conftest import StartServer
+
+Fetch = Callable[..., str]
+
+
+def _requests(url: str, *, verify: Any = True, cert: Any = None) -> str:
+    with requests.Session() as session:
+        return session.get(url, timeout=10, verify=verify, cert=cert).text
+
+
+def _urllib3(url: str, *, verify: Any = True, cert: Any = None) -> str:
+    options: dict[str, Any] = {"cert_reqs": "CERT_NONE" if verify is False else "CERT_REQUIRED"}
+    if isinstance(verify, str):
+        options["ca_certs"] = verify
+    if cert:
+        options["cert_file"], options["key_file"] = cert
+    with urllib3.PoolManager(retries=False, timeout=10, **options) as pool:
+        return pool.request("GET", url).data.decode()
+
+
+def _httpx_verify(verify: Any, cert: Any) -> Any:
+    if isinstance(verify, str) or cert:
+        context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+        if cert:
+            context.load_cert_chain(*cert)
+        return context
+    return verify
+
+
+def _httpx(url: str, *, verify: Any = True, cert: Any = None) -> str:
+    with httpx.Client(verify=_httpx_verify(verify, cert), timeout=10) as client:
+        return client.get(url).text
+
+
+def _httpx_async(url: str, *, verify: Any = True, cert: Any = None) -> str:
+    async def main() -> str:
+        async with httpx.AsyncClient(verify=_httpx_verify(verify, cert), timeout=10) as client:
+            return (await client.get(url)).text
+
+    return asyncio.run(main())
+
+
+def _aiohttp(url: str, *, verify: Any = True, cert: Any = None) -> str:
+    ssl_option: Any = True if verify is True else verify
+    if isinstance(verify, str) or cert:
+        ssl_option = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+        if cert:
+            ssl_option.load_cert_chain(*cert)
+
+    async def main() -> str:
+        async with aiohttp.ClientSession() as session, session.get(url, ssl=ssl_option) as r:
+            return await r.text()
+
+    return asyncio.run(main())
+
+
+CLIENTS: dict[str, Fetch] = {
+    "requests": _requests,
+    "urllib3": _urllib3,
+    "httpx": _httpx,
+    "httpx-async": _httpx_async,
+    "aiohttp": _aiohttp,
+}
+
+
+def rejection(error: BaseException) -> sslcustomize.CertificateRejected | None:
+    """Find the CertificateRejected a library wrapped in its own exceptions."""
+    seen: set[int] = set()
+    pending: list[object] = [error]
+    while pending:
+        item = pending.pop()
+        if not isinstance(item, BaseException) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, sslcustomize.CertificateRejected):
+            return item
+        pending.extend([item.__cause__, item.__context__, *item.args])
+        pending.append(getattr(item, "reason", None))
+        pending.append(getattr(item, "os_error", None))
+    return None
+
+
+def reasons(fetch: Fetch, url: str, **options: Any) -> tuple[str, ...]:
+    """Fetch; return () on success, else the rejection's reasons (fail if not a rejection)."""
+    try:
+        assert fetch(url, **options) == "ok"
+    except Exception as error:
+        found = rejection(error)
+        if found is None:
+            raise
+        return found.reasons
+    return ()
+
+
+@pytest.fixture
+def root_file(pki: _pki.TestPKI, tmp_path: Path) -> Path:
+    """The test root as a PEM file."""
+    path = tmp_path / "root.pem"
+    path.write_bytes(pki.root_pem)
+    return path
+
+
+@pytest.fixture
+def enforce(root_file: Path, write_policy: WritePolicy) -> Callable[[str], None]:
+    """Inject a policy trusting the test root, plus the given TOML."""
+
+    def inject(extra: str = "") -> None:
+        sslcustomize.inject(write_policy(f"trust = ['{root_file}']\n{extra}"))
+
+    return inject
+
+
+@pytest.fixture(autouse=True)
+def _no_urllib3_insecure_warning() -> Iterator[None]:
+    """urllib3 warns on every unverified request; these tests look at sslcustomize's warnings."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", urllib3.exceptions.InsecureRequestWarning)
+        yield
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_policy_root_trusted_and_failures_rejected(
+    client: str, pki: _pki.TestPKI, https_server: StartServer, enforce: Callable[[str], None]
+) -> None:
+    """The policy's CA is trusted; self-signed, wrong host and expired are rejected."""
+    enforce("")
+    fetch = CLIENTS[client]
+    assert reasons(fetch, https_server(pki["good"], "localhost").url()) == ()
+    for case in ("self_signed", "wrong_host", "expired"):
+        url = https_server(pki[case], "localhost").url()
+        assert reasons(fetch, url) == (pki[case].reason,), case
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_library_default_without_policy_rejects_the_corporate_ca(
+    client: str, pki: _pki.TestPKI, https_server: StartServer
+) -> None:
+    """Without sslcustomize, each library (certifi) rejects the test root's server."""
+    url = https_server(pki["good"], "localhost").url()
+    with pytest.raises(Exception) as caught:  # noqa: PT011 - each library has its own type
+        CLIENTS[client](url)
+    assert "CERTIFICATE_VERIFY_FAILED" in repr(caught.value) or "certificate verify" in repr(
+        caught.value
+    )
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_pinned_self_signed_host(
+    client: str, pki: _pki.TestPKI, https_server: StartServer, enforce: Callable[[str], None]
+) -> None:
+    """A pin exception accepts a self-signed host; a wrong pin rejects it."""
+    url = https_server(pki["self_signed"], "localhost").url()
+    pin = pki["self_signed"].pin
+    enforce(f"[[exception]]\nhost = 'localhost'\npin = ['{pin}']\nreason = 'test'\n")
+    assert reasons(CLIENTS[client], url) == ()
+    wrong = "sha256/" + "A" * 43 + "="
+    enforce(f"[[exception]]\nhost = 'localhost'\npin = ['{wrong}']\nreason = 'test'\n")
+    assert reasons(CLIENTS[client], url)[0] == "pin_mismatch"
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_report_mode_proceeds_and_records(
+    client: str,
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    enforce: Callable[[str], None],
+    tmp_path: Path,
+) -> None:
+    """Report mode: an expired certificate connects, warns and is recorded; enforce rejects."""
+    sink = tmp_path / "r.jsonl"
+    url = https_server(pki["expired"], "localhost").url()
+    enforce(f"mode = 'report'\n[report]\nsink = 'jsonl'\npath = '{sink}'\n")
+    with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
+        assert reasons(CLIENTS[client], url) == ()
+    (record,) = _records(sink)
+    assert record["reasons"] == ["expired"]
+    assert record["context"].split(".")[0] == client.split("-", maxsplit=1)[0]
+    enforce("")
+    assert reasons(CLIENTS[client], url) == ("expired",)
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_verify_false_obeyed_or_refused(
+    client: str,
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    enforce: Callable[[str], None],
+    tmp_path: Path,
+) -> None:
+    """verify=False is a recorded code opt-out; refused where allow_code_opt_out = false."""
+    sink = tmp_path / "r.jsonl"
+    url = https_server(pki["self_signed"], "localhost").url()
+    enforce(f"[report]\nsink = 'jsonl'\npath = '{sink}'\n")
+    with pytest.warns(sslcustomize.LegacyContextWarning, match="without certificate verification"):
+        assert reasons(CLIENTS[client], url, verify=False) == ()
+    (record,) = _records(sink)
+    assert record["reasons"] == ["code_opt_out", "self_signed"]
+    enforce("allow_code_opt_out = false\n")
+    assert reasons(CLIENTS[client], url, verify=False) == ("self_signed",)
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_verify_path_replaces_the_anchors(
+    client: str,
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    write_policy: WritePolicy,
+    root_file: Path,
+    tmp_path: Path,
+) -> None:
+    """verify=PATH (ssl=ctx for aiohttp) trusts PATH instead of the policy's anchors."""
+    sslcustomize.inject(write_policy("version = 1\n"))  # the system store, not the test root
+    url = https_server(pki["good"], "localhost").url()
+    assert reasons(CLIENTS[client], url, verify=str(root_file)) == ()
+    foreign = tmp_path / "foreign.pem"
+    foreign.write_bytes(pki.foreign_root_pem)
+    assert reasons(CLIENTS[client], url, verify=str(foreign)) == ("unknown_issuer",)
+
+
+# asyncio before 3.11 leaks the transport of a connection the server aborts after a TLS 1.3
+# handshake (the twin without a client certificate); that is asyncio's, not under test here.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_client_certificate(
+    client: str,
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    enforce: Callable[[str], None],
+    tmp_path: Path,
+) -> None:
+    """Mutual TLS still works: the server sees the client certificate; without it, no access."""
+    enforce("")
+    url = https_server(pki["good"], "localhost", client_ca_pem=pki.client_cert.ca_pem).url()
+    cert = tuple(map(str, pki.client_cert.write(tmp_path)))
+    assert reasons(CLIENTS[client], url, cert=cert) == ()
+    with pytest.raises(Exception):  # noqa: B017, PT011 - the server drops the connection
+        CLIENTS[client](url)
+
+
+# -- websockets, HTTP/2, proxies ---------------------------------------------------------------
+
+
+@pytest.fixture
+def wss_server(pki: _pki.TestPKI) -> Iterator[Callable[[str], str]]:
+    """``wss_server(case)``: a websockets echo server on localhost; returns its wss:// URL."""
+    import threading
+
+    from websockets.sync.server import ServerConnection, serve
+
+    import _servers
+
+    servers: list[Any] = []
+
+    def echo(connection: ServerConnection) -> None:
+        for message in connection:
+            connection.send(message)
+
+    def start(case: str) -> str:
+        server = serve(echo, "127.0.0.1", 0, ssl=_servers.server_context(pki[case]))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"wss://localhost:{server.socket.getsockname()[1]}/"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+
+
+def _websockets_async(url: str) -> str:
+    from websockets.asyncio.client import connect
+
+    async def main() -> str:
+        async with connect(url, open_timeout=10) as websocket:
+            await websocket.send("ok")
+            return str(await websocket.recv())
+
+    return asyncio.run(main())
+
+
+def _websockets_sync(url: str) -> str:
+    from websockets.sync.client import connect
+
+    with connect(url, open_timeout=10) as websocket:
+        websocket.send("ok")
+        return str(websocket.recv())
+
+
+@pytest.mark.parametrize("fetch", [_websockets_async, _websockets_sync])
+def test_websockets(
+    fetch: Fetch, wss_server: Callable[[str], str], enforce: Callable[[str], None]
+) -> None:
+    """websockets (wss://, ssl=True by default) trusts the policy's CA and rejects self-signed."""
+    enforce("")
+    assert reasons(fetch, wss_server("good")) == ()
+    assert reasons(fetch, wss_server("self_signed")) == ("self_signed",)
+
+
+@pytest.fixture
+def h2_server(pki: _pki.TestPKI) -> Iterator[Callable[[str], str]]:
+    """``h2_server(case)``: an HTTP/2-only server (h2, ALPN "h2") answering "ok"; its URL."""
+    import socket
+    import threading
+
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    import _servers
+
+    listeners: list[socket.socket] = []
+
+    def handle(connection: ssl.SSLSocket) -> None:
+        h2_connection = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False))
+        h2_connection.initiate_connection()
+        connection.sendall(h2_connection.data_to_send())
+        while data := connection.recv(65535):
+            for event in h2_connection.receive_data(data):
+                if isinstance(event, h2.events.RequestReceived):
+                    headers = [(":status", "200"), ("content-length", "2")]
+                    h2_connection.send_headers(event.stream_id, headers)
+                    h2_connection.send_data(event.stream_id, b"ok", end_stream=True)
+            connection.sendall(h2_connection.data_to_send())
+
+    def serve(listener: socket.socket, context: ssl.SSLContext) -> None:
+        while True:
+            try:
+                raw, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                with context.wrap_socket(raw, server_side=True) as connection:
+                    handle(connection)
+            except (OSError, ssl.SSLError):
+                continue
+
+    def start(case: str) -> str:
+        context = _servers.server_context(pki[case])
+        context.set_alpn_protocols(["h2"])
+        listener = socket.create_server(("127.0.0.1", 0))
+        listeners.append(listener)
+        threading.Thread(target=serve, args=(listener, context), daemon=True).start()
+        return f"https://localhost:{listener.getsockname()[1]}/"
+
+    yield start
+    for listener in listeners:
+        listener.close()
+
+
+def test_httpx_http2_alpn(h2_server: Callable[[str], str], enforce: Callable[[str], None]) -> None:
+    """httpx with http2=True negotiates h2 over a policy context; a self-signed h2 server fails."""
+    enforce("")
+    with httpx.Client(http2=True, timeout=10) as client:
+        response = client.get(h2_server("good"))
+        assert (response.http_version, response.text) == ("HTTP/2", "ok")
+        with pytest.raises(httpx.ConnectError) as caught:
+            client.get(h2_server("self_signed"))
+    found = rejection(caught.value)
+    assert found is not None
+    assert found.reasons == ("self_signed",)
+
+
+@pytest.fixture
+def connect_proxy() -> Iterator[tuple[str, list[str]]]:
+    """A minimal HTTP CONNECT proxy on loopback: its URL, and the targets it tunnelled to."""
+    import contextlib
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    tunnelled: list[str] = []
+
+    def pipe(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+    def tunnel(client: socket.socket) -> None:
+        with client:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                chunk = client.recv(4096)
+                if not chunk:
+                    return
+                request += chunk
+            method, target, _ = request.split(b"\r\n", 1)[0].decode().split(" ", 2)
+            host, _, port = target.rpartition(":")
+            if method != "CONNECT" or host not in ("localhost", "127.0.0.1"):
+                client.sendall(b"HTTP/1.1 403 Forbidden\r\n\r\n")  # loopback only
+                return
+            tunnelled.append(target)
+            with socket.create_connection((host, int(port)), timeout=10) as upstream:
+                client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                back = threading.Thread(target=pipe, args=(upstream, client), daemon=True)
+                back.start()
+                pipe(client, upstream)
+                back.join(10)
+
+    def serve() -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=tunnel, args=(client,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}", tunnelled
+    listener.close()
+
+
+def test_requests_and_httpx_through_a_connect_proxy(
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    enforce: Callable[[str], None],
+    connect_proxy: tuple[str, list[str]],
+) -> None:
+    """Through an HTTP CONNECT proxy, requests and httpx still verify under the policy."""
+    proxy, tunnelled = connect_proxy
+    enforce("")
+    good = https_server(pki["good"], "localhost").url()
+    bad = https_server(pki["self_signed"], "localhost").url()
+
+    def via_requests(url: str) -> str:
+        with requests.Session() as session:
+            return session.get(url, proxies={"https": proxy}, timeout=10).text
+
+    def via_httpx(url: str) -> str:
+        with httpx.Client(proxy=proxy, timeout=10) as client:
+            return client.get(url).text
+
+    for fetch in (via_requests, via_httpx):
+        assert reasons(fetch, good) == ()
+        assert reasons(fetch, bad) == ("self_signed",)
+    assert len(tunnelled) == 4
