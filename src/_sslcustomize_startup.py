@@ -12,13 +12,15 @@ With a policy configured it does not import :mod:`ssl` (that costs ~20 ms): it w
 The policy itself is read later still, when the first context is made.
 """
 
-from __future__ import annotations
-
 import os
 import sys
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # annotations only: importing importlib here would cost startup time
+# Not ``from typing import TYPE_CHECKING``: typing (and re) would cost ~10 ms at every start
+# of every interpreter of the environment. Type checkers know this spelling too; annotations
+# that name these types are strings, since this module has no ``from __future__`` import
+# either (another module to load at each start).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from importlib.machinery import ModuleSpec
     from types import ModuleType
@@ -73,7 +75,7 @@ class PostImportHooks:
         self._hooks: dict[str, list[Hook]] = {}
         self._busy: set[str] = set()
 
-    def register(self, name: str, callback: Hook) -> None:
+    def register(self, name: str, callback: "Hook") -> None:
         """Call ``callback(module)`` once ``name`` is imported (at once if it already is)."""
         module = sys.modules.get(name)
         if module is not None:
@@ -83,7 +85,7 @@ class PostImportHooks:
         if not _installed(self):
             sys.meta_path.insert(0, self)
 
-    def unregister(self, callback: Hook) -> None:
+    def unregister(self, callback: "Hook") -> None:
         """Forget ``callback`` for every module it waits for."""
         for name in list(self._hooks):
             self._hooks[name] = [cb for cb in self._hooks[name] if cb is not callback]
@@ -95,9 +97,9 @@ class PostImportHooks:
     def find_spec(
         self,
         fullname: str,
-        path: Sequence[str] | None = None,
-        target: ModuleType | None = None,
-    ) -> ModuleSpec | None:
+        path: "Sequence[str] | None" = None,
+        target: "ModuleType | None" = None,
+    ) -> "ModuleSpec | None":
         """Find ``fullname`` with the other finders and wrap its loader if it is watched."""
         if fullname not in self._hooks or fullname in self._busy:
             return None
@@ -117,14 +119,14 @@ class PostImportHooks:
 class _HookedLoader:
     """Delegate to the real loader, then run the callbacks on the fresh module."""
 
-    def __init__(self, loader: object, callbacks: list[Hook]) -> None:
+    def __init__(self, loader: object, callbacks: "list[Hook]") -> None:
         self._loader = loader
         self._callbacks = callbacks
 
-    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+    def create_module(self, spec: "ModuleSpec") -> "ModuleType | None":
         return self._loader.create_module(spec)  # type: ignore[attr-defined, no-any-return]
 
-    def exec_module(self, module: ModuleType) -> None:
+    def exec_module(self, module: "ModuleType") -> None:
         self._loader.exec_module(module)  # type: ignore[attr-defined]
         # Put the real loader back so that reload(), inspect and linecache see it.
         module.__loader__ = self._loader  # type: ignore[assignment]
@@ -142,8 +144,8 @@ def _installed(finder: object) -> bool:
 
 
 def _find_with_others(
-    me: object, fullname: str, path: Sequence[str] | None, target: ModuleType | None
-) -> ModuleSpec | None:
+    me: object, fullname: str, path: "Sequence[str] | None", target: "ModuleType | None"
+) -> "ModuleSpec | None":
     for finder in list(sys.meta_path):
         find_spec = getattr(finder, "find_spec", None)
         if finder is me or find_spec is None:
@@ -154,7 +156,7 @@ def _find_with_others(
     return None
 
 
-def _call(callback: Hook, module: ModuleType) -> None:
+def _call(callback: "Hook", module: "ModuleType") -> None:
     try:
         callback(module)
     except Exception as exc:  # noqa: BLE001 - a hook must never break the import it follows
@@ -175,7 +177,7 @@ FACTORIES = (
 LIBRARIES = ("urllib3", "requests", "httpx", "aiohttp", "websockets", "pip._vendor.urllib3")
 
 
-def _activate(ssl: ModuleType) -> None:
+def _activate(ssl: "ModuleType") -> None:
     """Put cheap stand-ins on ssl's factories; the package is imported on their first call.
 
     Importing sslcustomize costs tens of milliseconds; a program that imports ssl and never
@@ -190,7 +192,9 @@ def _activate(ssl: ModuleType) -> None:
         hooks.register(library, _finish)
 
 
-def _stand_in(ssl: ModuleType, name: str, original: Callable[..., object]) -> Callable[..., object]:
+def _stand_in(
+    ssl: "ModuleType", name: str, original: "Callable[..., object]"
+) -> "Callable[..., object]":
     def stand_in(*args: object, **kwargs: object) -> object:
         _finish(ssl)
         factory = getattr(ssl, name)
@@ -206,7 +210,7 @@ def _stand_in(ssl: ModuleType, name: str, original: Callable[..., object]) -> Ca
 _failed = False
 
 
-def _finish(_module: ModuleType) -> None:
+def _finish(_module: "ModuleType") -> None:
     global _failed  # noqa: PLW0603 - said once, not tried again
     if _failed:
         return

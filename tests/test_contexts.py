@@ -237,3 +237,44 @@ def test_caller_module_skips_ssl_and_sslcustomize_frames() -> None:
     """The name is the first frame outside ssl and sslcustomize."""
     assert _contexts.caller_module(1) == __name__
     assert sys.modules[__name__]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="http.client shares a context on 3.12+")
+def test_http_client_shares_one_context_per_policy(write_policy: WritePolicy) -> None:
+    """http.client's own calls share a context; other callers and a new policy get new ones."""
+    import http.client
+
+    sslcustomize.inject(write_policy("version = 1\n"))
+    first = http.client.HTTPSConnection("localhost")._context  # type: ignore[attr-defined]
+    second = http.client.HTTPSConnection("localhost")._context  # type: ignore[attr-defined]
+    assert first is second
+    assert isinstance(first, sslcustomize.PolicyContext)
+    assert first.verify_mode == ssl.CERT_REQUIRED
+    assert ssl._create_default_https_context() is not first
+    sslcustomize.inject(write_policy("minimum_tls = '1.3'\n"))
+    third = http.client.HTTPSConnection("localhost")._context  # type: ignore[attr-defined]
+    assert third is not first
+    assert third.minimum_version == ssl.TLSVersion.TLSv1_3
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.10 and 3.11 change their context")
+def test_http_client_gets_a_new_context_before_312(write_policy: WritePolicy) -> None:
+    """On 3.10/3.11 http.client changes the context it gets, so each connection has its own."""
+    import http.client
+
+    sslcustomize.inject(write_policy("version = 1\n"))
+    first = http.client.HTTPSConnection("localhost")._context  # type: ignore[attr-defined]
+    assert first is not http.client.HTTPSConnection("localhost")._context  # type: ignore[attr-defined]
+
+
+def test_shared_context_sets_alpn_once(write_policy: WritePolicy) -> None:
+    """Setting the same ALPN list again on a shared context changes nothing."""
+    from sslcustomize._contexts import _shared_context
+
+    sslcustomize.inject(write_policy("version = 1\n"))
+    shared = _shared_context("http.client")
+    shared.set_alpn_protocols(["http/1.1"])
+    shared.set_alpn_protocols(("http/1.1",))
+    assert shared._sslcustomize_alpn == ["http/1.1"]
+    shared.set_alpn_protocols(["h2"])
+    assert shared._sslcustomize_alpn == ["h2"]

@@ -239,8 +239,10 @@ _warn_lock = threading.Lock()
 
 
 def reset() -> None:
-    """Forget what was said once (the policy changed)."""
+    """Forget what was said once and the shared contexts (the policy changed)."""
     _warned.clear()
+    with _shared_lock:
+        _shared.clear()
     _connection.reset()
 
 
@@ -418,6 +420,69 @@ def create_default_context(
         if factory is not None:
             return factory()
     return policy_context(name, cafile=cafile, capath=capath, cadata=cadata)
+
+
+class SharedContext(PolicyContext):
+    """A policy context shared by every connection of http.client (Python 3.12+).
+
+    On 3.12 and newer, http.client's default path only sets ALPN (``http/1.1``) and
+    ``post_handshake_auth`` on the context it gets, the same values every time; building a
+    fresh context per connection would cost a context and a cold certificate store each
+    time. Re-setting the same ALPN list is skipped: CPython frees and replaces the list even
+    when it is unchanged, which must not race with another thread's handshake.
+    """
+
+    def set_alpn_protocols(self, alpn_protocols: Any) -> None:
+        """Set the ALPN list, unless it is already exactly this one."""
+        protocols = list(alpn_protocols)
+        with _wrap_lock:
+            if getattr(self, "_sslcustomize_alpn", None) != protocols:
+                super().set_alpn_protocols(protocols)
+                self._sslcustomize_alpn = protocols
+
+
+_shared: dict[str, SharedContext] = {}
+_shared_lock = threading.Lock()
+
+
+def _shared_context(name: str) -> SharedContext:
+    with _shared_lock:
+        context = _shared.get(name)
+        if context is None:
+            decision = base_decision(name)
+            context = SharedContext(ssl.PROTOCOL_TLS_CLIENT)
+            _apply_defaults(context, decision.minimum_tls)
+            _load_anchors(context, decision)
+            context._sslcustomize_name = name  # noqa: SLF001 - our own class
+            context._sslcustomize_decision = decision  # noqa: SLF001
+            _shared[name] = context
+        return context
+
+
+def create_default_https_context(
+    purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH,
+    *,
+    cafile: str | None = None,
+    capath: str | None = None,
+    cadata: str | bytes | None = None,
+) -> ssl.SSLContext:
+    """Replace ``ssl._create_default_https_context`` (http.client, urllib.request, xmlrpc).
+
+    Like :func:`create_default_context`, except that on Python 3.12+ http.client's own calls
+    share one context per policy (see :class:`SharedContext`). On 3.10 and 3.11 http.client
+    loads client certificates and sets ``check_hostname`` on the context it gets, so each
+    call still gets a new one there.
+    """
+    if purpose == ssl.Purpose.SERVER_AUTH and not (cafile or capath or cadata):
+        name = caller_module()
+        if name == "http.client" and _SHARE_HTTP_CLIENT and not named_contexts.registered(name):
+            return _shared_context(name)
+    return create_default_context(purpose, cafile=cafile, capath=capath, cadata=cadata)
+
+
+# http.client sets only ALPN and post_handshake_auth on its context from 3.12 on (gh-94172
+# removed its key_file, cert_file and check_hostname arguments).
+_SHARE_HTTP_CLIENT = sys.version_info >= (3, 12)
 
 
 def _stdlib_factory(

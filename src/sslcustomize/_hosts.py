@@ -8,17 +8,20 @@ rules there are.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
+
+if TYPE_CHECKING:
+    import ipaddress
+
+    IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 __all__ = ["HostIndex", "HostPattern", "normalize_host", "parse_host_pattern"]
 
 T = TypeVar("T")
 PatternKind = Literal["name", "wildcard", "address", "network"]
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _LABEL = re.compile(r"^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$")
 
@@ -112,6 +115,8 @@ def parse_host_pattern(text: str) -> HostPattern:
         raise ValueError("write a host name or address, not a URL")
     host, port = _split_port(raw)
     if "/" in host:
+        import ipaddress  # noqa: PLC0415 - only for policies with networks
+
         try:
             network = ipaddress.ip_network(host, strict=True)
         except ValueError as exc:
@@ -136,6 +141,8 @@ def parse_host_pattern(text: str) -> HostPattern:
 def _parse_address(host: str) -> IPAddress | None:
     if not host or not (host[0].isdigit() or ":" in host):
         return None
+    import ipaddress  # noqa: PLC0415 - only for names that look like addresses
+
     try:
         return ipaddress.ip_address(host.partition("%")[0])
     except ValueError:
@@ -179,6 +186,8 @@ class HostIndex(Generic[T]):
         elif pattern.kind == "wildcard":
             bucket = self._wildcards.setdefault(pattern.value, [])
         else:
+            import ipaddress  # noqa: PLC0415 - only for policies with networks
+
             network = ipaddress.ip_network(pattern.value)
             key = (network.version, network.prefixlen)
             prefix = int(network.network_address) >> (network.max_prefixlen - network.prefixlen)

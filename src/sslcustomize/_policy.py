@@ -24,11 +24,6 @@ import _sslcustomize_startup as _startup
 from ._hosts import HostIndex, HostPattern, parse_host_pattern
 from .exceptions import PolicyError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 __all__ = [
     "ContextRule",
     "HostException",
@@ -344,6 +339,10 @@ def parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
         PolicyError: The file is not valid TOML or not a valid policy; the error names the
             file, the line and the key.
     """
+    if sys.version_info >= (3, 11):
+        import tomllib  # noqa: PLC0415 - only when a policy file is read
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # noqa: PLC0415
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

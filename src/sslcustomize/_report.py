@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import logging
 import os
 import sys
 import threading
@@ -208,6 +207,8 @@ class LogSink(Sink):
     name = "log"
 
     def _write(self, record: Record) -> None:
+        import logging  # noqa: PLC0415 - only for this sink
+
         logging.getLogger("sslcustomize.report").warning("%s", record.to_json())
 
 

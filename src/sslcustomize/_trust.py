@@ -14,7 +14,6 @@ import hashlib
 import os
 import re
 import ssl
-import tempfile
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -168,6 +167,8 @@ def _materialize(bundle: str, key: tuple[object, ...]) -> Anchors:
             return Anchors(files=(bundle,))
         with open(bundle, "rb") as file:
             data = file.read()
+        import tempfile  # noqa: PLC0415 - once per bundle, on a cache miss
+
         staging = tempfile.mkdtemp(prefix=".tmp-", dir=root)
         _write_hashed(data, staging)
         try:

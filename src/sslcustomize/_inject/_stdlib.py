@@ -18,6 +18,7 @@ from _sslcustomize_startup import FACTORIES
 from .._contexts import (
     PolicyContext,
     create_default_context,
+    create_default_https_context,
     create_stdlib_context,
     create_unverified_context,
 )
@@ -71,7 +72,7 @@ def remove_stand_ins() -> None:
 def inject(patcher: Patcher) -> None:
     """Replace the stdlib's factories with the policy's."""
     patcher.replace(ssl, "create_default_context", create_default_context)
-    patcher.replace(ssl, "_create_default_https_context", create_default_context)
+    patcher.replace(ssl, "_create_default_https_context", create_default_https_context)
     patcher.replace(ssl, "_create_stdlib_context", create_stdlib_context)
     patcher.replace(ssl, "_create_unverified_context", create_unverified_context)
     _drop_prebuilt_opener(patcher)
