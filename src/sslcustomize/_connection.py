@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from ._decision import Decision, decide
 from ._policy import TrustSource
@@ -242,6 +243,7 @@ def reset() -> None:
     _decisions.clear()
     _warned.clear()
     _evaluate.cache_clear()
+    _chain_fields.cache_clear()
     _oracle.cache_clear()
     with _sink_lock:
         if _sink is not None:
@@ -258,20 +260,28 @@ def _warn_once(host: str | None, reason: str, message: str, category: type[Warni
     warn_safely(message, category, stacklevel=6)
 
 
-def record(plan: Plan, chain: tuple[bytes, ...], verdict: str, reasons: tuple[str, ...]) -> None:
-    """Write a report record for this connection to the policy's sink."""
-    leaf_subject = issuer = not_after = pin = None
+@lru_cache(maxsize=64)
+def _chain_fields(chain: tuple[bytes, ...]) -> dict[str, Any]:
+    """What a record says about a chain: read once per chain, not once per connection."""
+    fields: dict[str, Any] = {
+        "chain_sha256": tuple(hashlib.sha256(der).hexdigest() for der in chain)
+    }
     if chain:
         try:
             from cryptography import x509  # noqa: PLC0415 - only when recording
 
             leaf = x509.load_der_x509_certificate(chain[0])
-            leaf_subject = leaf.subject.rfc4514_string()
-            issuer = leaf.issuer.rfc4514_string()
-            not_after = leaf.not_valid_after_utc.isoformat()
-            pin = spki_pin(chain[0])
+            fields["leaf_subject"] = leaf.subject.rfc4514_string()
+            fields["issuer"] = leaf.issuer.rfc4514_string()
+            fields["not_after"] = leaf.not_valid_after_utc.isoformat()
+            fields["pin"] = spki_pin(chain[0])
         except ValueError:
             pass
+    return fields
+
+
+def record(plan: Plan, chain: tuple[bytes, ...], verdict: str, reasons: tuple[str, ...]) -> None:
+    """Write a report record for this connection to the policy's sink."""
     origin = plan.decision.origin
     _report_sink().write(
         Record(
@@ -284,13 +294,9 @@ def record(plan: Plan, chain: tuple[bytes, ...], verdict: str, reasons: tuple[st
             mode=plan.decision.mode,
             verdict=verdict,
             reasons=reasons,
-            leaf_subject=leaf_subject,
-            issuer=issuer,
-            not_after=not_after,
-            pin=pin,
-            chain_sha256=tuple(hashlib.sha256(der).hexdigest() for der in chain),
             rule=plan.decision.rule,
             origin=str(origin) if origin else None,
+            **_chain_fields(chain),
         )
     )
 

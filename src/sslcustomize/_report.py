@@ -15,7 +15,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from .exceptions import SSLCustomizeWarning
@@ -64,7 +64,8 @@ class Record:
 
     def to_json(self) -> str:
         """Return the record as one line of JSON."""
-        return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        return json.dumps(fields, separators=(",", ":"), sort_keys=True)
 
 
 def now() -> str:
@@ -125,9 +126,13 @@ class JsonlSink(Sink):
         """Write to ``path`` (created with its directory)."""
         super().__init__()
         self.path = path
+        self._directory_made = False
 
     def _write(self, record: Record) -> None:
-        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        if not self._directory_made:
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            self._directory_made = True
+        # Opened per record, so that a log rotated under us is followed, not written past.
         data = (record.to_json() + "\n").encode("utf-8")
         descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
