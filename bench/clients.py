@@ -3,7 +3,8 @@
     python bench/clients.py [--quick]
 
 Needs requests, httpx and aiohttp, and sslcustomize installed. A loopback HTTPS server with a
-throwaway CA (trustme) answers "ok". Measured in this run, best of several rounds:
+throwaway CA (trustme) answers "ok". Measured in this run, in interleaved rounds (medians of
+per-round ratios):
 
 * a request with a new ``requests.Session`` each time, and with a new ``httpx.Client`` each
   time: under sslcustomize vs today's default (certifi's bundle loaded per connection for
@@ -22,13 +23,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import http.server
 import os
 import ssl
 import statistics
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -42,61 +42,57 @@ import trustme
 
 import sslcustomize
 
-
-class _Handler(http.server.BaseHTTPRequestHandler):
+# The server runs in its own process, so that its work does not compete with the clients'
+# for this interpreter's GIL (which would blur every figure alike).
+SERVER = r"""
+import http.server, ssl, sys
+class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Length", "2")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(b"ok")
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-class _Server(http.server.ThreadingHTTPServer):
+    def do_GET(self):
+        self.send_response(200); self.send_header("Content-Length", "2")
+        self.send_header("Connection", "close"); self.end_headers(); self.wfile.write(b"ok")
+    def log_message(self, *args): pass
+class Server(http.server.ThreadingHTTPServer):
     request_queue_size = 256  # 50 concurrent connections must not overflow the backlog
     daemon_threads = True
+server = Server(("127.0.0.1", 0), Handler)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(sys.argv[1])
+server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"""
 
 
-def _server(ca: trustme.CA) -> tuple[http.server.ThreadingHTTPServer, str]:
-    server = _Server(("127.0.0.1", 0), _Handler)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ca.issue_cert("localhost").configure_cert(context)
-    # The handshake happens in each connection's thread, not in the accept loop.
-    server.socket = context.wrap_socket(
-        server.socket, server_side=True, do_handshake_on_connect=False
+def _server(ca: trustme.CA, work: Path) -> tuple[subprocess.Popen[str], str]:
+    chain = work / "server.pem"
+    ca.issue_cert("localhost").private_key_and_cert_chain_pem.write_to_path(str(chain))
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(chain)], stdout=subprocess.PIPE, text=True
     )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"https://localhost:{server.server_address[1]}/"
+    port = int(process.stdout.readline())  # type: ignore[union-attr]
+    return process, f"https://localhost:{port}/"
 
 
-def _best(function: Callable[[], object], number: int, rounds: int) -> float:
-    """Seconds per call: the median of the best half of ``rounds`` rounds of ``number`` calls."""
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(number):
-            function()
-        times.append((time.perf_counter() - start) / number)
-    times.sort()
-    return statistics.median(times[: max(1, rounds // 2)])
+def _per_call(function: Callable[[], object], number: int) -> float:
+    """Seconds per call of ``function``, over ``number`` calls."""
+    start = time.perf_counter()
+    for _ in range(number):
+        function()
+    return (time.perf_counter() - start) / number
 
 
 def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 - one scenario after another
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
     options = parser.parse_args(argv)
-    number, rounds = (10, 3) if options.quick else (40, 7)
+    number, rounds = (10, 3) if options.quick else (20, 9)
     for variable in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR"):
         os.environ.pop(variable, None)  # each would replace the anchors under test
 
     ca = trustme.CA()
-    server, url = _server(ca)
     work = Path(tempfile.mkdtemp(prefix="sslcustomize-bench-"))
+    server, url = _server(ca, work)
     root = work / "root.pem"
     ca.cert_pem.write_to_path(str(root))
     bundle = work / "bundle.pem"  # the default's size: certifi's bundle plus the test root
@@ -148,37 +144,53 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 - one scenario 
 
     aiohttp_default_context = ssl.create_default_context(cafile=str(bundle))
 
-    results: dict[str, float] = {}
-    results["requests default"] = _best(requests_default, number, rounds)
-    results["requests cached"] = _best(requests_cached, number, rounds)
-    results["httpx default"] = _best(httpx_default, number, rounds)
-    results["httpx cached"] = _best(httpx_cached, number, rounds)
-    results["httpx.Client() default"] = _best(httpx.Client, number, rounds)
-    results["aiohttp default"] = _best(
-        lambda: asyncio.run(aiohttp_burst(aiohttp_default_context)), 1, rounds
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        sslcustomize.inject(str(policy))
+    baselines = {
+        "requests default": (requests_default, number),
+        "requests cached": (requests_cached, number),
+        "httpx default": (httpx_default, number),
+        "httpx cached": (httpx_cached, number),
+        "aiohttp default": (lambda: asyncio.run(aiohttp_burst(aiohttp_default_context)), 1),
+    }
+    candidates = {
+        "requests policy": (requests_policy, number),
+        "httpx policy": (httpx_policy, number),
+        "httpx.Client() policy": (httpx.Client, number * 5),
+        "aiohttp policy": (lambda: asyncio.run(aiohttp_burst(True)), 1),
+    }
+    # Rounds interleave baselines and candidates (injecting and extracting in between), so
+    # that the machine's drift touches both alike; each ratio is the median of per-round ones.
+    times: dict[str, list[float]] = {name: [] for name in (*baselines, *candidates)}
     try:
-        results["requests policy"] = _best(requests_policy, number, rounds)
-        results["httpx policy"] = _best(httpx_policy, number, rounds)
-        results["httpx.Client() policy"] = _best(httpx.Client, number * 5, rounds)
-        results["aiohttp policy"] = _best(lambda: asyncio.run(aiohttp_burst(True)), 1, rounds)
+        for _ in range(rounds):
+            for name, (function, count) in baselines.items():
+                times[name].append(_per_call(function, count))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sslcustomize.inject(str(policy))
+            try:
+                for name, (function, count) in candidates.items():
+                    times[name].append(_per_call(function, count))
+            finally:
+                sslcustomize.extract()
     finally:
-        sslcustomize.extract()
-        server.shutdown()
+        server.terminate()
+        server.wait()
+    results = {name: statistics.median(values) for name, values in times.items()}
+
+    def paired(numerator: str, denominator: str) -> float:
+        return statistics.median(
+            a / b for a, b in zip(times[numerator], times[denominator], strict=True)
+        )
 
     for name, seconds in results.items():
         print(f"{name:28} {seconds * 1e3:8.3f} ms")
-    r = results
     ratios = [
-        ("requests: policy / default", r["requests policy"] / r["requests default"], "<= 0.1"),
-        ("requests: policy / cached", r["requests policy"] / r["requests cached"], "<= 1.05"),
-        ("httpx: policy / default", results["httpx policy"] / results["httpx default"], "<= 0.1"),
-        ("httpx: policy / cached", results["httpx policy"] / results["httpx cached"], "<= 1.05"),
+        ("requests: policy / default", paired("requests policy", "requests default"), "<= 0.1"),
+        ("requests: policy / cached", paired("requests policy", "requests cached"), "<= 1.05"),
+        ("httpx: policy / default", paired("httpx policy", "httpx default"), "<= 0.1"),
+        ("httpx: policy / cached", paired("httpx policy", "httpx cached"), "<= 1.05"),
         ("aiohttp 50 conns: throughput policy / default",
-         results["aiohttp default"] / results["aiohttp policy"], ">= 1.0"),
+         paired("aiohttp default", "aiohttp policy"), ">= 1.0"),
     ]  # fmt: skip
     print()
     for name, ratio, goal in ratios:
