@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from . import _connection
 from ._connection import Plan, base_decision, finish, native_rejection, plan_for
-from ._decision import Decision
+from ._decision import Decision, longest_prefix
 from ._policy import SYSTEM_TRUST
 from ._replay import der_chain
 from ._trust import TrustError, anchors_for
@@ -345,15 +345,7 @@ class NamedContexts(MutableMapping[str, ContextFactory]):
 
     def registered(self, name: str) -> ContextFactory | None:
         """Return the factory registered for the longest dotted prefix of ``name``, if any."""
-        if not self._factories:
-            return None
-        while True:
-            factory = self._factories.get(name)
-            if factory is not None:
-                return factory
-            name, dot, _ = name.rpartition(".")
-            if not dot:
-                return None
+        return longest_prefix(self._factories, name)
 
     def __setitem__(self, name: str, factory: ContextFactory) -> None:
         """Register ``factory`` for ``name`` and every dotted name below it."""

@@ -7,12 +7,16 @@ inputs always give the same answer and every branch is testable without a networ
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ._hosts import normalize_host
 from ._policy import ContextRule, HostException, Mode, Origin, Policy, TrustSource
 
-__all__ = ["Decision", "context_rule", "decide"]
+__all__ = ["Decision", "context_rule", "decide", "longest_prefix"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,17 +50,25 @@ class Decision:
     fallback: bool = False
 
 
-def context_rule(policy: Policy, name: str | None) -> ContextRule | None:
-    """Return the ``[context."..."]`` rule with the longest dotted prefix of ``name``."""
-    if not name or not policy.contexts:
+def longest_prefix(table: Mapping[str, T], name: str | None) -> T | None:
+    """Return ``table``'s entry for the longest dotted prefix of ``name`` (``a.b`` for ``a.b.c``).
+
+    The cost grows with the number of dots in ``name``, not with the size of ``table``.
+    """
+    if not name or not table:
         return None
     while True:
-        rule = policy.contexts.get(name)
-        if rule is not None:
-            return rule
+        found = table.get(name)
+        if found is not None:
+            return found
         name, dot, _ = name.rpartition(".")
         if not dot:
             return None
+
+
+def context_rule(policy: Policy, name: str | None) -> ContextRule | None:
+    """Return the ``[context."..."]`` rule with the longest dotted prefix of ``name``."""
+    return longest_prefix(policy.contexts, name)
 
 
 def decide(
