@@ -26,7 +26,7 @@ from typing import Any
 
 from ._decision import Decision, decide
 from ._policy import TrustSource
-from ._reasons import diagnose, spki_pin
+from ._reasons import diagnose, explain, spki_pin
 from ._replay import ReplayResult, replay_chain
 from ._report import Record, Sink, now, open_sink, program, warn_safely
 from ._state import current_policy
@@ -314,11 +314,14 @@ def rejection(
     where = f"{host}:{port}" if port else str(host)
     by = f"rule '{decision.rule}'" + (f" from {origin}" if origin else "")
     fallback = " (strict defaults: the policy files have errors)" if decision.fallback else ""
-    fix = verdict.fix
-    if verdict.reasons[:1] == ("self_signed",) and port and port != 443:
-        fix = fix.replace(f"sslcustomize trust {host}", f"sslcustomize trust {host}:{port}")
+    problem, fix = verdict.problem, verdict.fix
+    if verdict.reasons and verdict.reasons[0] != "pin_mismatch":
+        # Verdicts are cached without the port; the advice names it (`trust host:port`).
+        problem, fix = explain(
+            verdict.reasons[0], chain=chain, host=host, port=port, message=verdict.verify_message
+        )
     message = (
-        f"certificate rejected for {where}: {verdict.problem} [{', '.join(verdict.reasons)}] "
+        f"certificate rejected for {where}: {problem} [{', '.join(verdict.reasons)}] "
         f"under {by}{fallback}. Fix: {fix}."
     )
     return CertificateRejected(
