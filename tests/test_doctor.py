@@ -123,8 +123,11 @@ def test_certifi_comparison_counts_both_ways(
 
 
 def test_third_party_clients_listed() -> None:
-    """Installed clients are listed with their version; pip is always there."""
+    """Installed clients are listed with their version and the hook that covers them."""
     rows = {row["client"]: row for row in gather()["third_party"]}
-    assert "pip" in rows
     assert rows["pip"]["version"]
-    assert isinstance(rows["pip"]["covered"], bool)
+    for name in ("pip", "requests", "urllib3", "httpx", "aiohttp", "websockets"):
+        if name in rows:
+            assert rows[name]["covered"] is True, name
+    if "websockets" in rows:
+        assert rows["websockets"]["by"] == "_stdlib"

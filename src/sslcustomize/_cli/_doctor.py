@@ -174,7 +174,15 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
 
 
 SOON = dt.timedelta(days=30)
-THIRD_PARTY = ("urllib3", "requests", "httpx", "aiohttp", "websockets", "pip")
+# Each installed client, and the hook module that covers it (see docs/clients.md).
+THIRD_PARTY = {
+    "urllib3": "_urllib3",
+    "requests": "_requests",
+    "httpx": "_httpx",
+    "aiohttp": "_aiohttp",
+    "websockets": "_stdlib",  # it calls ssl.create_default_context() per connection
+    "pip": "_pip",
+}
 
 
 def _fingerprints(paths: list[str]) -> set[str]:
@@ -216,13 +224,13 @@ def _third_party() -> list[dict[str, Any]]:
     from importlib import metadata  # noqa: PLC0415
 
     rows = []
-    for name in THIRD_PARTY:
+    for name, hook in THIRD_PARTY.items():
         try:
             version = metadata.version(name)
         except metadata.PackageNotFoundError:
             continue
-        covered = importlib.util.find_spec(f"sslcustomize._inject._{name}") is not None
-        rows.append({"client": name, "version": version, "covered": covered})
+        covered = importlib.util.find_spec(f"sslcustomize._inject.{hook}") is not None
+        rows.append({"client": name, "version": version, "covered": covered, "by": hook})
     return rows
 
 
