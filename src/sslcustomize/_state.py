@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 import threading
-import warnings
 
 from ._policy import Policy, load_policy
+from ._report import warn_safely
 from .exceptions import PolicyWarning
 
 __all__ = ["current_policy", "set_policy"]
@@ -41,7 +41,8 @@ def announce(policy: Policy) -> None:
             "(system trust store, enforce mode, no exceptions) until this is fixed\n"
         )
     for message in policy.warnings:
-        warnings.warn(message, PolicyWarning, stacklevel=3)
+        # Never raised, even under -W error: a lock must not break the first connection.
+        warn_safely(message, PolicyWarning, stacklevel=4)
 
 
 def set_policy(policy: Policy | None, *, pinned: bool = False) -> None:

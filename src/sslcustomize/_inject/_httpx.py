@@ -48,8 +48,8 @@ def _policy_ssl_context(
         context = make_opt_out(library_context(NAME))
     elif isinstance(verify, str):
         warnings.warn(
-            "`verify=<str>` is deprecated. Use `verify=ssl.create_default_context(cafile=...)` "
-            "or `verify=ssl.create_default_context(capath=...)` instead.",
+            "httpx deprecates a path as verify=; pass an SSLContext made with "
+            "ssl.create_default_context(cafile=... or capath=...)",
             DeprecationWarning,
             stacklevel=3,
         )
@@ -62,8 +62,8 @@ def _policy_ssl_context(
         context = library_context(NAME)
     if cert:
         warnings.warn(
-            "`cert=...` is deprecated. Use `verify=<ssl_context>` instead,"
-            "with `.load_cert_chain()` to configure the certificate chain.",
+            "httpx deprecates cert=; load the client certificate into the SSLContext passed "
+            "as verify= (SSLContext.load_cert_chain)",
             DeprecationWarning,
             stacklevel=3,
         )
