@@ -295,7 +295,8 @@ def wss_server(pki: _pki.TestPKI) -> Iterator[Callable[[str], str]]:
         server = serve(echo, "127.0.0.1", 0, ssl=_servers.server_context(pki[case]))
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
-        return f"wss://localhost:{server.socket.getsockname()[1]}/"
+        # By address: "localhost" may try ::1 first, which this server does not listen on.
+        return f"wss://127.0.0.1:{server.socket.getsockname()[1]}/"
 
     yield start
     for server in servers:
@@ -306,7 +307,7 @@ def _websockets_async(url: str) -> str:
     from websockets.asyncio.client import connect
 
     async def main() -> str:
-        async with connect(url, open_timeout=10) as websocket:
+        async with connect(url, open_timeout=30) as websocket:
             await websocket.send("ok")
             return str(await websocket.recv())
 
@@ -316,7 +317,7 @@ def _websockets_async(url: str) -> str:
 def _websockets_sync(url: str) -> str:
     from websockets.sync.client import connect
 
-    with connect(url, open_timeout=10) as websocket:
+    with connect(url, open_timeout=30) as websocket:
         websocket.send("ok")
         return str(websocket.recv())
 
