@@ -136,3 +136,13 @@ def test_run_usage_errors(
     """run's mistakes exit 2 with a sentence saying what is wrong."""
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """--version prints the package's version and exits 0."""
+    import sslcustomize
+
+    with pytest.raises(SystemExit) as caught:
+        main(["--version"])
+    assert caught.value.code == 0
+    assert capsys.readouterr().out.strip() == f"sslcustomize {sslcustomize.__version__}"

@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Certificate verification for every TLS client in this Python, under one "
         "policy with scoped, expiring, auditable exceptions.",
     )
+    from .. import __version__  # noqa: PLC0415 - the package is loaded by now
+
+    parser.add_argument("--version", action="version", version=f"sslcustomize {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         module = importlib.import_module(f"sslcustomize._cli._{name}")
