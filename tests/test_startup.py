@@ -151,6 +151,27 @@ def test_layer_paths_follow_platformdirs(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert [layer for layer, _ in startup.layer_paths()] == ["system", "user"]
 
 
+@pytest.mark.parametrize(
+    ("function", "variable"),
+    [("user_cache_dir", "XDG_CACHE_HOME"), ("user_state_dir", "XDG_STATE_HOME")],
+)
+def test_cache_and_state_dirs_follow_platformdirs(
+    function: str, variable: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The stdlib-only cache and state directories equal platformdirs', set or not."""
+    import platformdirs
+
+    from sslcustomize import _paths
+
+    for value in (str(tmp_path), None):
+        if value is None:
+            monkeypatch.delenv(variable, raising=False)
+        else:
+            monkeypatch.setenv(variable, value)
+        expected = getattr(platformdirs, function)("sslcustomize", appauthor=False)
+        assert getattr(_paths, function)() == expected
+
+
 def test_post_import_hooks_run_once_and_keep_the_real_loader() -> None:
     """A registered hook runs after the module executes; the module keeps its own loader."""
     code = """
