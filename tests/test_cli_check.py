@@ -327,3 +327,33 @@ def test_check_notes_a_ca_that_certifi_lacks(
     code, document = _check(capsys, f"localhost:{port}")
     assert code == 0
     assert any("not with certifi" in note for note in document["notes"])
+
+
+def test_trust_edits_the_users_existing_layer_by_default(
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    user_policy: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """Inside a venv with only a user policy, trust without --scope edits the user's file."""
+    monkeypatch.setattr("sys.prefix", str(tmp_path / "venv"))
+    _, port = https_server(pki["self_signed"], "localhost")
+    assert main(["trust", "--yes", f"localhost:{port}"]) == 0
+    assert pki["self_signed"].pin in user_policy.read_text()
+    assert not (tmp_path / "venv").exists()
+
+
+def test_unknown_issuer_advice_depends_on_what_the_server_sends(
+    pki: _pki.TestPKI, https_server: StartServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With the CA sent, advise trust --ca; without it, advise pinning the server's key."""
+    _, sent = https_server(pki["unknown_issuer"], "localhost")  # leaf + its own root
+    _, unsent = https_server(pki["good"], "localhost")  # leaf + intermediate, root not sent
+    _, document = _check(capsys, f"localhost:{sent}")
+    assert f"sslcustomize trust --ca localhost:{sent}" in document["problems"][0]["fix"]
+    _, document = _check(capsys, f"localhost:{unsent}")
+    assert document["reasons"] == ["unknown_issuer"]
+    fix = document["problems"][0]["fix"]
+    assert "--ca" not in fix
+    assert f"pin its key: sslcustomize trust localhost:{unsent}" in fix

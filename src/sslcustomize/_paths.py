@@ -86,6 +86,18 @@ def default_scope() -> str:
     return "venv" if sys.prefix != sys.base_prefix else "user"
 
 
+def existing_scope() -> str:
+    """Return the most specific scope whose policy file exists (venv, then user).
+
+    Commands that change a policy (``trust``, ``disable``) edit the file the user already
+    has rather than start a new layer; with none, :func:`default_scope`.
+    """
+    for layer, path in reversed(layer_paths()):
+        if layer in ("venv", "user") and os.path.exists(path):
+            return layer
+    return default_scope()
+
+
 def pretty(path: str) -> str:
     """Return ``path`` with the home directory shown as ``~``."""
     home = os.path.expanduser("~")

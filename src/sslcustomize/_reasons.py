@@ -213,7 +213,7 @@ _EXPLANATIONS = {
     "unknown_issuer": (
         "its certificate is issued by '{top_issuer}', which no trust source of this rule trusts",
         "if that is your organisation's CA, add its certificate to the policy's trust list; "
-        "for this host only: sslcustomize trust --ca {target}",
+        "{for_this_host}",
     ),
     "weak_key": (
         "a certificate in its chain has a key too small for the security level ({message})",
@@ -245,6 +245,13 @@ def _explain(
         "host": target.rsplit(":", 1)[0] if target.count(":") == 1 else target,
         "subject": _name(leaf),
         "top_issuer": _issuer_name(certs[-1]),
+        # `trust --ca` needs the CA among what the server sends; otherwise pin the server.
+        "for_this_host": (
+            f"for this host only: sslcustomize trust --ca {target}"
+            if certs[-1].subject == certs[-1].issuer and len(certs) > 1
+            else f"the server does not send that CA; to trust this server only, pin its key: "
+            f"sslcustomize trust {target}"
+        ),
         "target": target,
         "message": message,
     }

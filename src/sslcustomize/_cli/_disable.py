@@ -28,7 +28,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(args: argparse.Namespace) -> int:
     """Move the policy file aside."""
     try:
-        path = scope_path(args)
+        path = scope_path(args, existing=True)
     except ValueError as error:
         return fail(str(error))
     if not os.path.exists(path):

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from .._files import atomic_write
-from .._paths import default_scope, policy_path_for_scope, pretty
+from .._paths import default_scope, existing_scope, policy_path_for_scope, pretty
 from . import EXIT_OK, EXIT_USAGE
 from ._output import fail
 
@@ -46,17 +46,23 @@ def add_scope(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scope",
         choices=("venv", "user", "system"),
-        help="which policy layer (default: venv inside a virtual environment, else user)",
+        help="which policy layer (default for enable: venv inside a virtual environment, else "
+        "user; for trust and disable: the venv or user layer that exists)",
     )
 
 
-def scope_path(args: argparse.Namespace) -> str:
+def scope_path(args: argparse.Namespace, *, existing: bool = False) -> str:
     """Return the policy file for ``args.scope``.
+
+    Args:
+        args: The parsed arguments (``scope`` may be ``None``).
+        existing: Without ``--scope``, prefer the layer whose file exists (to edit it).
 
     Raises:
         ValueError: The scope is not available here.
     """
-    return policy_path_for_scope(args.scope or default_scope())
+    fallback = existing_scope() if existing else default_scope()
+    return policy_path_for_scope(args.scope or fallback)
 
 
 def run(args: argparse.Namespace) -> int:

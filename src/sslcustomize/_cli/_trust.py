@@ -161,7 +161,7 @@ def _add(args: argparse.Namespace) -> int:
         )
     try:
         target = parse_target(args.target, args.starttls)
-        path = scope_path(args)
+        path = scope_path(args, existing=True)
     except ValueError as error:
         raise _RefusedError(str(error)) from None
     policy = current_policy()
