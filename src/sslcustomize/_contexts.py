@@ -15,7 +15,7 @@ import threading
 import types
 import warnings
 from collections.abc import Callable, Iterator, MutableMapping
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from . import _connection
 from ._connection import Plan, base_decision, finish, native_rejection, plan_for
@@ -298,15 +298,40 @@ def policy_context(
     Raises:
         TrustError: Not even the system trust store can be found.
     """
+    return build_context(PolicyContext, name, cafile=cafile, capath=capath, cadata=cadata)
+
+
+AnyPolicyContext = TypeVar("AnyPolicyContext", bound="PolicyContext")
+
+
+def build_context(
+    kind: type[AnyPolicyContext],
+    name: str | None,
+    *,
+    anchors: bool = True,
+    cafile: str | None = None,
+    capath: str | None = None,
+    cadata: str | bytes | None = None,
+) -> AnyPolicyContext:
+    """Build a context of class ``kind`` for ``name``: the one recipe for every policy context.
+
+    Args:
+        kind: :class:`PolicyContext` or a subclass.
+        name: The context name.
+        anchors: Load the policy's anchors (``False``: the caller loads its own).
+        cafile: Trust exactly these anchors instead of the policy's.
+        capath: Likewise, a hashed directory.
+        cadata: Likewise, PEM text or DER bytes.
+    """
     decision = base_decision(name)
-    context = PolicyContext(ssl.PROTOCOL_TLS_CLIENT)
+    context = kind(ssl.PROTOCOL_TLS_CLIENT)
     _apply_defaults(context, decision.minimum_tls)
-    if cafile or capath or cadata:
-        context.load_verify_locations(cafile, capath, cadata)
-    else:
-        _load_anchors(context, decision)
     context._sslcustomize_name = name or "__main__"  # noqa: SLF001
     context._sslcustomize_decision = decision  # noqa: SLF001
+    if cafile or capath or cadata:
+        context.load_verify_locations(cafile, capath, cadata)
+    elif anchors:
+        _load_anchors(context, decision)
     return context
 
 
@@ -441,13 +466,7 @@ def _shared_context(name: str) -> SharedContext:
     with _shared_lock:
         context = _shared.get(name)
         if context is None:
-            decision = base_decision(name)
-            context = SharedContext(ssl.PROTOCOL_TLS_CLIENT)
-            _apply_defaults(context, decision.minimum_tls)
-            _load_anchors(context, decision)
-            context._sslcustomize_name = name  # noqa: SLF001 - our own class
-            context._sslcustomize_decision = decision  # noqa: SLF001
-            _shared[name] = context
+            context = _shared[name] = build_context(SharedContext, name)
         return context
 
 

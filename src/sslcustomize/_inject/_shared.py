@@ -19,8 +19,7 @@ from typing import Any
 
 import _sslcustomize_startup
 
-from .._connection import base_decision
-from .._contexts import PolicyContext, _apply_defaults, _load_anchors, _wrap_lock
+from .._contexts import PolicyContext, _load_anchors, _wrap_lock, build_context
 from .._policy import Policy
 from .._state import current_policy
 from ._patcher import Patcher
@@ -106,16 +105,9 @@ def library_context(
         capath: Likewise, a hashed directory.
         cadata: Likewise, PEM text or DER bytes.
     """
-    decision = base_decision(name)
-    context = LibraryContext(ssl.PROTOCOL_TLS_CLIENT)
-    _apply_defaults(context, decision.minimum_tls)
-    context._sslcustomize_name = name  # noqa: SLF001 - our own class
-    context._sslcustomize_decision = decision  # noqa: SLF001
-    if cafile or capath or cadata:
-        context.load_verify_locations(cafile, capath, cadata)
-    elif anchors:
-        _load_anchors(context, decision)
-    return context
+    return build_context(
+        LibraryContext, name, anchors=anchors, cafile=cafile, capath=capath, cadata=cadata
+    )
 
 
 def make_opt_out(context: ssl.SSLContext) -> ssl.SSLContext:
