@@ -357,3 +357,29 @@ def test_unknown_issuer_advice_depends_on_what_the_server_sends(
     fix = document["problems"][0]["fix"]
     assert "--ca" not in fix
     assert f"pin its key: sslcustomize trust localhost:{unsent}" in fix
+
+
+def test_check_verifies_with_the_flags_of_a_policy_context(
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    trust_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """check judges with a client context's verify flags (3.13's strict ones too)."""
+    from sslcustomize._analysis import analyse
+    from sslcustomize._cli import _check as check_command
+    from sslcustomize._contexts import policy_context
+
+    seen: list[Any] = []
+
+    def spy(plan: Any, chain: tuple[bytes, ...]) -> Any:
+        seen.append(plan)
+        return analyse(plan, chain)
+
+    monkeypatch.setattr(check_command, "analyse", spy)
+    _, port = https_server(pki["good"], "localhost")
+    assert _check(capsys, f"localhost:{port}")[0] == 0
+    reference = policy_context("sslcustomize.check")
+    assert seen[0].verify_flags == int(reference.verify_flags)
+    assert seen[0].common_name == reference.hostname_checks_common_name

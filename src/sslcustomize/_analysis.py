@@ -11,20 +11,15 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import ssl
 from dataclasses import dataclass
 from typing import Any
 
-from ._connection import Plan, evaluate, failed_verdict
-from ._decision import Decision
+from ._connection import NO_CHECK_TIME, Plan, evaluate, failed_verdict, leaf_oracle, oracle
 from ._policy import TrustSource
 from ._reasons import explain, spki_pin
 from ._replay import replay_chain
-from ._trust import anchors_for
 
 __all__ = ["Analysis", "CertificateInfo", "Problem", "analyse", "describe"]
-
-_NO_CHECK_TIME = 0x200000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,42 +102,17 @@ def describe(der: bytes) -> CertificateInfo:
     )
 
 
-def _context(
-    trust: tuple[TrustSource, ...],
-    extra: tuple[TrustSource, ...],
-    *,
-    check_hostname: bool,
-    check_time: bool,
-) -> ssl.SSLContext:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.check_hostname = check_hostname
-    if not check_time:
-        context.verify_flags |= _NO_CHECK_TIME
-    context.maximum_version = ssl.TLSVersion.TLSv1_2
-    (anchors_for(trust) + anchors_for(extra)).load_into(context)
-    return context
-
-
-def _leaf_context(leaf: bytes, *, check_hostname: bool, check_time: bool) -> ssl.SSLContext:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.check_hostname = check_hostname
-    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
-    if not check_time:
-        context.verify_flags |= _NO_CHECK_TIME
-    context.maximum_version = ssl.TLSVersion.TLSv1_2
-    context.load_verify_locations(cadata=leaf)
-    return context
-
-
-def _more_reasons(decision: Decision, chain: tuple[bytes, ...], host: str) -> list[str]:
+def _more_reasons(plan: Plan, chain: tuple[bytes, ...], host: str) -> list[str]:
     """Replay with one check off at a time, and with the leaf trusted; collect the reasons."""
+    decision, flags, common_name = plan.decision, plan.verify_flags, plan.common_name
     check_name = decision.check_hostname
     trust, extra = decision.trust, decision.extra_ca
+    untimed = flags | NO_CHECK_TIME
     contexts = [
-        (_context(trust, extra, check_hostname=False, check_time=True), chain),
-        (_context(trust, extra, check_hostname=check_name, check_time=False), chain),
-        (_leaf_context(chain[0], check_hostname=False, check_time=True), chain[:1]),
-        (_leaf_context(chain[0], check_hostname=check_name, check_time=False), chain[:1]),
+        (oracle(trust, extra, False, flags, common_name), chain),
+        (oracle(trust, extra, check_name, untimed, common_name), chain),
+        (leaf_oracle(chain[0], check_hostname=False, check_time=True), chain[:1]),
+        (leaf_oracle(chain[0], check_hostname=check_name, common_name=common_name), chain[:1]),
     ]
     reasons: list[str] = []
     for context, replayed in contexts:
@@ -170,7 +140,7 @@ def analyse(plan: Plan, chain: tuple[bytes, ...], *, now: dt.datetime | None = N
         return Analysis(verified=True, problems=(), notes=_notes(plan, chain, verified=True))
     host = plan.host or ""
     reasons = list(verdict.reasons)
-    for reason in _more_reasons(plan.decision, chain, host):
+    for reason in _more_reasons(plan, chain, host):
         if reason not in reasons:
             reasons.append(reason)
     problems = []
@@ -200,7 +170,7 @@ def _notes(plan: Plan, chain: tuple[bytes, ...], *, verified: bool) -> tuple[str
     if verified and by_trust and any(source.kind == "system" for source in decision.trust):
         certifi_only = (TrustSource(kind="certifi"),)
         try:
-            context = _context(certifi_only, (), check_hostname=False, check_time=True)
+            context = oracle(certifi_only, (), False, plan.verify_flags, plan.common_name)
         except Exception:  # noqa: BLE001 - certifi missing: nothing to compare with
             return ()
         result = replay_chain(context, chain, None)

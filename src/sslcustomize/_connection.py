@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 # X509_V_FLAG_NO_CHECK_TIME: OpenSSL's flag to skip validity dates (not exported by ssl).
-_NO_CHECK_TIME = 0x200000
+NO_CHECK_TIME = 0x200000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,7 +125,7 @@ def plan_for(context: ssl.SSLContext, name: str, host: str | None, port: int | N
 
 
 @lru_cache(maxsize=64)
-def _oracle(
+def oracle(
     trust: tuple[TrustSource, ...],
     extra: tuple[TrustSource, ...],
     check_hostname: bool,  # noqa: FBT001 - a cache key
@@ -143,12 +143,19 @@ def _oracle(
     return context
 
 
-def _leaf_oracle(leaf: bytes, check_hostname: bool, common_name: bool) -> ssl.SSLContext:  # noqa: FBT001
-    """A context trusting exactly ``leaf`` (dates not checked): for a pinned key's host check."""
+def leaf_oracle(
+    leaf: bytes, *, check_hostname: bool, common_name: bool = True, check_time: bool = False
+) -> ssl.SSLContext:
+    """A context trusting exactly ``leaf``: a pinned key's host check, or the leaf's own faults.
+
+    Dates are not checked unless ``check_time`` (a pin trusts the key, not its certificate).
+    """
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = check_hostname
     context.hostname_checks_common_name = common_name
-    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN | _NO_CHECK_TIME
+    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
+    if not check_time:
+        context.verify_flags |= NO_CHECK_TIME
     context.maximum_version = ssl.TLSVersion.TLSv1_2
     context.load_verify_locations(cadata=leaf)
     return context
@@ -197,13 +204,14 @@ def _evaluate(
     _minute: int,
 ) -> Verdict:
     check_hostname = decision.check_hostname and host is not None
-    oracle = _oracle(decision.trust, decision.extra_ca, check_hostname, verify_flags, common_name)
-    result = replay_chain(oracle, chain, host)
+    verifier = oracle(decision.trust, decision.extra_ca, check_hostname, verify_flags, common_name)
+    result = replay_chain(verifier, chain, host)
     if not decision.pins:
         return _verdict(result, chain, host)
     if chain and spki_pin(chain[0]) in decision.pins:
         # The handshake proved the server holds this key: trust it, check only the name.
-        named = replay_chain(_leaf_oracle(chain[0], check_hostname, common_name), chain[:1], host)
+        only_leaf = leaf_oracle(chain[0], check_hostname=check_hostname, common_name=common_name)
+        named = replay_chain(only_leaf, chain[:1], host)
         return _verdict(named, chain, host)
     if result.accepted and any(spki_pin(der) in decision.pins for der in result.verified_chain[1:]):
         return Verdict(accepted=True)
@@ -244,7 +252,7 @@ def reset() -> None:
     _warned.clear()
     _evaluate.cache_clear()
     _chain_fields.cache_clear()
-    _oracle.cache_clear()
+    oracle.cache_clear()
     with _sink_lock:
         if _sink is not None:
             atexit.unregister(_sink.close)

@@ -9,6 +9,7 @@ from typing import Any
 
 from .._analysis import analyse, describe
 from .._connection import Plan
+from .._contexts import policy_context
 from .._decision import decide
 from .._probe import STARTTLS_PORTS, ProbeError, Target, fetch_chain, parse_target
 from .._state import current_policy
@@ -50,11 +51,16 @@ def inspect_target(
     today = dt.datetime.now(dt.timezone.utc).date()
     decision = decide(policy, host=target.host, port=target.port, context=context, today=today)
     chain, version = fetch_chain(target, timeout=timeout)
+    name = context or "sslcustomize.check"
+    # Verify with the very settings a client's policy context has (3.13's strict flags too).
+    reference = policy_context(name)
     plan = Plan(
         decision=decision,
-        name=context or "sslcustomize.check",
+        name=name,
         host=target.host,
         port=target.port,
+        verify_flags=int(reference.verify_flags),
+        common_name=reference.hostname_checks_common_name,
     )
     analysis = analyse(plan, chain)
     exception = decision.exception
