@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
-__all__ = ["HostIndex", "HostPattern", "normalize_host", "parse_host_pattern"]
+__all__ = ["HostIndex", "HostPattern", "normalize_host", "parse_address", "parse_host_pattern"]
 
 T = TypeVar("T")
 PatternKind = Literal["name", "wildcard", "address", "network"]
@@ -122,7 +122,7 @@ def parse_host_pattern(text: str) -> HostPattern:
         except ValueError as exc:
             raise ValueError(f"{host!r} is not a CIDR network ({exc})") from None
         return HostPattern(kind="network", value=str(network), port=port)
-    address = _parse_address(host)
+    address = parse_address(host)
     if address is not None:
         return HostPattern(kind="address", value=str(address), port=port)
     if host.startswith("*."):
@@ -138,7 +138,8 @@ def parse_host_pattern(text: str) -> HostPattern:
     return HostPattern(kind="name", value=name, port=port)
 
 
-def _parse_address(host: str) -> IPAddress | None:
+def parse_address(host: str) -> IPAddress | None:
+    """Return ``host`` as an IP address (zone id dropped), or ``None`` for a name."""
     if not host or not (host[0].isdigit() or ":" in host):
         return None
     import ipaddress  # noqa: PLC0415 - only for names that look like addresses
@@ -210,7 +211,7 @@ class HostIndex(Generic[T]):
         return None
 
     def _buckets(self, host: str) -> Iterator[list[_Entry[T]]]:
-        address = _parse_address(host)
+        address = parse_address(host)
         key = str(address) if address is not None else host
         bucket = self._names.get(key)
         if bucket:

@@ -12,6 +12,7 @@ import ssl
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ._hosts import parse_address
 from ._replay import der_chain
 
 __all__ = ["ProbeError", "Target", "fetch_chain", "parse_target"]
@@ -163,7 +164,8 @@ def fetch_chain(target: Target, *, timeout: float = 10.0) -> tuple[tuple[bytes, 
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE  # fetch whatever is sent; verified offline afterwards
-    server_hostname = None if _is_address(target.host) else target.host
+    # SNI carries names only, never addresses (RFC 6066).
+    server_hostname = None if parse_address(target.host) is not None else target.host
     try:
         with socket.create_connection((target.host, target.port), timeout=timeout) as sock:
             if target.starttls:
@@ -185,11 +187,3 @@ def fetch_chain(target: Target, *, timeout: float = 10.0) -> tuple[tuple[bytes, 
     if not chain:
         raise ProbeError(f"{target} completed the handshake without sending a certificate")
     return chain, version
-
-
-def _is_address(host: str) -> bool:
-    try:
-        socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
-    except OSError:
-        return False
-    return True

@@ -78,19 +78,12 @@ def spki_pin(certificate_der: bytes) -> str:
     return "sha256/" + base64.b64encode(hashlib.sha256(spki).digest()).decode("ascii")
 
 
-def _name(cert: x509.Certificate) -> str:
+def _short(name: x509.Name) -> str:
+    """Return a name's common name, or the whole name when it has none."""
     from cryptography import x509  # noqa: PLC0415
 
-    subject = cert.subject
-    common = subject.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
-    return str(common[0].value) if common else subject.rfc4514_string() or "(empty name)"
-
-
-def _issuer_name(cert: x509.Certificate) -> str:
-    from cryptography import x509  # noqa: PLC0415
-
-    common = cert.issuer.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
-    return str(common[0].value) if common else cert.issuer.rfc4514_string() or "(empty name)"
+    common = name.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
+    return str(common[0].value) if common else name.rfc4514_string() or "(empty name)"
 
 
 def _has_ca_issuers(cert: x509.Certificate) -> bool:
@@ -243,8 +236,8 @@ def _explain(
         "now": now,
         "names": ", ".join(_names(leaf)) or "no names",
         "host": target.rsplit(":", 1)[0] if target.count(":") == 1 else target,
-        "subject": _name(leaf),
-        "top_issuer": _issuer_name(certs[-1]),
+        "subject": _short(leaf.subject),
+        "top_issuer": _short(certs[-1].issuer),
         # `trust --ca` needs the CA among what the server sends; otherwise pin the server.
         "for_this_host": (
             f"for this host only: sslcustomize trust --ca {target}"
