@@ -308,3 +308,60 @@ def test_trust_with_a_directory_as_policy(
     err = capsys.readouterr().err
     assert "as a policy file: it is a directory\n" in err
     assert "Traceback" not in err
+
+
+# --- Item 8 and 2: doctor reads as a health check; explain and doctor name hidden exceptions ----
+
+
+def _policy_with_hidden_exception(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    pin = "sha256/" + "B" * 43 + "="
+    path = tmp_path / "hidden.toml"
+    path.write_text(
+        f"version = 1\ntrust = ['system', 'system']\n[[exception]]\nhost = 'nas.example'\n"
+        f"pin = ['{pin}']\nreason = 'web UI'\n[[exception]]\nhost = 'nas.example:587'\n"
+        f"pin = ['{pin}']\nreason = 'mail'\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(path))
+    _state.set_policy(None)
+    return path
+
+
+def test_doctor_and_explain_name_a_hidden_exception(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A port-specific exception hides the port-less one on its port: both commands say so."""
+    path = _policy_with_hidden_exception(tmp_path, monkeypatch)
+    main(["doctor"])
+    doctor = capsys.readouterr().out
+    assert f"hides the one for nas.example ({path}:3) on port 587" in doctor.replace("\n", "")
+    main(["explain"])
+    assert "hidden exception" in capsys.readouterr().out
+
+
+def test_explain_names_no_hidden_exception_when_none(
+    write_policy: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Two different hosts hide nothing: no warning (the twin above)."""
+    path = tmp_path / "ok.toml"
+    pin = "sha256/" + "B" * 43 + "="
+    path.write_text(
+        f"version = 1\n[[exception]]\nhost = 'a.example'\npin = ['{pin}']\nreason = 'a'\n"
+        f"[[exception]]\nhost = 'b.example:587'\npin = ['{pin}']\nreason = 'b'\n"
+    )
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(path))
+    _state.set_policy(None)
+    main(["explain", "--json"])
+    assert json.loads(capsys.readouterr().out)["shadowed_exceptions"] == []
+
+
+def test_doctor_says_each_trust_source_once_and_hook_state_plainly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'trusted: system' once, and no bare 'active in this process: no'."""
+    _policy_with_hidden_exception(tmp_path, monkeypatch)
+    main(["doctor"])
+    out = capsys.readouterr().out
+    assert "trusted: system\n" in out
+    assert "active in this process: no" not in out

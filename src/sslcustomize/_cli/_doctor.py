@@ -17,6 +17,7 @@ from .._contexts import create_default_context, create_stdlib_context
 from .._decision import decide
 from .._paths import ENV_POLICY
 from .._policy import Policy, load_policy, policy_files
+from .._shadows import find_shadows
 from .._trust import PEM_CERTIFICATE, TrustError, find_system_store
 from . import EXIT_OK, EXIT_USAGE
 from ._output import console, print_json
@@ -168,6 +169,7 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
             for e in policy.exceptions
             if e.expires and not e.expired(today) and e.expires <= today + SOON
         ],
+        "shadowed_exceptions": [str(s) for s in find_shadows(policy.exceptions, today)],
         "certifi": _certifi_comparison(trust_store),
         "third_party": _third_party(),
     }
@@ -263,7 +265,7 @@ def _render(facts: dict[str, Any]) -> None:
         out.print(f"[bold]System trust store[/] {found} ({store['found_by']})")
     hook = facts["startup_hook"]
     installed = ", ".join(hook["installed"]) or "[red]not installed[/] (install from a wheel)"
-    out.print(f"[bold]Startup hook[/] {installed}; active in this process: {_yes(hook['active'])}")
+    out.print(f"[bold]Startup hook[/] {installed}; {_hook_state(hook)}")
 
     layers = Table(title="Policy layers", title_justify="left")
     for column in ("layer", "file", "state"):
@@ -278,6 +280,24 @@ def _render(facts: dict[str, Any]) -> None:
     _render_tables(out, facts)
 
 
+def _hook_state(hook: dict[str, Any]) -> str:
+    """Say whether the hooks are in place, knowing that they install lazily."""
+    if hook["active"]:
+        return "hooks in place in this process: [green]yes[/]"
+    if hook["loaded"]:
+        return (
+            "loaded; hooks not in place yet in this process (normal: they install when a "
+            "program first imports ssl with a policy configured)"
+        )
+    if hook["installed"]:
+        return "not loaded in this process (no policy was configured when it started)"
+    return "not loaded in this process"
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
 def _render_policy(out: Any, facts: dict[str, Any]) -> None:
     policy = facts["policy"]
     if policy["fallback"]:
@@ -285,9 +305,12 @@ def _render_policy(out: Any, facts: dict[str, Any]) -> None:
     elif not policy["configured"]:
         out.print("No policy configured: sslcustomize is idle. Turn it on: sslcustomize enable")
     else:
-        out.print(f"Mode [bold]{policy['mode']}[/], trust {', '.join(policy['trust'])}")
+        trust = ", ".join(_unique(policy["trust"]))
+        out.print(f"Policy: mode [bold]{policy['mode']}[/]; trusted: {trust}")
     for warning in policy["warnings"]:
         out.print(f"[yellow]warning:[/] {warning}")
+    for shadow in facts["shadowed_exceptions"]:
+        out.print(f"[yellow]hidden exception:[/] {shadow}")
     for expired in facts["expired_exceptions"]:
         out.print(
             f"[yellow]expired exception[/] {expired['host']} on {expired['expires']} "
