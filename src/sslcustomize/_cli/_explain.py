@@ -115,17 +115,23 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_USAGE if document["errors"] else EXIT_OK
 
 
-def _render(document: dict[str, Any]) -> None:
+def _render_problems(out: Any, document: dict[str, Any]) -> None:
     from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
-    from rich.table import Table  # noqa: PLC0415
 
-    out = console()
     for error in document["errors"]:
         out.print(f"[red]error:[/] {escape(error)}\n[red]strict defaults apply.[/]")
     for warning in document["warnings"]:
         out.print(f"[yellow]warning:[/] {escape(warning)}")
     for shadow in document["shadowed_exceptions"]:
         out.print(f"[yellow]hidden exception:[/] {escape(shadow)}")
+
+
+def _render(document: dict[str, Any]) -> None:
+    from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
+    from rich.table import Table  # noqa: PLC0415
+
+    out = console()
+    _render_problems(out, document)
     table = Table(title="Effective policy", title_justify="left")
     table.add_column("setting")
     table.add_column("value")
