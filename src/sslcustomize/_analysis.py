@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import ssl
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ._connection import NO_CHECK_TIME, Plan, evaluate, failed_verdict, leaf_oracle, oracle
@@ -73,8 +75,9 @@ def _key(cert: Any) -> str:
     return type(key).__name__
 
 
+@lru_cache(maxsize=256)
 def describe(der: bytes) -> CertificateInfo:
-    """Describe one DER certificate."""
+    """Describe one DER certificate (cached: a scan meets the same chains again and again)."""
     from cryptography import x509  # noqa: PLC0415
 
     from ._reasons import _names  # noqa: PLC0415
@@ -190,26 +193,33 @@ def analyse(
 
 def _notes(plan: Plan, chain: tuple[bytes, ...], *, verified: bool) -> tuple[str, ...]:
     """Say when requests' certifi bundle would judge differently from the system store."""
-    notes = []
     decision = plan.decision
     by_trust = decision.exception is None  # an exception's pin or CA is not the system store
-    if verified and by_trust and any(source.kind == "system" for source in decision.trust):
-        # Only a chain the system store itself vouches for: one that verifies through the
-        # policy's own CA files would fail in requests for another reason, told elsewhere.
-        system_only = oracle(
-            (TrustSource(kind="system"),), (), False, plan.verify_flags, plan.common_name
-        )
-        if not replay_chain(system_only, chain, None).accepted:
-            return ()
-        certifi_only = (TrustSource(kind="certifi"),)
-        try:
-            context = oracle(certifi_only, (), False, plan.verify_flags, plan.common_name)
-        except Exception:  # noqa: BLE001 - certifi missing: nothing to compare with
-            return ()
-        result = replay_chain(context, chain, None)
-        if not result.accepted:
-            notes.append(
-                "this chain verifies with the system trust store but not with certifi's bundle: "
-                "requests (which uses certifi) fails here unless sslcustomize is enabled"
-            )
-    return tuple(notes)
+    if not (verified and by_trust and any(s.kind == "system" for s in decision.trust)):
+        return ()
+    flags, common_name = plan.verify_flags, plan.common_name
+    system_only = oracle((TrustSource(kind="system"),), (), False, flags, common_name)
+    try:
+        certifi_only = oracle((TrustSource(kind="certifi"),), (), False, flags, common_name)
+    except Exception:  # noqa: BLE001 - certifi missing: nothing to compare with
+        return ()
+    return _certifi_notes(system_only, certifi_only, chain)
+
+
+@lru_cache(maxsize=64)
+def _certifi_notes(
+    system_only: ssl.SSLContext, certifi_only: ssl.SSLContext, chain: tuple[bytes, ...]
+) -> tuple[str, ...]:
+    """The certifi note for a chain (cached per verifier pair: two offline handshakes).
+
+    Only a chain the system store itself vouches for: one that verifies through the policy's
+    own CA files would fail in requests for another reason, told elsewhere.
+    """
+    if not replay_chain(system_only, chain, None).accepted:
+        return ()
+    if replay_chain(certifi_only, chain, None).accepted:
+        return ()
+    return (
+        "this chain verifies with the system trust store but not with certifi's bundle: "
+        "requests (which uses certifi) fails here unless sslcustomize is enabled",
+    )
