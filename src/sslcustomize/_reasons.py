@@ -22,6 +22,7 @@ __all__ = [
     "Diagnosis",
     "diagnose",
     "explain",
+    "fix_for_record",
     "reasons_for_code",
     "spki_pin",
     "target_text",
@@ -347,3 +348,23 @@ def _explain(  # noqa: PLR0917 - the fields of one sentence
     }
     problem, fix = _EXPLANATIONS.get(reason, _EXPLANATIONS["invalid"])
     return problem.format(**fields), fix.format(**fields)
+
+
+# Reasons whose safe fix, when the server is yours to vouch for, is to trust it explicitly.
+_TRUSTABLE = ("self_signed", "unknown_issuer", "pin_mismatch")
+
+
+def fix_for_record(reason: str, host: str | None, port: int | None) -> str:
+    """Return the fix for a reason when only the host and port are known (report records).
+
+    Records keep fingerprints, not certificates, so the fix starts from ``check`` (which
+    fetches the chain and explains it) and, where trusting the server is the fix, names the
+    exact ``trust`` command.
+    """
+    check = "sslcustomize check " + (target_text(host, port) if host else "HOST")
+    if reason in _TRUSTABLE:
+        return f"{check}; if you know this server: {trust_command(host, port)}"
+    _, fix = _EXPLANATIONS.get(reason, _EXPLANATIONS["invalid"])
+    if "{" in fix:
+        return f"{check}, then follow its fix"
+    return f"{fix} (see {check})"
