@@ -27,6 +27,7 @@ COMMANDS = (
     "disable",
     "run",
     "lint",
+    "schema",
 )
 
 EXIT_OK = 0
