@@ -365,3 +365,39 @@ def test_doctor_says_each_trust_source_once_and_hook_state_plainly(
     out = capsys.readouterr().out
     assert "trusted: system\n" in out
     assert "active in this process: no" not in out
+
+
+def test_doctor_names_every_error_of_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file with three mistakes: doctor names all three, each with its line and key."""
+    path = tmp_path / "three.toml"
+    path.write_text(
+        "version = 1\nmode = 'audit'\ntrust = [\n  'system',\n  3,\n]\n"
+        "[[exception]]\nhost = 'nas.example'\npin = ['sha1/abc']\nreason = 'appliance'\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(path))
+    _state.set_policy(None)
+    assert main(["doctor", "--json"]) == 2
+    errors = next(r for r in json.loads(capsys.readouterr().out)["layers"] if r["errors"])["errors"]
+    assert [error.split(": ")[0:2] for error in errors] == [
+        [f"{path}:2", "mode"],
+        [f"{path}:3", "trust"],
+        [f"{path}:9", "exception[1].pin"],
+    ], errors
+
+
+def test_every_error_of_a_valid_file_is_none(tmp_path: Path) -> None:
+    """A valid file has no errors; a file with one has exactly one (no cascades)."""
+    from sslcustomize._policy_errors import every_error
+
+    assert (
+        every_error("version = 1\nmode = 'report'\n", path=str(tmp_path / "p"), layer="user") == []
+    )
+    one = every_error(
+        "[[exception]]\nhost = 'h'\npin = ['sha1/x']\nreason = 'r'\n",
+        path=str(tmp_path / "p"),
+        layer="user",
+    )
+    assert [error.key for error in one] == ["exception[1].pin"]

@@ -17,6 +17,7 @@ from .._contexts import create_default_context, create_stdlib_context
 from .._decision import decide
 from .._paths import ENV_POLICY
 from .._policy import Policy, load_policy, policy_files
+from .._policy_errors import every_error
 from .._shadows import find_shadows
 from .._trust import PEM_CERTIFICATE, TrustError, find_system_store
 from . import EXIT_OK, EXIT_USAGE
@@ -107,18 +108,30 @@ def _pth_locations() -> list[str]:
     ]
 
 
+def _errors_of(layer: str, path: str, first: str) -> list[str]:
+    """Every error of a file that has one (the loader names only the first)."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    except (OSError, UnicodeDecodeError):
+        return [first]
+    return [str(error) for error in every_error(text, path=path, layer=layer)] or [first]
+
+
 def _layers(policy: Policy) -> list[dict[str, Any]]:
     errors = {error.path: str(error) for error in policy.errors}
     rows = []
     for layer, path, required in policy_files():
         exists = os.path.exists(path)
+        first = errors.get(path)
         rows.append(
             {
                 "layer": layer,
                 "path": path,
                 "exists": exists,
                 "required": required,
-                "error": errors.get(path),
+                "error": first,
+                "errors": _errors_of(layer, path, first) if first else [],
             }
         )
     return rows
@@ -252,7 +265,8 @@ def _yes(value: bool) -> str:  # noqa: FBT001 - a formatter
 
 
 def _render(facts: dict[str, Any]) -> None:
-    from rich.table import Table  # noqa: PLC0415 - rich only for the CLI
+    from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
+    from rich.table import Table  # noqa: PLC0415
 
     out = console()
     out.print(f"[bold]Python[/] {facts['python']['version']} ({facts['python']['executable']})")
@@ -272,8 +286,8 @@ def _render(facts: dict[str, Any]) -> None:
         layers.add_column(column)
     for row in facts["layers"]:
         state = "[green]ok[/]" if row["exists"] else "absent"
-        if row["error"]:
-            state = f"[red]{row['error']}[/]"
+        if row["errors"]:
+            state = "\n".join(f"[red]{escape(error)}[/]" for error in row["errors"])
         layers.add_row(row["layer"], row["path"], state)
     out.print(layers)
     _render_policy(out, facts)
