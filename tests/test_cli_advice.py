@@ -401,3 +401,32 @@ def test_every_error_of_a_valid_file_is_none(tmp_path: Path) -> None:
         layer="user",
     )
     assert [error.key for error in one] == ["exception[1].pin"]
+
+
+def test_trust_says_a_port_speaks_plain_smtp(
+    pki: _pki.TestPKI, smtp_server: StartServer, process_policy: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """trust against SMTP without --starttls: exit 2, suggests --starttls smtp, writes nothing."""
+    host, port = smtp_server(pki["self_signed"], "127.0.0.1", starttls=True)
+    before = process_policy.read_text(encoding="utf-8")
+    assert main(["trust", "--yes", f"{host}:{port}"]) == 2
+    assert "try --starttls smtp" in capsys.readouterr().err
+    assert process_policy.read_text(encoding="utf-8") == before
+
+
+def test_no_certifi_note_for_a_chain_of_the_policys_own_ca(
+    pki: _pki.TestPKI, https_server: StartServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Verified through the policy's own CA file (not the system store): no certifi note."""
+    pytest.importorskip("certifi")
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = tmp_path / "own.toml"
+    policy.write_text(f"version = 1\ntrust = ['system', '{root}']\n")
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(policy))
+    _state.set_policy(None)
+    _, port = https_server(pki["good"], "localhost")
+    assert main(["check", "--json", f"localhost:{port}"]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"] == []

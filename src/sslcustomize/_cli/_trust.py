@@ -34,11 +34,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "trust",
         help="add a scoped exception for a server (pin its key, or trust its CA)",
         description="Fetch TARGET's certificate, show its subject, issuer, validity and pin, "
-        "and after confirmation add an exception for that host to a policy file. The file's "
-        "comments and layout are kept.",
+        "and after confirmation add an exception for that host and port to a policy file "
+        "(replacing the one for the same host and port). The file's comments and layout are "
+        "kept.",
     )
     parser.add_argument("target", metavar="TARGET")
-    parser.add_argument("--starttls", choices=sorted(STARTTLS_PORTS))
+    parser.add_argument(
+        "--starttls", choices=sorted(STARTTLS_PORTS), help="speak this protocol before TLS"
+    )
     kind = parser.add_mutually_exclusive_group()
     kind.add_argument("--pin", action="store_true", help="trust exactly the server's key (default)")
     kind.add_argument(
@@ -54,7 +57,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--force", action="store_true", help="add it even if it verifies already")
-    parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
 
