@@ -207,7 +207,7 @@ def test_trust_pin_then_check_passes_and_comments_stay(
     assert 'reason = "OPS-1"' in text
     capsys.readouterr()
     code, document = _check(capsys, f"localhost:{port}")
-    assert (code, document["rule"]) == (0, "exception localhost")
+    assert (code, document["rule"]) == (0, f"exception localhost:{port}")
     assert document["expires"] is not None
 
 
@@ -373,9 +373,9 @@ def test_check_verifies_with_the_flags_of_a_policy_context(
 
     seen: list[Any] = []
 
-    def spy(plan: Any, chain: tuple[bytes, ...]) -> Any:
+    def spy(plan: Any, chain: tuple[bytes, ...], **options: Any) -> Any:
         seen.append(plan)
-        return analyse(plan, chain)
+        return analyse(plan, chain, **options)
 
     monkeypatch.setattr(check_command, "analyse", spy)
     _, port = https_server(pki["good"], "localhost")

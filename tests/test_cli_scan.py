@@ -67,3 +67,23 @@ def test_scan_all_good_exits_0_and_bad_lines_are_usage_errors(
     listing.write_text("localhost:1 gopher\n")
     assert main(["scan", str(listing)]) == 2
     assert f"{listing}:1: unknown STARTTLS protocol" in capsys.readouterr().err
+
+
+def test_scan_table_and_csv_show_starttls_expiry_and_pin(
+    pki: _pki.TestPKI, smtp_server: StartServer, https_server: StartServer, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """One host:port with and without STARTTLS: two rows told apart; expiry and pin shown."""
+    _, mail = smtp_server(pki["self_signed"], "localhost", starttls=True)
+    listing = tmp_path / "t.txt"
+    listing.write_text(f"localhost:{mail} smtp\nlocalhost:{mail}\n")
+    assert main(["scan", "--csv", str(listing)]) == 1
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [(r["starttls"], r["verdict"]) for r in rows] == [("smtp", "rejected"), ("", "error")]
+    assert rows[0]["pin"] == pki["self_signed"].pin
+    assert rows[0]["not_after"].startswith(str(pki["self_signed"].leaf.not_valid_after_utc.date()))
+    assert "try --starttls smtp" in rows[1]["error"]
+    assert main(["scan", str(listing)]) == 1
+    table = capsys.readouterr().out
+    assert "starttls" in table
+    assert pki["self_signed"].pin in table

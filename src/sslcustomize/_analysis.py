@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import ssl
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ._connection import NO_CHECK_TIME, Plan, evaluate, failed_verdict, leaf_oracle, oracle
@@ -19,7 +21,7 @@ from ._policy import TrustSource
 from ._reasons import explain, spki_pin
 from ._replay import replay_chain
 
-__all__ = ["Analysis", "CertificateInfo", "Problem", "analyse", "describe"]
+__all__ = ["Analysis", "CertificateInfo", "Problem", "analyse", "describe", "every_reason"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,8 +75,9 @@ def _key(cert: Any) -> str:
     return type(key).__name__
 
 
+@lru_cache(maxsize=256)
 def describe(der: bytes) -> CertificateInfo:
-    """Describe one DER certificate."""
+    """Describe one DER certificate (cached: a scan meets the same chains again and again)."""
     from cryptography import x509  # noqa: PLC0415
 
     from ._reasons import _names  # noqa: PLC0415
@@ -123,37 +126,63 @@ def _more_reasons(plan: Plan, chain: tuple[bytes, ...], host: str) -> list[str]:
     return reasons
 
 
-def analyse(plan: Plan, chain: tuple[bytes, ...], *, now: dt.datetime | None = None) -> Analysis:
+def every_reason(plan: Plan, chain: tuple[bytes, ...]) -> tuple[str, ...]:
+    """Return every reason code enforce mode finds for ``chain`` under ``plan``.
+
+    The first codes are the verdict's own (what OpenSSL stopped at, ``pin_mismatch`` first
+    when a pin failed); the others come from replaying the chain with one check off at a
+    time. An accepted chain has none. ``check``, ``scan`` and report records all name these.
+
+    Args:
+        plan: The plan for the host, port and context (``opt_out`` is ignored).
+        chain: The chain the server sent, DER, leaf first.
+
+    Returns:
+        The reason codes, without repeats, in a stable order; ``()`` when accepted.
+    """
+    verdict = evaluate(plan, chain)
+    if verdict.accepted:
+        return ()
+    reasons = list(verdict.reasons)
+    if chain:
+        for reason in _more_reasons(plan, chain, plan.host or ""):
+            if reason not in reasons:
+                reasons.append(reason)
+    return tuple(reasons)
+
+
+def analyse(
+    plan: Plan,
+    chain: tuple[bytes, ...],
+    *,
+    starttls: str | None = None,
+    now: dt.datetime | None = None,
+) -> Analysis:
     """Verify ``chain`` under ``plan`` and name every problem, with fixes.
 
     Args:
         plan: The plan for the host, port and context (``opt_out`` is ignored: this is what
             enforce mode decides).
         chain: The chain the server sent, DER, leaf first.
+        starttls: The STARTTLS protocol spoken before TLS, for the fixes' commands.
         now: The current time, for messages about the clock.
 
     Returns:
         The verdict, the problems in a stable order, and notes.
     """
-    verdict = evaluate(plan, chain)
-    if verdict.accepted:
+    reasons = every_reason(plan, chain)
+    if not reasons:
         return Analysis(verified=True, problems=(), notes=_notes(plan, chain, verified=True))
-    host = plan.host or ""
-    reasons = list(verdict.reasons)
-    for reason in _more_reasons(plan, chain, host):
-        if reason not in reasons:
-            reasons.append(reason)
+    message = evaluate(plan, chain).verify_message
     problems = []
     for reason in reasons:
-        if reason == "pin_mismatch":
-            problems.append(Problem(reason=reason, problem=verdict.problem, fix=verdict.fix))
-            continue
         problem, fix = explain(
             reason,
             chain=chain,
-            host=host,
+            host=plan.host,
             port=plan.port,
-            message=verdict.verify_message,
+            starttls=starttls,
+            message=message,
             now=now,
         )
         problems.append(Problem(reason=reason, problem=problem, fix=fix))
@@ -164,19 +193,33 @@ def analyse(plan: Plan, chain: tuple[bytes, ...], *, now: dt.datetime | None = N
 
 def _notes(plan: Plan, chain: tuple[bytes, ...], *, verified: bool) -> tuple[str, ...]:
     """Say when requests' certifi bundle would judge differently from the system store."""
-    notes = []
     decision = plan.decision
     by_trust = decision.exception is None  # an exception's pin or CA is not the system store
-    if verified and by_trust and any(source.kind == "system" for source in decision.trust):
-        certifi_only = (TrustSource(kind="certifi"),)
-        try:
-            context = oracle(certifi_only, (), False, plan.verify_flags, plan.common_name)
-        except Exception:  # noqa: BLE001 - certifi missing: nothing to compare with
-            return ()
-        result = replay_chain(context, chain, None)
-        if not result.accepted:
-            notes.append(
-                "this chain verifies with the system trust store but not with certifi's bundle: "
-                "requests (which uses certifi) fails here unless sslcustomize is enabled"
-            )
-    return tuple(notes)
+    if not (verified and by_trust and any(s.kind == "system" for s in decision.trust)):
+        return ()
+    flags, common_name = plan.verify_flags, plan.common_name
+    system_only = oracle((TrustSource(kind="system"),), (), False, flags, common_name)
+    try:
+        certifi_only = oracle((TrustSource(kind="certifi"),), (), False, flags, common_name)
+    except Exception:  # noqa: BLE001 - certifi missing: nothing to compare with
+        return ()
+    return _certifi_notes(system_only, certifi_only, chain)
+
+
+@lru_cache(maxsize=64)
+def _certifi_notes(
+    system_only: ssl.SSLContext, certifi_only: ssl.SSLContext, chain: tuple[bytes, ...]
+) -> tuple[str, ...]:
+    """The certifi note for a chain (cached per verifier pair: two offline handshakes).
+
+    Only a chain the system store itself vouches for: one that verifies through the policy's
+    own CA files would fail in requests for another reason, told elsewhere.
+    """
+    if not replay_chain(system_only, chain, None).accepted:
+        return ()
+    if replay_chain(certifi_only, chain, None).accepted:
+        return ()
+    return (
+        "this chain verifies with the system trust store but not with certifi's bundle: "
+        "requests (which uses certifi) fails here unless sslcustomize is enabled",
+    )

@@ -23,6 +23,7 @@ __all__ = [
     "layer_paths",
     "policy_path_for_scope",
     "process_policy_paths",
+    "unscoped_policy",
     "user_cache_dir",
     "user_config_dir",
     "user_state_dir",
@@ -86,16 +87,26 @@ def default_scope() -> str:
     return "venv" if sys.prefix != sys.base_prefix else "user"
 
 
-def existing_scope() -> str:
-    """Return the most specific scope whose policy file exists (venv, then user).
+def unscoped_policy() -> tuple[str, str]:
+    """Return ``(layer, path)`` of the file that commands without ``--scope`` act on.
 
-    Commands that change a policy (``trust``, ``disable``) edit the file the user already
-    has rather than start a new layer; with none, :func:`default_scope`.
+    ``enable``, ``disable`` and ``trust`` follow one rule for all three, the first that applies:
+
+    1. ``SSLCUSTOMIZE_POLICY`` is set: the (last) file it names, the one this process reads
+       last (layer ``process``);
+    2. inside a virtual environment whose policy file exists: the venv's;
+    3. the user's policy file exists: the user's;
+    4. none exists: the venv's inside a virtual environment, else the user's.
     """
-    for layer, path in reversed(layer_paths()):
-        if layer in ("venv", "user") and os.path.exists(path):
-            return layer
-    return default_scope()
+    process = process_policy_paths()
+    if process:
+        return "process", process[-1]
+    paths = dict(layer_paths())
+    for layer in ("venv", "user"):
+        if layer in paths and os.path.exists(paths[layer]):
+            return layer, paths[layer]
+    layer = default_scope()
+    return layer, paths[layer]
 
 
 def pretty(path: str) -> str:

@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ._hosts import parse_address
+from ._reasons import STARTTLS_PORTS
 from ._replay import der_chain
 
-__all__ = ["ProbeError", "Target", "fetch_chain", "parse_target"]
+__all__ = ["STARTTLS_PORTS", "ProbeError", "Target", "fetch_chain", "parse_target"]
 
 # Implicit-TLS URL schemes and their default ports.
 SCHEMES = {"https": 443, "smtps": 465, "imaps": 993, "pop3s": 995, "ftps": 990, "ldaps": 636}
-# STARTTLS protocols and their default ports.
-STARTTLS_PORTS = {"smtp": 25, "imap": 143, "pop3": 110, "ftp": 21}
 
 
 class ProbeError(Exception):
@@ -155,6 +154,44 @@ def _starttls(sock: socket.socket, protocol: str) -> None:
         raise ProbeError("the server sent data before the TLS handshake (possible injection)")
 
 
+# What a server that speaks first says, for the protocols that upgrade with STARTTLS.
+_GREETINGS = (("220", "smtp"), ("* OK", "imap"), ("+OK", "pop3"))
+
+
+def _plain_text_hint(target: Target, timeout: float) -> str:
+    """Say what a port that did not speak TLS looks like, and how to reach its TLS.
+
+    A second connection listens for a greeting (servers of mail and FTP speak first); nothing
+    is sent. Returns ``""`` when the port cannot be read again.
+    """
+    try:
+        with socket.create_connection((target.host, target.port), timeout=timeout) as sock:
+            sock.settimeout(min(timeout, 2.0))
+            try:
+                greeting = sock.recv(512).decode("latin-1")
+            except TimeoutError:
+                greeting = ""
+    except OSError:
+        return ""
+    if not greeting:
+        return (
+            "; this port answered in plain text, not TLS (plain HTTP?): check the port, or "
+            "if it is SMTP/IMAP/POP3/FTP, try --starttls PROTO"
+        )
+    first = greeting.splitlines()[0][:60] if greeting.strip() else ""
+    for prefix, guess in _GREETINGS:
+        if greeting.startswith(prefix):
+            protocol = "ftp" if guess == "smtp" and "ftp" in first.lower() else guess
+            return (
+                f"; this port answered in plain text ({first!r}), as {protocol.upper()} does: "
+                f"try --starttls {protocol}"
+            )
+    return (
+        f"; this port answered in plain text ({first!r}), not TLS: if it is SMTP/IMAP/POP3/FTP, "
+        "try --starttls PROTO"
+    )
+
+
 def fetch_chain(target: Target, *, timeout: float = 10.0) -> tuple[tuple[bytes, ...], str]:
     """Connect to ``target`` and return the chain it sends (DER, leaf first) and TLS version.
 
@@ -181,7 +218,8 @@ def fetch_chain(target: Target, *, timeout: float = 10.0) -> tuple[tuple[bytes, 
         raise ProbeError(f"no answer from {target} within {timeout:g} s") from None
     except ssl.SSLError as error:
         reason = error.reason or str(error)
-        raise ProbeError(f"TLS handshake with {target} failed: {reason}") from None
+        hint = "" if target.starttls else _plain_text_hint(target, timeout)
+        raise ProbeError(f"TLS handshake with {target} failed: {reason}{hint}") from None
     except OSError as error:
         raise ProbeError(f"cannot connect to {target}: {error.strerror or error}") from None
     if not chain:

@@ -16,7 +16,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cryptography import x509
 
-__all__ = ["REASONS", "Diagnosis", "diagnose", "reasons_for_code", "spki_pin"]
+__all__ = [
+    "REASONS",
+    "STARTTLS_PORTS",
+    "Diagnosis",
+    "diagnose",
+    "explain",
+    "fix_for_record",
+    "reasons_for_code",
+    "spki_pin",
+    "target_text",
+    "trust_command",
+]
 
 REASONS = (
     "expired",
@@ -50,6 +61,41 @@ _CODES = {
     68: "weak_signature",
 }
 _ISSUER_UNKNOWN = (2, 20, 21)
+
+# STARTTLS protocols and their default ports (the ports ``check`` and ``trust`` assume).
+STARTTLS_PORTS = {"smtp": 25, "imap": 143, "pop3": 110, "ftp": 21}
+
+
+def target_text(host: str, port: int | None, starttls: str | None = None) -> str:
+    """Return ``host[:port]`` as ``check`` and ``trust`` parse it back.
+
+    IPv6 addresses are bracketed (``[::1]:8443``); the port is left out only when it is the
+    one the command would assume (443, or the STARTTLS protocol's own).
+    """
+    shown = f"[{host}]" if ":" in host else host
+    default = STARTTLS_PORTS.get(starttls, 443) if starttls else 443
+    return shown if port is None or port == default else f"{shown}:{port}"
+
+
+def trust_command(
+    host: str | None, port: int | None, *, starttls: str | None = None, ca: bool = False
+) -> str:
+    """Return the ``sslcustomize trust`` command that, pasted, trusts this server.
+
+    Args:
+        host: The server name or address asked for (``HOST`` when unknown).
+        port: The server's port (``None``: 443).
+        starttls: The STARTTLS protocol the client spoke before TLS (``smtp``, ``imap``,
+            ``pop3``, ``ftp``), so that the command fetches the certificate the same way.
+        ca: Trust the CA the server sends instead of pinning its key.
+    """
+    words = ["sslcustomize", "trust"]
+    if ca:
+        words.append("--ca")
+    if starttls:
+        words += ["--starttls", starttls]
+    words.append(target_text(host, port, starttls) if host else "HOST")
+    return " ".join(words)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -116,6 +162,7 @@ def diagnose(
     chain: Sequence[bytes],
     host: str | None,
     port: int | None,
+    starttls: str | None = None,
     now: dt.datetime | None = None,
 ) -> Diagnosis:
     """Explain a verification failure.
@@ -126,6 +173,7 @@ def diagnose(
         chain: The certificates the server sent, DER, leaf first (may be empty).
         host: The name asked for.
         port: The port, for the suggested ``sslcustomize trust`` command.
+        starttls: The STARTTLS protocol spoken before TLS, if any, for that command.
         now: The current time (for messages about the clock).
 
     Returns:
@@ -136,7 +184,13 @@ def diagnose(
     if verify_code in _ISSUER_UNKNOWN:
         reason = _issuer_reason(certs)
     problem, fix = explain(
-        reason, chain=chain, host=host, port=port, message=verify_message, now=now
+        reason,
+        chain=chain,
+        host=host,
+        port=port,
+        starttls=starttls,
+        message=verify_message,
+        now=now,
     )
     return Diagnosis(reasons=(reason,), problem=problem, fix=fix)
 
@@ -156,16 +210,51 @@ def explain(
     chain: Sequence[bytes],
     host: str | None,
     port: int | None,
+    starttls: str | None = None,
     message: str = "",
     now: dt.datetime | None = None,
 ) -> tuple[str, str]:
-    """Return what a reason code means for this chain, and the safe fix, as sentences."""
+    """Return what a reason code means for this chain, and the safe fix, as sentences.
+
+    Every command in a fix is complete: pasted as printed (plus ``--yes --reason ...``), it
+    reaches the same server the same way (port, ``--starttls``, IPv6 brackets).
+
+    Args:
+        reason: One of :data:`REASONS`.
+        chain: The certificates the server sent, DER, leaf first (may be empty).
+        host: The name or address asked for.
+        port: The server's port.
+        starttls: The STARTTLS protocol spoken before TLS, if any.
+        message: OpenSSL's verification message.
+        now: The current time (for messages about the clock).
+    """
+    if reason == "pin_mismatch":
+        return (
+            "the server's key matches none of the pins of its exception",
+            "if the server's key changed on purpose, update the pin: "
+            f"{trust_command(host, port, starttls=starttls)}; otherwise someone may be "
+            "intercepting the connection",
+        )
     certs = _parse(chain)
-    target = f"{host}:{port}" if host and port and port != 443 else (host or "the server")
-    problem, fix = _explain(reason, message, certs, target, now or dt.datetime.now(dt.timezone.utc))
+    commands = _Commands(
+        pin=trust_command(host, port, starttls=starttls),
+        ca=trust_command(host, port, starttls=starttls, ca=True),
+    )
+    problem, fix = _explain(
+        reason, message, certs, host or "the server", commands,
+        now or dt.datetime.now(dt.timezone.utc),
+    )  # fmt: skip
     if certs and reason == "self_signed":
         fix += f" (its key's pin is {spki_pin(chain[0])})"
     return problem, fix
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Commands:
+    """The trust commands a fix may name: pin the server's key, or trust the CA it sends."""
+
+    pin: str
+    ca: str
 
 
 def _issuer_reason(certs: Sequence[x509.Certificate]) -> str:
@@ -174,8 +263,12 @@ def _issuer_reason(certs: Sequence[x509.Certificate]) -> str:
     The chain the server sent ends in a certificate whose issuer is neither sent nor trusted.
     If that certificate names where its issuer can be downloaded (AIA caIssuers, as public
     CAs' certificates do), a browser would fetch it and succeed: the chain is incomplete.
+    A self-issued top certificate (a root, or a self-signed leaf) has no issuer to send, so
+    an untrusted one is never an incomplete chain.
     """
-    if certs and _has_ca_issuers(certs[-1]):
+    if not certs or certs[-1].subject == certs[-1].issuer:
+        return "unknown_issuer"
+    if _has_ca_issuers(certs[-1]):
         return "incomplete_chain"
     return "unknown_issuer"
 
@@ -197,7 +290,7 @@ _EXPLANATIONS = {
     ),
     "self_signed": (
         "it presents a self-signed certificate ({subject})",
-        "if you know this server, trust exactly its key: sslcustomize trust {target}",
+        "if you know this server, trust exactly its key: {pin_command}",
     ),
     "incomplete_chain": (
         "the server does not send its intermediate certificate '{top_issuer}'",
@@ -224,8 +317,13 @@ _EXPLANATIONS = {
 }
 
 
-def _explain(
-    reason: str, message: str, certs: Sequence[x509.Certificate], target: str, now: dt.datetime
+def _explain(  # noqa: PLR0917 - the fields of one sentence
+    reason: str,
+    message: str,
+    certs: Sequence[x509.Certificate],
+    host: str,
+    commands: _Commands,
+    now: dt.datetime,
 ) -> tuple[str, str]:
     if not certs:
         return f"the certificate failed verification ({message})", "check the server's chain"
@@ -235,18 +333,38 @@ def _explain(
         "not_before": leaf.not_valid_before_utc,
         "now": now,
         "names": ", ".join(_names(leaf)) or "no names",
-        "host": target.rsplit(":", 1)[0] if target.count(":") == 1 else target,
+        "host": host,
         "subject": _short(leaf.subject),
         "top_issuer": _short(certs[-1].issuer),
         # `trust --ca` needs the CA among what the server sends; otherwise pin the server.
         "for_this_host": (
-            f"for this host only: sslcustomize trust --ca {target}"
+            f"for this host only: {commands.ca}"
             if certs[-1].subject == certs[-1].issuer and len(certs) > 1
             else f"the server does not send that CA; to trust this server only, pin its key: "
-            f"sslcustomize trust {target}"
+            f"{commands.pin}"
         ),
-        "target": target,
+        "pin_command": commands.pin,
         "message": message,
     }
     problem, fix = _EXPLANATIONS.get(reason, _EXPLANATIONS["invalid"])
     return problem.format(**fields), fix.format(**fields)
+
+
+# Reasons whose safe fix, when the server is yours to vouch for, is to trust it explicitly.
+_TRUSTABLE = ("self_signed", "unknown_issuer", "pin_mismatch")
+
+
+def fix_for_record(reason: str, host: str | None, port: int | None) -> str:
+    """Return the fix for a reason when only the host and port are known (report records).
+
+    Records keep fingerprints, not certificates, so the fix starts from ``check`` (which
+    fetches the chain and explains it) and, where trusting the server is the fix, names the
+    exact ``trust`` command.
+    """
+    check = "sslcustomize check " + (target_text(host, port) if host else "HOST")
+    if reason in _TRUSTABLE:
+        return f"{check}; if you know this server: {trust_command(host, port)}"
+    _, fix = _EXPLANATIONS.get(reason, _EXPLANATIONS["invalid"])
+    if "{" in fix:
+        return f"{check}, then follow its fix"
+    return f"{fix} (see {check})"

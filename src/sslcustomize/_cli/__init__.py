@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -26,11 +27,13 @@ COMMANDS = (
     "disable",
     "run",
     "lint",
+    "schema",
 )
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for `... | head`
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,6 +73,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(handler(args))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away (``| head``): stop quietly, as a SIGPIPE would.
+
+    Later writes (the interpreter flushes stdout at exit) go to the null device, so that no
+    traceback follows; the status is the shell's for a process ended by SIGPIPE.
+    """
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout has no descriptor (replaced in-process)
+        pass
+    finally:
+        os.close(null)
+    return EXIT_BROKEN_PIPE
 
 
 def entrypoint() -> None:

@@ -62,7 +62,7 @@ def inspect_target(
         verify_flags=int(reference.verify_flags),
         common_name=reference.hostname_checks_common_name,
     )
-    analysis = analyse(plan, chain)
+    analysis = analyse(plan, chain, starttls=target.starttls)
     exception = decision.exception
     document = {
         "target": str(target),

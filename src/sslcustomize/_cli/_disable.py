@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .._paths import pretty
+from .._paths import pretty, process_policy_paths
 from . import EXIT_OK
 from ._enable import add_scope, scope_path
 from ._output import fail
@@ -27,8 +27,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(args: argparse.Namespace) -> int:
     """Move the policy file aside."""
+    if args.scope is None and process_policy_paths():
+        return fail(
+            "SSLCUSTOMIZE_POLICY names this process's policy: unset the variable to turn that "
+            "policy off, or name a layer with --scope"
+        )
     try:
-        path = scope_path(args, existing=True)
+        path = scope_path(args)
     except ValueError as error:
         return fail(str(error))
     if not os.path.exists(path):

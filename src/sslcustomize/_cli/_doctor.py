@@ -17,6 +17,8 @@ from .._contexts import create_default_context, create_stdlib_context
 from .._decision import decide
 from .._paths import ENV_POLICY
 from .._policy import Policy, load_policy, policy_files
+from .._policy_errors import every_error
+from .._shadows import find_shadows
 from .._trust import PEM_CERTIFICATE, TrustError, find_system_store
 from . import EXIT_OK, EXIT_USAGE
 from ._output import console, print_json
@@ -106,18 +108,30 @@ def _pth_locations() -> list[str]:
     ]
 
 
+def _errors_of(layer: str, path: str, first: str) -> list[str]:
+    """Every error of a file that has one (the loader names only the first)."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    except (OSError, UnicodeDecodeError):
+        return [first]
+    return [str(error) for error in every_error(text, path=path, layer=layer)] or [first]
+
+
 def _layers(policy: Policy) -> list[dict[str, Any]]:
     errors = {error.path: str(error) for error in policy.errors}
     rows = []
     for layer, path, required in policy_files():
         exists = os.path.exists(path)
+        first = errors.get(path)
         rows.append(
             {
                 "layer": layer,
                 "path": path,
                 "exists": exists,
                 "required": required,
-                "error": errors.get(path),
+                "error": first,
+                "errors": _errors_of(layer, path, first) if first else [],
             }
         )
     return rows
@@ -168,6 +182,7 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
             for e in policy.exceptions
             if e.expires and not e.expired(today) and e.expires <= today + SOON
         ],
+        "shadowed_exceptions": [str(s) for s in find_shadows(policy.exceptions, today)],
         "certifi": _certifi_comparison(trust_store),
         "third_party": _third_party(),
     }
@@ -250,7 +265,8 @@ def _yes(value: bool) -> str:  # noqa: FBT001 - a formatter
 
 
 def _render(facts: dict[str, Any]) -> None:
-    from rich.table import Table  # noqa: PLC0415 - rich only for the CLI
+    from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
+    from rich.table import Table  # noqa: PLC0415
 
     out = console()
     out.print(f"[bold]Python[/] {facts['python']['version']} ({facts['python']['executable']})")
@@ -263,19 +279,37 @@ def _render(facts: dict[str, Any]) -> None:
         out.print(f"[bold]System trust store[/] {found} ({store['found_by']})")
     hook = facts["startup_hook"]
     installed = ", ".join(hook["installed"]) or "[red]not installed[/] (install from a wheel)"
-    out.print(f"[bold]Startup hook[/] {installed}; active in this process: {_yes(hook['active'])}")
+    out.print(f"[bold]Startup hook[/] {installed}; {_hook_state(hook)}")
 
     layers = Table(title="Policy layers", title_justify="left")
     for column in ("layer", "file", "state"):
         layers.add_column(column)
     for row in facts["layers"]:
         state = "[green]ok[/]" if row["exists"] else "absent"
-        if row["error"]:
-            state = f"[red]{row['error']}[/]"
+        if row["errors"]:
+            state = "\n".join(f"[red]{escape(error)}[/]" for error in row["errors"])
         layers.add_row(row["layer"], row["path"], state)
     out.print(layers)
     _render_policy(out, facts)
     _render_tables(out, facts)
+
+
+def _hook_state(hook: dict[str, Any]) -> str:
+    """Say whether the hooks are in place, knowing that they install lazily."""
+    if hook["active"]:
+        return "hooks in place in this process: [green]yes[/]"
+    if hook["loaded"]:
+        return (
+            "loaded; hooks not in place yet in this process (normal: they install when a "
+            "program first imports ssl with a policy configured)"
+        )
+    if hook["installed"]:
+        return "not loaded in this process (no policy was configured when it started)"
+    return "not loaded in this process"
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
 
 
 def _render_policy(out: Any, facts: dict[str, Any]) -> None:
@@ -285,9 +319,12 @@ def _render_policy(out: Any, facts: dict[str, Any]) -> None:
     elif not policy["configured"]:
         out.print("No policy configured: sslcustomize is idle. Turn it on: sslcustomize enable")
     else:
-        out.print(f"Mode [bold]{policy['mode']}[/], trust {', '.join(policy['trust'])}")
+        trust = ", ".join(_unique(policy["trust"]))
+        out.print(f"Policy: mode [bold]{policy['mode']}[/]; trusted: {trust}")
     for warning in policy["warnings"]:
         out.print(f"[yellow]warning:[/] {warning}")
+    for shadow in facts["shadowed_exceptions"]:
+        out.print(f"[yellow]hidden exception:[/] {shadow}")
     for expired in facts["expired_exceptions"]:
         out.print(
             f"[yellow]expired exception[/] {expired['host']} on {expired['expires']} "

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from .._files import atomic_write
-from .._paths import default_scope, existing_scope, policy_path_for_scope, pretty
+from .._paths import policy_path_for_scope, pretty, unscoped_policy
 from . import EXIT_OK, EXIT_USAGE
 from ._output import fail
 
@@ -46,23 +46,21 @@ def add_scope(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scope",
         choices=("venv", "user", "system"),
-        help="which policy layer (default for enable: venv inside a virtual environment, else "
-        "user; for trust and disable: the venv or user layer that exists)",
+        help="which policy layer (default: the file SSLCUSTOMIZE_POLICY names; else the venv's "
+        "policy if it exists, else the user's if it exists; else venv inside a virtual "
+        "environment, else user)",
     )
 
 
-def scope_path(args: argparse.Namespace, *, existing: bool = False) -> str:
-    """Return the policy file for ``args.scope``.
-
-    Args:
-        args: The parsed arguments (``scope`` may be ``None``).
-        existing: Without ``--scope``, prefer the layer whose file exists (to edit it).
+def scope_path(args: argparse.Namespace) -> str:
+    """Return the policy file for ``args.scope``, or by the rule of :func:`unscoped_policy`.
 
     Raises:
         ValueError: The scope is not available here.
     """
-    fallback = existing_scope() if existing else default_scope()
-    return policy_path_for_scope(args.scope or fallback)
+    if args.scope:
+        return policy_path_for_scope(args.scope)
+    return unscoped_policy()[1]
 
 
 def run(args: argparse.Namespace) -> int:

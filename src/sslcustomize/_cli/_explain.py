@@ -8,6 +8,7 @@ from typing import Any
 
 from .._decision import decide
 from .._probe import parse_target
+from .._shadows import find_shadows
 from .._state import current_policy
 from . import EXIT_OK, EXIT_USAGE
 from ._output import console, fail, print_json
@@ -42,6 +43,7 @@ def gather(host: str | None, port: int | None, context: str | None) -> dict[str,
         "files": [{"layer": f.layer, "path": f.path} for f in policy.files],
         "errors": [str(e) for e in policy.errors],
         "warnings": list(policy.warnings),
+        "shadowed_exceptions": [str(s) for s in find_shadows(policy.exceptions, today)],
         "mode": _setting(policy.mode),
         "trust": [{"value": str(s), "origin": str(s.origin)} for s in policy.trust],
         "minimum_tls": _setting(policy.minimum_tls),
@@ -113,15 +115,23 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_USAGE if document["errors"] else EXIT_OK
 
 
+def _render_problems(out: Any, document: dict[str, Any]) -> None:
+    from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
+
+    for error in document["errors"]:
+        out.print(f"[red]error:[/] {escape(error)}\n[red]strict defaults apply.[/]")
+    for warning in document["warnings"]:
+        out.print(f"[yellow]warning:[/] {escape(warning)}")
+    for shadow in document["shadowed_exceptions"]:
+        out.print(f"[yellow]hidden exception:[/] {escape(shadow)}")
+
+
 def _render(document: dict[str, Any]) -> None:
     from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
     from rich.table import Table  # noqa: PLC0415
 
     out = console()
-    for error in document["errors"]:
-        out.print(f"[red]error:[/] {escape(error)}\n[red]strict defaults apply.[/]")
-    for warning in document["warnings"]:
-        out.print(f"[yellow]warning:[/] {escape(warning)}")
+    _render_problems(out, document)
     table = Table(title="Effective policy", title_justify="left")
     table.add_column("setting")
     table.add_column("value")

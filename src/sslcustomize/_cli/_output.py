@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
-__all__ = ["JSON_VERSION", "console", "fail", "print_json"]
+__all__ = ["JSON_VERSION", "console", "fail", "plain", "print_json"]
 
 JSON_VERSION = 1
 
@@ -17,12 +18,24 @@ def print_json(document: dict[str, Any]) -> None:
     sys.stdout.write("\n")
 
 
+def plain() -> bool:
+    """Tell whether output must be plain text: ``NO_COLOR`` is set (https://no-color.org)."""
+    return bool(os.environ.get("NO_COLOR"))
+
+
 def console() -> Any:
-    """Return a rich console on stdout: colour on a terminal, plain text when piped."""
+    """Return a rich console on stdout: styled on a terminal, plain text otherwise.
+
+    Piped output (not a terminal) has no escape sequences at all; ``NO_COLOR`` drops every
+    style too (bold and italic included), not just colours, so that a terminal that asks for
+    no colour gets the same text a log gets.
+    """
     from rich.console import Console  # noqa: PLC0415 - rich only for the CLI
 
     # Piped output is read by people in logs too: wide enough that tables are not cut.
     width = None if sys.stdout.isatty() else 160
+    if plain():
+        return Console(highlight=False, soft_wrap=True, width=width, color_system=None)
     return Console(highlight=False, soft_wrap=True, width=width)
 
 

@@ -28,7 +28,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("file", metavar="FILE", help="the list of targets ('-' for stdin)")
     parser.add_argument("--jobs", type=int, default=16, help="connections at once (default 16)")
     parser.add_argument("--context", metavar="NAME", help="check as this named context would")
-    parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per target (default 10)"
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print a JSON document")
     output.add_argument("--csv", action="store_true", help="print CSV")
@@ -58,7 +60,10 @@ def _scan_one(target_text: str, protocol: str | None, args: argparse.Namespace) 
         target = parse_target(target_text, protocol)
         document, _, _ = inspect_target(target, args.context, args.timeout)
     except (ValueError, ProbeError) as error:
-        return {**row, "verdict": "error", "reasons": [], "rule": None, "error": str(error)}
+        return {
+            **row, "verdict": "error", "reasons": [], "rule": None, "error": str(error),
+            "not_after": None, "pin": None, "fix": None,
+        }  # fmt: skip
     return {
         **row,
         "verdict": document["verdict"],
@@ -67,6 +72,7 @@ def _scan_one(target_text: str, protocol: str | None, args: argparse.Namespace) 
         "error": None,
         "not_after": document["chain"][0]["not_after"],
         "pin": document["chain"][0]["pin"],
+        "fix": document["problems"][0]["fix"] if document["problems"] else None,
     }
 
 
@@ -81,12 +87,11 @@ def run(args: argparse.Namespace) -> int:
         print_json({"results": rows})
     elif args.csv:
         writer = csv.writer(sys.stdout)
-        writer.writerow(["target", "starttls", "verdict", "reasons", "rule", "error"])
+        columns = ("target", "starttls", "verdict", "reasons", "rule", "not_after", "pin", "error")
+        writer.writerow(columns)
         for row in rows:
-            writer.writerow([
-                row["target"], row["starttls"] or "", row["verdict"], " ".join(row["reasons"]),
-                row["rule"] or "", row["error"] or "",
-            ])  # fmt: skip
+            cells = {**row, "reasons": " ".join(row["reasons"])}
+            writer.writerow(["" if cells[c] is None else cells[c] for c in columns])
     else:
         _render(rows)
     return EXIT_OK if all(row["verdict"] == "verified" for row in rows) else EXIT_FAILURE
@@ -114,11 +119,15 @@ def _render(rows: list[dict[str, Any]]) -> None:
     from rich.table import Table  # noqa: PLC0415
 
     table = Table(title=f"{len(rows)} target(s)", title_justify="left")
-    for column in ("target", "verdict", "reasons", "rule"):
+    for column in ("target", "starttls", "verdict", "reasons", "rule", "expires"):
         table.add_column(column)
+    table.add_column("pin", no_wrap=True, min_width=51)  # whole, to copy into a policy
     colours = {"verified": "green", "rejected": "red", "error": "yellow"}
     for row in rows:
         verdict = f"[{colours[row['verdict']]}]{row['verdict']}[/]"
         detail = ", ".join(row["reasons"]) or escape(row["error"] or "")
-        table.add_row(escape(row["target"]), verdict, detail, escape(row["rule"] or ""))
+        table.add_row(
+            escape(row["target"]), row["starttls"] or "-", verdict, detail,
+            escape(row["rule"] or ""), (row["not_after"] or "")[:10], row["pin"] or "",
+        )  # fmt: skip
     console().print(table)

@@ -9,12 +9,15 @@ import ssl
 import sys
 from typing import Any
 
+from .. import _state
 from .._analysis import describe
 from .._files import atomic_write
+from .._hosts import HostPattern, parse_host_pattern
 from .._paths import pretty
 from .._policy import parse_policy
 from .._probe import STARTTLS_PORTS, ProbeError, Target, parse_target
 from .._reasons import spki_pin
+from .._shadows import find_shadows
 from .._state import current_policy
 from ..exceptions import PolicyError
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
@@ -31,11 +34,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "trust",
         help="add a scoped exception for a server (pin its key, or trust its CA)",
         description="Fetch TARGET's certificate, show its subject, issuer, validity and pin, "
-        "and after confirmation add an exception for that host to a policy file. The file's "
-        "comments and layout are kept.",
+        "and after confirmation add an exception for that host and port to a policy file "
+        "(replacing the one for the same host and port). The file's comments and layout are "
+        "kept.",
     )
     parser.add_argument("target", metavar="TARGET")
-    parser.add_argument("--starttls", choices=sorted(STARTTLS_PORTS))
+    parser.add_argument(
+        "--starttls", choices=sorted(STARTTLS_PORTS), help="speak this protocol before TLS"
+    )
     kind = parser.add_mutually_exclusive_group()
     kind.add_argument("--pin", action="store_true", help="trust exactly the server's key (default)")
     kind.add_argument(
@@ -51,31 +57,70 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--force", action="store_true", help="add it even if it verifies already")
-    parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
 
 
-def _exception_table(args: argparse.Namespace, target: Target, values: dict[str, Any]) -> Any:
+def _expires(args: argparse.Namespace) -> dt.date | None:
+    """Return the expiry asked for; refuse one that would be dead on arrival."""
+    today = dt.date.today()
+    expires: dt.date | None = args.expires
+    if args.days is not None:
+        if args.days < 1:
+            raise _RefusedError(f"--days {args.days}: an exception must live at least one day")
+        expires = today + dt.timedelta(days=args.days)
+    if expires is not None and expires <= today:
+        raise _RefusedError(
+            f"--expires {expires} is not after today ({today}): that exception would already "
+            "be expired, so nothing was written"
+        )
+    return expires
+
+
+def host_pattern(target: Target) -> str:
+    """Return the ``host`` an exception for ``target`` names: always with its port.
+
+    Scoped by port, trusting one service of a host (its SMTP) never hides the exception of
+    another (its web UI).
+    """
+    host = f"[{target.host}]" if ":" in target.host else target.host
+    return f"{host}:{target.port}"
+
+
+def _exception_table(
+    args: argparse.Namespace, target: Target, values: dict[str, Any], expires: dt.date | None
+) -> Any:
     import tomlkit  # noqa: PLC0415 - only when writing
 
     table = tomlkit.table()
-    table["host"] = target.host
+    table["host"] = host_pattern(target)
     for key, value in values.items():
         table[key] = value
     if args.no_check_hostname:
         table["check_hostname"] = False
-    expires = args.expires
-    if args.days is not None:
-        expires = dt.date.today() + dt.timedelta(days=args.days)
     if expires is not None:
         table["expires"] = expires
     table["reason"] = args.reason or f"added with `sslcustomize trust` on {dt.date.today()}"
     return table
 
 
-def _write(path: str, table: Any) -> int:
-    """Append ``table`` as an [[exception]] to ``path``; validate before replacing. Return line."""
+def _same_host(entry: Any, pattern: HostPattern) -> bool:
+    try:
+        return parse_host_pattern(str(entry.get("host", ""))) == pattern
+    except ValueError:
+        return False
+
+
+def _write(path: str, table: Any) -> tuple[int, bool]:
+    """Put ``table`` in ``path`` as an [[exception]]; validate before replacing.
+
+    An exception for the same host and port is replaced in place (a key change re-trusted
+    leaves no dead duplicate); otherwise the table is appended.
+
+    Returns:
+        The line of the exception, and whether it replaced one.
+    """
     import tomlkit  # noqa: PLC0415
 
     text = ""
@@ -87,12 +132,21 @@ def _write(path: str, table: Any) -> int:
         document.add("version", 1)
     if "exception" not in document:
         document.add("exception", tomlkit.aot())
-    document["exception"].append(table)
+    entries = document["exception"]
+    pattern = parse_host_pattern(str(table["host"]))
+    same = [index for index, entry in enumerate(entries) if _same_host(entry, pattern)]
+    if same:
+        entries[same[0]] = table
+        for index in reversed(same[1:]):
+            del entries[index]
+    else:
+        entries.append(table)
     new_text = tomlkit.dumps(document)
     layer = parse_policy(new_text, path=path, layer="user")  # raises PolicyError: nothing written
     os.makedirs(os.path.dirname(path), exist_ok=True)
     atomic_write(path, new_text)
-    return layer.exceptions[-1].origin.line or 0
+    written = [e for e in layer.exceptions if e.host == pattern]
+    return (written[-1].origin.line or 0) if written else 0, bool(same)
 
 
 def _confirm(question: str) -> bool:
@@ -133,17 +187,22 @@ def _show(
     out.print(f"  subject: {shown.subject}\n  issuer:  {shown.issuer}")
     out.print(f"  valid:   {shown.not_before} to {shown.not_after}\n  pin:     {shown.pin}")
     what = "its CA" if args.ca else "exactly this key"
-    out.print(f"Trust {what} for {target.host} in {pretty(path)}?")
+    out.print(f"Trust {what} for {host_pattern(target)} in {pretty(path)}?")
 
 
-def _apply(
-    args: argparse.Namespace, target: Target, path: str, values: dict[str, Any], ca: bytes | None
-) -> int:
+def _apply(  # noqa: PLR0917 - the parts of one edit
+    args: argparse.Namespace,
+    target: Target,
+    path: str,
+    values: dict[str, Any],
+    ca: bytes | None,
+    expires: dt.date | None,
+) -> tuple[int, bool]:
     try:
         if ca is not None:
             os.makedirs(os.path.dirname(values["ca"][0]), exist_ok=True)
             atomic_write(values["ca"][0], ssl.DER_cert_to_PEM_cert(ca))
-        return _write(path, _exception_table(args, target, values))
+        return _write(path, _exception_table(args, target, values, expires))
     except PolicyError as error:
         raise _RefusedError(
             f"the new exception would not be valid, nothing written: {error}"
@@ -152,6 +211,27 @@ def _apply(
         raise _RefusedError(
             f"cannot write {path}: permission denied (root for --scope system)"
         ) from None
+    except (IsADirectoryError, NotADirectoryError, UnicodeDecodeError) as error:
+        raise _RefusedError(f"cannot use {path} as a policy file: {_why(error)}") from None
+    except OSError as error:
+        raise _RefusedError(f"cannot write {path}: {_why(error)}") from None
+
+
+def _why(error: Exception) -> str:
+    if isinstance(error, IsADirectoryError):
+        return "it is a directory"
+    if isinstance(error, UnicodeDecodeError):
+        return "it is not UTF-8 text"
+    return str(getattr(error, "strerror", None) or error)
+
+
+def _warn_shadows(pattern: str) -> None:
+    """After writing: say when the new exception hides another one, or another hides it."""
+    _state.set_policy(None)
+    host = parse_host_pattern(pattern)
+    for shadow in find_shadows(current_policy().exceptions):
+        if host in (shadow.winner.host, shadow.loser.host):
+            sys.stderr.write(f"sslcustomize: warning: {shadow}\n")
 
 
 def _add(args: argparse.Namespace) -> int:
@@ -159,9 +239,10 @@ def _add(args: argparse.Namespace) -> int:
         raise _RefusedError(
             "--no-check-hostname goes with --pin only: a CA alone must name the host"
         )
+    expires = _expires(args)
     try:
         target = parse_target(args.target, args.starttls)
-        path = scope_path(args, existing=True)
+        path = scope_path(args)
     except ValueError as error:
         raise _RefusedError(str(error)) from None
     policy = current_policy()
@@ -188,11 +269,16 @@ def _add(args: argparse.Namespace) -> int:
             raise _RefusedError("not a terminal, so nothing was written: add --yes to confirm")
         if not _confirm("Add this exception?"):
             raise _RefusedError("nothing written", EXIT_FAILURE)
-    line = _apply(args, target, path, values, ca)
+    line, replaced = _apply(args, target, path, values, ca, expires)
     if args.json:
-        print_json({"target": str(target), "path": path, "line": line, **values})
+        print_json({
+            "target": str(target), "host": host_pattern(target), "path": path, "line": line,
+            "replaced": replaced, **values,
+        })  # fmt: skip
     else:
-        console().print(f"added an exception for {target.host} at {pretty(path)}:{line}")
+        done = "replaced the exception" if replaced else "added an exception"
+        console().print(f"{done} for {host_pattern(target)} at {pretty(path)}:{line}")
+    _warn_shadows(host_pattern(target))
     return EXIT_OK
 
 

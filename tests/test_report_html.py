@@ -1,0 +1,154 @@
+"""report --html as a person sees it: rendered by headless Chromium, screenshot and DOM checked."""
+
+from __future__ import annotations
+
+import html.parser
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sslcustomize._cli import main
+from sslcustomize._report import Record, open_sink
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: Where the screenshot is also written, for a person to look at after the run.
+STABLE_SCREENSHOT = Path("/tmp/sslcustomize-report.png")  # noqa: S108 - a fixed path to open
+HOSTILE = '<script>alert("x")</script>'
+
+
+def _records(path: Path) -> None:
+    sink = open_sink("jsonl", str(path))
+    rows = [
+        ("nas.example", 8443, ("self_signed",), "rejected", 1),
+        ("nas.example", 8443, ("self_signed",), "rejected", 2),
+        ("::1", 2525, ("pin_mismatch",), "rejected", 2),
+        ("mail.example", 465, ("expired", "hostname_mismatch"), "rejected", 3),
+        (HOSTILE, 443, ("unknown_issuer",), "rejected", 4),
+    ]
+    for host, port, reasons, verdict, day in rows:
+        sink.write(
+            Record(
+                time=f"2026-12-0{day}T10:00:00+00:00", pid=1, program=f"{HOSTILE}.py",
+                context="http.client", host=host, port=port, mode="report", verdict=verdict,
+                reasons=reasons,
+            )
+        )  # fmt: skip
+    sink.close()
+
+
+def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
+    assert CHROMIUM is not None
+    return subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+class _Elements(html.parser.HTMLParser):
+    """Collect tag names and the text of <code class="fix"> elements of a DOM dump."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.fixes: list[str] = []
+        self._in_fix = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self._in_fix = tag == "code" and ("class", "fix") in attrs
+
+    def handle_data(self, data: str) -> None:
+        if self._in_fix:
+            self.fixes.append(data)
+            self._in_fix = False
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+def test_html_report_renders_in_chromium(tmp_path: Path) -> None:
+    """Chromium renders chart, would-break list and fixes; hostile names stay text."""
+    records = tmp_path / "r.jsonl"
+    _records(records)
+    page = tmp_path / "report.html"
+    assert main(["report", "--json", "--path", str(records), "--html", str(page)]) == 0
+    url = page.as_uri()
+    dumped = _chromium("--dump-dom", url, profile=tmp_path / "profile")
+    assert "<html" in dumped.stdout, dumped.stderr
+    dom = _Elements()
+    dom.feed(dumped.stdout)
+    assert "script" not in dom.tags  # the hostile host and program were escaped
+    assert HOSTILE in html.unescape(dumped.stdout)
+    assert dom.tags.count("rect") >= 5  # bars and legend of the inline SVG
+    nas = "sslcustomize check nas.example:8443; if you know this server: sslcustomize trust "
+    assert f"{nas}nas.example:8443" in dom.fixes
+    assert any("sslcustomize trust [::1]:2525" in fix for fix in dom.fixes)
+    shot = tmp_path / "report.png"
+    taken = _chromium(
+        f"--screenshot={shot}", "--window-size=1000,1100", url, profile=tmp_path / "profile"
+    )
+    assert shot.exists(), taken.stderr
+    data = shot.read_bytes()
+    assert data.startswith(b"\x89PNG")
+    assert len(data) > 10_000  # a page, not a blank
+    if os.access(STABLE_SCREENSHOT.parent, os.W_OK):
+        STABLE_SCREENSHOT.write_bytes(data)
+
+
+def test_html_report_without_records_says_so(tmp_path: Path) -> None:
+    """An empty record file: the page says nothing would break (the twin of the above)."""
+    records = tmp_path / "r.jsonl"
+    records.write_text("")
+    page = tmp_path / "report.html"
+    assert main(["report", "--path", str(records), "--html", str(page)]) == 0
+    text = page.read_text()
+    assert "Nothing: every recorded connection verified." in text
+    assert "<svg" not in text
+
+
+def test_report_says_it_skipped_unreadable_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A torn JSONL line is skipped and the count is said on stderr; none, nothing said."""
+    records = tmp_path / "r.jsonl"
+    _records(records)
+    assert main(["report", "--path", str(records)]) == 0
+    assert "skipped" not in capsys.readouterr().err
+    with records.open("a") as file:
+        file.write('{"torn": \n')
+    assert main(["report", "--path", str(records)]) == 0
+    assert "skipped 1 unreadable line(s)" in capsys.readouterr().err
+
+
+def test_no_color_and_pipes_give_plain_output(tmp_path: Path) -> None:
+    """FORCE_COLOR makes escapes (twin); with NO_COLOR there are none; piped, none either."""
+    import sys
+
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+    env.pop("NO_COLOR", None)
+    command = [sys.executable, "-m", "sslcustomize", "doctor"]
+
+    def run(**extra: str) -> str:
+        done = subprocess.run(
+            command, capture_output=True, text=True, env={**env, **extra}, timeout=60,
+            check=False,
+        )  # fmt: skip
+        return done.stdout
+
+    assert "\x1b[" in run(FORCE_COLOR="1")
+    assert "\x1b[" not in run(FORCE_COLOR="1", NO_COLOR="1")
+    assert "\x1b[" not in run()
