@@ -198,13 +198,33 @@ def _stand_in(
     def stand_in(*args: object, **kwargs: object) -> object:
         _finish(ssl)
         factory = getattr(ssl, name)
-        if factory is stand_in:  # activation failed: Python's own factory, as without us
+        if factory is stand_in:  # activation failed: Python's own factory, never weaker
+            if name == "_create_stdlib_context":
+                return _verifying_stdlib_context(ssl, original, *args, **kwargs)
             factory = original
         return factory(*args, **kwargs)
 
     stand_in.sslcustomize_original = original  # type: ignore[attr-defined]
     stand_in.__name__ = stand_in.__qualname__ = name
     return stand_in
+
+
+def _verifying_stdlib_context(
+    ssl: "ModuleType", original: "Callable[..., object]", *args: object, **kwargs: object
+) -> object:
+    """Make what smtplib & co. get verify, as ``ssl.create_default_context()`` would.
+
+    Used only when the package cannot be loaded (a broken install): the policy is then
+    unknown, but a client that asked for no particular verification must still get Python's
+    own default verification, not the unverified context of gh-91826.
+    """
+    purpose = kwargs.get("purpose", ssl.Purpose.SERVER_AUTH)
+    protocol = args[0] if args else kwargs.get("protocol")
+    server = protocol == ssl.PROTOCOL_TLS_SERVER
+    if purpose == ssl.Purpose.SERVER_AUTH and not server and kwargs.get("cert_reqs") is None:
+        kwargs["cert_reqs"] = ssl.CERT_REQUIRED
+        kwargs.setdefault("check_hostname", True)
+    return original(*args, **kwargs)
 
 
 _failed = False
@@ -220,7 +240,10 @@ def _finish(_module: "ModuleType") -> None:
         _inject.inject_from_startup()
     except Exception as exc:  # noqa: BLE001 - never break the program's own call
         _failed = True
-        sys.stderr.write(f"sslcustomize: cannot apply the policy: {exc!r}\n")
+        sys.stderr.write(
+            f"sslcustomize: cannot apply the policy: {exc!r}; "
+            "verifying with Python's own defaults instead\n"
+        )
 
 
 def deactivate() -> None:

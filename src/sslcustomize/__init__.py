@@ -20,8 +20,10 @@ from .exceptions import (
     LegacyContextWarning,
     PolicyError,
     PolicyWarning,
+    SharedContextError,
     SSLCustomizeError,
     SSLCustomizeWarning,
+    TrustError,
     UnverifiedConnectionWarning,
 )
 
@@ -37,6 +39,8 @@ __all__ = [
     "PolicyWarning",
     "SSLCustomizeError",
     "SSLCustomizeWarning",
+    "SharedContextError",
+    "TrustError",
     "UnverifiedConnectionWarning",
     "__version__",
     "context_for",

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ._connection import NO_CHECK_TIME, Plan, evaluate, failed_verdict, leaf_oracle, oracle
 from ._policy import TrustSource
 from ._reasons import explain, spki_pin
 from ._replay import replay_chain
+from ._verify import NO_CHECK_TIME, Check, evaluate, leaf_variants, oracle
+from ._verify import every_reason as every_reason_of
 
 __all__ = ["Analysis", "CertificateInfo", "Problem", "analyse", "describe", "every_reason"]
 
@@ -105,28 +106,19 @@ def describe(der: bytes) -> CertificateInfo:
     )
 
 
-def _more_reasons(plan: Plan, chain: tuple[bytes, ...], host: str) -> list[str]:
-    """Replay with one check off at a time, and with the leaf trusted; collect the reasons."""
+def _variants(plan: Check, chain: tuple[bytes, ...]) -> list[tuple[Any, tuple[bytes, ...]]]:
+    """The policy's verifier with one check off at a time, and the leaf trusted on its own."""
     decision, flags, common_name = plan.decision, plan.verify_flags, plan.common_name
     check_name = decision.check_hostname
     trust, extra = decision.trust, decision.extra_ca
-    untimed = flags | NO_CHECK_TIME
-    contexts = [
+    return [
         (oracle(trust, extra, False, flags, common_name), chain),
-        (oracle(trust, extra, check_name, untimed, common_name), chain),
-        (leaf_oracle(chain[0], check_hostname=False, check_time=True), chain[:1]),
-        (leaf_oracle(chain[0], check_hostname=check_name, common_name=common_name), chain[:1]),
+        (oracle(trust, extra, check_name, flags | NO_CHECK_TIME, common_name), chain),
+        *leaf_variants(chain, check_hostname=check_name, common_name=common_name),
     ]
-    reasons: list[str] = []
-    for context, replayed in contexts:
-        result = replay_chain(context, replayed, host)
-        if not result.accepted and result.verify_code > 0:
-            verdict = failed_verdict(result.verify_code, result.verify_message, chain, host)
-            reasons.extend(verdict.reasons)
-    return reasons
 
 
-def every_reason(plan: Plan, chain: tuple[bytes, ...]) -> tuple[str, ...]:
+def every_reason(plan: Check, chain: tuple[bytes, ...]) -> tuple[str, ...]:
     """Return every reason code enforce mode finds for ``chain`` under ``plan``.
 
     The first codes are the verdict's own (what OpenSSL stopped at, ``pin_mismatch`` first
@@ -143,16 +135,11 @@ def every_reason(plan: Plan, chain: tuple[bytes, ...]) -> tuple[str, ...]:
     verdict = evaluate(plan, chain)
     if verdict.accepted:
         return ()
-    reasons = list(verdict.reasons)
-    if chain:
-        for reason in _more_reasons(plan, chain, plan.host or ""):
-            if reason not in reasons:
-                reasons.append(reason)
-    return tuple(reasons)
+    return every_reason_of(verdict, chain, plan.host or "", _variants(plan, chain)).reasons
 
 
 def analyse(
-    plan: Plan,
+    plan: Check,
     chain: tuple[bytes, ...],
     *,
     starttls: str | None = None,
@@ -191,7 +178,7 @@ def analyse(
     )
 
 
-def _notes(plan: Plan, chain: tuple[bytes, ...], *, verified: bool) -> tuple[str, ...]:
+def _notes(plan: Check, chain: tuple[bytes, ...], *, verified: bool) -> tuple[str, ...]:
     """Say when requests' certifi bundle would judge differently from the system store."""
     decision = plan.decision
     by_trust = decision.exception is None  # an exception's pin or CA is not the system store

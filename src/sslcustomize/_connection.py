@@ -1,333 +1,137 @@
-"""What happens to one connection: its plan, its verdict, and what follows from it.
+"""One client connection under the policy: plan it, make it, judge it, act on the verdict.
 
-The plan is made when the connection is wrapped; the verdict after the handshake; then the
-connection proceeds, is rejected, or is reported.
-
-Most connections take the native path: OpenSSL verifies during the handshake, exactly as
-Python would. A connection whose host has an exception, whose rule is in report mode, or
-whose code turned verification off takes the replay path: the handshake runs without
-OpenSSL verification, and before any application data the chain the server sent is verified
-offline by OpenSSL itself (:mod:`._replay`) with the trust, pins and host check of the rule.
+:func:`connect` is what every :class:`~sslcustomize.PolicyContext` wrap comes to. It reads
+the caller's settings, asks the context's runtime for the decision, makes the plan
+(:mod:`._plan`), creates the connection on the caller's context or on a private engine
+(:mod:`._engine`), and puts a :class:`~._gate.Gate` in front of it so that nothing moves
+before the verdict. The verdict is :func:`._verify.judge_chain` with a verifier built from the
+caller's own settings: the same function on every path, so report mode records exactly what
+enforce mode would have decided for that caller.
 """
 
 from __future__ import annotations
 
-import atexit
-import datetime as dt
-import hashlib
-import os
 import ssl
-import threading
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
+import sys
+import types
+from typing import TYPE_CHECKING, Any
 
-from ._decision import Decision, decide
-from ._policy import TrustSource
-from ._reasons import diagnose, explain, spki_pin
-from ._replay import ReplayResult, replay_chain
-from ._report import Record, Sink, now, open_sink, program, warn_safely
-from ._state import current_policy
-from ._trust import anchors_for
+from ._decision import Decision
+from ._engine import Settings, settings_of
+from ._gate import Gate
+from ._plan import Plan, make_plan
+from ._reasons import explain, spki_pin
+from ._replay import der_chain
+from ._runtime import Runtime, SessionEntry
+from ._state import current_runtime
+from ._verify import Verdict, failed_verdict
 from .exceptions import CertificateRejected, LegacyContextWarning, UnverifiedConnectionWarning
 
+if TYPE_CHECKING:
+    from ._contexts import PolicyContext
+
 __all__ = [
-    "Plan",
-    "Verdict",
-    "base_decision",
-    "evaluate",
-    "failed_verdict",
-    "finish",
-    "plan_for",
-    "reset",
+    "connect",
+    "native_rejection",
+    "port_of",
+    "rejection",
+    "starttls_protocol",
+    "transport_port",
 ]
 
-# X509_V_FLAG_NO_CHECK_TIME: OpenSSL's flag to skip validity dates (not exported by ssl).
-NO_CHECK_TIME = 0x200000
+_wrap_socket = ssl.SSLContext._wrap_socket  # type: ignore[attr-defined]  # noqa: SLF001
+_wrap_bio = ssl.SSLContext._wrap_bio  # type: ignore[attr-defined]  # noqa: SLF001
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Plan:
-    """How one connection is verified, decided when it is wrapped.
-
-    Attributes:
-        decision: The rule for this host, port and context.
-        name: The context name.
-        host: The server name asked for.
-        port: The server's port, when known.
-        opt_out: The caller turned verification off and the policy obeys: proceed, record.
-        verify_flags: The caller's verification flags, for the offline verification.
-        common_name: The caller's ``hostname_checks_common_name``.
-    """
-
-    decision: Decision
-    name: str
-    host: str | None
-    port: int | None
-    opt_out: bool = False
-    verify_flags: int = 0
-    common_name: bool = True
+# --- Where the connection goes -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Verdict:
-    """What enforce mode decides for a chain."""
-
-    accepted: bool
-    reasons: tuple[str, ...] = ()
-    verify_code: int = 0
-    verify_message: str = "ok"
-    problem: str = ""
-    fix: str = ""
-
-
-# --- Decisions ---------------------------------------------------------------------------------
-
-_decisions: dict[str | None, Decision] = {}
-
-
-def base_decision(name: str | None) -> Decision:
-    """Return the decision for a context name, before the host is known (cached)."""
-    decision = _decisions.get(name)
-    if decision is None:
-        decision = _decisions[name] = decide(current_policy(), context=name)
-    return decision
-
-
-def _caller_verifies(context: ssl.SSLContext) -> bool:
-    return context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
-
-
-def plan_for(context: ssl.SSLContext, name: str, host: str | None, port: int | None) -> Plan | None:
-    """Return the plan for a new connection, or ``None`` for the native path."""
-    policy = current_policy()
-    if host is not None and len(policy.index):
-        decision = decide(policy, host=host, port=port, context=name, today=dt.date.today())
-    else:
-        decision = base_decision(name)
-    verifies = _caller_verifies(context)
-    if verifies and decision.mode == "enforce" and decision.exception is None:
+def port_of(sock: object) -> int | None:
+    """Return the peer port of a connected socket, or ``None``."""
+    try:
+        return _port_of_address(sock.getpeername())  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
         return None
-    return Plan(
-        decision=decision,
-        name=name,
-        host=host,
-        port=port,
-        opt_out=not verifies and decision.allow_code_opt_out,
-        verify_flags=int(context.verify_flags),
-        common_name=bool(context.hostname_checks_common_name),
-    )
 
 
-# --- Offline verification ----------------------------------------------------------------------
+def _port_of_address(peer: object) -> int | None:
+    if isinstance(peer, tuple) and len(peer) >= 2 and isinstance(peer[1], int):
+        return peer[1]
+    return None
 
 
-@lru_cache(maxsize=64)
-def oracle(
-    trust: tuple[TrustSource, ...],
-    extra: tuple[TrustSource, ...],
-    check_hostname: bool,  # noqa: FBT001 - a cache key
-    verify_flags: int,
-    common_name: bool,  # noqa: FBT001 - a cache key
-) -> ssl.SSLContext:
-    """A verifying client context for offline verification (never handed to callers)."""
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.check_hostname = check_hostname
-    context.verify_flags = ssl.VerifyFlags(verify_flags)
-    context.hostname_checks_common_name = common_name
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.maximum_version = ssl.TLSVersion.TLSv1_2  # the replay speaks TLS 1.2
-    (anchors_for(trust) + anchors_for(extra)).load_into(context)
-    return context
+def transport_port() -> int | None:
+    """Find the peer port of a memory-BIO connection from the asyncio code wrapping it.
 
-
-def leaf_oracle(
-    leaf: bytes, *, check_hostname: bool, common_name: bool = True, check_time: bool = False
-) -> ssl.SSLContext:
-    """A context trusting exactly ``leaf``: a pinned key's host check, or the leaf's own faults.
-
-    Dates are not checked unless ``check_time`` (a pin trusts the key, not its certificate).
+    The memory BIO knows no socket; a few frames up, asyncio's connection code has it (a
+    ``sock`` local in ``_create_connection_transport``, a ``transport`` in ``start_tls``, or
+    the protocol's ``_transport``). Used only to match port-specific exceptions: without it
+    they would never apply to asyncio, aiohttp or websockets connections.
     """
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.check_hostname = check_hostname
-    context.hostname_checks_common_name = common_name
-    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
-    if not check_time:
-        context.verify_flags |= NO_CHECK_TIME
-    context.maximum_version = ssl.TLSVersion.TLSv1_2
-    context.load_verify_locations(cadata=leaf)
-    return context
+    frame: types.FrameType | None = sys._getframe(3)  # noqa: SLF001 - see the docstring
+    for _ in range(12):
+        if frame is None:
+            break
+        names = frame.f_locals
+        sock = names.get("sock")
+        if hasattr(sock, "getpeername"):
+            return port_of(sock)
+        for transport in (names.get("transport"), getattr(names.get("self"), "_transport", None)):
+            get_extra_info = getattr(transport, "get_extra_info", None)
+            if get_extra_info is not None:
+                return _port_of_address(get_extra_info("peername"))
+        frame = frame.f_back
+    return None
 
 
-def failed_verdict(
-    verify_code: int,
-    verify_message: str,
-    chain: Sequence[bytes],
-    host: str | None,
-    port: int | None = None,
-) -> Verdict:
-    """Return the rejection verdict for an OpenSSL verification failure, explained."""
-    diagnosis = diagnose(
-        verify_code=verify_code, verify_message=verify_message, chain=chain, host=host, port=port
-    )
-    return Verdict(
-        accepted=False,
-        reasons=diagnosis.reasons,
-        verify_code=verify_code,
-        verify_message=verify_message,
-        problem=diagnosis.problem,
-        fix=diagnosis.fix,
-    )
+# --- Rejections --------------------------------------------------------------------------------
 
 
-def _verdict(result: ReplayResult, chain: Sequence[bytes], host: str | None) -> Verdict:
-    if result.accepted:
-        return Verdict(accepted=True)
-    return failed_verdict(result.verify_code, result.verify_message, chain, host)
+_STARTTLS = {
+    ("smtplib", "starttls"): "smtp",
+    ("imaplib", "starttls"): "imap",
+    ("poplib", "stls"): "pop3",
+    ("ftplib", "auth"): "ftp",
+}
 
 
-def evaluate(plan: Plan, chain: tuple[bytes, ...]) -> Verdict:
-    """Return what enforce mode decides for ``chain`` under ``plan`` (cached per minute)."""
-    return _evaluate(plan.decision, chain, plan.host, plan.verify_flags, plan.common_name,
-                     int(time.time() // 60))  # fmt: skip
+def starttls_protocol() -> str | None:
+    """Name the STARTTLS protocol whose upgrade is on the call stack, if one is.
 
-
-@lru_cache(maxsize=256)
-def _evaluate(
-    decision: Decision,
-    chain: tuple[bytes, ...],
-    host: str | None,
-    verify_flags: int,
-    common_name: bool,  # noqa: FBT001 - a cache key
-    _minute: int,
-) -> Verdict:
-    check_hostname = decision.check_hostname and host is not None
-    verifier = oracle(decision.trust, decision.extra_ca, check_hostname, verify_flags, common_name)
-    result = replay_chain(verifier, chain, host)
-    if not decision.pins:
-        return _verdict(result, chain, host)
-    if chain and spki_pin(chain[0]) in decision.pins:
-        # The handshake proved the server holds this key: trust it, check only the name.
-        only_leaf = leaf_oracle(chain[0], check_hostname=check_hostname, common_name=common_name)
-        named = replay_chain(only_leaf, chain[:1], host)
-        return _verdict(named, chain, host)
-    if result.accepted and any(spki_pin(der) in decision.pins for der in result.verified_chain[1:]):
-        return Verdict(accepted=True)
-    verdict = _verdict(result, chain, host)
-    return Verdict(
-        accepted=False,
-        reasons=("pin_mismatch", *verdict.reasons),
-        verify_code=verdict.verify_code,
-        verify_message=verdict.verify_message,
-        problem="the server's key matches none of the pins of its exception"
-        + (f", and {verdict.problem}" if verdict.problem else ""),
-        fix="if the server's key changed on purpose, update the pin: sslcustomize trust "
-        f"{host or 'HOST'}; otherwise someone may be intercepting the connection",
-    )
-
-
-# --- After the handshake -----------------------------------------------------------------------
-
-_sink_lock = threading.Lock()
-_sink: Sink | None = None
-_warned: set[tuple[str | None, str]] = set()
-
-
-def _report_sink() -> Sink:
-    global _sink  # noqa: PLW0603 - one sink per process and policy
-    with _sink_lock:
-        if _sink is None:
-            policy = current_policy()
-            _sink = open_sink(policy.report_sink.value, policy.report_path.value)
-            atexit.register(_sink.close)
-        return _sink
-
-
-def reset() -> None:
-    """Forget cached decisions, verdicts, warnings and the sink (the policy changed)."""
-    global _sink  # noqa: PLW0603
-    _decisions.clear()
-    _warned.clear()
-    _evaluate.cache_clear()
-    _chain_fields.cache_clear()
-    oracle.cache_clear()
-    with _sink_lock:
-        if _sink is not None:
-            atexit.unregister(_sink.close)
-            _sink.close()
-        _sink = None
-
-
-def _warn_once(host: str | None, reason: str, message: str, category: type[Warning]) -> None:
-    key = (host, reason)
-    if key in _warned:
-        return
-    _warned.add(key)
-    warn_safely(message, category, stacklevel=6)
-
-
-@lru_cache(maxsize=64)
-def _chain_fields(chain: tuple[bytes, ...]) -> dict[str, Any]:
-    """What a record says about a chain: read once per chain, not once per connection."""
-    fields: dict[str, Any] = {
-        "chain_sha256": tuple(hashlib.sha256(der).hexdigest() for der in chain)
-    }
-    if chain:
-        try:
-            from cryptography import x509  # noqa: PLC0415 - only when recording
-
-            leaf = x509.load_der_x509_certificate(chain[0])
-            fields["leaf_subject"] = leaf.subject.rfc4514_string()
-            fields["issuer"] = leaf.issuer.rfc4514_string()
-            fields["not_after"] = leaf.not_valid_after_utc.isoformat()
-            fields["pin"] = spki_pin(chain[0])
-        except ValueError:
-            pass
-    return fields
-
-
-def record(plan: Plan, chain: tuple[bytes, ...], verdict: str, reasons: tuple[str, ...]) -> None:
-    """Write a report record for this connection to the policy's sink."""
-    origin = plan.decision.origin
-    _report_sink().write(
-        Record(
-            time=now(),
-            pid=os.getpid(),
-            program=program(),
-            context=plan.name,
-            host=plan.host,
-            port=plan.port,
-            mode=plan.decision.mode,
-            verdict=verdict,
-            reasons=reasons,
-            rule=plan.decision.rule,
-            origin=str(origin) if origin else None,
-            **_chain_fields(chain),
-        )
-    )
+    The advice of a rejection (``sslcustomize trust --starttls smtp host:port``) must work
+    when pasted: a STARTTLS port does not speak TLS first.
+    """
+    frame: types.FrameType | None = sys._getframe(1)  # noqa: SLF001 - only on rejection
+    while frame is not None:
+        key = (str(frame.f_globals.get("__name__", "")), frame.f_code.co_name)
+        if key in _STARTTLS:
+            return _STARTTLS[key]
+        frame = frame.f_back
+    return None
 
 
 def rejection(
-    plan_or_decision: Plan | Decision,
+    decision: Decision,
     verdict: Verdict,
     chain: tuple[bytes, ...],
     host: str | None,
     port: int | None,
 ) -> CertificateRejected:
     """Build the exception enforce mode raises for a failed verdict."""
-    decision = plan_or_decision.decision if isinstance(plan_or_decision, Plan) else plan_or_decision
     origin = str(decision.origin) if decision.origin else None
-    where = f"{host}:{port}" if port else str(host)
+    where = f"[{host}]:{port}" if port and host and ":" in host else f"{host}:{port}"
+    where = where if port else str(host)
     by = f"rule '{decision.rule}'" + (f" from {origin}" if origin else "")
     fallback = " (strict defaults: the policy files have errors)" if decision.fallback else ""
     problem, fix = verdict.problem, verdict.fix
-    if verdict.reasons and verdict.reasons[0] != "pin_mismatch":
+    if verdict.reasons and (verdict.verify_code > 0 or verdict.reasons[0] == "pin_mismatch"):
         # Verdicts are cached without the port; the advice names it (`trust host:port`).
-        problem, fix = explain(
-            verdict.reasons[0], chain=chain, host=host, port=port, message=verdict.verify_message
-        )
+        explained, fix = explain(
+            verdict.reasons[0], chain=chain, host=host, port=port,
+            starttls=starttls_protocol(), message=verdict.verify_message,
+        )  # fmt: skip
+        if verdict.reasons[0] != "pin_mismatch":
+            problem = explained
     message = (
         f"certificate rejected for {where}: {problem} [{', '.join(verdict.reasons)}] "
         f"under {by}{fallback}. Fix: {fix}."
@@ -348,46 +152,183 @@ def rejection(
 
 def native_rejection(
     error: ssl.SSLCertVerificationError,
-    decision: Decision | None,
+    decision: Decision,
     chain: tuple[bytes, ...],
     host: str | None,
     port: int | None,
 ) -> CertificateRejected:
     """Explain a failure of OpenSSL's own verification during the handshake."""
     verdict = failed_verdict(error.verify_code, error.verify_message, chain, host, port)
-    return rejection(decision or base_decision(None), verdict, chain, host, port)
+    return rejection(decision, verdict, chain, host, port)
 
 
-def finish(plan: Plan, chain: tuple[bytes, ...]) -> CertificateRejected | None:
-    """Act on a completed handshake of the replay path.
+def _unjudgeable(error: BaseException) -> Verdict:
+    """The verdict when the chain cannot even be judged (fail closed)."""
+    return Verdict(
+        accepted=False,
+        reasons=("invalid",),
+        verify_code=-1,
+        verify_message=str(error),
+        problem=f"the certificate could not be verified ({error})",
+        fix="run sslcustomize doctor and sslcustomize check HOST to see what is wrong",
+    )
 
-    Returns:
-        The rejection to raise (the caller closes the connection first), or ``None`` to
-        proceed.
+
+# --- One connection ----------------------------------------------------------------------------
+
+
+class _Connection:
+    """The plan of one connection and what its gate asks of it."""
+
+    __slots__ = ("engine", "entry", "plan", "runtime", "settings")
+
+    def __init__(
+        self, runtime: Runtime, settings: Settings, plan: Plan, engine: ssl.SSLContext
+    ) -> None:
+        self.runtime = runtime
+        self.settings = settings
+        self.plan = plan
+        self.engine = engine
+        self.entry: SessionEntry | None = None
+
+    def explain(self, gate: Gate, error: ssl.SSLCertVerificationError) -> CertificateRejected:
+        """Explain OpenSSL's own rejection, with every reason the verdict function finds."""
+        plan = self.plan
+        chain = der_chain(gate.raw)
+        try:
+            verdict = self.runtime.verdict(
+                self.settings, plan.verify, plan.decision, chain, plan.host
+            )
+        except Exception:  # noqa: BLE001 - OpenSSL's own words are enough then
+            verdict = Verdict(accepted=True)
+        if verdict.accepted:  # cannot happen for a chain OpenSSL rejected; keep its words
+            return native_rejection(error, plan.decision, chain, plan.host, plan.port)
+        return rejection(plan.decision, verdict, chain, plan.host, plan.port)
+
+    def judge(self, gate: Gate) -> CertificateRejected | None:
+        plan, runtime = self.plan, self.runtime
+        chain = der_chain(gate.raw)
+        if not chain and self.entry is not None and gate.raw.session_reused:
+            chain = self.entry.chain  # resumed: judged by the chain it was established with
+        object.__setattr__(gate, "chain", chain)
+        try:
+            verdict = runtime.verdict(self.settings, plan.verify, plan.decision, chain, plan.host)
+        except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
+            verdict = _unjudgeable(error)
+        recorder, host = runtime.recorder, plan.host
+        if plan.opt_out:
+            recorder.warn_once(
+                host,
+                "code_opt_out",
+                f"{plan.name} connected to {host} without certificate verification "
+                f"(its code turned off {', '.join(plan.weakened)})",
+                LegacyContextWarning,
+            )
+            recorder.record(
+                decision=plan.decision, name=plan.name, host=host, port=plan.port, chain=chain,
+                verdict="accepted" if verdict.accepted else "opt_out",
+                reasons=("code_opt_out", *verdict.reasons),
+            )  # fmt: skip
+            return None
+        if verdict.accepted:
+            exception = plan.decision.exception
+            if exception is not None and chain and spki_pin(chain[0]) in plan.decision.pins:
+                runtime.learn_leaf(exception, chain[0])
+            return None
+        if plan.decision.mode == "enforce":
+            return rejection(plan.decision, verdict, chain, host, plan.port)
+        for reason in verdict.reasons:
+            recorder.warn_once(
+                host,
+                reason,
+                f"report mode: {host} would be rejected ({reason}): {verdict.problem}",
+                UnverifiedConnectionWarning,
+            )
+        recorder.record(
+            decision=plan.decision, name=plan.name, host=host, port=plan.port, chain=chain,
+            verdict="rejected", reasons=verdict.reasons,
+        )  # fmt: skip
+        return None
+
+    def remember(self, gate: Gate, session: Any) -> None:
+        entry = SessionEntry(session, self.plan.host, self.engine, gate.chain)
+        self.runtime.remember_session(entry)
+
+    def admit(self, gate: Gate, session: Any) -> bool:
+        return self.offer(session) is not None
+
+    def offer(self, session: Any) -> Any:
+        """Return ``session`` if this connection may resume it, else ``None``."""
+        self.entry = self.runtime.session_entry(session, self.plan.host, self.engine)
+        return None if self.entry is None else self.entry.session
+
+
+def connect(
+    context: PolicyContext,
+    arguments: tuple[Any, ...],
+    server_hostname: str | bytes | None,
+    port: int | None,
+    *,
+    owner: Any = None,
+    session: Any = None,
+) -> Gate:
+    """Create a client connection of ``context`` under its policy.
+
+    Args:
+        context: The caller's context.
+        arguments: ``(sock,)`` for a socket, ``(incoming, outgoing)`` for memory BIOs.
+        server_hostname: The server name asked for.
+        port: The server's port, when known.
+        owner: The ``SSLSocket``/``SSLObject`` being made.
+        session: A session the caller offers for resumption.
+
+    Raises:
+        CertificateRejected: The policy cannot verify this connection as it must.
     """
-    if plan.opt_out:
-        verdict = evaluate(plan, chain)
-        reasons = ("code_opt_out", *verdict.reasons)
-        _warn_once(
-            plan.host,
-            "code_opt_out",
-            f"{plan.name} connected to {plan.host} without certificate verification "
-            "(its code turned verification off)",
-            LegacyContextWarning,
-        )
-        record(plan, chain, "accepted" if verdict.accepted else "opt_out", reasons)
-        return None
-    verdict = evaluate(plan, chain)
-    if verdict.accepted:
-        return None
-    if plan.decision.mode == "enforce":
-        return rejection(plan, verdict, chain, plan.host, plan.port)
-    for reason in verdict.reasons:
-        _warn_once(
-            plan.host,
-            reason,
-            f"report mode: {plan.host} would be rejected ({reason}): {verdict.problem}",
-            UnverifiedConnectionWarning,
-        )
-    record(plan, chain, "rejected", verdict.reasons)
-    return None
+    runtime = context._sslcustomize_runtime or current_runtime()  # noqa: SLF001 - our class
+    name = context._sslcustomize_name  # noqa: SLF001
+    host = server_hostname.decode() if isinstance(server_hostname, bytes) else server_hostname
+    settings = settings_of(context, context._sslcustomize_recipe)  # noqa: SLF001
+    decision = runtime.decision(name, host, port)
+    plan = make_plan(
+        decision,
+        settings,
+        name=name,
+        host=host,
+        port=port,
+        leaves=runtime.leaves(decision.exception),
+    )
+    if host is None and not plan.opt_out and "check_hostname" in plan.weakened:
+        raise rejection(decision, _no_name, (), host, port)
+    if plan.engine is None:
+        engine: ssl.SSLContext = context
+    else:
+        try:
+            engine = runtime.engine(settings, plan.engine)
+        except Exception as error:
+            raise rejection(decision, _unjudgeable(error), (), host, port) from error
+    connection = _Connection(runtime, settings, plan, engine)
+    offered = connection.offer(session)
+    wrap = _wrap_socket if len(arguments) == 1 else _wrap_bio
+    raw = wrap(engine, *arguments, False, server_hostname, owner=owner, session=offered)
+    return Gate(
+        raw,
+        context,
+        judge=connection.judge if plan.judge else None,
+        explain=connection.explain,
+        remember=connection.remember,
+        admit=connection.admit,
+        resumed_from=offered,
+    )
+
+
+_no_name = Verdict(
+    accepted=False,
+    reasons=("hostname_mismatch",),
+    verify_code=-1,
+    verify_message="no server name to check",
+    problem="the code turned the host name check off and gave no server name, and the policy "
+    "refuses code opt-outs",
+    fix="pass server_hostname= to wrap_socket()/wrap_bio(), or add a pinned exception for "
+    "this server",
+)

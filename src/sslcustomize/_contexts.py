@@ -8,6 +8,7 @@ reports against truststore: truststore#121, #143, #214).
 
 from __future__ import annotations
 
+import functools
 import os
 import ssl
 import sys
@@ -17,160 +18,120 @@ import warnings
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any, TypeVar, cast
 
-from . import _connection
-from ._connection import Plan, base_decision, finish, native_rejection, plan_for
+from ._connection import connect, port_of, transport_port
 from ._decision import Decision, longest_prefix
+from ._engine import ADDITIVE_STEPS, REPLACING_STEPS, Step, add_step, normalize
 from ._policy import SYSTEM_TRUST
-from ._replay import der_chain
+from ._runtime import Runtime
+from ._state import current_runtime
 from ._trust import TrustError, anchors_for
-from .exceptions import CertificateRejected, LegacyContextWarning
+from .exceptions import LegacyContextWarning, SharedContextError
 
 __all__ = [
+    "ORIGINAL_CREATE_DEFAULT_CONTEXT",
+    "ORIGINAL_CREATE_UNVERIFIED_CONTEXT",
     "ContextFactory",
     "NamedContexts",
     "PolicyContext",
+    "SharedContext",
+    "build_context",
     "caller_module",
     "context_for",
     "create_default_context",
+    "create_default_https_context",
     "create_legacy_context",
+    "create_stdlib_context",
+    "create_unverified_context",
+    "load_anchors",
     "named_contexts",
     "policy_context",
 ]
 
 ContextFactory = Callable[[], ssl.SSLContext]
 
-# The factories as the ssl module had them when sslcustomize was first imported.
-ORIGINAL_CREATE_DEFAULT_CONTEXT = ssl.create_default_context
-ORIGINAL_CREATE_UNVERIFIED_CONTEXT = ssl._create_unverified_context  # noqa: SLF001
-
 _TLS_VERSIONS = {"1.2": ssl.TLSVersion.TLSv1_2, "1.3": ssl.TLSVersion.TLSv1_3}
 
 
-# --- Sockets that explain failures and act on the plan -----------------------------------------
-
-_wrap_lock = threading.RLock()
+# --- The context -------------------------------------------------------------------------------
 
 
-def _port_of(sock: object) -> int | None:
-    try:
-        return _port_of_address(sock.getpeername())  # type: ignore[attr-defined]
-    except (AttributeError, OSError):
-        return None
+_MISSING = object()
 
 
-def _transport_port() -> int | None:
-    """Find the peer port of a memory-BIO connection from the asyncio code wrapping it.
-
-    The memory BIO knows no socket; a few frames up, asyncio's connection code has it (a
-    ``sock`` local in ``_create_connection_transport``, a ``transport`` in ``start_tls``, or
-    the protocol's ``_transport``). Used only to match port-specific exceptions: without it
-    they would never apply to asyncio, aiohttp or websockets connections.
-    """
-    frame: types.FrameType | None = sys._getframe(2)  # noqa: SLF001 - see the docstring
-    for _ in range(12):
-        if frame is None:
-            break
-        names = frame.f_locals
-        sock = names.get("sock")
-        if hasattr(sock, "getpeername"):
-            return _port_of(sock)
-        for transport in (names.get("transport"), getattr(names.get("self"), "_transport", None)):
-            get_extra_info = getattr(transport, "get_extra_info", None)
-            if get_extra_info is not None:
-                return _port_of_address(get_extra_info("peername"))
-        frame = frame.f_back
-    return None
+def _unwrap(factory: Any) -> Any:
+    """Return the factory behind the startup hook's stand-in (never a stand-in itself)."""
+    while hasattr(factory, "sslcustomize_original"):
+        factory = factory.sslcustomize_original
+    return factory
 
 
-def _port_of_address(peer: object) -> int | None:
-    if isinstance(peer, tuple) and len(peer) >= 2 and isinstance(peer[1], int):
-        return peer[1]
-    return None
+# The factories as Python defines them, behind any stand-in of the startup hook: a server
+# context must never come back to sslcustomize (the RecursionError of the .pth hook).
+ORIGINAL_CREATE_DEFAULT_CONTEXT = _unwrap(ssl.create_default_context)
+ORIGINAL_CREATE_UNVERIFIED_CONTEXT = _unwrap(ssl._create_unverified_context)  # noqa: SLF001
 
 
-def _after_handshake(connection: PolicySSLSocket | PolicySSLObject, port: int | None) -> None:
-    """Run the plan of a replay-path connection; close and raise if it is rejected."""
-    plan: Plan | None = getattr(connection, "_sslcustomize_plan", None)
-    if plan is None:
-        return
-    connection._sslcustomize_plan = None  # noqa: SLF001 - once
-    chain = der_chain(getattr(connection, "_sslobj", None))
-    rejected = finish(plan, chain)
-    if rejected is not None:
-        connection._sslcustomize_rejected = rejected  # noqa: SLF001
-        if isinstance(connection, ssl.SSLSocket):
-            connection.close()
-        raise rejected
+# The recorded methods' parameters and defaults, to keep each call in one positional form.
+_PARAMETERS: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = {
+    "load_cert_chain": (("certfile", "keyfile", "password"), (None, None)),
+    "set_ciphers": (("cipherlist",), ()),
+    "set_alpn_protocols": (("alpn_protocols",), ()),
+    "set_npn_protocols": (("npn_protocols",), ()),
+    "set_ecdh_curve": (("name",), ()),
+    "load_verify_locations": (("cafile", "capath", "cadata"), (None, None, None)),
+    "load_default_certs": (("purpose",), (ssl.Purpose.SERVER_AUTH,)),
+    "set_default_verify_paths": ((), ()),
+    "load_dh_params": (("path",), ()),
+}
 
 
-def _explain(
-    error: ssl.SSLCertVerificationError,
-    connection: PolicySSLSocket | PolicySSLObject,
-    port: int | None,
-) -> CertificateRejected:
-    decision = getattr(connection.context, "_sslcustomize_decision", None)
-    chain = der_chain(getattr(connection, "_sslobj", None))
-    return native_rejection(error, decision, chain, connection.server_hostname, port)
+def _positional(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    names, defaults = _PARAMETERS[name]
+    values = list(args) + [_MISSING] * (len(names) - len(args))
+    for index, parameter in enumerate(names):
+        if parameter in kwargs:
+            values[index] = kwargs[parameter]
+    first_default = len(names) - len(defaults)
+    for index in range(first_default, len(names)):
+        if values[index] is _MISSING:
+            values[index] = defaults[index - first_default]
+    return tuple(values)
 
 
-class PolicySSLSocket(ssl.SSLSocket):
-    """An SSLSocket whose handshake failures explain themselves."""
+def _recorded(name: str) -> Callable[..., Any]:
+    """Wrap ``ssl.SSLContext.<name>`` so that the call is kept in the context's recipe."""
+    method = getattr(ssl.SSLContext, name)
 
-    _sslcustomize_plan: Plan | None = None
-    _sslcustomize_rejected: CertificateRejected | None = None
-
-    def do_handshake(self, block: bool = False) -> None:  # noqa: FBT001, FBT002 - ssl's signature
-        """Perform the handshake; raise :class:`CertificateRejected` on a bad certificate."""
+    @functools.wraps(method)
+    def recorded(self: PolicyContext, *args: Any, **kwargs: Any) -> Any:
         try:
-            super().do_handshake(block)
-        except CertificateRejected:
-            raise
-        except ssl.SSLCertVerificationError as error:
-            raise _explain(error, self, _port_of(self)) from error
-        _after_handshake(self, _port_of(self))
+            step: Step = (name, normalize(_positional(name, args, kwargs)))
+        except (IndexError, KeyError):  # arguments ssl itself will refuse, with its message
+            return method(self, *args, **kwargs)
+        if self._sslcustomize_frozen:
+            self._refuse_change(name, step in self._sslcustomize_recipe)
+            return None
+        result = method(self, *args, **kwargs)
+        self._sslcustomize_recipe = add_step(self._sslcustomize_recipe, step)
+        return result
 
-
-class PolicySSLObject(ssl.SSLObject):
-    """An SSLObject (asyncio and other memory-BIO users) whose failures explain themselves."""
-
-    _sslcustomize_port: int | None = None
-    _sslcustomize_plan: Plan | None = None
-    _sslcustomize_rejected: CertificateRejected | None = None
-
-    def do_handshake(self) -> None:
-        """Perform the handshake; raise :class:`CertificateRejected` on a bad certificate."""
-        try:
-            super().do_handshake()
-        except CertificateRejected:
-            raise
-        except ssl.SSLCertVerificationError as error:
-            raise _explain(error, self, self._sslcustomize_port) from error
-        _after_handshake(self, self._sslcustomize_port)
-
-    def write(self, data: bytes) -> int:  # type: ignore[override]
-        """Write application data, unless the certificate was rejected."""
-        if self._sslcustomize_rejected is not None:
-            raise self._sslcustomize_rejected
-        return super().write(data)
-
-    def read(self, len: int = 1024, buffer: Any = None) -> Any:
-        """Read application data, unless the certificate was rejected."""
-        if self._sslcustomize_rejected is not None:
-            raise self._sslcustomize_rejected
-        return super().read(len, buffer)
+    return recorded
 
 
 class PolicyContext(ssl.SSLContext):
     """A client context made under the policy.
 
     It behaves as the :class:`ssl.SSLContext` it is; callers may set ALPN, ciphers, versions,
-    client certificates and ``check_hostname`` on it as on any other.
+    client certificates and ``check_hostname`` on it as on any other. Its connections are
+    planned and judged under the policy it was made under (see :mod:`._connection`); what
+    the caller turns off is a code opt-out, recorded or refused as the policy says.
     """
 
-    sslsocket_class = PolicySSLSocket
-    sslobject_class = PolicySSLObject
-    _sslcustomize_name: str
+    _sslcustomize_runtime: Runtime | None = None
+    _sslcustomize_name: str = "__main__"
     _sslcustomize_decision: Decision
+    _sslcustomize_recipe: tuple[Step, ...] = ()
+    _sslcustomize_frozen: bool = False
 
     def _wrap_socket(
         self,
@@ -179,8 +140,9 @@ class PolicyContext(ssl.SSLContext):
         server_hostname: Any = None,
         **kwargs: Any,
     ) -> Any:
-        wrap = super()._wrap_socket  # type: ignore[misc]
-        return self._wrap(wrap, (sock, server_side, server_hostname), _port_of(sock), kwargs)
+        if server_side:
+            return super()._wrap_socket(sock, server_side, server_hostname, **kwargs)  # type: ignore[misc]
+        return connect(self, (sock,), server_hostname, port_of(sock), **kwargs)
 
     def _wrap_bio(
         self,
@@ -190,60 +152,44 @@ class PolicyContext(ssl.SSLContext):
         server_hostname: Any = None,
         **kwargs: Any,
     ) -> Any:
-        wrap = super()._wrap_bio  # type: ignore[misc]
-        port = None if server_side else _transport_port()
-        return self._wrap(wrap, (incoming, outgoing, server_side, server_hostname), port, kwargs)
+        if server_side:
+            wrap = super()._wrap_bio  # type: ignore[misc]
+            return wrap(incoming, outgoing, server_side, server_hostname, **kwargs)
+        return connect(self, (incoming, outgoing), server_hostname, transport_port(), **kwargs)
 
-    def _wrap(
-        self, wrap: Any, arguments: tuple[Any, ...], port: int | None, kwargs: dict[str, Any]
-    ) -> Any:
-        """Create the connection under its plan (see :mod:`._connection`).
+    def freeze(self) -> None:
+        """Refuse every later change: the context is about to be shared between callers.
 
-        Everything happens under one lock: the plan reads the context's verification
-        settings, and the replay path switches them off for an instant (see below); no
-        thread may read them half-way.
+        Setting anything to the value it already has stays allowed (a library that sets the
+        same on each connection keeps working); any other change raises
+        :class:`~sslcustomize.exceptions.SharedContextError`.
         """
-        server_side, server_hostname = arguments[-2:]
-        owner = kwargs.get("owner")
-        if isinstance(owner, PolicySSLObject):
-            owner._sslcustomize_port = port  # noqa: SLF001 - our own class
-        name = getattr(self, "_sslcustomize_name", None)
-        if isinstance(server_hostname, bytes):
-            server_hostname = server_hostname.decode()
-        with _wrap_lock:
-            plan = None
-            if not server_side and name is not None:
-                plan = plan_for(self, name, server_hostname, port)
-            if plan is not None and owner is not None:
-                owner._sslcustomize_plan = plan  # noqa: SLF001
-            if plan is None or plan.opt_out:
-                return wrap(*arguments, **kwargs)
-            # Replay path: OpenSSL must not verify in this handshake (the plan verifies after
-            # it). verify_mode and the host check are copied into the connection when it is
-            # created, so they are off only for that instant. Order matters: check_hostname
-            # must be off before verify_mode can be CERT_NONE, and back on after it.
-            check_hostname, verify_mode = self.check_hostname, self.verify_mode
-            self.check_hostname = False
-            self.verify_mode = ssl.CERT_NONE
-            try:
-                return wrap(*arguments, **kwargs)
-            finally:
-                self.verify_mode = verify_mode
-                self.check_hostname = check_hostname
+        self._sslcustomize_frozen = True
+
+    def _refuse_change(self, what: str, unchanged: bool) -> None:  # noqa: FBT001
+        if not unchanged:
+            raise SharedContextError(
+                f"cannot change {what} of the context sslcustomize shares between "
+                f"{self._sslcustomize_name} connections: the change would reach every other "
+                "caller. Make a context of your own (ssl.create_default_context()) and pass it"
+            )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set an attribute; on a shared context only to the value it already has."""
+        if self._sslcustomize_frozen and not name.startswith("_sslcustomize"):
+            self._refuse_change(name, getattr(self, name, _MISSING) == value)
+            return
+        super().__setattr__(name, value)
+
+
+for _name in (*REPLACING_STEPS, *ADDITIVE_STEPS):
+    setattr(PolicyContext, _name, _recorded(_name))
 
 
 # --- Factories ---------------------------------------------------------------------------------
 
 _warned: set[str] = set()
 _warn_lock = threading.Lock()
-
-
-def reset() -> None:
-    """Forget what was said once and the shared contexts (the policy changed)."""
-    _warned.clear()
-    with _shared_lock:
-        _shared.clear()
-    _connection.reset()
 
 
 def _say_once(message: str) -> None:
@@ -254,19 +200,26 @@ def _say_once(message: str) -> None:
     sys.stderr.write(f"sslcustomize: {message}\n")
 
 
+_VERSIONED = (ssl.PROTOCOL_TLS_CLIENT, ssl.PROTOCOL_TLS)
+
+
 def _apply_defaults(context: ssl.SSLContext, minimum_tls: str) -> None:
     """Apply what ``ssl.create_default_context()`` applies on this Python, except the trust."""
-    # PROTOCOL_TLS_CLIENT already sets CERT_REQUIRED and check_hostname (in that order).
+    if context.protocol != ssl.PROTOCOL_TLS_CLIENT:
+        # A protocol the code asked for explicitly: verify as PROTOCOL_TLS_CLIENT would.
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.check_hostname = True
     if sys.version_info >= (3, 13):  # pragma: no cover - version-specific
         # 3.13's defaults: see "Changed in version 3.13" of ssl.create_default_context.
         context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN | ssl.VERIFY_X509_STRICT
-    context.minimum_version = max(context.minimum_version, _TLS_VERSIONS[minimum_tls])
+    if context.protocol in _VERSIONED:
+        context.minimum_version = max(context.minimum_version, _TLS_VERSIONS[minimum_tls])
     keylog = os.environ.get("SSLKEYLOGFILE")
     if keylog and not sys.flags.ignore_environment:
         context.keylog_filename = keylog
 
 
-def _load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
+def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
     """Load the decision's anchors; on a broken source, fall back to the system store."""
     try:
         anchors_for(decision.trust).load_into(context)
@@ -280,6 +233,7 @@ def _load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
 def policy_context(
     name: str | None,
     *,
+    runtime: Runtime | None = None,
     cafile: str | None = None,
     capath: str | None = None,
     cadata: str | bytes | None = None,
@@ -288,6 +242,7 @@ def policy_context(
 
     Args:
         name: The context name (usually the requesting module).
+        runtime: The policy to build under (default: the effective one).
         cafile: Trust exactly these anchors instead of the policy's, as code asked.
         capath: Likewise, a hashed directory.
         cadata: Likewise, PEM text or DER bytes.
@@ -298,7 +253,9 @@ def policy_context(
     Raises:
         TrustError: Not even the system trust store can be found.
     """
-    return build_context(PolicyContext, name, cafile=cafile, capath=capath, cadata=cadata)
+    return build_context(
+        PolicyContext, name, runtime=runtime, cafile=cafile, capath=capath, cadata=cadata
+    )
 
 
 AnyPolicyContext = TypeVar("AnyPolicyContext", bound="PolicyContext")
@@ -308,6 +265,8 @@ def build_context(
     kind: type[AnyPolicyContext],
     name: str | None,
     *,
+    runtime: Runtime | None = None,
+    protocol: int = ssl.PROTOCOL_TLS_CLIENT,
     anchors: bool = True,
     cafile: str | None = None,
     capath: str | None = None,
@@ -318,20 +277,24 @@ def build_context(
     Args:
         kind: :class:`PolicyContext` or a subclass.
         name: The context name.
+        runtime: The policy to build under (default: the effective one).
+        protocol: The protocol the code asked for.
         anchors: Load the policy's anchors (``False``: the caller loads its own).
         cafile: Trust exactly these anchors instead of the policy's.
         capath: Likewise, a hashed directory.
         cadata: Likewise, PEM text or DER bytes.
     """
-    decision = base_decision(name)
-    context = kind(ssl.PROTOCOL_TLS_CLIENT)
-    _apply_defaults(context, decision.minimum_tls)
+    runtime = runtime or current_runtime()
+    decision = runtime.base_decision(name)
+    context = kind(protocol)
+    context._sslcustomize_runtime = runtime  # noqa: SLF001
     context._sslcustomize_name = name or "__main__"  # noqa: SLF001
     context._sslcustomize_decision = decision  # noqa: SLF001
+    _apply_defaults(context, decision.minimum_tls)
     if cafile or capath or cadata:
         context.load_verify_locations(cafile, capath, cadata)
     elif anchors:
-        _load_anchors(context, decision)
+        load_anchors(context, decision)
     return context
 
 
@@ -430,7 +393,9 @@ def create_default_context(
         A new context.
     """
     if purpose != ssl.Purpose.SERVER_AUTH:
-        return ORIGINAL_CREATE_DEFAULT_CONTEXT(purpose, cafile=cafile, capath=capath, cadata=cadata)
+        return ORIGINAL_CREATE_DEFAULT_CONTEXT(  # type: ignore[no-any-return]
+            purpose, cafile=cafile, capath=capath, cadata=cadata
+        )
     name = caller_module()
     if not (cafile or capath or cadata):
         factory = named_contexts.registered(name)
@@ -440,34 +405,58 @@ def create_default_context(
 
 
 class SharedContext(PolicyContext):
-    """A policy context shared by every connection of http.client (Python 3.12+).
+    """A policy context shared by connections that all set the same on it; then read-only.
 
-    On 3.12 and newer, http.client's default path only sets ALPN (``http/1.1``) and
-    ``post_handshake_auth`` on the context it gets, the same values every time; building a
-    fresh context per connection would cost a context and a cold certificate store each
-    time. Re-setting the same ALPN list is skipped: CPython frees and replaces the list even
-    when it is unchanged, which must not race with another thread's handshake.
+    http.client builds a context per connection and sets the same ALPN list and
+    ``post_handshake_auth`` on it each time; building a fresh one each time costs a context
+    and a cold certificate store. One shared context serves them all instead, frozen once
+    built: setting anything to the value it already has is a no-op, and any other change
+    raises :class:`~sslcustomize.exceptions.SharedContextError`, so that no caller's change
+    (``check_hostname = False`` through ``sock.context``) can ever reach another caller.
     """
 
-    def set_alpn_protocols(self, alpn_protocols: Any) -> None:
-        """Set the ALPN list, unless it is already exactly this one."""
-        protocols = list(alpn_protocols)
-        with _wrap_lock:
-            if getattr(self, "_sslcustomize_alpn", None) != protocols:
-                super().set_alpn_protocols(protocols)
-                self._sslcustomize_alpn = protocols
+
+def _http_client_version() -> int | None:
+    """Return http.client's HTTP version when it is the one asking, with nothing of its own.
+
+    http.client asks from ``HTTPSConnection.__init__`` (3.12+ through
+    ``_create_https_context``, which urllib.request's ``HTTPSHandler`` calls too, and then
+    changes ``check_hostname``: that caller gets a context of its own). On 3.10/3.11 the
+    deprecated ``key_file``/``cert_file``/``check_hostname`` arguments change the context:
+    such a connection gets one of its own too.
+    """
+    frame: types.FrameType | None = sys._getframe(2)  # noqa: SLF001 - see the docstring
+    while frame is not None and frame.f_globals.get("__name__") == "_sslcustomize_startup":
+        frame = frame.f_back  # the startup hook's stand-in, on the first call
+    if frame is None:
+        return None
+    code = frame.f_code
+    if code.co_name == "_create_https_context" and frame.f_globals.get("__name__") == "http.client":
+        frame = frame.f_back
+        if frame is None:
+            return None
+        code = frame.f_code
+    if code.co_name != "__init__" or frame.f_globals.get("__name__") != "http.client":
+        return None
+    names = frame.f_locals
+    if names.get("key_file") or names.get("cert_file"):
+        return None
+    if names.get("check_hostname") not in (None, True):
+        return None
+    return int(getattr(names.get("self"), "_http_vsn", 11))
 
 
-_shared: dict[str, SharedContext] = {}
-_shared_lock = threading.Lock()
-
-
-def _shared_context(name: str) -> SharedContext:
-    with _shared_lock:
-        context = _shared.get(name)
-        if context is None:
-            context = _shared[name] = build_context(SharedContext, name)
+def _shared_http_client_context(runtime: Runtime, version: int) -> SharedContext:
+    def build() -> SharedContext:
+        context = build_context(SharedContext, "http.client", runtime=runtime)
+        if version == 11:
+            context.set_alpn_protocols(["http/1.1"])
+        if context.post_handshake_auth is not None:
+            context.post_handshake_auth = True
+        context.freeze()
         return context
+
+    return runtime.shared(("http.client", version), build)
 
 
 def create_default_https_context(
@@ -479,30 +468,22 @@ def create_default_https_context(
 ) -> ssl.SSLContext:
     """Replace ``ssl._create_default_https_context`` (http.client, urllib.request, xmlrpc).
 
-    Like :func:`create_default_context`, except that on Python 3.12+ http.client's own calls
-    share one context per policy (see :class:`SharedContext`). On 3.10 and 3.11 http.client
-    loads client certificates and sets ``check_hostname`` on the context it gets, so each
-    call still gets a new one there.
+    Like :func:`create_default_context`, except that http.client's own connections share one
+    read-only context per policy (see :class:`SharedContext`).
     """
     if purpose == ssl.Purpose.SERVER_AUTH and not (cafile or capath or cadata):
-        name = caller_module()
-        if name == "http.client" and _SHARE_HTTP_CLIENT and not named_contexts.registered(name):
-            return _shared_context(name)
+        version = _http_client_version()
+        if version is not None and not named_contexts.registered("http.client"):
+            return _shared_http_client_context(current_runtime(), version)
     return create_default_context(purpose, cafile=cafile, capath=capath, cadata=cadata)
 
 
-# http.client sets only ALPN and post_handshake_auth on its context from 3.12 on (gh-94172
-# removed its key_file, cert_file and check_hostname arguments).
-_SHARE_HTTP_CLIENT = sys.version_info >= (3, 12)
-
-
 def _stdlib_factory(
-    original: Any,
     *,
     opt_out: bool,
     protocol: int | None,
     cert_reqs: int | None,
-    check_hostname: bool,
+    check_hostname: bool | None,
     purpose: ssl.Purpose,
     certfile: str | None,
     keyfile: str | None,
@@ -512,15 +493,17 @@ def _stdlib_factory(
 ) -> ssl.SSLContext:
     """Build what ``ssl._create_stdlib_context``/``_create_unverified_context`` return.
 
-    Server-side contexts are passed to ``original`` unchanged. A client gets a
-    :class:`PolicyContext` for the calling module (or its registered factory): verifying, or,
-    for an explicit opt-out, set up as the caller asked, so that the plan sees the opt-out.
+    Server-side contexts are built by :mod:`ssl` unchanged. A client gets a
+    :class:`PolicyContext` for the calling module (or its registered factory) with the
+    protocol asked for; verification settings given explicitly (or implied by
+    ``_create_unverified_context``) are applied as asked: a code opt-out that the policy
+    records or refuses at each connection.
     """
     if purpose != ssl.Purpose.SERVER_AUTH or protocol == ssl.PROTOCOL_TLS_SERVER:
-        return original(  # type: ignore[no-any-return]
+        return ORIGINAL_CREATE_UNVERIFIED_CONTEXT(  # type: ignore[no-any-return]
             protocol,
             cert_reqs=ssl.CERT_NONE if cert_reqs is None else cert_reqs,
-            check_hostname=check_hostname,
+            check_hostname=bool(check_hostname),
             purpose=purpose,
             certfile=certfile,
             keyfile=keyfile,
@@ -529,14 +512,22 @@ def _stdlib_factory(
             cadata=cadata,
         )
     name = caller_module()
-    factory = None if (cafile or capath or cadata) else named_contexts.registered(name)
+    explicit_protocol = protocol not in (None, ssl.PROTOCOL_TLS_CLIENT)
+    factory = None
+    if not (cafile or capath or cadata or explicit_protocol):
+        factory = named_contexts.registered(name)
     if factory is not None:
         context = factory()
     else:
-        context = policy_context(name, cafile=cafile, capath=capath, cadata=cadata)
-    if opt_out:
-        context.check_hostname = check_hostname
-        context.verify_mode = ssl.VerifyMode(ssl.CERT_NONE if cert_reqs is None else cert_reqs)
+        context = build_context(
+            PolicyContext, name, protocol=protocol or ssl.PROTOCOL_TLS_CLIENT,
+            cafile=cafile, capath=capath, cadata=cadata,
+        )  # fmt: skip
+    if opt_out or check_hostname is not None or cert_reqs is not None:
+        verify_mode = ssl.CERT_REQUIRED if cert_reqs is None else cert_reqs
+        if check_hostname is not None or verify_mode != ssl.CERT_REQUIRED:
+            context.check_hostname = bool(check_hostname)  # before CERT_NONE: ssl's order
+        context.verify_mode = ssl.VerifyMode(verify_mode)
     if certfile or keyfile:
         context.load_cert_chain(certfile, keyfile)  # type: ignore[arg-type]
     return context
@@ -546,7 +537,7 @@ def create_stdlib_context(
     protocol: int | None = None,
     *,
     cert_reqs: int | None = None,
-    check_hostname: bool = False,
+    check_hostname: bool | None = None,
     purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH,
     certfile: str | None = None,
     keyfile: str | None = None,
@@ -557,12 +548,14 @@ def create_stdlib_context(
     """Replace ``ssl._create_stdlib_context``: verify where the stdlib would not.
 
     smtplib, imaplib, poplib, ftplib and nntplib call this (CPython gh-91826); it returns a
-    verifying context for the calling module, with the caller's client certificate loaded.
+    verifying context for the calling module, with the caller's protocol and client
+    certificate. An explicit ``cert_reqs``/``check_hostname`` is applied as given (a code
+    opt-out when it turns verification off: ``ssl.get_server_certificate()`` does).
     """
     return _stdlib_factory(
-        ORIGINAL_CREATE_UNVERIFIED_CONTEXT, opt_out=False, protocol=protocol, cert_reqs=cert_reqs,
-        check_hostname=check_hostname, purpose=purpose, certfile=certfile, keyfile=keyfile,
-        cafile=cafile, capath=capath, cadata=cadata,
+        opt_out=False, protocol=protocol, cert_reqs=cert_reqs, check_hostname=check_hostname,
+        purpose=purpose, certfile=certfile, keyfile=keyfile, cafile=cafile, capath=capath,
+        cadata=cadata,
     )  # fmt: skip
 
 
@@ -585,9 +578,9 @@ def create_unverified_context(
     ``allow_code_opt_out = false``, verified anyway.
     """
     return _stdlib_factory(
-        ORIGINAL_CREATE_UNVERIFIED_CONTEXT, opt_out=True, protocol=protocol, cert_reqs=cert_reqs,
-        check_hostname=check_hostname, purpose=purpose, certfile=certfile, keyfile=keyfile,
-        cafile=cafile, capath=capath, cadata=cadata,
+        opt_out=True, protocol=protocol, cert_reqs=cert_reqs, check_hostname=check_hostname,
+        purpose=purpose, certfile=certfile, keyfile=keyfile, cafile=cafile, capath=capath,
+        cadata=cadata,
     )  # fmt: skip
 
 
@@ -598,8 +591,7 @@ def create_legacy_context(
 
     The greppable replacement for ``verify=False`` and ``ssl._create_unverified_context()``.
     It warns with :class:`~sslcustomize.LegacyContextWarning`. Where the policy sets
-    ``allow_code_opt_out = false`` for the calling module, the returned context verifies
-    anyway.
+    ``allow_code_opt_out = false`` for the calling module, its connections verify anyway.
 
     .. warning::
         A context that does not verify accepts any certificate: anyone on the network path
@@ -610,7 +602,8 @@ def create_legacy_context(
         A new context.
     """
     name = caller_module()
-    decision = base_decision(name)
+    context = policy_context(name)
+    decision = context._sslcustomize_decision  # noqa: SLF001
     if not decision.allow_code_opt_out:
         warnings.warn(
             f"{name} asked for a legacy (unverified) context; the policy "
@@ -618,18 +611,14 @@ def create_legacy_context(
             LegacyContextWarning,
             stacklevel=2,
         )
-        context = policy_context(name)
     else:
         warnings.warn(
             f"{name} uses a legacy context that does not verify certificates",
             LegacyContextWarning,
             stacklevel=2,
         )
-        context = PolicyContext(ssl.PROTOCOL_TLS_CLIENT)
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE  # after check_hostname: ssl requires this order
-        context._sslcustomize_name = name  # noqa: SLF001
-        context._sslcustomize_decision = decision  # noqa: SLF001
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # after check_hostname: ssl requires this order
     if certfile or keyfile:
         context.load_cert_chain(certfile, keyfile)  # type: ignore[arg-type]
     return context

@@ -1,4 +1,9 @@
-"""The process's effective policy: read once, on first use; fail closed on any error."""
+"""The process's effective policy, as a runtime: read once, on first use; fail closed.
+
+This is the only global: the policy that *new* contexts are made under. A context carries
+its runtime from then on (see :mod:`._runtime`), so replacing the policy never changes how a
+context already made verifies.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +12,36 @@ import threading
 
 from ._policy import Policy, load_policy
 from ._report import warn_safely
+from ._runtime import Runtime
 from .exceptions import PolicyWarning
 
-__all__ = ["current_policy", "set_policy"]
+__all__ = ["announce", "current_policy", "current_runtime", "set_policy"]
 
 _lock = threading.Lock()
-_policy: Policy | None = None
-_pinned = False
+_runtime: Runtime | None = None
 
 
-def current_policy() -> Policy:
-    """Return the effective policy, reading the layers the first time.
+def current_runtime() -> Runtime:
+    """Return the runtime of the effective policy, reading the layers the first time.
 
     Errors are reported once on stderr (strict defaults then apply); ignored locked keys are
     reported once as :class:`~sslcustomize.PolicyWarning`.
     """
-    global _policy  # noqa: PLW0603 - one policy per process
-    policy = _policy
-    if policy is not None:
-        return policy
+    global _runtime  # noqa: PLW0603 - one effective policy per process
+    runtime = _runtime
+    if runtime is not None:
+        return runtime
     with _lock:
-        if _policy is None:
-            _policy = load_policy()
-            announce(_policy)
-        return _policy
+        if _runtime is None:
+            policy = load_policy()
+            announce(policy)
+            _runtime = Runtime(policy)
+        return _runtime
+
+
+def current_policy() -> Policy:
+    """Return the effective policy (see :func:`current_runtime`)."""
+    return current_runtime().policy
 
 
 def announce(policy: Policy) -> None:
@@ -45,18 +56,17 @@ def announce(policy: Policy) -> None:
         warn_safely(message, PolicyWarning, stacklevel=4)
 
 
-def set_policy(policy: Policy | None, *, pinned: bool = False) -> None:
-    """Replace the effective policy; ``None`` re-reads the files on next use.
+def set_policy(policy: Policy | None) -> None:
+    """Make ``policy`` the one new contexts are made under; ``None`` re-reads the files.
 
-    Args:
-        policy: The policy to use, or ``None``.
-        pinned: Whether the policy was given in code (``inject(policy=...)``).
+    Contexts already made keep their own policy; the old runtime's report sink is closed
+    (it reopens if one of those contexts records again).
     """
-    global _policy, _pinned  # noqa: PLW0603
+    global _runtime
     with _lock:
-        _policy = policy
-        _pinned = pinned
-    from . import _contexts, _trust  # noqa: PLC0415 - avoid an import cycle
+        old, _runtime = _runtime, (None if policy is None else Runtime(policy))
+    if old is not None:
+        old.close()
+    from . import _trust  # noqa: PLC0415 - avoid an import cycle
 
     _trust.reset()
-    _contexts.reset()

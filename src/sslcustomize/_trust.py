@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ._policy import TrustSource
 from ._subjecthash import subject_hash
+from .exceptions import TrustError
 
 __all__ = ["Anchors", "SystemStore", "TrustError", "anchors_for", "find_system_store"]
 
@@ -38,10 +39,6 @@ _HASHED_NAME = re.compile(r"^[0-9a-f]{8}\.\d+$")
 PEM_CERTIFICATE = re.compile(
     rb"-----BEGIN CERTIFICATE-----\r?\n.+?\r?\n-----END CERTIFICATE-----", re.DOTALL
 )
-
-
-class TrustError(Exception):
-    """A trust source cannot be used (no system store, certifi missing, unreadable bundle)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

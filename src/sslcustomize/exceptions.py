@@ -3,7 +3,9 @@
 Errors::
 
     SSLCustomizeError
-    └── PolicyError                       a policy file is wrong: path, line, key
+    ├── PolicyError                       a policy file is wrong: path, line, key
+    ├── TrustError                        a trust source cannot be used
+    └── SharedContextError (ValueError)   a change to a context shared between callers
     ssl.SSLCertVerificationError
     └── CertificateRejected               a server certificate failed under the policy
 
@@ -29,6 +31,8 @@ __all__ = [
     "PolicyWarning",
     "SSLCustomizeError",
     "SSLCustomizeWarning",
+    "SharedContextError",
+    "TrustError",
     "UnverifiedConnectionWarning",
 ]
 
@@ -61,6 +65,18 @@ class PolicyError(SSLCustomizeError):
         if key:
             where += f": {key}"
         super().__init__(f"{where}: {problem}")
+
+
+class TrustError(SSLCustomizeError):
+    """A trust source cannot be used (no system store, certifi missing, unreadable bundle)."""
+
+
+class SharedContextError(SSLCustomizeError, ValueError):
+    """A change to a context that sslcustomize shares between callers was refused.
+
+    The change would reach every other caller of that context (for example every http.client
+    connection of the process); make a context of your own instead.
+    """
 
 
 class CertificateRejected(ssl.SSLCertVerificationError):

@@ -8,11 +8,11 @@ import datetime as dt
 from typing import Any
 
 from .._analysis import analyse, describe
-from .._connection import Plan
 from .._contexts import policy_context
 from .._decision import decide
 from .._probe import STARTTLS_PORTS, ProbeError, Target, fetch_chain, parse_target
 from .._state import current_policy
+from .._verify import Check
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._output import console, fail, print_json
 
@@ -54,7 +54,7 @@ def inspect_target(
     name = context or "sslcustomize.check"
     # Verify with the very settings a client's policy context has (3.13's strict flags too).
     reference = policy_context(name)
-    plan = Plan(
+    plan = Check(
         decision=decision,
         name=name,
         host=target.host,

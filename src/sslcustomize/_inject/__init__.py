@@ -34,7 +34,7 @@ def inject(policy: Policy | str | os.PathLike[str] | None = None) -> None:
             if not isinstance(policy, Policy):
                 policy = load_policy([("process", os.fspath(policy), True)])
                 announce(policy)
-            set_policy(policy, pinned=True)
+            set_policy(policy)
             _pinned_policy = True
         if not _patcher:
             _stdlib.inject(_patcher)

@@ -63,5 +63,4 @@ def _patch(patcher: Patcher) -> Callable[[types.ModuleType], None]:
 
 def inject(patcher: Patcher) -> None:
     """Hook aiohttp (now, or when it is imported)."""
-    patcher.on_undo(_cache.clear)
     on_import(patcher, "aiohttp.connector", _patch(patcher))

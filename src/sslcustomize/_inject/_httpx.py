@@ -74,8 +74,14 @@ def _policy_ssl_context(
     return context
 
 
-def _shared(verify: bool, http1: bool, http2: bool) -> ssl.SSLContext:  # noqa: FBT001
-    return _cache.get((verify, http1, http2), lambda: _policy_ssl_context(verify))  # type: ignore[no-any-return]
+def _shared(verify: bool, http2: bool) -> ssl.SSLContext:  # noqa: FBT001
+    def build() -> ssl.SSLContext:
+        context = _policy_ssl_context(verify)
+        # httpcore sets this ALPN list on the context at every connection.
+        context.set_alpn_protocols(["http/1.1", "h2"] if http2 else ["http/1.1"])
+        return context
+
+    return _cache.get((verify, http2), build)  # type: ignore[no-any-return]
 
 
 def _transport_init(original: Callable[..., None]) -> Callable[..., None]:
@@ -92,8 +98,7 @@ def _transport_init(original: Callable[..., None]) -> Callable[..., None]:
         arguments = bound.arguments
         verify = arguments.get("verify")
         if isinstance(verify, bool) and not arguments.get("cert"):
-            http1, http2 = bool(arguments.get("http1", True)), bool(arguments.get("http2"))
-            arguments["verify"] = _shared(verify, http1, http2)
+            arguments["verify"] = _shared(verify, bool(arguments.get("http2")))
         original(*bound.args, **bound.kwargs)
 
     __init__.__sslcustomize_original__ = original  # type: ignore[attr-defined]
@@ -125,7 +130,6 @@ def _patch_factory(patcher: Patcher) -> Callable[[types.ModuleType], None]:
 
 def inject(patcher: Patcher) -> None:
     """Hook httpx (now, or when it is imported)."""
-    patcher.on_undo(_cache.clear)
     on_import(patcher, "httpx._config", _patch_factory(patcher))
     on_import(patcher, "httpx._transports.default", _patch_transports(patcher))
     on_import(patcher, "httpx", _patch_factory(patcher))

@@ -18,8 +18,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .._connection import base_decision
-from .._contexts import PolicyContext, _load_anchors
+from .._contexts import PolicyContext, load_anchors
+from .._state import current_runtime
 from ._patcher import Patcher
 from ._shared import on_import
 
@@ -42,7 +42,7 @@ def _cert_verify(name: str, original: Callable[..., None]) -> Callable[..., None
             and not isinstance(context, PolicyContext)
             and context not in _given_policy_anchors
         ):
-            _load_anchors(context, base_decision(name))
+            load_anchors(context, current_runtime().base_decision(name))
             _given_policy_anchors.add(context)
 
     cert_verify.__sslcustomize_original__ = original  # type: ignore[attr-defined]

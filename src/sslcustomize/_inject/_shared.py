@@ -4,24 +4,23 @@ Libraries are patched when they are imported (``_sslcustomize_startup.hooks``), 
 happens before :func:`sslcustomize.inject`, after it, or at startup through the ``.pth`` hook.
 
 Contexts that a library would build per connection, per session or per client are built once
-per policy and settings instead (:class:`ContextCache`): a :class:`~.PolicyContext` loads its
-anchors lazily from hashed directories, but even that is worth doing once.
+per policy and settings instead (:class:`ContextCache`), with what the library sets on them
+per connection already set, and then frozen: the library's own per-connection settings are
+then no-ops, and any other change raises instead of reaching every other connection.
 """
 
 from __future__ import annotations
 
 import ssl
 import sys
-import threading
 import types
 from collections.abc import Callable, Hashable
 from typing import Any
 
 import _sslcustomize_startup
 
-from .._contexts import PolicyContext, _load_anchors, _wrap_lock, build_context
-from .._policy import Policy
-from .._state import current_policy
+from .._contexts import PolicyContext, build_context, load_anchors
+from .._state import current_runtime
 from ._patcher import Patcher
 
 __all__ = [
@@ -53,10 +52,7 @@ class LibraryContext(PolicyContext):
     """A :class:`PolicyContext` handed to a client library.
 
     ``load_default_certs()`` loads the policy's trust anchors (the library asks for "the
-    system's" anchors; under sslcustomize the policy says what they are). Setting
-    ``verify_mode`` or ``check_hostname`` waits while a connection is being created on the
-    replay path, which switches them off for that instant: a library that sets them again on
-    a shared context (urllib3 does, per connection) can then never catch that instant.
+    system's" anchors; under sslcustomize the policy says what they are).
     """
 
     def load_default_certs(self, purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH) -> None:
@@ -64,27 +60,7 @@ class LibraryContext(PolicyContext):
         if purpose != ssl.Purpose.SERVER_AUTH:
             super().load_default_certs(purpose)
             return
-        _load_anchors(self, self._sslcustomize_decision)
-
-    @property  # type: ignore[override]
-    def verify_mode(self) -> ssl.VerifyMode:
-        """The context's verification mode."""
-        return super().verify_mode
-
-    @verify_mode.setter
-    def verify_mode(self, value: ssl.VerifyMode) -> None:
-        with _wrap_lock:
-            ssl.SSLContext.verify_mode.__set__(self, value)  # type: ignore[attr-defined]
-
-    @property
-    def check_hostname(self) -> bool:
-        """Whether OpenSSL checks the host name."""
-        return super().check_hostname
-
-    @check_hostname.setter
-    def check_hostname(self, value: bool) -> None:
-        with _wrap_lock:
-            ssl.SSLContext.check_hostname.__set__(self, value)  # type: ignore[attr-defined]
+        load_anchors(self, self._sslcustomize_decision)
 
 
 def library_context(
@@ -127,36 +103,22 @@ def stricter_minimum(ours: ssl.TLSVersion, theirs: ssl.TLSVersion) -> ssl.TLSVer
 class ContextCache:
     """Contexts built once per policy and key, shared by every connection with that key.
 
-    Only contexts whose settings are a function of the key are cached, so that what a library
-    sets on them per connection is the same for every user of one context.
+    Only contexts whose settings are a function of the key are cached; ``build`` sets on
+    them whatever the library sets per connection, and the context is frozen once built
+    (see :class:`~sslcustomize._contexts.SharedContext`). The cache lives in the policy's
+    runtime: a new policy starts with none.
     """
-
-    def __init__(self) -> None:
-        """Start empty."""
-        self._lock = threading.Lock()
-        self._policy: Policy | None = None
-        self._items: dict[Hashable, ssl.SSLContext] = {}
 
     def get(self, key: Hashable, build: Callable[[], ssl.SSLContext]) -> Any:
         """Return the context for ``key`` under the current policy, building it if needed."""
-        policy = current_policy()
-        with self._lock:
-            if policy is not self._policy:
-                self._items.clear()
-                self._policy = policy
-            context = self._items.get(key)
-        if context is None:
-            context = build()
-            with self._lock:
-                if self._policy is policy:
-                    context = self._items.setdefault(key, context)
-        return context
 
-    def clear(self) -> None:
-        """Forget every context."""
-        with self._lock:
-            self._items.clear()
-            self._policy = None
+        def frozen() -> ssl.SSLContext:
+            context = build()
+            if isinstance(context, PolicyContext):
+                context.freeze()
+            return context
+
+        return current_runtime().shared((id(self), key), frozen)
 
 
 def frame_module(depth: int) -> str:

@@ -16,6 +16,8 @@ import sys
 from _sslcustomize_startup import FACTORIES
 
 from .._contexts import (
+    ORIGINAL_CREATE_DEFAULT_CONTEXT,
+    ORIGINAL_CREATE_UNVERIFIED_CONTEXT,
     PolicyContext,
     create_default_context,
     create_default_https_context,
@@ -69,10 +71,34 @@ def remove_stand_ins() -> None:
             setattr(ssl, name, original)
 
 
+# What each ssl attribute holds by default, and the hook that replaces it there.
+_DEFAULT, _UNVERIFIED = ORIGINAL_CREATE_DEFAULT_CONTEXT, ORIGINAL_CREATE_UNVERIFIED_CONTEXT
+_DEFAULTS = {
+    "create_default_context": (_DEFAULT, create_default_context),
+    "_create_default_https_context": (_DEFAULT, create_default_https_context),
+    "_create_stdlib_context": (_UNVERIFIED, create_stdlib_context),
+    "_create_unverified_context": (_UNVERIFIED, create_unverified_context),
+}
+# A factory moved to another attribute by code keeps its meaning there: the documented global
+# opt-out ``ssl._create_default_https_context = ssl._create_unverified_context`` stays an
+# opt-out (obeyed and recorded, or refused) at every call.
+_MOVED = {id(_DEFAULT): create_default_context, id(_UNVERIFIED): create_unverified_context}
+
+
+def _hook_for(name: str, current: object) -> object | None:
+    """Return the hook for ssl attribute ``name`` holding ``current``, or ``None`` to keep it."""
+    while hasattr(current, "sslcustomize_original"):  # the startup hook's stand-in
+        current = current.sslcustomize_original
+    default, hook = _DEFAULTS[name]
+    if current is default:
+        return hook
+    return _MOVED.get(id(current))  # code's own factory: kept as it is
+
+
 def inject(patcher: Patcher) -> None:
-    """Replace the stdlib's factories with the policy's."""
-    patcher.replace(ssl, "create_default_context", create_default_context)
-    patcher.replace(ssl, "_create_default_https_context", create_default_https_context)
-    patcher.replace(ssl, "_create_stdlib_context", create_stdlib_context)
-    patcher.replace(ssl, "_create_unverified_context", create_unverified_context)
+    """Replace the stdlib's factories with the policy's, where they hold Python's own."""
+    for name in FACTORIES:
+        hook = _hook_for(name, getattr(ssl, name))
+        if hook is not None:
+            patcher.replace(ssl, name, hook)
     _drop_prebuilt_opener(patcher)

@@ -112,7 +112,12 @@ def _cached_context(
     client = (kwargs.get("cert_file"), kwargs.get("key_file"), kwargs.get("key_password"))
     versions = tuple(kwargs.get(k) for k in ("cert_reqs", "ssl_version", "ssl_minimum_version",
                                             "ssl_maximum_version"))  # fmt: skip
-    key = (name, versions, ca, _file_key(ca[0]), _file_key(ca[1]), client, _file_key(client[0]))
+    # urllib3 switches OpenSSL's host check off when it matches names or fingerprints itself.
+    own_check = bool(kwargs.get("assert_fingerprint") or kwargs.get("assert_hostname")) or (
+        kwargs.get("assert_hostname") is False
+    )
+    key = (name, versions, ca, _file_key(ca[0]), _file_key(ca[1]), client, _file_key(client[0]),
+           own_check)  # fmt: skip
 
     def build() -> ssl.SSLContext:
         module = sys.modules[root + ".util.ssl_"]
@@ -127,6 +132,9 @@ def _cached_context(
         _adopt(context, template)
         if client[0]:
             context.load_cert_chain(client[0], client[1], client[2])
+        if own_check:
+            context.check_hostname = False
+        context.set_alpn_protocols(module.ALPN_PROTOCOLS)  # urllib3 sets it per connection
         return context
 
     return _cache.get(key, build)  # type: ignore[no-any-return]
@@ -183,6 +191,5 @@ def _patch(patcher: Patcher, root: str) -> Callable[[types.ModuleType], None]:
 
 def inject(patcher: Patcher) -> None:
     """Hook every urllib3 (now, or when it is imported)."""
-    patcher.on_undo(_cache.clear)
     for root in ROOTS:
         on_import(patcher, root + ".connection", _patch(patcher, root))

@@ -1,0 +1,269 @@
+"""Private contexts that carry out a plan: built from a caller's settings, never handed out.
+
+A connection whose plan is not simply "verify with the caller's own context" runs on an
+*engine*: a plain :class:`ssl.SSLContext` rebuilt from everything the caller set on its
+:class:`~sslcustomize.PolicyContext` (its :class:`Settings`), with the plan's changes (an
+exception's extra CA, a pinned certificate as the only anchor, verification deferred until
+the chain is judged). The caller's context is never changed, so no context that a caller,
+another thread or another connection can see ever has verification switched off.
+
+The caller's settings are its readable properties plus a *recipe*: every call of a method
+that changes a context without a way to read it back (``load_verify_locations``,
+``load_cert_chain``, ``set_ciphers``, ``set_alpn_protocols``...), recorded by
+:class:`~sslcustomize.PolicyContext` as it happens. Engines are immutable once built and are
+cached per runtime by ``(Settings, EngineSpec)``: OpenSSL shares one ``SSL_CTX`` between
+connections safely, and a warm certificate store is what keeps a connection cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+__all__ = [
+    "ADDITIVE_STEPS",
+    "ANCHOR_STEPS",
+    "NO_CHECK_TIME",
+    "REPLACING_STEPS",
+    "WEAKENING_FLAGS",
+    "EngineSpec",
+    "Settings",
+    "Step",
+    "add_step",
+    "build_engine",
+    "build_verifier",
+    "normalize",
+    "settings_of",
+]
+
+# X509_V_FLAG_NO_CHECK_TIME: OpenSSL's flag to skip validity dates (ssl does not export it).
+NO_CHECK_TIME = 0x200000
+# X509_V_FLAG_ALLOW_PROXY_CERTS and X509_V_FLAG_IGNORE_CRITICAL: accept what OpenSSL rejects.
+_ALLOW_PROXY_CERTS = 0x40
+_IGNORE_CRITICAL = 0x10
+
+# Flags that make verification accept chains that Python's default rejects. PARTIAL_CHAIN is
+# among Python 3.13's defaults (with X509_STRICT), so there it is not a weakening.
+# (Read from the version, not from a context: at import, ssl's factories may be the startup
+# hook's stand-ins, which import this package.)
+WEAKENING_FLAGS = NO_CHECK_TIME | _ALLOW_PROXY_CERTS | _IGNORE_CRITICAL
+if sys.version_info < (3, 13):
+    WEAKENING_FLAGS |= ssl.VERIFY_X509_PARTIAL_CHAIN
+
+# A recorded call: the method's name and its arguments, positionally and hashable.
+Step = tuple[str, tuple[Any, ...]]
+
+# Calls whose latest one replaces the earlier (a context has one client certificate, one cipher
+# list, one ALPN list), and calls that add to what is there (trust anchors, DH parameters).
+REPLACING_STEPS = (
+    "load_cert_chain",
+    "set_ciphers",
+    "set_alpn_protocols",
+    "set_npn_protocols",
+    "set_ecdh_curve",
+)
+ADDITIVE_STEPS = (
+    "load_verify_locations",
+    "load_default_certs",
+    "set_default_verify_paths",
+    "load_dh_params",
+)
+ANCHOR_STEPS = ("load_verify_locations", "load_default_certs", "set_default_verify_paths")
+# What a verifier keeps of a recipe: only what decides which chains verify.
+_VERIFIER_STEPS = ANCHOR_STEPS
+
+
+def normalize(value: Any) -> Any:
+    """Return ``value`` in a hashable form that the ssl methods accept the same way."""
+    if isinstance(value, list | tuple):
+        return tuple(normalize(item) for item in value)
+    if isinstance(value, bytearray | memoryview):
+        return bytes(value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return value
+
+
+def add_step(recipe: tuple[Step, ...], step: Step) -> tuple[Step, ...]:
+    """Return ``recipe`` with ``step`` recorded (replacing its kind, or added once)."""
+    name = step[0]
+    if name in REPLACING_STEPS:
+        return (*(s for s in recipe if s[0] != name), step)
+    if step in recipe:
+        return recipe
+    return (*recipe, step)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
+    """Everything a caller set on its context, as a hashable value.
+
+    Read from the context at each connection (a caller may change its own context between
+    connections); the recipe is kept by the context as it is changed.
+    """
+
+    protocol: int
+    verify_mode: int
+    check_hostname: bool
+    verify_flags: int
+    options: int
+    minimum_version: int
+    maximum_version: int
+    common_name: bool
+    post_handshake_auth: bool | None
+    keylog_filename: str | None
+    security_level: int
+    recipe: tuple[Step, ...]
+
+    @property
+    def has_client_certificate(self) -> bool:
+        """Tell whether the caller loaded a client certificate."""
+        return any(name == "load_cert_chain" for name, _ in self.recipe)
+
+
+def settings_of(context: ssl.SSLContext, recipe: tuple[Step, ...]) -> Settings:
+    """Read ``context``'s settings (``recipe``: what it recorded of its method calls)."""
+    return Settings(
+        protocol=int(context.protocol),
+        verify_mode=int(context.verify_mode),
+        check_hostname=bool(context.check_hostname),
+        verify_flags=int(context.verify_flags),
+        options=int(context.options),
+        minimum_version=int(context.minimum_version),
+        maximum_version=int(context.maximum_version),
+        common_name=bool(context.hostname_checks_common_name),
+        post_handshake_auth=context.post_handshake_auth,
+        keylog_filename=context.keylog_filename,
+        security_level=int(context.security_level),
+        recipe=recipe,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineSpec:
+    """How an engine differs from the caller's context.
+
+    Attributes:
+        verify: Verify in the handshake (``CERT_REQUIRED``); ``False`` defers the verdict
+            until after the handshake, before any application data.
+        check_hostname: Let OpenSSL check the host name (with ``verify``).
+        extra_anchors: Further trust sources for this host only (an exception's ``ca``):
+            loaded after the caller's own anchors.
+        leaves: Trust exactly these certificates (DER) instead of any anchors: pinned
+            leaves already seen and matched. Their dates are not checked (a pin trusts a key).
+        drop_flags: Verification flags to remove (a refused weakening).
+        add_flags: Verification flags to add (to name every problem of a chain).
+        withhold_client_certificate: Do not present the caller's client certificate.
+    """
+
+    verify: bool = True
+    check_hostname: bool = True
+    extra_anchors: tuple[Any, ...] = ()
+    leaves: tuple[bytes, ...] = ()
+    drop_flags: int = 0
+    add_flags: int = 0
+    withhold_client_certificate: bool = False
+
+
+_FIXED_VERSION_PROTOCOLS = {int(ssl.PROTOCOL_TLS), int(ssl.PROTOCOL_TLS_CLIENT)}
+
+
+def _replay(context: ssl.SSLContext, recipe: tuple[Step, ...], keep: Callable[[str], bool]) -> None:
+    for name, args in recipe:
+        if keep(name):
+            getattr(ssl.SSLContext, name)(context, *args)
+
+
+def _verification(
+    context: ssl.SSLContext,
+    spec: EngineSpec,
+    verify_flags: int,
+    load_extra: Callable[[ssl.SSLContext, tuple[Any, ...]], None],
+) -> None:
+    """Give ``context`` the spec's verification settings (anchors already loaded)."""
+    flags = (verify_flags | spec.add_flags) & ~spec.drop_flags
+    if spec.leaves:
+        flags |= ssl.VERIFY_X509_PARTIAL_CHAIN | NO_CHECK_TIME
+        for leaf in spec.leaves:
+            context.load_verify_locations(cadata=leaf)
+    elif spec.extra_anchors:
+        load_extra(context, spec.extra_anchors)
+    context.verify_flags = ssl.VerifyFlags(flags)
+    # Order matters: check_hostname must be off before verify_mode can be CERT_NONE, and
+    # verify_mode must be CERT_REQUIRED before check_hostname can be on.
+    if spec.verify:
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.check_hostname = spec.check_hostname
+    else:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+
+
+def build_engine(
+    settings: Settings,
+    spec: EngineSpec,
+    load_extra: Callable[[ssl.SSLContext, tuple[Any, ...]], None],
+) -> ssl.SSLContext:
+    """Build the private context that connects with ``settings`` changed as ``spec`` says.
+
+    Args:
+        settings: The caller's settings.
+        spec: The plan's changes.
+        load_extra: Loads ``spec.extra_anchors`` into a context.
+
+    Raises:
+        ssl.SSLError: A recorded call failed on the copy (a file changed since).
+        OSError: Likewise.
+    """
+    context = ssl.SSLContext(settings.protocol)
+    context.check_hostname = False
+
+    def keep(name: str) -> bool:
+        if spec.leaves and name in ANCHOR_STEPS:
+            return False
+        return not (spec.withhold_client_certificate and name == "load_cert_chain")
+
+    _replay(context, settings.recipe, keep)
+    options = settings.options
+    if not spec.verify:
+        # A chain judged after the handshake must be the only one: no renegotiation may
+        # bring another after the verdict (TLS 1.2; TLS 1.3 has none).
+        options |= ssl.OP_NO_RENEGOTIATION
+    context.options = ssl.Options(options)
+    if settings.protocol in _FIXED_VERSION_PROTOCOLS:
+        context.minimum_version = ssl.TLSVersion(settings.minimum_version)
+        context.maximum_version = ssl.TLSVersion(settings.maximum_version)
+    context.hostname_checks_common_name = settings.common_name
+    if settings.post_handshake_auth is not None:
+        context.post_handshake_auth = settings.post_handshake_auth
+    if settings.keylog_filename:
+        context.keylog_filename = settings.keylog_filename
+    _verification(context, spec, settings.verify_flags, load_extra)
+    return context
+
+
+def build_verifier(
+    settings: Settings,
+    spec: EngineSpec,
+    load_extra: Callable[[ssl.SSLContext, tuple[Any, ...]], None],
+) -> ssl.SSLContext:
+    """Build the context that judges a chain offline exactly as ``spec`` would in a handshake.
+
+    Only what decides which chains verify is copied (anchors, flags, the host check, the
+    security level); the replay speaks TLS 1.2 (see :mod:`._replay`), whatever the caller's
+    versions, ciphers and client certificate.
+    """
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.set_ciphers(f"DEFAULT:@SECLEVEL={settings.security_level}")
+    keep_anchors = not spec.leaves
+    _replay(context, settings.recipe, lambda name: keep_anchors and name in _VERIFIER_STEPS)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.maximum_version = ssl.TLSVersion.TLSv1_2
+    context.hostname_checks_common_name = settings.common_name
+    _verification(context, replace(spec, verify=True), settings.verify_flags, load_extra)
+    return context

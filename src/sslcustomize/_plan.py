@@ -1,0 +1,116 @@
+"""The plan of one connection: which context connects, and what is judged before any byte.
+
+A pure function of the decision (policy x host x port x context name), the caller's
+settings and what is already known of the host (pinned leaves seen before). Three shapes:
+
+* **native**: OpenSSL verifies during the handshake, on the caller's own context (the common
+  case) or on an engine with the plan's anchors (an exception's ``ca``, a pinned leaf already
+  seen, a refused weakening). A failing chain aborts the handshake before the client sends
+  its certificate or any application data.
+* **deferred**: the handshake runs on a private engine that does not verify (report mode, a
+  pin not yet seen), and the chain is judged before any application data moves in either
+  direction; a client certificate is withheld whenever the verdict could reject.
+* **opt-out**: the caller turned verification off and the policy obeys; the connection runs
+  on the caller's context and is recorded.
+"""
+
+from __future__ import annotations
+
+import functools
+import ssl
+from dataclasses import dataclass
+
+from ._decision import Decision
+from ._engine import WEAKENING_FLAGS, EngineSpec, Settings
+
+__all__ = ["Plan", "make_plan", "weakenings"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    """How one connection is made and judged.
+
+    Attributes:
+        decision: The rule for this host, port and context.
+        name: The context name.
+        host: The server name asked for.
+        port: The server's port, when known.
+        engine: The engine to connect with; ``None`` for the caller's own context.
+        judge: Whether the chain is judged after the handshake (before any data).
+        verify: What enforce mode verifies with (the verdict's verifier).
+        opt_out: The caller's weakenings, obeyed: proceed and record.
+        weakened: What the caller turned off (``verify_mode``, ``check_hostname``, flags).
+    """
+
+    decision: Decision
+    name: str
+    host: str | None
+    port: int | None
+    engine: EngineSpec | None
+    judge: bool
+    verify: EngineSpec
+    opt_out: bool = False
+    weakened: tuple[str, ...] = ()
+
+
+def weakenings(settings: Settings, host: str | None) -> tuple[str, ...]:
+    """Name what ``settings`` turn off compared with a verifying default context."""
+    found = []
+    if settings.verify_mode != ssl.CERT_REQUIRED:
+        found.append("verify_mode")
+    if not settings.check_hostname or host is None:
+        found.append("check_hostname")
+    if settings.verify_flags & WEAKENING_FLAGS:
+        found.append("verify_flags")
+    return tuple(found)
+
+
+def make_plan(
+    decision: Decision,
+    settings: Settings,
+    *,
+    name: str,
+    host: str | None,
+    port: int | None,
+    leaves: tuple[bytes, ...] = (),
+) -> Plan:
+    """Plan a connection.
+
+    Args:
+        decision: The decision for this host, port and context.
+        settings: The caller's context settings.
+        name: The context name.
+        host: The server name asked for.
+        port: The server's port, when known.
+        leaves: Leaves of this exception seen before whose key matched a pin.
+    """
+    weakened = weakenings(settings, host)
+    strict = bool(weakened)
+    pins, extra = decision.pins, decision.extra_ca
+    # check_hostname = false is only valid with a pin of the leaf's own key (judge_chain).
+    check_name = host is not None and (decision.check_hostname or not pins)
+    verify = EngineSpec(
+        check_hostname=check_name,
+        extra_anchors=extra,
+        drop_flags=WEAKENING_FLAGS if strict else 0,
+    )
+    base = functools.partial(
+        Plan, decision=decision, name=name, host=host, port=port, verify=verify
+    )
+    if weakened and decision.allow_code_opt_out:
+        return base(engine=None, judge=True, opt_out=True, weakened=weakened)
+    enforce = decision.mode == "enforce"
+    if not pins and enforce:
+        if not strict and not extra and check_name:
+            return base(engine=None, judge=False, weakened=weakened)
+        return base(engine=verify, judge=False, weakened=weakened)
+    if pins and enforce and leaves and settings.has_client_certificate:
+        # The pinned leaf was seen and matched: verify natively against exactly it, so the
+        # client certificate is only ever sent to a server that holds the pinned key.
+        pinned = EngineSpec(check_hostname=check_name, leaves=leaves, drop_flags=verify.drop_flags)
+        return base(engine=pinned, judge=False, weakened=weakened)
+    deferred = EngineSpec(
+        verify=False,
+        withhold_client_certificate=enforce and settings.has_client_certificate,
+    )
+    return base(engine=deferred, judge=True, weakened=weakened)

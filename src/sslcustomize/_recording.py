@@ -1,0 +1,110 @@
+"""What a policy says about the connections it lets through: warnings and report records.
+
+One :class:`Recorder` per runtime (per policy): its sink is opened on the first record and
+closed when the policy is replaced or the process exits. Writing never raises (see
+:mod:`._report`); warnings are said once per host and reason and never raise either.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import threading
+from functools import lru_cache
+from typing import Any
+
+from ._decision import Decision
+from ._policy import Policy
+from ._reasons import spki_pin
+from ._report import Record, Sink, now, open_sink, program, warn_safely
+
+__all__ = ["Recorder", "chain_fields"]
+
+
+@lru_cache(maxsize=64)
+def chain_fields(chain: tuple[bytes, ...]) -> dict[str, Any]:
+    """What a record says about a chain: read once per chain, not once per connection."""
+    fields: dict[str, Any] = {
+        "chain_sha256": tuple(hashlib.sha256(der).hexdigest() for der in chain)
+    }
+    if chain:
+        try:
+            from cryptography import x509  # noqa: PLC0415 - only when recording
+
+            leaf = x509.load_der_x509_certificate(chain[0])
+            fields["leaf_subject"] = leaf.subject.rfc4514_string()
+            fields["issuer"] = leaf.issuer.rfc4514_string()
+            fields["not_after"] = leaf.not_valid_after_utc.isoformat()
+            fields["pin"] = spki_pin(chain[0])
+        except (ValueError, ImportError):
+            pass
+    return fields
+
+
+class Recorder:
+    """The warnings and records of one policy."""
+
+    def __init__(self, policy: Policy) -> None:
+        """Record under ``policy``'s ``[report]`` settings; nothing is opened yet."""
+        self._policy = policy
+        self._lock = threading.Lock()
+        self._sink: Sink | None = None
+        self._warned: set[tuple[str | None, str]] = set()
+
+    def warn_once(
+        self, host: str | None, reason: str, message: str, category: type[Warning]
+    ) -> None:
+        """Warn about ``host`` and ``reason`` once per policy; never raise."""
+        key = (host, reason)
+        with self._lock:
+            if key in self._warned:
+                return
+            self._warned.add(key)
+        warn_safely(message, category, stacklevel=7)
+
+    def _open(self) -> Sink:
+        with self._lock:
+            if self._sink is None:
+                report = self._policy
+                self._sink = open_sink(report.report_sink.value, report.report_path.value)
+                atexit.register(self._sink.close)
+            return self._sink
+
+    def record(
+        self,
+        *,
+        decision: Decision,
+        name: str,
+        host: str | None,
+        port: int | None,
+        chain: tuple[bytes, ...],
+        verdict: str,
+        reasons: tuple[str, ...],
+    ) -> None:
+        """Write a record for one connection."""
+        origin = decision.origin
+        self._open().write(
+            Record(
+                time=now(),
+                pid=os.getpid(),
+                program=program(),
+                context=name,
+                host=host,
+                port=port,
+                mode=decision.mode,
+                verdict=verdict,
+                reasons=reasons,
+                rule=decision.rule,
+                origin=str(origin) if origin else None,
+                **chain_fields(chain),
+            )
+        )
+
+    def close(self) -> None:
+        """Close the sink (it reopens if this policy records again)."""
+        with self._lock:
+            sink, self._sink = self._sink, None
+        if sink is not None:
+            atexit.unregister(sink.close)
+            sink.close()

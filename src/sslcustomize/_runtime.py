@@ -1,0 +1,183 @@
+"""A policy at work: the policy value and everything cached under it.
+
+Every context made under a policy carries its :class:`Runtime`; decisions, engines, verifiers,
+verdicts, pinned leaves seen, resumable sessions, shared contexts and the report sink all
+live here. There is one invalidation scheme: a new policy is a new runtime, and contexts made
+under the old one keep verifying under the old one (never under a mix of both).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ssl
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from ._decision import Decision, decide
+from ._engine import NO_CHECK_TIME, EngineSpec, Settings, build_engine, build_verifier
+from ._policy import HostException, Policy
+from ._recording import Recorder
+from ._trust import anchors_for
+from ._verify import Verdict, every_reason, judge_chain, leaf_variants
+
+__all__ = ["Runtime", "SessionEntry"]
+
+T = TypeVar("T")
+
+_MAX_SESSIONS = 512
+_MAX_LEAVES = 8
+
+
+def _load_extra(context: ssl.SSLContext, sources: tuple[Any, ...]) -> None:
+    anchors_for(sources).load_into(context)
+
+
+class SessionEntry:
+    """A session handed out by a judged connection: for whom, on which engine, which chain."""
+
+    __slots__ = ("chain", "engine", "host", "session")
+
+    def __init__(
+        self, session: object, host: str | None, engine: ssl.SSLContext, chain: tuple[bytes, ...]
+    ) -> None:
+        """Remember ``session`` of a connection to ``host`` on ``engine`` with ``chain``."""
+        self.session = session
+        self.host = host
+        self.engine = engine
+        self.chain = chain
+
+
+class Runtime:
+    """The effective policy of some contexts, with its caches."""
+
+    def __init__(self, policy: Policy) -> None:
+        """Start with empty caches for ``policy``."""
+        self.policy = policy
+        self.recorder = Recorder(policy)
+        self._lock = threading.Lock()
+        self._decisions: dict[str | None, Decision] = {}
+        self._leaves: dict[HostException, tuple[bytes, ...]] = {}
+        self._sessions: OrderedDict[int, SessionEntry] = OrderedDict()
+        self._shared: dict[Hashable, Any] = {}
+        self.engine = lru_cache(maxsize=64)(self._engine)
+        self.verifier = lru_cache(maxsize=64)(self._verifier)
+        self._verdict = lru_cache(maxsize=256)(self._judge)
+
+    # --- decisions ---------------------------------------------------------------------------
+
+    def base_decision(self, name: str | None) -> Decision:
+        """Return the decision for a context name, before the host is known (cached)."""
+        decision = self._decisions.get(name)
+        if decision is None:
+            decision = self._decisions[name] = decide(self.policy, context=name)
+        return decision
+
+    def decision(self, name: str, host: str | None, port: int | None) -> Decision:
+        """Return the decision for a connection to ``host`` and ``port``."""
+        if host is not None and len(self.policy.index):
+            return decide(self.policy, host=host, port=port, context=name, today=dt.date.today())
+        return self.base_decision(name)
+
+    # --- engines and verdicts ----------------------------------------------------------------
+
+    def _engine(self, settings: Settings, spec: EngineSpec) -> ssl.SSLContext:
+        return build_engine(settings, spec, _load_extra)
+
+    def _verifier(self, settings: Settings, spec: EngineSpec) -> ssl.SSLContext:
+        return build_verifier(settings, spec, _load_extra)
+
+    def _judge(  # noqa: PLR0917 - an lru_cache key: positional by design
+        self,
+        settings: Settings,
+        spec: EngineSpec,
+        pins: tuple[str, ...],
+        check_hostname: bool,  # noqa: FBT001 - a cache key
+        chain: tuple[bytes, ...],
+        host: str | None,
+        _minute: int,
+    ) -> Verdict:
+        verifier = self.verifier(settings, spec)
+        verdict = judge_chain(verifier, chain, host, pins=pins, check_hostname=check_hostname)
+        if verdict.accepted or not chain or (pins and "pin_mismatch" not in verdict.reasons):
+            return verdict  # a pinned leaf: only its name was checked, and failed
+        variants = [
+            (self.verifier(settings, replace(spec, check_hostname=False)), chain),
+            (self.verifier(settings, replace(spec, add_flags=NO_CHECK_TIME)), chain),
+            *leaf_variants(
+                chain, check_hostname=spec.check_hostname, common_name=settings.common_name
+            ),
+        ]
+        return every_reason(verdict, chain, host, variants)
+
+    def verdict(
+        self, settings: Settings, spec: EngineSpec, decision: Decision, chain: tuple[bytes, ...],
+        host: str | None,
+    ) -> Verdict:  # fmt: skip
+        """Return enforce mode's verdict (cached per chain, host and minute)."""
+        minute = int(time.time() // 60)
+        return self._verdict(
+            settings, spec, decision.pins, decision.check_hostname, chain, host, minute
+        )
+
+    # --- what is learned from judged connections ---------------------------------------------
+
+    def leaves(self, exception: HostException | None) -> tuple[bytes, ...]:
+        """Return the pinned leaves of ``exception`` seen in accepted handshakes."""
+        if exception is None:
+            return ()
+        return self._leaves.get(exception, ())
+
+    def learn_leaf(self, exception: HostException, leaf: bytes) -> None:
+        """Remember a leaf whose key matched a pin of ``exception`` in an accepted handshake."""
+        with self._lock:
+            known = self._leaves.get(exception, ())
+            if leaf not in known:
+                self._leaves[exception] = (*known, leaf)[-_MAX_LEAVES:]
+
+    def remember_session(self, entry: SessionEntry) -> None:
+        """Allow ``entry.session`` to be resumed, for its host on its engine only."""
+        with self._lock:
+            self._sessions[id(entry.session)] = entry
+            self._sessions.move_to_end(id(entry.session))
+            while len(self._sessions) > _MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+
+    def session_entry(
+        self, session: object, host: str | None, engine: ssl.SSLContext
+    ) -> SessionEntry | None:
+        """Return the entry of a session offered for ``host`` on ``engine``, if admissible.
+
+        A session is resumed only for the host and the engine it was established with: a
+        resumed handshake sends no certificate, so a session of one host offered for
+        another would connect without verification.
+        """
+        if session is None:
+            return None
+        with self._lock:
+            entry = self._sessions.get(id(session))
+        if entry is None or entry.session is not session:
+            return None
+        if entry.host != host or entry.engine is not engine:
+            return None
+        return entry
+
+    # --- contexts shared by library connections ----------------------------------------------
+
+    def shared(self, key: Hashable, build: Callable[[], T]) -> T:
+        """Return the shared context for ``key``, building it once per runtime."""
+        with self._lock:
+            found = self._shared.get(key)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        context = build()
+        with self._lock:
+            return self._shared.setdefault(key, context)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Release what this runtime holds open (its report sink)."""
+        self.recorder.close()
