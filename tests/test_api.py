@@ -17,6 +17,8 @@ PUBLIC = {
     "PolicyWarning",
     "SSLCustomizeError",
     "SSLCustomizeWarning",
+    "SharedContextError",
+    "TrustError",
     "UnverifiedConnectionWarning",
     "__version__",
     "context_for",
@@ -40,7 +42,12 @@ def test_all_is_the_public_api() -> None:
 def test_exception_hierarchy() -> None:
     """Rejections are SSLCertVerificationError; warnings share one root."""
     assert issubclass(sslcustomize.CertificateRejected, ssl.SSLCertVerificationError)
-    assert issubclass(sslcustomize.PolicyError, sslcustomize.SSLCustomizeError)
+    for error in (
+        sslcustomize.PolicyError,
+        sslcustomize.TrustError,
+        sslcustomize.SharedContextError,
+    ):
+        assert issubclass(error, sslcustomize.SSLCustomizeError)
     for warning in (
         sslcustomize.PolicyWarning,
         sslcustomize.LegacyContextWarning,

@@ -21,10 +21,10 @@ import _pki
 from sslcustomize import _state
 from sslcustomize._analysis import every_reason
 from sslcustomize._cli import main
-from sslcustomize._connection import Plan
 from sslcustomize._decision import decide
 from sslcustomize._paths import unscoped_policy
 from sslcustomize._reasons import diagnose
+from sslcustomize._verify import Check
 
 if TYPE_CHECKING:
     from conftest import StartServer
@@ -198,12 +198,12 @@ def test_every_reason_names_all_problems(pki: _pki.TestPKI) -> None:
 
     case = pki["expired_wrong_host"]
     decision = decide(current_policy(), host="localhost", port=443)
-    plan = Plan(decision=decision, name="t", host="localhost", port=443)
+    plan = Check(decision=decision, name="t", host="localhost", port=443)
     chain = _der(case.chain_pem)
     assert set(every_reason(plan, chain)) == {"unknown_issuer", "expired", "hostname_mismatch"}
     good = pki["self_signed"]
     pinned = decide(current_policy(), host="localhost", port=443)
-    assert every_reason(Plan(decision=pinned, name="t", host="localhost", port=443),
+    assert every_reason(Check(decision=pinned, name="t", host="localhost", port=443),
                         _der(good.chain_pem)) == ("self_signed",)  # fmt: skip
 
 

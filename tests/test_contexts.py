@@ -239,7 +239,6 @@ def test_caller_module_skips_ssl_and_sslcustomize_frames() -> None:
     assert sys.modules[__name__]
 
 
-@pytest.mark.skipif(sys.version_info < (3, 12), reason="http.client shares a context on 3.12+")
 def test_http_client_shares_one_context_per_policy(write_policy: WritePolicy) -> None:
     """http.client's own calls share a context; other callers and a new policy get new ones."""
     import http.client
@@ -257,24 +256,39 @@ def test_http_client_shares_one_context_per_policy(write_policy: WritePolicy) ->
     assert third.minimum_version == ssl.TLSVersion.TLSv1_3
 
 
-@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.10 and 3.11 change their context")
-def test_http_client_gets_a_new_context_before_312(write_policy: WritePolicy) -> None:
-    """On 3.10/3.11 http.client changes the context it gets, so each connection has its own."""
+def test_shared_context_refuses_every_change(write_policy: WritePolicy) -> None:
+    """A shared context takes its own values again, and refuses anything else."""
     import http.client
 
     sslcustomize.inject(write_policy("version = 1\n"))
-    first = http.client.HTTPSConnection("localhost")._context  # type: ignore[attr-defined]
-    assert first is not http.client.HTTPSConnection("localhost")._context  # type: ignore[attr-defined]
-
-
-def test_shared_context_sets_alpn_once(write_policy: WritePolicy) -> None:
-    """Setting the same ALPN list again on a shared context changes nothing."""
-    from sslcustomize._contexts import _shared_context
-
-    sslcustomize.inject(write_policy("version = 1\n"))
-    shared = _shared_context("http.client")
+    shared = http.client.HTTPSConnection("localhost")._context  # type: ignore[attr-defined]
     shared.set_alpn_protocols(["http/1.1"])
     shared.set_alpn_protocols(("http/1.1",))
-    assert shared._sslcustomize_alpn == ["http/1.1"]
-    shared.set_alpn_protocols(["h2"])
-    assert shared._sslcustomize_alpn == ["h2"]
+    shared.check_hostname = True
+    shared.verify_mode = ssl.CERT_REQUIRED
+    for change in (
+        lambda: setattr(shared, "check_hostname", False),
+        lambda: setattr(shared, "verify_flags", shared.verify_flags | 0x200000),
+        lambda: setattr(shared, "sslsocket_class", type("Other", (ssl.SSLSocket,), {})),
+        lambda: shared.set_alpn_protocols(["h2"]),
+        lambda: shared.load_verify_locations(cadata=trustme.CA().cert_pem.bytes().decode()),
+    ):
+        with pytest.raises(sslcustomize.SharedContextError):
+            change()
+    assert shared.check_hostname
+    assert shared.verify_mode == ssl.CERT_REQUIRED
+
+
+def test_https_handler_check_hostname_does_not_reach_http_client(
+    write_policy: WritePolicy,
+) -> None:
+    """urllib's HTTPSHandler(check_hostname=False) changes a context of its own only."""
+    import http.client
+    import urllib.request
+
+    sslcustomize.inject(write_policy("version = 1\n"))
+    handler = urllib.request.HTTPSHandler(check_hostname=False)
+    shared = http.client.HTTPSConnection("localhost")._context  # type: ignore[attr-defined]
+    assert handler._context is not shared  # type: ignore[attr-defined]
+    assert not handler._context.check_hostname  # type: ignore[attr-defined]
+    assert shared.check_hostname

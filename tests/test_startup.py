@@ -71,9 +71,9 @@ def test_no_context_and_no_policy_read_at_startup(write_policy: WritePolicy) -> 
     code = """
     import ssl
     from sslcustomize import _state
-    print(_state._policy is None)
+    print(_state._runtime is None)
     ssl.create_default_context()
-    print(_state._policy is None)
+    print(_state._runtime is None)
     """
     out = run_python(code, env={"SSLCUSTOMIZE_POLICY": str(path)}).stdout.split()
     assert out == ["True", "False"]

@@ -1,0 +1,643 @@
+"""The connection path as an attacker meets it: every property has a MITM test and its twin.
+
+The attacker is a loopback TLS server with a certificate from a CA of its own (or a valid
+certificate for another name); the legitimate twin is the same client code against the real
+server. Clients run in fresh interpreters started through the ``.pth`` hook, the way users get
+sslcustomize, under a policy named by ``SSLCUSTOMIZE_POLICY``. The server records what it
+received after the handshake and whether the client presented a certificate.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import socket
+import ssl
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import trustme
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
+
+SECRET = b"secret-password"
+
+
+def _pin_of(cert: trustme.Blob) -> str:
+    der = (
+        x509.load_pem_x509_certificate(cert.bytes())
+        .public_key()
+        .public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    )
+    return "sha256/" + base64.b64encode(hashlib.sha256(der).digest()).decode()
+
+
+@dataclass
+class Recorder:
+    """A TLS server on 127.0.0.1 that keeps what each client sent and showed."""
+
+    context: ssl.SSLContext
+    received: list[bytes] = field(default_factory=list)
+    client_certificates: list[bool] = field(default_factory=list)
+    sock: socket.socket = field(default_factory=socket.socket)
+
+    def start(self) -> int:
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        threading.Thread(target=self._serve, daemon=True).start()
+        return int(self.sock.getsockname()[1])
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+
+    def _handle(self, conn: socket.socket) -> None:
+        conn.settimeout(10)
+        try:
+            with self.context.wrap_socket(conn, server_side=True) as tls:
+                self.client_certificates.append(tls.getpeercert(binary_form=True) is not None)
+                data = b""
+                while chunk := tls.recv(4096):
+                    data += chunk
+                    if b"\n" in data:
+                        tls.sendall(b"OK\n")
+                        break
+                self.received.append(data)
+        except (OSError, ValueError):
+            conn.close()
+
+    def stop(self) -> None:
+        self.sock.close()
+
+
+@dataclass
+class World:
+    """The legitimate CA and server, and the attacker's."""
+
+    ca: trustme.CA
+    attacker_ca: trustme.CA
+    tmp: Path
+    servers: list[Recorder] = field(default_factory=list)
+
+    def server(
+        self, ca: trustme.CA, *names: str, client_ca: trustme.CA | None = None,
+        required: bool = True, tls13: bool = True,
+    ) -> tuple[int, Recorder, trustme.LeafCert]:  # fmt: skip
+        leaf = ca.issue_cert(*(names or ("127.0.0.1", "localhost")))
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        leaf.configure_cert(context)
+        if not tls13:
+            context.maximum_version = ssl.TLSVersion.TLSv1_2
+        if client_ca is not None:
+            client_ca.configure_trust(context)
+            context.verify_mode = ssl.CERT_REQUIRED if required else ssl.CERT_OPTIONAL
+        recorder = Recorder(context)
+        port = recorder.start()
+        self.servers.append(recorder)
+        return port, recorder, leaf
+
+    def file(self, name: str, data: bytes | str) -> Path:
+        path = self.tmp / name
+        path.write_bytes(data if isinstance(data, bytes) else data.encode())
+        return path
+
+    def policy(self, text: str) -> Path:
+        return self.file(f"policy{len(list(self.tmp.glob('policy*')))}.toml", textwrap.dedent(text))
+
+    @property
+    def ca_file(self) -> Path:
+        return self.file("ca.pem", self.ca.cert_pem.bytes())
+
+    @property
+    def attacker_ca_file(self) -> Path:
+        return self.file("attacker.pem", self.attacker_ca.cert_pem.bytes())
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    """A legitimate CA, an attacker's CA, and the servers a test starts."""
+    made = World(trustme.CA(), trustme.CA(), tmp_path)
+    yield made
+    for server in made.servers:
+        server.stop()
+
+
+def client(code: str, policy: Path, *args: object) -> list[str]:
+    """Run ``code`` in a fresh interpreter under ``policy``; return its printed lines."""
+    prelude = textwrap.dedent("""\
+        import socket, ssl, sys, warnings
+        warnings.simplefilter("ignore")
+        import json
+        args = sys.argv[1:]
+        def outcome(call):
+            try:
+                result = call()
+            except ssl.SSLCertVerificationError as error:
+                return "REJECTED " + ",".join(getattr(error, "reasons", ("native",)))
+            except (OSError, ValueError) as error:
+                return "ERROR " + type(error).__name__
+            return "OK" if result is None else str(result)
+        """)
+    env = {**os.environ, "SSLCUSTOMIZE_POLICY": str(policy)}
+    env.pop("SSL_CERT_FILE", None)
+    result = subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code), *map(str, args)],
+        capture_output=True, text=True, env=env, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split("\n")[:-1]
+
+
+def _records(path: Path) -> list[dict[str, object]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+IMPLICIT = f"""
+    port = int(args[0])
+    def send():
+        raw = socket.create_connection(("127.0.0.1", port))
+        ctx = ssl.create_default_context()
+        tls = ctx.wrap_socket(raw, server_hostname="127.0.0.1", do_handshake_on_connect=False)
+        tls.sendall(b"{SECRET.decode()}\\n")
+        tls.recv(10)
+        tls.close()
+    print(outcome(send))
+"""
+
+
+# --- 1. A handshake done implicitly is judged ------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["pin", "ca", "opt_out_refused"])
+def test_implicit_handshake_is_judged_before_the_first_byte(world: World, kind: str) -> None:
+    """sendall() before do_handshake(): the attacker gets no byte; the real server gets them."""
+    attacker_port, attacker, _ = world.server(world.attacker_ca)
+    real_port, real, leaf = world.server(world.ca)
+    rules = {
+        "pin": f'pin = ["{_pin_of(leaf.cert_chain_pems[0])}"]',
+        "ca": f'ca = ["{world.ca_file}"]',
+        "opt_out_refused": f'ca = ["{world.ca_file}"]',
+    }
+    extra = "allow_code_opt_out = false\n" if kind == "opt_out_refused" else ""
+    policy = world.policy(f"""
+        version = 1
+        {extra}
+        [[exception]]
+        host = "127.0.0.1"
+        {rules[kind]}
+        reason = "test"
+        """)
+    code = IMPLICIT
+    if kind == "opt_out_refused":
+        code = code.replace(
+            "ctx = ssl.create_default_context()",
+            "ctx = ssl.create_default_context(); ctx.check_hostname = False; "
+            "ctx.verify_mode = ssl.CERT_NONE",
+        )
+    assert client(code, policy, attacker_port)[0].startswith("REJECTED")
+    assert attacker.received in ([], [b""])
+    assert client(code, policy, real_port) == ["OK"]
+    assert real.received == [SECRET + b"\n"]
+
+
+def test_implicit_handshake_in_report_mode_is_recorded(world: World) -> None:
+    """Report mode: the connection proceeds, and the record exists before any byte is sent."""
+    port, attacker, _ = world.server(world.attacker_ca)
+    sink = world.tmp / "records.jsonl"
+    policy = world.policy(f"""
+        version = 1
+        mode = "report"
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        """)
+    assert client(IMPLICIT, policy, port) == ["OK"]
+    assert attacker.received == [SECRET + b"\n"]
+    (record,) = _records(sink)
+    assert record["verdict"] == "rejected"
+    assert "unknown_issuer" in record["reasons"]  # type: ignore[operator]
+
+
+def test_sslobject_write_before_handshake_is_judged(world: World) -> None:
+    """SSLObject.write() first: the rejection comes before any application record."""
+    policy = world.policy(f"""
+        version = 1
+        [[exception]]
+        host = "localhost"
+        ca = ["{world.ca_file}"]
+        reason = "test"
+        """)
+    code = """
+    import trustme
+    from cryptography import x509
+    ca = trustme.CA()
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ca.issue_cert("localhost").configure_cert(server)
+    c_in, c_out, s_in, s_out = (ssl.MemoryBIO() for _ in range(4))
+    client = ssl.create_default_context().wrap_bio(c_in, c_out, server_hostname="localhost")
+    srv = server.wrap_bio(s_in, s_out, server_side=True)
+    def pump():
+        for _ in range(10):
+            for call in (lambda: client.write(b"secret"), srv.do_handshake):
+                try:
+                    call()
+                except ssl.SSLWantReadError:
+                    pass
+            s_in.write(c_out.read()); c_in.write(s_out.read())
+    print(outcome(pump))
+    try:
+        print(srv.read(100))
+    except ssl.SSLError as error:
+        print("server got nothing")
+    """
+    lines = client(code, policy)
+    assert lines[0].startswith("REJECTED")
+    assert lines[1] == "server got nothing"
+
+
+# --- 2 and 3. No shared context can be changed, no instant with verification off ---------------
+
+
+def test_a_component_cannot_turn_off_http_clients_name_check(world: World) -> None:
+    """HTTPSHandler(check_hostname=False) elsewhere: http.client still checks names."""
+    port, attacker, _ = world.server(world.ca, "attacker.test")
+    policy = world.policy(f'version = 1\ntrust = ["{world.ca_file}"]\n')
+    code = """
+    import http.client, urllib.request
+    urllib.request.HTTPSHandler(check_hostname=False)
+    def get():
+        conn = http.client.HTTPSConnection("127.0.0.1", int(args[0]), timeout=10)
+        conn.connect()
+        conn.sock.sendall(b"x\\n")
+    print(outcome(get))
+    try:
+        conn = http.client.HTTPSConnection("127.0.0.1", int(args[0]), timeout=10)
+        conn.connect()
+    except ssl.SSLCertVerificationError:
+        print("rejected again")
+    try:
+        conn = http.client.HTTPSConnection("localhost", 1)
+        conn._context.check_hostname = False
+    except ValueError as error:
+        print(type(error).__name__)
+    """
+    lines = client(code, policy, port)
+    assert lines == ["REJECTED hostname_mismatch", "rejected again", "SharedContextError"]
+    assert attacker.received in ([], [b""], [b"", b""])
+
+
+def test_threads_sharing_contexts_never_accept_a_mitm(world: World) -> None:
+    """8 threads, 1,000 connections, pinned and unpinned hosts mixed: no MITM, no error."""
+    good_port, _, leaf = world.server(world.ca, "localhost")
+    evil_port, evil, _ = world.server(world.attacker_ca, "localhost")
+    pin = _pin_of(leaf.cert_chain_pems[0])
+    policy = world.policy(f"""
+        version = 1
+        trust = ["{world.ca_file}"]
+        [[exception]]
+        host = "localhost:{good_port}"
+        pin = ["{pin}"]
+        reason = "pinned half"
+        """)
+    code = """
+    import threading, http.client
+    good, evil = int(args[0]), int(args[1])
+    shared = ssl.create_default_context()
+    results = {"ok": 0, "rejected": 0, "wrong": 0, "error": 0}
+    lock = threading.Lock()
+    def work(n):
+        for i in range(125):
+            port = good if (i + n) % 2 else evil
+            ctx = shared if i % 3 else ssl.create_default_context()
+            try:
+                with socket.create_connection(("127.0.0.1", port)) as raw:
+                    with ctx.wrap_socket(raw, server_hostname="localhost") as tls:
+                        tls.sendall(b"x\\n"); tls.recv(3)
+                key = "ok" if port == good else "wrong"
+            except ssl.SSLCertVerificationError:
+                key = "rejected" if port == evil else "wrong"
+            except OSError:
+                key = "error"
+            with lock:
+                results[key] += 1
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    print(json.dumps(results))
+    """
+    (line,) = client(code, policy, good_port, evil_port)
+    assert json.loads(line) == {"ok": 500, "rejected": 500, "wrong": 0, "error": 0}
+    assert all(data in (b"",) for data in evil.received)
+
+
+# --- 4. The caller's own CA and flags count off the native path -------------------------------
+
+
+def test_report_mode_judges_with_the_callers_own_cafile(world: World) -> None:
+    """Report mode: a right cafile is no finding; a wrong one is recorded as enforce would."""
+    port, _, _ = world.server(world.ca)
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(f"""
+        version = 1
+        mode = "report"
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        """)
+    code = """
+    def get(cafile):
+        ctx = ssl.create_default_context(cafile=cafile)
+        with ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(args[0]))),
+                             server_hostname="127.0.0.1") as tls:
+            tls.sendall(b"x\\n"); tls.recv(3)
+    print(outcome(lambda: get(args[1])))
+    print(outcome(lambda: get(args[2])))
+    """
+    assert client(code, policy, port, world.ca_file, world.attacker_ca_file) == ["OK", "OK"]
+    (record,) = _records(sink)
+    assert record["reasons"] == ["unknown_issuer"]
+
+
+def test_a_host_exception_keeps_the_callers_own_cafile(world: World) -> None:
+    """An exception with another CA does not reject what the caller's own cafile trusts."""
+    port, _, _ = world.server(world.ca)
+    other = world.file("other.pem", trustme.CA().cert_pem.bytes())
+    policy = world.policy(f"""
+        version = 1
+        [[exception]]
+        host = "127.0.0.1"
+        ca = ["{other}"]
+        reason = "test"
+        """)
+    code = """
+    def get(cafile):
+        ctx = ssl.create_default_context(cafile=cafile)
+        with ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(args[0]))),
+                             server_hostname="127.0.0.1") as tls:
+            tls.sendall(b"x\\n"); tls.recv(3)
+    print(outcome(lambda: get(args[1])))
+    print(outcome(lambda: get(args[2])))
+    """
+    assert client(code, policy, port, world.ca_file, world.attacker_ca_file) == [
+        "OK",
+        "REJECTED unknown_issuer",
+    ]
+
+
+# --- 5, 6 and 7. Server contexts, explicit arguments, the global opt-out ----------------------
+
+
+def test_server_contexts_through_the_startup_hook(world: World) -> None:
+    """Server-side factories work in a process started through the .pth hook."""
+    policy = world.policy("version = 1\n")
+    code = """
+    a = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    b = ssl._create_stdlib_context(purpose=ssl.Purpose.CLIENT_AUTH)
+    c = ssl._create_unverified_context(ssl.PROTOCOL_TLS_SERVER)
+    print(a.protocol == b.protocol == c.protocol == ssl.PROTOCOL_TLS_SERVER)
+    print(type(ssl.create_default_context()).__name__)
+    """
+    assert client(code, policy) == ["True", "PolicyContext"]
+
+
+@pytest.mark.parametrize("allow", [True, False])
+def test_get_server_certificate_is_an_explicit_opt_out(world: World, allow: bool) -> None:
+    """get_server_certificate() fetches a self-signed certificate, unless opt-outs are refused."""
+    port, _, _ = world.server(trustme.CA())
+    policy = world.policy(f"version = 1\nallow_code_opt_out = {str(allow).lower()}\n")
+    code = """
+    print(outcome(lambda: ssl.get_server_certificate(("127.0.0.1", int(args[0])))[:27]))
+    """
+    (line,) = client(code, policy, port)
+    assert line == ("-----BEGIN CERTIFICATE-----" if allow else "REJECTED unknown_issuer")
+
+
+def test_explicit_protocol_is_kept(world: World) -> None:
+    """ssl._create_stdlib_context(protocol) builds a context of that protocol, verifying."""
+    policy = world.policy("version = 1\n")
+    code = """
+    ctx = ssl._create_stdlib_context(ssl.PROTOCOL_TLS)
+    print(ctx.protocol == ssl.PROTOCOL_TLS, ctx.verify_mode == ssl.CERT_REQUIRED)
+    print(ctx.check_hostname)
+    """
+    assert client(code, policy) == ["True True", "True"]
+
+
+@pytest.mark.parametrize("allow", [True, False])
+def test_global_opt_out_is_the_same_on_every_call(world: World, allow: bool) -> None:
+    """ssl._create_default_https_context = ssl._create_unverified_context: each call alike."""
+    port, _, _ = world.server(trustme.CA())
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(f"""
+        version = 1
+        allow_code_opt_out = {str(allow).lower()}
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        """)
+    code = """
+    import http.client
+    ssl._create_default_https_context = ssl._create_unverified_context
+    def get():
+        conn = http.client.HTTPSConnection("127.0.0.1", int(args[0]), timeout=10)
+        conn.connect(); conn.sock.sendall(b"x\\n"); conn.sock.recv(3); conn.close()
+    for _ in range(3):
+        print(outcome(get))
+    """
+    expected = "OK" if allow else "REJECTED unknown_issuer"
+    assert client(code, policy, port) == [expected] * 3
+    records = _records(sink)
+    assert len(records) == (3 if allow else 0)
+    assert all("code_opt_out" in r["reasons"] for r in records)  # type: ignore[operator]
+
+
+# --- 8. Silent opt-outs ------------------------------------------------------------------------
+
+
+WEAKENINGS = {
+    "no_check_time": "ctx.verify_flags |= 0x200000",
+    "no_name": "ctx.check_hostname = False; name = None",
+    "socket_class": "ctx.sslsocket_class = ssl.SSLSocket",
+}
+
+
+@pytest.mark.parametrize("weakening", sorted(WEAKENINGS))
+@pytest.mark.parametrize("allow", [True, False])
+def test_weakening_a_hooked_context(world: World, weakening: str, allow: bool) -> None:
+    """Flags, a missing name, another socket class: recorded when allowed, else refused."""
+    port, _, _ = world.server(world.attacker_ca)
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(f"""
+        version = 1
+        allow_code_opt_out = {str(allow).lower()}
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        """)
+    code = f"""
+    def go():
+        ctx = ssl.create_default_context()
+        name = "127.0.0.1"
+        {WEAKENINGS[weakening]}
+        ctx.load_verify_locations(args[1])
+        with ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(args[0]))),
+                             server_hostname=name) as tls:
+            tls.sendall(b"x\\n"); tls.recv(3)
+    print(outcome(go))
+    """
+    # The attacker's CA is loaded by the code: only the weakening differs from a verified
+    # connection, except for no_check_time where the certificate is fine and socket_class
+    # where nothing is weakened at all; an unknown issuer would be rejected either way.
+    (line,) = client(code, policy, port, world.attacker_ca_file)
+    weakened = weakening != "socket_class"
+    if weakening == "socket_class":
+        assert line == "OK"
+    elif allow:
+        assert line == "OK"
+        assert any("code_opt_out" in r["reasons"] for r in _records(sink))  # type: ignore[operator]
+    else:
+        assert line.startswith("REJECTED") if weakening == "no_name" else line == "OK"
+    assert weakened or not _records(sink)
+
+
+def test_no_check_time_refused_on_an_expired_certificate(world: World) -> None:
+    """verify_flags |= NO_CHECK_TIME under allow_code_opt_out = false: expired is rejected."""
+    from datetime import datetime, timedelta, timezone
+
+    leaf = world.ca.issue_cert(
+        "127.0.0.1", not_after=datetime.now(timezone.utc) - timedelta(days=1)
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    leaf.configure_cert(context)
+    recorder = Recorder(context)
+    port = recorder.start()
+    world.servers.append(recorder)
+    code = """
+    def go():
+        ctx = ssl.create_default_context(cafile=args[1])
+        ctx.verify_flags |= 0x200000
+        with ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(args[0]))),
+                             server_hostname="127.0.0.1") as tls:
+            tls.sendall(b"x\\n"); tls.recv(3)
+    print(outcome(go))
+    """
+    refused = world.policy("version = 1\nallow_code_opt_out = false\n")
+    allowed = world.policy("version = 1\n[report]\nsink = 'none'\n")
+    assert client(code, refused, port, world.ca_file) == ["REJECTED expired"]
+    assert client(code, allowed, port, world.ca_file) == ["OK"]
+
+
+# --- 9. A client certificate never reaches a MITM ----------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["pin", "ca"])
+def test_client_certificate_never_reaches_a_mitm(world: World, kind: str) -> None:
+    """Under a pin or a ca exception the attacker never sees the client's certificate."""
+    client_ca = trustme.CA()
+    identity = client_ca.issue_cert("client.test")
+    key = world.file("client.pem", identity.private_key_and_cert_chain_pem.bytes())
+    attacker_port, attacker, _ = world.server(
+        world.attacker_ca, client_ca=client_ca, required=False
+    )
+    real_port, real, leaf = world.server(world.ca, client_ca=client_ca, required=False)
+    rule = (
+        f'pin = ["{_pin_of(leaf.cert_chain_pems[0])}"]'
+        if kind == "pin"
+        else f'ca = ["{world.ca_file}"]'
+    )
+    policy = world.policy(f"""
+        version = 1
+        [[exception]]
+        host = "127.0.0.1"
+        {rule}
+        reason = "test"
+        """)
+    code = """
+    def go(port):
+        ctx = ssl.create_default_context()
+        ctx.load_cert_chain(args[1])
+        with ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)),
+                             server_hostname="127.0.0.1") as tls:
+            tls.sendall(b"x\\n"); tls.recv(3)
+    print(outcome(lambda: go(int(args[0]))))
+    print(outcome(lambda: go(int(args[2]))))
+    print(outcome(lambda: go(int(args[2]))))
+    """
+    lines = client(code, policy, attacker_port, key, real_port)
+    assert lines[0].startswith("REJECTED")
+    assert lines[1:] == ["OK", "OK"]
+    assert True not in attacker.client_certificates
+    # A pinned server gets the certificate once its pinned key has been seen; a CA at once.
+    expected = [False, True] if kind == "pin" else [True, True]
+    assert real.client_certificates == expected
+
+
+# --- 10. A CA-key pin never stands for any name ------------------------------------------------
+
+
+def test_ca_pin_without_name_check_does_not_accept_other_names(world: World) -> None:
+    """check_hostname = false with a pin of the CA's key: a leaf for another name is rejected."""
+    port, _, _ = world.server(world.ca, "other.test")
+    ca_pin = _pin_of(world.ca.cert_pem)
+    leaf_port, _, leaf = world.server(world.ca, "other.test")
+    code = """
+    def go(port):
+        with ssl.create_default_context().wrap_socket(
+                socket.create_connection(("127.0.0.1", port)), server_hostname="127.0.0.1") as tls:
+            tls.sendall(b"x\\n"); tls.recv(3)
+    print(outcome(lambda: go(int(args[0]))))
+    """
+    for pin, expected in ((ca_pin, "REJECTED"), (_pin_of(leaf.cert_chain_pems[0]), "OK")):
+        policy = world.policy(f"""
+            version = 1
+            trust = ["{world.ca_file}"]
+            [[exception]]
+            host = "127.0.0.1"
+            pin = ["{pin}"]
+            check_hostname = false
+            reason = "test"
+            """)
+        target = port if expected == "REJECTED" else leaf_port
+        assert client(code, policy, target)[0].startswith(expected)
+
+
+# --- 11. Sessions ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tls13", [True, False])
+def test_sessions_resume_for_their_host_only(world: World, tls13: bool) -> None:
+    """A pinned host's session resumes; the same session offered for another name does not."""
+    port, _, leaf = world.server(world.ca, "localhost", "127.0.0.1", tls13=tls13)
+    policy = world.policy(f"""
+        version = 1
+        [[exception]]
+        host = "localhost"
+        pin = ["{_pin_of(leaf.cert_chain_pems[0])}"]
+        reason = "test"
+        """)
+    code = """
+    ctx = ssl.create_default_context()
+    def go(name, session=None):
+        with ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(args[0]))),
+                             server_hostname=name, session=session) as tls:
+            tls.sendall(b"x\\n"); tls.recv(3)
+            return tls.session, tls.session_reused
+    session, _ = go("localhost")
+    print(go("localhost", session)[1])
+    print(outcome(lambda: go("127.0.0.1", session)[1]))
+    """
+    assert client(code, policy, port) == ["True", "REJECTED unknown_issuer"]
