@@ -17,7 +17,7 @@ from .._contexts import create_default_context, create_stdlib_context
 from .._decision import decide
 from .._paths import ENV_POLICY
 from .._policy import Policy, load_policy, policy_files
-from .._trust import PEM_CERTIFICATE, TrustError, find_system_store
+from .._trust import TrustError, bundle_certificates, find_system_store
 from . import EXIT_OK, EXIT_USAGE
 from ._output import console, print_json
 
@@ -189,13 +189,10 @@ def _fingerprints(paths: list[str]) -> set[str]:
     prints = set()
     for path in paths:
         try:
-            with open(path, "rb") as file:
-                data = file.read()
-        except OSError:
+            certificates = bundle_certificates(path)  # as OpenSSL reads it
+        except TrustError:
             continue
-        for match in PEM_CERTIFICATE.finditer(data):
-            der = ssl.PEM_cert_to_DER_cert(match.group(0).decode("ascii"))
-            prints.add(hashlib.sha256(der).hexdigest())
+        prints.update(hashlib.sha256(der).hexdigest() for der in certificates)
     return prints
 
 
