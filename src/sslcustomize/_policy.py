@@ -164,6 +164,7 @@ class Policy:
     allow_code_opt_out: Setting[bool] = Setting(value=True)
     report_sink: Setting[str] = Setting(value="sqlite")
     report_path: Setting[str | None] = Setting(value=None)
+    report_group: Setting[str | None] = Setting(value=None)
     exceptions: tuple[HostException, ...] = ()
     contexts: Mapping[str, ContextRule] = field(default_factory=dict)
     locked: Mapping[str, Origin] = field(default_factory=dict)
@@ -361,7 +362,7 @@ _TOP_KEYS = (
     "version", "mode", "trust", "minimum_tls", "allow_code_opt_out", "lock", "report",
     "exception", "context",
 )  # fmt: skip
-_REPORT_KEYS = ("sink", "path")
+_REPORT_KEYS = ("sink", "path", "group")
 _EXCEPTION_KEYS = ("host", "pin", "ca", "check_hostname", "mode", "expires", "reason")
 _CONTEXT_KEYS = ("mode", "trust", "minimum_tls", "allow_code_opt_out")
 
@@ -456,6 +457,15 @@ def _read_report(reader: _Reader, table: Any, scalars: dict[str, Setting[Any]]) 
     if "path" in table:
         path = reader.path_of(reader.string(table["path"], ("report", "path")))
         scalars["report_path"] = reader.setting(path, ("report", "path"))
+    if "group" in table:
+        group = reader.string(table["group"], ("report", "group"))
+        import grp  # noqa: PLC0415 - only for a shared log
+
+        try:
+            grp.getgrnam(group)
+        except KeyError:
+            raise reader.error(("report", "group"), f"no group named {group!r}") from None
+        scalars["report_group"] = reader.setting(group, ("report", "group"))
 
 
 def _read_lock(reader: _Reader, value: Any, layer: str) -> dict[str, Origin]:
@@ -627,6 +637,7 @@ def merge_layers(layers: list[LayerFile]) -> Policy:
         allow_code_opt_out=scalars.get("allow_code_opt_out", defaults.allow_code_opt_out),
         report_sink=scalars.get("report_sink", defaults.report_sink),
         report_path=scalars.get("report_path", defaults.report_path),
+        report_group=scalars.get("report_group", defaults.report_group),
         trust=tuple(trust) if trust_set else SYSTEM_TRUST,
         exceptions=tuple(e for e in exceptions if e is not None),
         contexts=contexts,

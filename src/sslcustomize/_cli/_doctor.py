@@ -17,6 +17,7 @@ from .._contexts import create_default_context, create_stdlib_context
 from .._decision import decide
 from .._paths import ENV_POLICY
 from .._policy import Policy, load_policy, policy_files
+from .._report import dropped_records
 from .._trust import TrustError, bundle_certificates, find_system_store
 from . import EXIT_OK, EXIT_USAGE
 from ._output import console, print_json
@@ -151,6 +152,7 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
             "warnings": list(policy.warnings),
         },
         "layers": _layers(policy),
+        "report_dropped": dropped_records(),
         "environment": {name: os.environ.get(name) for name in TLS_ENVIRONMENT},
         "startup_hook": {
             "installed": _pth_locations(),
@@ -285,6 +287,8 @@ def _render_policy(out: Any, facts: dict[str, Any]) -> None:
         out.print(f"Mode [bold]{policy['mode']}[/], trust {', '.join(policy['trust'])}")
     for warning in policy["warnings"]:
         out.print(f"[yellow]warning:[/] {warning}")
+    if facts["report_dropped"]:
+        out.print(f"[yellow]report records dropped (sink unwritable):[/] {facts['report_dropped']}")
     for expired in facts["expired_exceptions"]:
         out.print(
             f"[yellow]expired exception[/] {expired['host']} on {expired['expires']} "
