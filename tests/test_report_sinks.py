@@ -8,7 +8,6 @@ import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,16 +43,16 @@ def _record(host: str = "nas.example") -> Record:
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The sinks' retry clock, moved by hand."""
     now = [1000.0]
     monkeypatch.setattr(_report, "_clock", lambda: now[0])
-    yield now
+    return now
 
 
 def _quiet_write(sink: _report.Sink, count: int = 1) -> None:
     """Write records, expecting the one warning of a failing sink."""
-    with pytest.warns(sslcustomize.SSLCustomizeWarning, match="report sink"):
+    with pytest.warns(sslcustomize.SSLCustomizeWarning, match="report sink"):  # noqa: PT031 - several writes, one warning
         for _ in range(count):
             sink.write(_record())
 
@@ -71,7 +70,7 @@ def test_fifo_at_the_path_is_refused_without_hanging(tmp_path: Path, kind: str) 
             sink.write(_record())
         done.set()
 
-    with pytest.warns(sslcustomize.SSLCustomizeWarning, match="not a regular file"):
+    with pytest.warns(sslcustomize.SSLCustomizeWarning, match="not a regular file"):  # noqa: PT031 - a thread, then a second write
         thread = threading.Thread(target=write, daemon=True)
         thread.start()
         assert done.wait(10)
@@ -125,7 +124,7 @@ def test_held_sqlite_lock_costs_one_bounded_try_and_nothing_is_lost(
     try:
         _quiet_write(sink, 4)
         assert sink.attempts == 2  # the first record, then one try for the four
-        (timeout,) = sink._connection.execute("PRAGMA busy_timeout").fetchone()  # noqa: SLF001
+        (timeout,) = sink._connection.execute("PRAGMA busy_timeout").fetchone()
         assert timeout <= MAX_WAIT * 1000
         clock[0] += 0.5  # still within the pause after a failure: no try at all
         sink.write(_record())
@@ -170,17 +169,17 @@ def test_buffer_is_bounded_and_overflow_counted(
     sink = JsonlSink(str(tmp_path / "file" / "r.jsonl"))
     _quiet_write(sink, 8)
     assert sink.dropped == 3
-    assert len(sink._pending) == 5  # noqa: SLF001
+    assert len(sink._pending) == 5
 
 
 def test_lock_held_by_another_thread_does_not_stall(tmp_path: Path) -> None:
     """A thread stuck inside the sink: another thread's write returns after MAX_WAIT."""
     sink = JsonlSink(str(tmp_path / "r.jsonl"))
-    sink._lock.acquire()  # noqa: SLF001 - a writer stuck mid-record
+    sink._lock.acquire()
     try:
         sink.write(_record())
     finally:
-        sink._lock.release()  # noqa: SLF001
+        sink._lock.release()
     sink.write(_record("next"))
     assert [r["host"] for r in read_records(str(tmp_path / "r.jsonl"))] == [
         "nas.example",

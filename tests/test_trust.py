@@ -7,7 +7,6 @@ import shutil
 import ssl
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,11 +39,11 @@ def _accepts(path: Path, ca: trustme.CA) -> bool:
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """A clock for the refresh interval that tests move by hand."""
     now = [1000.0]
     monkeypatch.setattr(_trust, "_clock", lambda: now[0])
-    yield now
+    return now
 
 
 # --- Item 1: commented-out CAs -----------------------------------------------------------------
@@ -164,8 +163,13 @@ def test_unchanged_bundle_is_not_read_again_within_the_interval(
     bundle, kept, _, _ = _two_ca_bundle(tmp_path)
     assert _accepts(bundle, kept)
     calls: list[str] = []
-    real = _trust._stat_key  # noqa: SLF001 - counting stat calls
-    monkeypatch.setattr(_trust, "_stat_key", lambda path: calls.append(path) or real(path))
+    real = _trust._stat_key
+
+    def counting(path: str) -> tuple[int, ...]:
+        calls.append(path)
+        return real(path)
+
+    monkeypatch.setattr(_trust, "_stat_key", counting)
     for _ in range(5):
         _client(bundle)
     assert calls == []
@@ -194,7 +198,7 @@ def test_disk_cache_is_reused_for_the_same_bytes(
     first = _trust.bundle_anchors(str(bundle))
     _trust.reset()
     parsed: list[str] = []
-    original = _trust._openssl_read  # noqa: SLF001 - counting parses
+    original = _trust._openssl_read
 
     def counting(data: bytes, path: str) -> object:
         parsed.append(path)
@@ -239,7 +243,7 @@ def test_cache_under_a_sticky_shared_directory_is_used(
     """Twin: in a sticky world-writable directory (/tmp style) our own 0700 cache is safe."""
     shared = tmp_path / "tmp"
     shared.mkdir()
-    os.chmod(shared, 0o1777)
+    os.chmod(shared, 0o1777)  # noqa: S103 - a /tmp-like sticky directory on purpose
     monkeypatch.setenv("XDG_CACHE_HOME", str(shared / "cache"))
     bundle, _, _, _ = _two_ca_bundle(tmp_path)
     anchors = _trust.bundle_anchors(str(bundle))
@@ -278,7 +282,7 @@ def test_another_user_gets_its_own_safe_cache() -> None:
 
     base = Path(tempfile.mkdtemp(prefix="sslcustomize-uid-"))  # pytest's tmp is root's, 0700
     try:
-        os.chmod(base, 0o755)
+        os.chmod(base, 0o755)  # noqa: S103 - the other uid must reach the test directory
         home = base / "home"
         home.mkdir()
         os.chown(home, NOBODY, NOBODY)

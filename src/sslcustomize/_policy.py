@@ -201,7 +201,7 @@ _SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '
 
 
 def _unescape(body: str) -> str:
-    """Decode a TOML basic string's escapes (``\\U0001F600`` too, which JSON lacks)."""
+    r"""Decode a TOML basic string's escapes (``\U0001F600`` too, which JSON lacks)."""
 
     def one(match: re.Match[str]) -> str:
         code = match.group(1) or match.group(2)

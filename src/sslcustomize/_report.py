@@ -282,7 +282,7 @@ def _prepare_directory(path: str, gid: int | None) -> None:
     os.makedirs(directory, mode=0o700, exist_ok=True)
     if gid is not None:
         os.chown(directory, -1, gid)
-        os.chmod(directory, 0o2770)
+        os.chmod(directory, 0o2770)  # noqa: S103 - the group named for a shared log, no others
 
 
 def open_regular(path: str, flags: int, gid: int | None = None) -> int:
@@ -326,17 +326,17 @@ class JsonlSink(Sink):
     def __init__(self, path: str, *, group: str | None = None) -> None:
         """Write to ``path`` (created 0600 in a 0700 directory, or shared with ``group``)."""
         super().__init__()
-        self.path = path
+        self.path = self._file = path
         self._gid = _group_id(group)
         self._directory_made = False
 
-    def _write_batch(self, records: list[Record], wait: float) -> None:  # noqa: ARG002 - no lock
+    def _write_batch(self, records: list[Record], wait: float) -> None:
         if not self._directory_made:
-            _prepare_directory(self.path, self._gid)
+            _prepare_directory(self._file, self._gid)
             self._directory_made = True
         # Opened per batch, so that a log rotated under us is followed, not written past.
         data = "".join(record.to_json() + "\n" for record in records).encode("utf-8")
-        descriptor = open_regular(self.path, os.O_WRONLY | os.O_APPEND, self._gid)
+        descriptor = open_regular(self._file, os.O_WRONLY | os.O_APPEND, self._gid)
         try:
             written = os.write(descriptor, data)
             if written != len(data):
@@ -353,7 +353,7 @@ class SqliteSink(Sink):
     def __init__(self, path: str, *, group: str | None = None) -> None:
         """Write to the database at ``path`` (created 0600 in a 0700 directory)."""
         super().__init__()
-        self.path = path
+        self.path = self._file = path
         self._gid = _group_id(group)
         self._connection: Any = None
 
@@ -361,21 +361,21 @@ class SqliteSink(Sink):
         """Refuse a database, WAL or shared-memory file that is not a regular file."""
         for suffix in ("", "-wal", "-shm", "-journal"):
             try:
-                info = os.lstat(self.path + suffix)
+                info = os.lstat(self._file + suffix)
             except FileNotFoundError:
                 continue
             if not stat.S_ISREG(info.st_mode):
-                raise SinkRefused(f"refuses {self.path + suffix!r}: not a regular file")
+                raise SinkRefused(f"refuses {self._file + suffix!r}: not a regular file")
 
     def _connect(self, wait: float) -> Any:
         import sqlite3  # noqa: PLC0415 - only when a record is written
 
-        _prepare_directory(self.path, self._gid)
+        _prepare_directory(self._file, self._gid)
         self._check_paths()
         # Create the file ourselves: SQLite would make it 0644; its WAL and shm files
         # take the database file's mode.
-        os.close(open_regular(self.path, os.O_WRONLY, self._gid))
-        quoted = os.path.abspath(self.path).replace("%", "%25").replace("?", "%3f")
+        os.close(open_regular(self._file, os.O_WRONLY, self._gid))
+        quoted = os.path.abspath(self._file).replace("%", "%25").replace("?", "%3f")
         uri = "file:" + quoted.replace("#", "%23") + "?nofollow=1"
         connection = sqlite3.connect(uri, uri=True, timeout=wait, check_same_thread=False)
         try:
@@ -431,7 +431,7 @@ class SyslogSink(Sink):
 
     name = "syslog"
 
-    def _write_batch(self, records: list[Record], wait: float) -> None:  # noqa: ARG002
+    def _write_batch(self, records: list[Record], wait: float) -> None:
         import syslog  # noqa: PLC0415 - POSIX only, only when used
 
         for record in records:
@@ -443,7 +443,7 @@ class LogSink(Sink):
 
     name = "log"
 
-    def _write_batch(self, records: list[Record], wait: float) -> None:  # noqa: ARG002
+    def _write_batch(self, records: list[Record], wait: float) -> None:
         import logging  # noqa: PLC0415 - only for this sink
 
         for record in records:
@@ -493,7 +493,7 @@ def dropped_records(path: str | None = None) -> int:
                 entry = json.loads(line)
                 if path is None or entry.get("path") == path:
                     total += int(entry["count"])
-            except (ValueError, KeyError, TypeError, AttributeError):
+            except (ValueError, KeyError, TypeError, AttributeError):  # noqa: PERF203 - a torn line
                 continue
     return total
 
@@ -543,7 +543,7 @@ def read_records(path: str) -> list[dict[str, Any]]:
         header = file.read(16)
     if header.startswith(b"SQLite format 3"):
         import contextlib  # noqa: PLC0415
-        import sqlite3  # noqa: PLC0415
+        import sqlite3  # noqa: PLC0415 - only when a record is written
 
         uri = "file:" + os.path.abspath(path) + "?mode=ro"
         with contextlib.closing(sqlite3.connect(uri, uri=True)) as connection:

@@ -304,7 +304,7 @@ def _directory_for(bundle: _Bundle) -> str | None:
     target = os.path.join(root, bundle.sha256[:32])
     if os.path.lexists(target):
         return None  # there, but not ours alone: never use it
-    import tempfile  # noqa: PLC0415 - once per bundle version, on a cache miss
+    import tempfile  # noqa: PLC0415 - only when a bundle version is first seen
 
     try:
         staging = tempfile.mkdtemp(prefix=".tmp-", dir=root)
@@ -508,7 +508,7 @@ def anchors_for(sources: Iterable[TrustSource]) -> Anchors:
 
 def reset() -> None:
     """Forget every resolved source (tests, and a policy reload)."""
-    global _system  # noqa: PLW0603
+    global _system  # noqa: PLW0603 - found once per process
     _system = None
     _anchor_cache.clear()
     with _lock:

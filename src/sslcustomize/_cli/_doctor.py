@@ -188,7 +188,7 @@ THIRD_PARTY = {
 
 
 def _fingerprints(paths: list[str]) -> set[str]:
-    prints = set()
+    prints: set[str] = set()
     for path in paths:
         try:
             certificates = bundle_certificates(path)  # as OpenSSL reads it
