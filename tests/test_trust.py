@@ -364,3 +364,14 @@ def test_certifi_missing_is_a_policy_error(
     (error,) = policy.errors
     assert (error.line, error.key) == (3, "trust")
     assert "certifi is not installed" in error.problem
+
+
+def test_fifo_as_a_trust_bundle_is_a_policy_error_without_hanging(
+    write_policy: WritePolicy, tmp_path: Path
+) -> None:
+    """trust naming a FIFO: a PolicyError at once (never a read that waits for a writer)."""
+    fifo = tmp_path / "corp.pem"
+    os.mkfifo(fifo)
+    path = write_policy(f"trust = ['{fifo}']\n")
+    (error,) = load_policy([("user", str(path), True)]).errors
+    assert "not a regular file" in error.problem

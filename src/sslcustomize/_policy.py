@@ -17,7 +17,6 @@ import datetime as dt
 import json
 import os
 import re
-import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import _sslcustomize_startup as _startup
 
+from ._files import read_regular
 from ._hosts import HostIndex, HostPattern, parse_host_pattern
 from .exceptions import PolicyError
 
@@ -761,35 +761,14 @@ def read_text(path: str) -> str:
         PolicyError: It cannot be read, is not a regular file, is too big or not UTF-8.
     """
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        problem = exc.strerror or str(exc)
-        raise PolicyError(f"cannot read the policy file: {problem}", path=path) from None
-    try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise PolicyError("cannot read the policy file: not a regular file", path=path)
-        chunks: list[bytes] = []
-        size = 0
-        while size <= MAX_POLICY_SIZE:
-            chunk = os.read(descriptor, MAX_POLICY_SIZE + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        data = b"".join(chunks)
-        if len(data) > MAX_POLICY_SIZE:
-            raise PolicyError(
-                f"cannot read the policy file: larger than {MAX_POLICY_SIZE} bytes", path=path
-            )
-        return data.decode("utf-8")
+        return read_regular(path, MAX_POLICY_SIZE).decode("utf-8")
     except OSError as exc:
         problem = exc.strerror or str(exc)
         raise PolicyError(f"cannot read the policy file: {problem}", path=path) from None
     except UnicodeDecodeError as exc:
         raise PolicyError(f"cannot read the policy file: not UTF-8 ({exc})", path=path) from None
-    finally:
-        os.close(descriptor)
+    except ValueError as exc:
+        raise PolicyError(f"cannot read the policy file: {exc}", path=path) from None
 
 
 def _absent(path: str) -> bool:

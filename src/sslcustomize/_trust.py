@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ._files import read_regular
 from ._policy import TrustSource
 from ._subjecthash import subject_hash
 from .exceptions import SSLCustomizeError
@@ -160,30 +161,11 @@ class _Bundle:
 def _read_bytes(path: str) -> bytes:
     """Read a bundle: a regular file (never a FIFO or a device), at most MAX_BUNDLE_SIZE."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_regular(path, MAX_BUNDLE_SIZE)
     except OSError as exc:
-        raise TrustError(f"cannot read CA bundle {path!r}: {exc.strerror}") from None
-    try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise TrustError(f"CA bundle {path!r} is not a regular file")
-        if info.st_size > MAX_BUNDLE_SIZE:
-            raise TrustError(f"CA bundle {path!r} is larger than {MAX_BUNDLE_SIZE} bytes")
-        chunks = []
-        size = 0
-        while size <= MAX_BUNDLE_SIZE:
-            chunk = os.read(descriptor, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > MAX_BUNDLE_SIZE:
-            raise TrustError(f"CA bundle {path!r} is larger than {MAX_BUNDLE_SIZE} bytes")
-        return b"".join(chunks)
-    except OSError as exc:
-        raise TrustError(f"cannot read CA bundle {path!r}: {exc.strerror}") from None
-    finally:
-        os.close(descriptor)
+        raise TrustError(f"cannot read CA bundle {path!r}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise TrustError(f"CA bundle {path!r}: {exc}") from None
 
 
 def _openssl_read(data: bytes, path: str) -> _Bundle:
@@ -353,6 +335,14 @@ class _Seen:
 
 _seen: dict[str, _Seen] = {}
 _by_content: dict[str, Anchors] = {}
+
+
+def _after_fork_in_child() -> None:
+    global _lock  # noqa: PLW0603 - a lock another thread held at fork() would never be released
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _stat_key(path: str) -> tuple[int, ...]:
