@@ -375,3 +375,19 @@ def test_fifo_as_a_trust_bundle_is_a_policy_error_without_hanging(
     path = write_policy(f"trust = ['{fifo}']\n")
     (error,) = load_policy([("user", str(path), True)]).errors
     assert "not a regular file" in error.problem
+
+
+def test_injected_contexts_drop_a_removed_ca_after_the_interval(
+    tmp_path: Path, clock: list[float], write_policy: WritePolicy
+) -> None:
+    """Under the policy, ssl.create_default_context() made after the re-check rejects the CA."""
+    import sslcustomize
+
+    bundle, kept, removed, without = _two_ca_bundle(tmp_path)
+    sslcustomize.inject(policy=write_policy(f"trust = ['{bundle}']\n"))
+    assert memory_handshake(ssl.create_default_context(), _server(removed), "localhost")
+    _same_size_rewrite(bundle, without)
+    clock[0] += _trust.REFRESH_INTERVAL + 1
+    with pytest.raises(ssl.SSLCertVerificationError):
+        memory_handshake(ssl.create_default_context(), _server(removed), "localhost")
+    assert memory_handshake(ssl.create_default_context(), _server(kept), "localhost")
