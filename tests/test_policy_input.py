@@ -262,3 +262,19 @@ def test_fuzz_host_patterns(text: str) -> None:
     """parse_host_pattern raises nothing but ValueError (the loader's PolicyError)."""
     with contextlib.suppress(ValueError):
         parse_host_pattern(text)
+
+
+@FUZZ
+@given(st.text(min_size=1, max_size=20))
+def test_fuzz_quoted_table_names_are_located(name: str) -> None:
+    """Any quoted table name TOML reads is found by the line locator under the same key."""
+    import json
+
+    from sslcustomize._policy import _toml_parser, locate_keys
+
+    quoted = json.dumps(name, ensure_ascii=False).replace("\x7f", "\\u007f")
+    text = f"[context.{quoted}]\nmode = 'report'\n"
+    (key,) = _toml_parser().loads(text)["context"]
+    lines = locate_keys(text)
+    assert lines[("context", key)] == 1
+    assert lines[("context", key, "mode")] == 2

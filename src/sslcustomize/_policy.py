@@ -237,7 +237,8 @@ def locate_keys(text: str) -> dict[KeyPath, int]:
     table: KeyPath = ()
     arrays: dict[tuple[str, ...], int] = {}
     in_multiline = False
-    for number, line in enumerate(text.splitlines(), start=1):
+    # TOML ends lines at \n only: str.splitlines() would also split at \x85 or \u2028.
+    for number, line in enumerate(text.split("\n"), start=1):
         quotes = line.count('"""') + line.count("'''")
         if in_multiline:
             in_multiline = quotes % 2 == 0
