@@ -271,3 +271,28 @@ def test_doctor_and_report_show_dropped_records(tmp_path: Path) -> None:
         check=False,
     )
     assert json.loads(report.stdout)["dropped"] == 2
+
+
+def test_database_locked_before_the_first_record(tmp_path: Path, clock: list[float]) -> None:
+    """Locked before the sink ever connected: one bounded try, then the record is kept."""
+    path = tmp_path / "r.sqlite3"
+    first = SqliteSink(str(path))
+    first.write(_record("first"))
+    first.close()
+    holder = sqlite3.connect(path)
+    holder.execute("BEGIN EXCLUSIVE")
+    sink = SqliteSink(str(path))
+    try:
+        _quiet_write(sink, 3)
+        assert sink.attempts == 1
+    finally:
+        holder.rollback()
+        holder.close()
+    clock[0] += 60
+    sink.write(_record("after"))
+    sink.close()
+    assert [r["host"] for r in read_records(str(path))] == [
+        "first",
+        *["nas.example"] * 3,
+        "after",
+    ]

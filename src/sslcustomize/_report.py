@@ -367,7 +367,7 @@ class SqliteSink(Sink):
             if not stat.S_ISREG(info.st_mode):
                 raise SinkRefused(f"refuses {self._file + suffix!r}: not a regular file")
 
-    def _connect(self, wait: float) -> Any:
+    def _connect(self, deadline: float) -> Any:
         import sqlite3  # noqa: PLC0415 - only when a record is written
 
         _prepare_directory(self._file, self._gid)
@@ -377,11 +377,11 @@ class SqliteSink(Sink):
         os.close(open_regular(self._file, os.O_WRONLY, self._gid))
         quoted = os.path.abspath(self._file).replace("%", "%25").replace("?", "%3f")
         uri = "file:" + quoted.replace("#", "%23") + "?nofollow=1"
-        connection = sqlite3.connect(uri, uri=True, timeout=wait, check_same_thread=False)
+        connection = sqlite3.connect(uri, uri=True, timeout=0, check_same_thread=False)
         try:
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            connection.execute(_SCHEMA)
+            for statement in ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", _SCHEMA):
+                _within(connection, deadline)
+                connection.execute(statement)
             connection.commit()
         except BaseException:
             connection.close()
@@ -389,10 +389,11 @@ class SqliteSink(Sink):
         return connection
 
     def _write_batch(self, records: list[Record], wait: float) -> None:
+        deadline = time.monotonic() + wait  # one bound for connecting and inserting together
         if self._connection is None:
-            self._connection = self._connect(wait)
+            self._connection = self._connect(deadline)
         connection = self._connection
-        connection.execute(f"PRAGMA busy_timeout = {max(1, int(wait * 1000))}")
+        _within(connection, deadline)
         with connection:
             connection.executemany(
                 "INSERT INTO records (time, pid, program, context, host, port, mode, verdict,"
@@ -424,6 +425,14 @@ class SqliteSink(Sink):
         if self._connection is not None:
             _orphans.append(self._connection)
             self._connection = None
+
+
+def _within(connection: Any, deadline: float) -> None:
+    """Let the next statement wait for a lock only until ``deadline`` (SQLite's busy timeout)."""
+    remaining = int((deadline - time.monotonic()) * 1000)
+    if remaining <= 0:
+        raise TimeoutError("no time left to wait for the database")
+    connection.execute(f"PRAGMA busy_timeout = {remaining}")
 
 
 class SyslogSink(Sink):
