@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import ssl
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -192,3 +195,114 @@ def test_typo_in_user_file_does_not_let_ssl_cert_file_replace_locked_trust(
     with pytest.raises(ssl.SSLCertVerificationError):
         memory_handshake(ssl.create_default_context(), _server(evil), "localhost")
     assert memory_handshake(ssl.create_default_context(), _server(corp_ca), "localhost")
+
+
+# --- Through the .pth hook, with a real /etc/sslcustomize (in a private mount namespace) ---------
+
+_HANDSHAKE = """
+import ssl, sys
+chain, key, host = sys.argv[1:4]
+server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+server.load_cert_chain(chain, key)
+client = ssl.create_default_context()
+c_in, c_out, s_in, s_out = (ssl.MemoryBIO() for _ in range(4))
+c = client.wrap_bio(c_in, c_out, server_hostname=host)
+s = server.wrap_bio(s_in, s_out, server_side=True)
+for _ in range(10):
+    for side, out, into in ((c, c_out, s_in), (s, s_out, c_in)):
+        try:
+            side.do_handshake()
+        except ssl.SSLWantReadError:
+            pass
+        except ssl.SSLError:
+            if side is c:
+                print("rejected")
+                sys.exit(0)
+        into.write(out.read())
+print("accepted")
+"""
+
+
+UNSHARE = shutil.which("unshare") or "unshare"
+
+
+def _namespace_works() -> bool:
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return False
+    probe = subprocess.run([UNSHARE, "-m", "true"], capture_output=True, check=False, timeout=30)
+    return probe.returncode == 0
+
+
+needs_namespace = pytest.mark.skipif(
+    not _namespace_works(), reason="needs root and unshare -m to overlay /etc privately"
+)
+
+
+def _run_under_system_policy(
+    tmp_path: Path, system: str, leaf: trustme.LeafCert, host: str, env: dict[str, str]
+) -> tuple[str, str]:
+    """Run the handshake script in a fresh interpreter that sees ``system`` at the real path."""
+    work = tmp_path / "ns"
+    for name in ("upper", "work"):
+        (work / name).mkdir(parents=True)
+    (work / "policy.toml").write_text(system, encoding="utf-8")
+    chain, key = work / "chain.pem", work / "key.pem"
+    chain.write_bytes(b"".join(blob.bytes() for blob in leaf.cert_chain_pems))
+    key.write_bytes(leaf.private_key_pem.bytes())
+    (work / "handshake.py").write_text(_HANDSHAKE, encoding="utf-8")
+    script = (
+        "set -e; mount --make-rprivate /; "
+        "mount -t overlay overlay "
+        f"-o lowerdir=/etc,upperdir={work}/upper,workdir={work}/work /etc; "
+        f"mkdir -p /etc/sslcustomize; cp {work}/policy.toml /etc/sslcustomize/policy.toml; "
+        f'exec "$0" {work}/handshake.py {chain} {key} {host}'
+    )
+    result = subprocess.run(
+        [UNSHARE, "-m", "sh", "-c", script, sys.executable],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert not os.path.exists("/etc/sslcustomize"), "the real /etc was touched"
+    return result.stdout.strip(), result.stderr
+
+
+@needs_namespace
+def test_pth_process_keeps_locked_trust_despite_user_typo_and_ssl_cert_file(
+    tmp_path: Path, corp: tuple[trustme.CA, Path]
+) -> None:
+    """Started by the .pth hook: a user typo plus SSL_CERT_FILE=evil never trusts evil."""
+    corp_ca, root = corp
+    evil = trustme.CA()
+    evil_pem = tmp_path / "evil.pem"
+    evil.cert_pem.write_to_path(str(evil_pem))
+    _user_policy("mode = 'reprot'\n")
+    system = f"trust = ['{root}']\nlock = ['trust']\n"
+    env = {"SSL_CERT_FILE": str(evil_pem)}
+    evil_leaf = evil.issue_cert("localhost")
+    corp_leaf = corp_ca.issue_cert("localhost")
+    verdict, err = _run_under_system_policy(tmp_path, system, evil_leaf, "localhost", env)
+    assert verdict == "rejected"
+    assert "must be 'enforce' or 'report'" in err
+    shutil.rmtree(tmp_path / "ns")
+    verdict, _ = _run_under_system_policy(tmp_path, system, corp_leaf, "localhost", env)
+    assert verdict == "accepted"
+
+
+@needs_namespace
+@pytest.mark.parametrize(
+    ("lock", "expected"), [("lock = ['mode']\n", "rejected"), ("", "accepted")]
+)
+def test_pth_process_locked_mode_holds_in_a_user_exception(
+    tmp_path: Path, lock: str, expected: str
+) -> None:
+    """Started by the .pth hook: a user exception's report mode is refused under a mode lock."""
+    _user_policy("[[exception]]\nhost = 'mitm.example'\nreason = 'x'\nmode = 'report'\n")
+    leaf = trustme.CA().issue_cert("mitm.example")
+    verdict, err = _run_under_system_policy(tmp_path, lock, leaf, "mitm.example", {})
+    assert verdict == expected
+    assert "strict defaults" not in err  # the policy loaded: no fallback made it reject
+    assert ("'mode' is locked" in err) == bool(lock)
