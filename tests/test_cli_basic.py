@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import trustme
 
 from _fixtures import WritePolicy
 from sslcustomize._cli import main
@@ -111,7 +112,7 @@ def test_run_applies_policy_to_python_child(write_policy: WritePolicy) -> None:
 
 def test_run_mode_and_ca_reach_the_child(write_policy: WritePolicy, tmp_path: Path) -> None:
     """run --mode/--ca write a process layer that adds the CA to the system store."""
-    ca = write_policy("placeholder", name="ca.pem")
+    ca = write_policy(trustme.CA().cert_pem.bytes().decode(), name="ca.pem")
     out = tmp_path / "out.txt"
     code = (
         "import os,sys; from sslcustomize._policy import load_policy; p = load_policy(); "
@@ -119,6 +120,19 @@ def test_run_mode_and_ca_reach_the_child(write_policy: WritePolicy, tmp_path: Pa
     )
     assert main(["run", "--mode", "report", "--ca", str(ca), "--", sys.executable, "-c", code]) == 0
     assert out.read_text() == f"report system {ca}"
+
+
+def test_run_ca_file_name_cannot_inject_toml(tmp_path: Path) -> None:
+    """A --ca file name holding TOML syntax stays one string: it cannot set report mode."""
+    ca = tmp_path / 'ca.pem"]\nmode = "report"\n#'
+    ca.write_text(trustme.CA().cert_pem.bytes().decode())
+    out = tmp_path / "out.txt"
+    code = (
+        "from sslcustomize._policy import load_policy; p = load_policy(); "
+        f"open({str(out)!r},'w').write(p.mode.value + '|' + '|'.join(map(str, p.trust)))"
+    )
+    assert main(["run", "--ca", str(ca), "--", sys.executable, "-c", code]) == 0
+    assert out.read_text() == f"enforce|system|{ca}"
 
 
 @pytest.mark.parametrize(

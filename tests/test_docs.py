@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+import trustme
 
 import sslcustomize
 from sslcustomize._cli import COMMANDS, build_parser
@@ -31,7 +32,7 @@ POLICY_BLOCKS = [
 def test_policy_examples_are_valid(block: str, tmp_path: Path) -> None:
     """Every TOML example in the docs is a valid policy (invented CA paths made real)."""
     ca = tmp_path / "ca.pem"
-    ca.write_text("placeholder")
+    ca.write_bytes(trustme.CA().cert_pem.bytes())  # CA files are read when a policy loads
     text = block.replace("/etc/corp/root-ca.pem", str(ca)).replace("/etc/corp/lab-ca.pem", str(ca))
     parse_policy(text, path=str(tmp_path / "policy.toml"), layer="system")
 

@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+import trustme
 
 from _fixtures import WritePolicy
 from sslcustomize import PolicyError
@@ -153,7 +154,7 @@ def test_bad_policy_names_file_line_and_key(
 
 def test_relative_ca_paths_resolve_against_the_policy_file(write_policy: WritePolicy) -> None:
     """A relative CA path means relative to the policy file, not to the working directory."""
-    ca = write_policy("not really a PEM\n", name="corp.pem")
+    ca = write_policy(trustme.CA().cert_pem.bytes().decode(), name="corp.pem")
     path = write_policy("trust = ['system', 'corp.pem']\n")
     layer = parse_policy(path.read_text(), path=str(path), layer="user")
     assert [(s.kind, s.path) for s in layer.trust] == [("system", None), ("file", str(ca))]
@@ -165,7 +166,7 @@ def _layers(write_policy: WritePolicy, *texts: tuple[str, str]) -> list[tuple[st
 
 def test_merge_lists_accumulate_and_scalars_override(write_policy: WritePolicy) -> None:
     """Trust and exceptions accumulate across layers; scalars take the later layer's value."""
-    ca = write_policy("x", name="ca.pem")
+    ca = write_policy(trustme.CA().cert_pem.bytes().decode(), name="ca.pem")
     files = _layers(
         write_policy,
         ("system", "mode = 'enforce'\ntrust = ['system']\n"),
@@ -183,7 +184,7 @@ def test_merge_lists_accumulate_and_scalars_override(write_policy: WritePolicy) 
 
 def test_first_explicit_trust_replaces_the_builtin_default(write_policy: WritePolicy) -> None:
     """A layer naming only its own CA trusts only that CA; no layer at all means system."""
-    ca = write_policy("x", name="ca.pem")
+    ca = write_policy(trustme.CA().cert_pem.bytes().decode(), name="ca.pem")
     policy = load_policy(_layers(write_policy, ("user", f"trust = ['{ca}']\n")))
     assert [s.kind for s in policy.trust] == ["file"]
     assert [s.kind for s in load_policy([]).trust] == ["system"]

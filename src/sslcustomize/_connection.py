@@ -122,7 +122,7 @@ def rejection(
     where = f"[{host}]:{port}" if port and host and ":" in host else f"{host}:{port}"
     where = where if port else str(host)
     by = f"rule '{decision.rule}'" + (f" from {origin}" if origin else "")
-    fallback = " (strict defaults: the policy files have errors)" if decision.fallback else ""
+    fallback = " (the fallback: the policy files have errors)" if decision.fallback else ""
     problem, fix = verdict.problem, verdict.fix
     if verdict.reasons and (verdict.verify_code > 0 or verdict.reasons[0] == "pin_mismatch"):
         # Verdicts are cached without the port; the advice names it (`trust host:port`).

@@ -2,14 +2,17 @@
 
 Layers, in order: system, venv, user, process (``SSLCUSTOMIZE_POLICY``). Lists (``trust``,
 ``exception``) accumulate; scalars override; the system layer's ``lock`` keeps later layers
-from changing the keys it names. Any error makes :func:`load_policy` return the strict
-fallback (system trust, enforce, no exceptions) together with the error.
+from changing the keys it names, wherever the key appears (top level, ``[context.*]``,
+``[[exception]]``). Any error makes :func:`load_policy` return the fail-closed fallback
+together with the error: a valid system layer exactly as written (its locks included) in
+enforce mode, or, when the system layer itself is broken, the strict defaults.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -21,6 +24,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import _sslcustomize_startup as _startup
 
+from ._files import read_regular
 from ._hosts import HostIndex, HostPattern, parse_host_pattern
 from .exceptions import PolicyError
 
@@ -44,6 +48,8 @@ TLS_VERSIONS = ("1.2", "1.3")
 SINKS = ("sqlite", "jsonl", "syslog", "log", "none")
 LOCKABLE = ("mode", "trust", "minimum_tls", "allow_code_opt_out", "exception", "context", "report")
 SCHEMA_VERSION = 1
+#: Policy files larger than this are refused unread (a real one is a few KB).
+MAX_POLICY_SIZE = 1024 * 1024
 _PIN = re.compile(r"^sha256/([A-Za-z0-9+/]{43}=)$")
 
 
@@ -108,6 +114,7 @@ class HostException:
     expires: dt.date | None = None
     reason: str
     origin: Origin
+    mode_origin: Origin | None = None
 
     def expired(self, today: dt.date) -> bool:
         """Tell whether the exception no longer applies on ``today`` (on or after ``expires``)."""
@@ -157,6 +164,7 @@ class Policy:
     allow_code_opt_out: Setting[bool] = Setting(value=True)
     report_sink: Setting[str] = Setting(value="sqlite")
     report_path: Setting[str | None] = Setting(value=None)
+    report_group: Setting[str | None] = Setting(value=None)
     exceptions: tuple[HostException, ...] = ()
     contexts: Mapping[str, ContextRule] = field(default_factory=dict)
     locked: Mapping[str, Origin] = field(default_factory=dict)
@@ -167,8 +175,15 @@ class Policy:
 
     @property
     def fallback(self) -> bool:
-        """Tell whether this is the strict fallback after an error."""
+        """Tell whether this is the fail-closed fallback after an error."""
         return bool(self.errors)
+
+    @property
+    def fallback_summary(self) -> str:
+        """Say in a few words what applies while the errors last (for the one stderr line)."""
+        if any(layer.layer == "system" for layer in self.files):
+            return "the system policy as written, in enforce mode, without the other layers"
+        return "strict defaults (system trust store, enforce mode, no exceptions)"
 
 
 # --- Locating keys in the source text -------------------------------------------------------
@@ -181,11 +196,30 @@ _ASSIGN = re.compile(rf"^\s*((?:{_KEY_PART})(?:\s*\.\s*(?:{_KEY_PART}))*)\s*=")
 KeyPath = tuple[str | int, ...]
 
 
+_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.DOTALL)
+_SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
+
+
+def _unescape(body: str) -> str:
+    r"""Decode a TOML basic string's escapes (``\U0001F600`` too, which JSON lacks)."""
+
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1) or match.group(2)
+        if code is not None:
+            try:
+                return chr(int(code, 16))
+            except (ValueError, OverflowError):
+                return "\ufffd"
+        return _SIMPLE_ESCAPES.get(match.group(3), match.group(3))
+
+    return _ESCAPE.sub(one, body)
+
+
 def _split_key(text: str) -> list[str]:
     parts = []
     for token in _KEY_PARTS.findall(text):
         if token.startswith('"'):
-            parts.append(json.loads(token))
+            parts.append(_unescape(token[1:-1]))
         elif token.startswith("'"):
             parts.append(token[1:-1])
         else:
@@ -203,7 +237,8 @@ def locate_keys(text: str) -> dict[KeyPath, int]:
     table: KeyPath = ()
     arrays: dict[tuple[str, ...], int] = {}
     in_multiline = False
-    for number, line in enumerate(text.splitlines(), start=1):
+    # TOML ends lines at \n only: str.splitlines() would also split at \x85 or \u2028.
+    for number, line in enumerate(text.split("\n"), start=1):
         quotes = line.count('"""') + line.count("'''")
         if in_multiline:
             in_multiline = quotes % 2 == 0
@@ -288,7 +323,8 @@ class _Reader:
         origin = self.origin(key)
         for item in self.strings(value, key):
             if item in ("system", "certifi"):
-                sources.append(TrustSource(kind=item, origin=origin))  # type: ignore[arg-type]
+                source = TrustSource(kind=item, origin=origin)  # type: ignore[arg-type]
+                sources.append(self.usable(source, key))
                 continue
             sources.append(self.ca_path(item, key, origin))
         return tuple(sources)
@@ -296,12 +332,20 @@ class _Reader:
     def ca_path(self, item: str, key: KeyPath, origin: Origin) -> TrustSource:
         path = self.path_of(item)
         if os.path.isdir(path):
-            return TrustSource(kind="directory", path=path, origin=origin)
-        if not os.path.isfile(path):
+            return self.usable(TrustSource(kind="directory", path=path, origin=origin), key)
+        if not os.path.exists(path):
             raise self.error(key, f"CA file or directory {path!r} does not exist")
-        if not os.access(path, os.R_OK):
-            raise self.error(key, f"CA file {path!r} is not readable")
-        return TrustSource(kind="file", path=path, origin=origin)
+        return self.usable(TrustSource(kind="file", path=path, origin=origin), key)
+
+    def usable(self, source: TrustSource, key: KeyPath) -> TrustSource:
+        """Check now that a source works, so that it never fails at a handshake."""
+        from ._trust import TrustError, check_source  # noqa: PLC0415 - _trust imports this module
+
+        try:
+            check_source(source)
+        except TrustError as exc:
+            raise self.error(key, str(exc)) from None
+        return source
 
 
 def _dotted(key: KeyPath) -> str:
@@ -319,7 +363,7 @@ _TOP_KEYS = (
     "version", "mode", "trust", "minimum_tls", "allow_code_opt_out", "lock", "report",
     "exception", "context",
 )  # fmt: skip
-_REPORT_KEYS = ("sink", "path")
+_REPORT_KEYS = ("sink", "path", "group")
 _EXCEPTION_KEYS = ("host", "pin", "ca", "check_hostname", "mode", "expires", "reason")
 _CONTEXT_KEYS = ("mode", "trust", "minimum_tls", "allow_code_opt_out")
 
@@ -339,10 +383,32 @@ def parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
         PolicyError: The file is not valid TOML or not a valid policy; the error names the
             file, the line and the key.
     """
+    try:
+        return _parse_policy(text, path=path, layer=layer)
+    except RecursionError:
+        raise PolicyError("nested too deeply to be a policy", path=path) from None
+
+
+def _toml_parser() -> Any:
+    """Return tomllib, or tomli on Python 3.10."""
     if sys.version_info >= (3, 11):
         import tomllib  # noqa: PLC0415 - only when a policy file is read
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # noqa: PLC0415
+
+        return tomllib
+    import tomli  # noqa: PLC0415 # pragma: no cover - Python 3.10
+
+    return tomli  # pragma: no cover - Python 3.10
+
+
+def _parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
+    try:
+        tomllib = _toml_parser()
+    except ImportError:
+        raise PolicyError(
+            "no TOML parser: this Python has no tomllib and tomli cannot be imported "
+            "(pip install tomli, or reinstall sslcustomize)",
+            path=path,
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -392,6 +458,15 @@ def _read_report(reader: _Reader, table: Any, scalars: dict[str, Setting[Any]]) 
     if "path" in table:
         path = reader.path_of(reader.string(table["path"], ("report", "path")))
         scalars["report_path"] = reader.setting(path, ("report", "path"))
+    if "group" in table:
+        group = reader.string(table["group"], ("report", "group"))
+        import grp  # noqa: PLC0415 - only for a shared log
+
+        try:
+            grp.getgrnam(group)
+        except KeyError:
+            raise reader.error(("report", "group"), f"no group named {group!r}") from None
+        scalars["report_group"] = reader.setting(group, ("report", "group"))
 
 
 def _read_lock(reader: _Reader, value: Any, layer: str) -> dict[str, Origin]:
@@ -461,6 +536,7 @@ def _read_exception(reader: _Reader, table: dict[str, Any], at: KeyPath) -> Host
         expires=expires,
         reason=reason,
         origin=reader.origin(at),
+        mode_origin=reader.origin((*at, "mode")) if mode is not None else None,
     )
 
 
@@ -526,7 +602,7 @@ def merge_layers(layers: list[LayerFile]) -> Policy:
     scalars: dict[str, Setting[Any]] = {}
     trust: list[TrustSource] = []
     trust_set = False
-    exceptions: list[HostException] = []
+    exceptions: list[HostException | None] = []
     contexts: dict[str, ContextRule] = {}
     locked: dict[str, Origin] = {}
     warnings: list[str] = []
@@ -549,7 +625,7 @@ def merge_layers(layers: list[LayerFile]) -> Policy:
                 trust_set = True
             trust.extend(s for s in layer.trust if s not in trust)
         if layer.exceptions and allowed("exception", layer.exceptions[0].origin, layer):
-            exceptions.extend(layer.exceptions)
+            exceptions.extend(_locked_exception(e, layer, allowed) for e in layer.exceptions)
         for name, rule in layer.contexts.items():
             if not allowed("context", rule.origin, layer):
                 continue
@@ -562,14 +638,30 @@ def merge_layers(layers: list[LayerFile]) -> Policy:
         allow_code_opt_out=scalars.get("allow_code_opt_out", defaults.allow_code_opt_out),
         report_sink=scalars.get("report_sink", defaults.report_sink),
         report_path=scalars.get("report_path", defaults.report_path),
+        report_group=scalars.get("report_group", defaults.report_group),
         trust=tuple(trust) if trust_set else SYSTEM_TRUST,
-        exceptions=tuple(exceptions),
+        exceptions=tuple(e for e in exceptions if e is not None),
         contexts=contexts,
         locked=locked,
         files=tuple(layers),
         warnings=tuple(warnings),
-        index=HostIndex((e.host, e) for e in exceptions),
+        index=HostIndex((e.host, e) for e in exceptions if e is not None),
     )
+
+
+def _locked_exception(
+    exception: HostException, layer: LayerFile, allowed: Any
+) -> HostException | None:
+    """Apply a lock on ``mode`` to an exception's own ``mode`` (a per-host mode is a mode).
+
+    The locked mode stands: the exception keeps its pins and CAs; one that only changed the
+    mode then changes nothing and is dropped.
+    """
+    if exception.mode is None or allowed("mode", exception.mode_origin, layer):
+        return exception
+    if not exception.pins and not exception.ca:
+        return None
+    return dataclasses.replace(exception, mode=None, mode_origin=None)
 
 
 def _merge_context(
@@ -590,26 +682,51 @@ def _merge_context(
 
 
 def fallback_policy(errors: list[PolicyError], layers: list[LayerFile]) -> Policy:
-    """Return the strict fallback: system trust, enforce, no exceptions, no named contexts.
+    """Return the fail-closed fallback after ``errors``.
 
-    Stricter settings that valid layers chose still hold: the highest ``minimum_tls`` and
-    ``allow_code_opt_out = false`` if any layer said so. A broken file never loosens anything.
+    A valid system layer stands exactly as written, its locks included, in enforce mode: a
+    typo in a user file must not drop the administrator's trust list or locks. Without one (no
+    system file, or the system file is the broken one) the strict defaults apply: system
+    trust, enforce, no exceptions, no named contexts.
+
+    Stricter settings that other valid layers chose still hold unless the system layer locked
+    them: the highest ``minimum_tls`` and ``allow_code_opt_out = false``. A broken file never
+    loosens anything.
+
+    Args:
+        errors: Why the files could not be used (at least one).
+        layers: The files that were read and are valid, in merge order.
     """
+    system = [layer for layer in layers if layer.layer == "system"]
+    base = merge_layers(system) if system else Policy()
     minimum = max(
-        (lay.scalars["minimum_tls"] for lay in layers if "minimum_tls" in lay.scalars),
+        (
+            lay.scalars["minimum_tls"]
+            for lay in layers
+            if "minimum_tls" in lay.scalars and "minimum_tls" not in base.locked
+        ),
         key=lambda s: s.value,
-        default=Setting(value="1.2"),
+        default=base.minimum_tls,
     )
+    minimum = max(minimum, base.minimum_tls, key=lambda s: s.value)
     refusals = [
         lay.scalars["allow_code_opt_out"]
         for lay in layers
-        if "allow_code_opt_out" in lay.scalars and not lay.scalars["allow_code_opt_out"].value
+        if "allow_code_opt_out" in lay.scalars
+        and not lay.scalars["allow_code_opt_out"].value
+        and "allow_code_opt_out" not in base.locked
     ]
-    return Policy(
+    allow = base.allow_code_opt_out
+    if allow.value and refusals:
+        allow = refusals[0]
+    return dataclasses.replace(
+        base,
+        mode=Setting(value="enforce"),
         minimum_tls=minimum,
-        allow_code_opt_out=refusals[0] if refusals else Setting(value=True),
-        files=tuple(layers),
+        allow_code_opt_out=allow,
+        files=tuple(system),
         errors=tuple(errors),
+        warnings=(),
     )
 
 
@@ -630,13 +747,44 @@ def read_layer(layer: str, path: str) -> LayerFile:
     Raises:
         PolicyError: It cannot be read or is not a valid policy.
     """
+    return parse_policy(read_text(path), path=path, layer=layer)
+
+
+def read_text(path: str) -> str:
+    """Read a policy file: a regular file (symlinks to one are fine), UTF-8, at most 1 MiB.
+
+    A FIFO, a device (``/dev/zero``, ``/dev/stdin``), a socket or a directory is refused
+    without reading a byte: it is opened non-blocking (a FIFO with no writer would hang) and
+    checked with ``fstat`` on the open descriptor, so a swap after the check changes nothing.
+    Symlinks are followed: configuration management often links ``/etc`` files.
+
+    Raises:
+        PolicyError: It cannot be read, is not a regular file, is too big or not UTF-8.
+    """
     try:
-        with open(path, encoding="utf-8") as file:
-            text = file.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        problem = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return read_regular(path, MAX_POLICY_SIZE).decode("utf-8")
+    except OSError as exc:
+        problem = exc.strerror or str(exc)
         raise PolicyError(f"cannot read the policy file: {problem}", path=path) from None
-    return parse_policy(text, path=path, layer=layer)
+    except UnicodeDecodeError as exc:
+        raise PolicyError(f"cannot read the policy file: not UTF-8 ({exc})", path=path) from None
+    except ValueError as exc:
+        raise PolicyError(f"cannot read the policy file: {exc}", path=path) from None
+
+
+def _absent(path: str) -> bool:
+    """Tell whether an optional layer's file is absent (not merely unreadable).
+
+    A dangling symlink or a directory this user cannot search is not absence: reading it
+    fails, and the failure is an error (fail closed), never "no policy".
+    """
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def load_policy(files: list[tuple[str, str, bool]] | None = None) -> Policy:
@@ -651,7 +799,7 @@ def load_policy(files: list[tuple[str, str, bool]] | None = None) -> Policy:
     layers: list[LayerFile] = []
     errors: list[PolicyError] = []
     for layer, path, required in files if files is not None else policy_files():
-        if not required and not os.path.exists(path):
+        if not required and _absent(path):
             continue
         try:
             layers.append(read_layer(layer, path))

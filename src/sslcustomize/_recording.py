@@ -11,6 +11,7 @@ import atexit
 import hashlib
 import os
 import threading
+import weakref
 from functools import lru_cache
 from typing import Any
 
@@ -19,7 +20,43 @@ from ._policy import Policy
 from ._reasons import spki_pin
 from ._report import Record, Sink, now, open_sink, program, warn_safely
 
-__all__ = ["Recorder", "chain_fields"]
+__all__ = ["Recorder", "chain_fields", "fork_safe_lock"]
+
+_locks: weakref.WeakSet[_ForkSafeLock] = weakref.WeakSet()
+
+
+class _ForkSafeLock:
+    """A lock that a forked child gets back unlocked (another thread may have held it)."""
+
+    __slots__ = ("__weakref__", "_lock")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> bool:
+        return self._lock.__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+    def renew(self) -> None:
+        self._lock = threading.Lock()
+
+
+def fork_safe_lock() -> _ForkSafeLock:
+    """Return a lock that is renewed in a forked child."""
+    lock = _ForkSafeLock()
+    _locks.add(lock)
+    return lock
+
+
+def _renew_locks() -> None:
+    for lock in list(_locks):
+        lock.renew()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_locks)
 
 
 @lru_cache(maxsize=64)
@@ -48,7 +85,7 @@ class Recorder:
     def __init__(self, policy: Policy) -> None:
         """Record under ``policy``'s ``[report]`` settings; nothing is opened yet."""
         self._policy = policy
-        self._lock = threading.Lock()
+        self._lock = fork_safe_lock()
         self._sink: Sink | None = None
         self._warned: set[tuple[str | None, str]] = set()
 
@@ -67,7 +104,11 @@ class Recorder:
         with self._lock:
             if self._sink is None:
                 report = self._policy
-                self._sink = open_sink(report.report_sink.value, report.report_path.value)
+                self._sink = open_sink(
+                    report.report_sink.value,
+                    report.report_path.value,
+                    group=report.report_group.value,
+                )
                 atexit.register(self._sink.close)
             return self._sink
 

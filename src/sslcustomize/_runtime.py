@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import ssl
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -21,7 +20,7 @@ from typing import Any, TypeVar
 from ._decision import Decision, decide
 from ._engine import NO_CHECK_TIME, EngineSpec, Settings, build_engine, build_verifier
 from ._policy import HostException, Policy
-from ._recording import Recorder
+from ._recording import Recorder, fork_safe_lock
 from ._trust import anchors_for
 from ._verify import Verdict, every_reason, judge_chain, leaf_variants
 
@@ -59,7 +58,7 @@ class Runtime:
         """Start with empty caches for ``policy``."""
         self.policy = policy
         self.recorder = Recorder(policy)
-        self._lock = threading.Lock()
+        self._lock = fork_safe_lock()
         self._decisions: dict[str | None, Decision] = {}
         self._leaves: dict[HostException, tuple[bytes, ...]] = {}
         self._sessions: OrderedDict[int, SessionEntry] = OrderedDict()

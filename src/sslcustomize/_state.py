@@ -48,8 +48,8 @@ def announce(policy: Policy) -> None:
     """Say once what went wrong with a policy: errors on stderr, locks as warnings."""
     for error in policy.errors:
         sys.stderr.write(
-            f"sslcustomize: {error}\nsslcustomize: using strict defaults "
-            "(system trust store, enforce mode, no exceptions) until this is fixed\n"
+            f"sslcustomize: {error}\nsslcustomize: using {policy.fallback_summary} "
+            "until this is fixed\n"
         )
     for message in policy.warnings:
         # Never raised, even under -W error: a lock must not break the first connection.

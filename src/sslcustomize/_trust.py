@@ -1,11 +1,22 @@
 """Trust anchors: find the system store, resolve trust sources, load them cheaply.
 
+Bundles are read the way OpenSSL reads them, because OpenSSL reads them: the bytes are
+loaded into a throw-away context and its store is what counts. A certificate that OpenSSL
+skips (``#-----BEGIN``, an indented or prefixed BEGIN line) is never trusted.
+
 Loading a PEM bundle into a context parses every certificate in it (~25 ms for a public-CA
 bundle), and Python gives no way to share a loaded store between contexts. An OpenSSL
 hashed directory (``capath``) is read lazily instead: only the issuer a handshake needs.
-So every bundle is turned once into a hashed directory under the user cache directory,
-keyed by the bundle's path, size, mtime and inode, and contexts load directories only.
-Where the cache cannot be written, the bundle is loaded directly: slower, equally correct.
+So a bundle is turned once into a hashed directory under the user cache directory, named
+by the SHA-256 of the bundle's bytes (size, mtime and inode can all be kept by ``cp -p``),
+and contexts load directories only. The cache is used only where nobody but this user (and
+root) can change it or any directory above it, since OpenSSL reads it later, by path.
+Where the cache cannot be used, or the bundle holds what a hashed directory cannot express
+(non-CA certificates, CRLs, ``TRUSTED CERTIFICATE`` blocks), the bundle itself is loaded:
+slower, equally correct.
+
+A process re-checks its bundles at most every :data:`REFRESH_INTERVAL` seconds (one
+``stat`` each), so a context built after that never trusts what a bundle no longer holds.
 """
 
 from __future__ import annotations
@@ -14,15 +25,34 @@ import hashlib
 import os
 import re
 import ssl
+import stat
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ._files import read_regular
 from ._policy import TrustSource
 from ._subjecthash import subject_hash
 from .exceptions import TrustError
 
-__all__ = ["Anchors", "SystemStore", "TrustError", "anchors_for", "find_system_store"]
+__all__ = [
+    "REFRESH_INTERVAL",
+    "Anchors",
+    "SystemStore",
+    "TrustError",
+    "anchors_for",
+    "bundle_certificates",
+    "check_source",
+    "find_system_store",
+    "trusted_path",
+]
+
+#: Seconds between two checks of a trust bundle in a long-lived process. A CA removed from a
+#: bundle stops being trusted by new contexts at most this long after the change.
+REFRESH_INTERVAL = 60.0
+#: Bundles larger than this are refused (a public-CA bundle is ~220 KB).
+MAX_BUNDLE_SIZE = 16 * 1024 * 1024
 
 # Where distributions keep their bundles and hashed directories (the places Go's crypto/x509
 # and truststore also look), used when OpenSSL's compiled-in defaults hold nothing.
@@ -36,9 +66,8 @@ DISTRO_FILES = (
 )
 DISTRO_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs", "/system/etc/security/cacerts")
 _HASHED_NAME = re.compile(r"^[0-9a-f]{8}\.\d+$")
-PEM_CERTIFICATE = re.compile(
-    rb"-----BEGIN CERTIFICATE-----\r?\n.+?\r?\n-----END CERTIFICATE-----", re.DOTALL
-)
+# A bundle holding these is loaded as a file: a hashed directory would drop what they add.
+_TRUSTED_BLOCK = b"-----BEGIN TRUSTED CERTIFICATE-----"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -113,89 +142,255 @@ def find_system_store() -> SystemStore:
     )
 
 
-# --- Bundles as hashed directories -------------------------------------------------------------
+# --- Bundles as OpenSSL reads them --------------------------------------------------------------
 
-_lock = threading.Lock()
-_cache: dict[tuple[object, ...], Anchors] = {}
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Bundle:
+    """What OpenSSL read from one version of a bundle file."""
+
+    sha256: str
+    certificates: tuple[bytes, ...]  # DER, CA certificates only, as OpenSSL's store holds them
+    directory_ok: bool  # every certificate is a CA, no CRL, no TRUSTED block
+
+
+def _read_bytes(path: str) -> bytes:
+    """Read a bundle: a regular file (never a FIFO or a device), at most MAX_BUNDLE_SIZE."""
+    try:
+        return read_regular(path, MAX_BUNDLE_SIZE)
+    except OSError as exc:
+        raise TrustError(f"cannot read CA bundle {path!r}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise TrustError(f"CA bundle {path!r}: {exc}") from None
+
+
+def _openssl_read(data: bytes, path: str) -> _Bundle:
+    """Let OpenSSL read ``data`` as it reads a ``cafile``, and keep what its store holds.
+
+    The bytes go to a private temporary file (``mkstemp``: 0600, created exclusively), so
+    that what is parsed is exactly what was hashed, whatever happens to ``path`` meanwhile.
+    """
+    import tempfile  # noqa: PLC0415 - only when a bundle version is first seen
+
+    descriptor, temporary = tempfile.mkstemp(prefix="sslcustomize-", suffix=".pem")
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        try:
+            context.load_verify_locations(cafile=temporary)
+        except ssl.SSLError as exc:
+            raise TrustError(
+                f"CA bundle {path!r} holds no certificate OpenSSL can read ({exc.reason or exc})"
+            ) from None
+    finally:
+        os.unlink(temporary)
+    stats = context.cert_store_stats()
+    certificates = tuple(context.get_ca_certs(binary_form=True))
+    directory_ok = (
+        stats["x509"] == stats["x509_ca"] == len(certificates)
+        and not stats["crl"]
+        and _TRUSTED_BLOCK not in data
+    )
+    if not stats["x509"]:
+        raise TrustError(f"CA bundle {path!r} holds no certificate")
+    return _Bundle(
+        sha256=hashlib.sha256(data).hexdigest(),
+        certificates=certificates,
+        directory_ok=directory_ok,
+    )
+
+
+def bundle_certificates(path: str) -> tuple[bytes, ...]:
+    """Return the CA certificates (DER) that OpenSSL reads from a bundle file.
+
+    Raises:
+        TrustError: The file cannot be read or holds no certificate.
+    """
+    return _openssl_read(_read_bytes(path), path).certificates
+
+
+# --- The anchor cache, and why it can be trusted -------------------------------------------------
+
+
+def trusted_path(path: str) -> bool:
+    """Tell whether nobody but this user and root can change ``path`` or any directory above it.
+
+    Each component of the resolved path must be owned by root or the effective user and not
+    writable by group or others, except a sticky directory (``/tmp``), where others cannot
+    rename or remove what they do not own. OpenSSL reads a hashed directory lazily, by path:
+    a parent another user controls could swap it for one holding their CA.
+    """
+    real = os.path.realpath(path)
+    uid = os.geteuid()
+    current = os.sep
+    components = [part for part in real.split(os.sep) if part]
+    for index in range(len(components) + 1):
+        if index:
+            current = os.path.join(current, components[index - 1])
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return False
+        if stat.S_ISLNK(info.st_mode) or info.st_uid not in (0, uid):
+            return False
+        last = index == len(components)
+        if info.st_mode & 0o022 and (last or not info.st_mode & stat.S_ISVTX):
+            return False
+    return True
 
 
 def _cache_root() -> str:
-    from ._paths import user_cache_dir  # noqa: PLC0415 - platformdirs only when needed
+    from ._paths import user_cache_dir  # noqa: PLC0415 - only on a cache miss
 
-    return os.path.join(user_cache_dir(), "anchors")
+    return os.path.join(os.path.realpath(user_cache_dir()), "anchors")
 
 
-def _safe_directory(path: str) -> bool:
-    """Tell whether a cache directory is ours alone (a shared one could add trust anchors)."""
+def _private_directory(path: str) -> bool:
+    """Make ``path`` (and its parents) if needed; tell whether it is ours alone, 0700."""
     try:
-        info = os.stat(path)
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            return False
+        if info.st_mode & 0o077:
+            os.chmod(path, 0o700)
     except OSError:
         return False
-    return info.st_uid == os.geteuid() and not info.st_mode & 0o022
+    return trusted_path(path)
 
 
-def bundle_as_directory(bundle: str) -> Anchors:
-    """Return anchors for a PEM bundle: its hashed-directory copy, or the bundle itself.
-
-    Raises:
-        TrustError: The bundle cannot be read.
-    """
+def _existing_directory(root: str, digest: str) -> str | None:
+    """Return the cache directory of a bundle version if it exists and is ours alone."""
+    target = os.path.join(root, digest[:32])
     try:
-        info = os.stat(bundle)
-    except OSError as exc:
-        raise TrustError(f"cannot read CA bundle {bundle!r}: {exc.strerror}") from None
-    key = (os.path.realpath(bundle), info.st_size, info.st_mtime_ns, info.st_ino)
-    with _lock:
-        cached = _cache.get(key)
-        if cached is None:
-            cached = _cache[key] = _materialize(bundle, key)
-    return cached
+        info = os.lstat(target)
+    except OSError:
+        return None
+    ours = stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid()
+    return target if ours and not info.st_mode & 0o077 else None
 
 
-def _materialize(bundle: str, key: tuple[object, ...]) -> Anchors:
-    digest = hashlib.sha256(repr(key).encode()).hexdigest()[:32]
+def _directory_for(bundle: _Bundle) -> str | None:
+    """Return the hashed directory of a bundle version, made if needed; ``None`` if unsafe."""
+    root = _cache_root()
+    if not _private_directory(root):
+        return None
+    existing = _existing_directory(root, bundle.sha256)
+    if existing is not None:
+        return existing
+    target = os.path.join(root, bundle.sha256[:32])
+    if os.path.lexists(target):
+        return None  # there, but not ours alone: never use it
+    import tempfile  # noqa: PLC0415 - only when a bundle version is first seen
+
     try:
-        root = _cache_root()
-        target = os.path.join(root, digest)
-        if os.path.isdir(target) and _safe_directory(root) and _safe_directory(target):
-            return Anchors(directories=(target,))
-        os.makedirs(root, mode=0o700, exist_ok=True)
-        if not _safe_directory(root):
-            return Anchors(files=(bundle,))
-        with open(bundle, "rb") as file:
-            data = file.read()
-        import tempfile  # noqa: PLC0415 - once per bundle, on a cache miss
-
         staging = tempfile.mkdtemp(prefix=".tmp-", dir=root)
-        _write_hashed(data, staging)
+        _write_hashed(bundle.certificates, staging)
         try:
             os.rename(staging, target)
         except OSError:  # another process made it first: use theirs
             _remove_tree(staging)
-        return Anchors(directories=(target,))
     except (OSError, ValueError):
-        # Cannot cache (read-only home, odd certificate): load the bundle itself.
-        return Anchors(files=(bundle,))
+        return None
+    return target
 
 
-def _write_hashed(data: bytes, directory: str) -> None:
+def _write_hashed(certificates: tuple[bytes, ...], directory: str) -> None:
     counts: dict[int, int] = {}
-    for match in PEM_CERTIFICATE.finditer(data):
-        pem = match.group(0).decode("ascii")
-        name_hash = subject_hash(ssl.PEM_cert_to_DER_cert(pem))
+    for der in certificates:
+        name_hash = subject_hash(der)
         index = counts.get(name_hash, 0)
         counts[name_hash] = index + 1
         path = os.path.join(directory, f"{name_hash:08x}.{index}")
-        with open(path, "w", encoding="ascii") as file:
-            file.write(pem + "\n")
-    if not counts:
-        raise ValueError("no certificates in bundle")
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(ssl.DER_cert_to_PEM_cert(der).encode("ascii"))
 
 
 def _remove_tree(path: str) -> None:
     for name in os.listdir(path):
         os.unlink(os.path.join(path, name))
     os.rmdir(path)
+
+
+# --- Bundle versions, re-checked in a long-lived process ------------------------------------------
+
+_clock = time.monotonic  # tests move time forward
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Seen:
+    """One bundle file as last read: its stat, its anchors, and when it was checked."""
+
+    stat_key: tuple[int, ...]
+    anchors: Anchors
+    read_at: float  # wall-clock time of the read, for the racy-timestamp rule
+
+
+_seen: dict[str, _Seen] = {}
+_by_content: dict[str, Anchors] = {}
+
+
+def _after_fork_in_child() -> None:
+    global _lock  # noqa: PLW0603 - a lock another thread held at fork() would never be released
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _stat_key(path: str) -> tuple[int, ...]:
+    info = os.stat(path)
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def bundle_anchors(path: str) -> Anchors:
+    """Return anchors for a PEM bundle as it is now: its hashed directory, or the file itself.
+
+    The file is read again when its ``stat`` changed, or when it changed so recently (within a
+    second of the last read, as git's racy-clean rule) that timestamps cannot tell.
+
+    Raises:
+        TrustError: The bundle cannot be read or holds no certificate.
+    """
+    try:
+        key = _stat_key(path)
+    except OSError as exc:
+        raise TrustError(f"cannot read CA bundle {path!r}: {exc.strerror}") from None
+    with _lock:
+        seen = _seen.get(path)
+    changed_ns = max(key[3], key[4])
+    if seen is not None and seen.stat_key == key and changed_ns < (seen.read_at - 1) * 1e9:
+        return seen.anchors
+    read_at = time.time()
+    data = _read_bytes(path)
+    digest = hashlib.sha256(data).hexdigest()
+    with _lock:
+        anchors = _by_content.get(digest)
+    if anchors is None:
+        anchors = _anchors_of(data, path)
+        with _lock:
+            _by_content[digest] = anchors
+    with _lock:
+        _seen[path] = _Seen(stat_key=key, anchors=anchors, read_at=read_at)
+    return anchors
+
+
+def _anchors_of(data: bytes, path: str) -> Anchors:
+    root = _cache_root()
+    if _private_directory(root):
+        # A directory named by these very bytes holds OpenSSL's reading of them already.
+        known = _existing_directory(root, hashlib.sha256(data).hexdigest())
+        if known is not None:
+            return Anchors(directories=(known,))
+    bundle = _openssl_read(data, path)
+    if bundle.directory_ok:
+        directory = _directory_for(bundle)
+        if directory is not None:
+            return Anchors(directories=(directory,))
+    return Anchors(files=(os.path.realpath(path),))
 
 
 # --- Sources to anchors ------------------------------------------------------------------------
@@ -217,10 +412,10 @@ def _source_anchors(source: TrustSource) -> Anchors:
         store = _system_store()
         anchors = Anchors(directories=(store.directory,)) if store.directory else Anchors()
         if store.file and not (store.directory and _file_covered_by_directory(store)):
-            anchors += bundle_as_directory(store.file)
+            anchors += bundle_anchors(store.file)
         return anchors
     if source.kind == "certifi":
-        return bundle_as_directory(_certifi_bundle())
+        return bundle_anchors(_certifi_bundle())
     if source.kind == "directory":
         assert source.path is not None  # noqa: S101 - the policy reader sets it
         if is_hashed_directory(source.path):
@@ -229,7 +424,18 @@ def _source_anchors(source: TrustSource) -> Anchors:
             f"{source.path!r} is not an OpenSSL hashed directory; run 'openssl rehash' on it"
         )
     assert source.path is not None  # noqa: S101 - the policy reader sets it
-    return bundle_as_directory(source.path)
+    return bundle_anchors(source.path)
+
+
+def check_source(source: TrustSource) -> None:
+    """Check that a trust source can be used now (the policy loader calls it).
+
+    Raises:
+        TrustError: It cannot: an un-hashed directory, a bundle with no certificate OpenSSL
+            reads, certifi not installed.
+    """
+    if source.kind != "system":
+        _source_anchors(source)
 
 
 _system: SystemStore | None = None
@@ -256,29 +462,41 @@ def _file_covered_by_directory(store: SystemStore) -> bool:
     )
 
 
-_anchor_cache: dict[tuple[TrustSource, ...], Anchors] = {}
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Resolved:
+    anchors: Anchors
+    checked: float
+
+
+_anchor_cache: dict[tuple[TrustSource, ...], _Resolved] = {}
 
 
 def anchors_for(sources: Iterable[TrustSource]) -> Anchors:
-    """Return the anchors for trust sources, resolved once per process.
+    """Return the anchors for trust sources, re-checked at most every REFRESH_INTERVAL seconds.
+
+    Between checks no file is touched; a check costs one ``stat`` per bundle, and a bundle
+    whose file changed is read again (its new hashed directory made if needed).
 
     Raises:
         TrustError: A source cannot be used.
     """
     key = tuple(sources)
-    anchors = _anchor_cache.get(key)
-    if anchors is None:
-        anchors = Anchors()
-        for source in key:
-            anchors += _source_anchors(source)
-        _anchor_cache[key] = anchors
+    now = _clock()
+    resolved = _anchor_cache.get(key)
+    if resolved is not None and now - resolved.checked < REFRESH_INTERVAL:
+        return resolved.anchors
+    anchors = Anchors()
+    for source in key:
+        anchors += _source_anchors(source)
+    _anchor_cache[key] = _Resolved(anchors=anchors, checked=now)
     return anchors
 
 
 def reset() -> None:
     """Forget every resolved source (tests, and a policy reload)."""
-    global _system  # noqa: PLW0603
+    global _system  # noqa: PLW0603 - found once per process
     _system = None
     _anchor_cache.clear()
     with _lock:
-        _cache.clear()
+        _seen.clear()
+        _by_content.clear()

@@ -18,8 +18,9 @@ from .._decision import decide
 from .._paths import ENV_POLICY
 from .._policy import Policy, load_policy, policy_files
 from .._policy_errors import every_error
+from .._report import dropped_records
 from .._shadows import find_shadows
-from .._trust import PEM_CERTIFICATE, TrustError, find_system_store
+from .._trust import TrustError, bundle_certificates, find_system_store
 from . import EXIT_OK, EXIT_USAGE
 from ._output import console, print_json
 
@@ -165,6 +166,7 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
             "warnings": list(policy.warnings),
         },
         "layers": _layers(policy),
+        "report_dropped": dropped_records(),
         "environment": {name: os.environ.get(name) for name in TLS_ENVIRONMENT},
         "startup_hook": {
             "installed": _pth_locations(),
@@ -201,16 +203,13 @@ THIRD_PARTY = {
 
 
 def _fingerprints(paths: list[str]) -> set[str]:
-    prints = set()
+    prints: set[str] = set()
     for path in paths:
         try:
-            with open(path, "rb") as file:
-                data = file.read()
-        except OSError:
+            certificates = bundle_certificates(path)  # as OpenSSL reads it
+        except TrustError:
             continue
-        for match in PEM_CERTIFICATE.finditer(data):
-            der = ssl.PEM_cert_to_DER_cert(match.group(0).decode("ascii"))
-            prints.add(hashlib.sha256(der).hexdigest())
+        prints.update(hashlib.sha256(der).hexdigest() for der in certificates)
     return prints
 
 
@@ -325,6 +324,8 @@ def _render_policy(out: Any, facts: dict[str, Any]) -> None:
         out.print(f"[yellow]warning:[/] {warning}")
     for shadow in facts["shadowed_exceptions"]:
         out.print(f"[yellow]hidden exception:[/] {shadow}")
+    if facts["report_dropped"]:
+        out.print(f"[yellow]report records dropped (sink unwritable):[/] {facts['report_dropped']}")
     for expired in facts["expired_exceptions"]:
         out.print(
             f"[yellow]expired exception[/] {expired['host']} on {expired['expires']} "

@@ -10,7 +10,7 @@ from typing import Any
 
 from .._files import atomic_write
 from .._reasons import fix_for_record, target_text
-from .._report import default_path, read_records
+from .._report import default_path, dropped_records, read_records
 from .._state import current_policy
 from . import EXIT_OK
 from ._output import console, fail, print_json
@@ -114,10 +114,13 @@ def run(args: argparse.Namespace) -> int:
             atomic_write(args.html, _html(groups, records, path))
         except OSError as error:
             return fail(f"cannot write {args.html}: {error.strerror or error}")
+    dropped = dropped_records(path)
     if args.json:
-        print_json({"source": path, "records": len(records), "hosts": groups})
+        print_json({"source": path, "records": len(records), "dropped": dropped, "hosts": groups})
         return EXIT_OK
     _render(groups, path, len(records))
+    if dropped:
+        console().print(f"{dropped} record(s) could not be written and were dropped")
     return EXIT_OK
 
 

@@ -40,16 +40,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _overrides(args: argparse.Namespace, files: list[tuple[str, str, bool]]) -> str:
-    lines = ["# written by `sslcustomize run` for one program", "version = 1"]
+    """Return the process layer for ``run``, written by tomlkit (file names are data, not TOML)."""
+    import tomlkit  # noqa: PLC0415 - only for this command
+
+    document = tomlkit.document()
+    document.add(tomlkit.comment("written by `sslcustomize run` for one program"))
+    document.add("version", 1)
     if args.mode:
-        lines.append(f'mode = "{args.mode}"')
+        document.add("mode", args.mode)
     if args.ca:
         cas = [os.path.abspath(ca) for ca in args.ca]
         # The first layer that names trust replaces the built-in ["system"]: keep it.
         explicit = any(layer.trust for layer in load_policy(files).files)
-        trust = cas if explicit else ["system", *cas]
-        lines.append("trust = [" + ", ".join(f'"{t}"' for t in trust) + "]")
-    return "\n".join(lines) + "\n"
+        document.add("trust", cas if explicit else ["system", *cas])
+    return tomlkit.dumps(document)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,298 @@
+"""Sinks never hang, stall or silently lose: hostile paths, held locks, forks, permissions."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+import sslcustomize
+from _fixtures import run_python
+from sslcustomize import _report
+from sslcustomize._report import (
+    MAX_WAIT,
+    JsonlSink,
+    Record,
+    SqliteSink,
+    dropped_records,
+    open_sink,
+    read_records,
+)
+
+REASONS = ("expired", "hostname_mismatch", "self_signed")
+
+
+def _record(host: str = "nas.example") -> Record:
+    return Record(
+        time="2026-12-03T09:00:00+00:00",
+        pid=1,
+        program="prog",
+        context="smtplib",
+        host=host,
+        port=465,
+        mode="report",
+        verdict="rejected",
+        reasons=REASONS,
+    )
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The sinks' retry clock, moved by hand."""
+    now = [1000.0]
+    monkeypatch.setattr(_report, "_clock", lambda: now[0])
+    return now
+
+
+def _quiet_write(sink: _report.Sink, count: int = 1) -> None:
+    """Write records, expecting the one warning of a failing sink."""
+    with pytest.warns(sslcustomize.SSLCustomizeWarning, match="report sink"):  # noqa: PT031 - several writes, one warning
+        for _ in range(count):
+            sink.write(_record())
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
+def test_fifo_at_the_path_is_refused_without_hanging(tmp_path: Path, kind: str) -> None:
+    """A FIFO at the sink path (no reader): refused at once, the records counted as dropped."""
+    fifo = tmp_path / "reports"
+    os.mkfifo(fifo)
+    sink = open_sink(kind, str(fifo))
+    done = threading.Event()
+
+    def write() -> None:
+        with contextlib.suppress(Warning):
+            sink.write(_record())
+        done.set()
+
+    with pytest.warns(sslcustomize.SSLCustomizeWarning, match="not a regular file"):  # noqa: PT031 - a thread, then a second write
+        thread = threading.Thread(target=write, daemon=True)
+        thread.start()
+        assert done.wait(10)
+        sink.write(_record())  # the warning is given once; this one is dropped silently
+    assert sink.dropped == 2
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
+def test_symlink_at_the_path_is_refused(tmp_path: Path, kind: str) -> None:
+    """A symlink at the sink path is not followed: its target stays untouched."""
+    target = tmp_path / "victim"
+    target.write_bytes(b"precious\n")
+    link = tmp_path / "reports"
+    link.symlink_to(target)
+    sink = open_sink(kind, str(link))
+    _quiet_write(sink)
+    assert target.read_bytes() == b"precious\n"
+    assert sink.dropped == 1
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
+def test_regular_file_sinks_keep_every_reason_and_are_private(tmp_path: Path, kind: str) -> None:
+    """Twin: at a fresh path, files are 0600 in a 0700 directory and keep every reason code."""
+    path = tmp_path / "state" / "reports"
+    sink = open_sink(kind, str(path))
+    sink.write(_record())
+    sink.close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    (record,) = read_records(str(path))
+    assert tuple(record["reasons"]) == REASONS
+    if kind == "sqlite":
+        for extra in path.parent.glob("reports-*"):
+            assert stat.S_IMODE(extra.stat().st_mode) & 0o077 == 0
+        with contextlib.closing(sqlite3.connect(path)) as connection:
+            assert connection.execute("SELECT reasons FROM records").fetchone() == (
+                ",".join(REASONS),
+            )
+
+
+def test_held_sqlite_lock_costs_one_bounded_try_and_nothing_is_lost(
+    tmp_path: Path, clock: list[float]
+) -> None:
+    """Another connection holds the database: one try of <= 50 ms, then buffered and retried."""
+    path = tmp_path / "r.sqlite3"
+    sink = SqliteSink(str(path))
+    sink.write(_record("before"))
+    holder = sqlite3.connect(path)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        _quiet_write(sink, 4)
+        assert sink.attempts == 2  # the first record, then one try for the four
+        (timeout,) = sink._connection.execute("PRAGMA busy_timeout").fetchone()
+        assert timeout <= MAX_WAIT * 1000
+        clock[0] += 0.5  # still within the pause after a failure: no try at all
+        sink.write(_record())
+        assert sink.attempts == 2
+    finally:
+        holder.rollback()
+        holder.close()
+    clock[0] += 60
+    sink.write(_record("after"))
+    assert sink.attempts == 3
+    sink.close()
+    hosts = [r["host"] for r in read_records(str(path))]
+    assert hosts == ["before", *["nas.example"] * 5, "after"]
+    assert sink.dropped == 0
+
+
+def test_records_left_at_exit_are_counted_and_shown(tmp_path: Path, clock: list[float]) -> None:
+    """A lock still held at exit: the buffered records are counted in the dropped-records log."""
+    path = tmp_path / "r.sqlite3"
+    sink = SqliteSink(str(path))
+    sink.write(_record())
+    holder = sqlite3.connect(path)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        _quiet_write(sink, 3)
+        sink.close()
+    finally:
+        holder.rollback()
+        holder.close()
+    assert sink.dropped == 3
+    assert dropped_records() == 3
+    assert dropped_records(str(path)) == 3
+    assert dropped_records(str(tmp_path / "other")) == 0
+
+
+def test_buffer_is_bounded_and_overflow_counted(
+    tmp_path: Path, clock: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sink that cannot write keeps at most BUFFER_LIMIT records and counts the rest."""
+    monkeypatch.setattr(_report, "BUFFER_LIMIT", 5)
+    (tmp_path / "file").write_text("x")
+    sink = JsonlSink(str(tmp_path / "file" / "r.jsonl"))
+    _quiet_write(sink, 8)
+    assert sink.dropped == 3
+    assert len(sink._pending) == 5
+
+
+def test_lock_held_by_another_thread_does_not_stall(tmp_path: Path) -> None:
+    """A thread stuck inside the sink: another thread's write returns after MAX_WAIT."""
+    sink = JsonlSink(str(tmp_path / "r.jsonl"))
+    sink._lock.acquire()
+    try:
+        sink.write(_record())
+    finally:
+        sink._lock.release()
+    sink.write(_record("next"))
+    assert [r["host"] for r in read_records(str(tmp_path / "r.jsonl"))] == [
+        "nas.example",
+        "next",
+    ]
+
+
+def test_fork_while_another_thread_writes(tmp_path: Path) -> None:
+    """fork() while a thread holds the sink's lock: the child writes its own record at once."""
+    result = run_python(
+        f"""
+        import os, threading, warnings
+        warnings.simplefilter("ignore", DeprecationWarning)  # 3.12: fork with threads
+        from sslcustomize._report import Record, open_sink
+        r = Record(time="t", pid=1, program="p", context="c", host="parent", port=1,
+                   mode="report", verdict="rejected", reasons=("expired",))
+        sink = open_sink("sqlite", {str(tmp_path / "r.sqlite3")!r})
+        sink.write(r)
+        inside, release = threading.Event(), threading.Event()
+        def stuck():
+            with sink._lock:
+                inside.set()
+                release.wait()
+        thread = threading.Thread(target=stuck)
+        thread.start()
+        inside.wait()
+        pid = os.fork()
+        if pid == 0:
+            sink.write(Record(time="t", pid=2, program="p", context="c", host="child", port=1,
+                              mode="report", verdict="rejected", reasons=("expired",)))
+            sink.close()
+            os._exit(0)
+        release.set()
+        thread.join()
+        _, status = os.waitpid(pid, 0)
+        sink.close()
+        print(os.waitstatus_to_exitcode(status))
+        """
+    )
+    assert result.stdout.strip() == "0"
+    hosts = sorted(r["host"] for r in read_records(str(tmp_path / "r.sqlite3")))
+    assert hosts == ["child", "parent"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another group needs root")
+def test_shared_log_group(tmp_path: Path) -> None:
+    """[report] group: the directory is 2770 and the log 0660, both of that group."""
+    import grp
+
+    gid = grp.getgrnam("daemon").gr_gid
+    path = tmp_path / "shared" / "r.jsonl"
+    sink = open_sink("jsonl", str(path), group="daemon")
+    sink.write(_record())
+    assert (path.stat().st_gid, stat.S_IMODE(path.stat().st_mode)) == (gid, 0o660)
+    directory = path.parent.stat()
+    assert (directory.st_gid, stat.S_IMODE(directory.st_mode)) == (gid, 0o2770)
+    assert json.loads(path.read_text())["host"] == "nas.example"
+
+
+def test_report_group_must_exist(tmp_path: Path) -> None:
+    """[report] group naming no group is a PolicyError at its line."""
+    from sslcustomize._policy import load_policy
+
+    path = tmp_path / "p.toml"
+    path.write_text("[report]\nsink = 'jsonl'\ngroup = 'no-such-group-x'\n", encoding="utf-8")
+    (error,) = load_policy([("user", str(path), True)]).errors
+    assert (error.line, error.key) == (3, "report.group")
+
+
+def test_doctor_and_report_show_dropped_records(tmp_path: Path) -> None:
+    """The dropped-records count appears in doctor --json and report --json."""
+    (tmp_path / "file").write_text("x")
+    sink = JsonlSink(str(tmp_path / "file" / "r.jsonl"))
+    _quiet_write(sink, 2)
+    sink.close()
+    doctor = run_python(
+        "from sslcustomize._cli._doctor import gather; print(gather()['report_dropped'])"
+    )
+    assert doctor.stdout.strip() == "2"
+    report = run_python(
+        "import sys; from sslcustomize._cli import main; "
+        f"sys.exit(main(['report', '--json', '--path', {str(tmp_path / 'r.jsonl')!r}]))",
+        check=False,
+    )
+    assert json.loads(report.stdout)["dropped"] == 0
+    report = run_python(
+        "import sys; from sslcustomize._cli import main; "
+        f"sys.exit(main(['report', '--json', '--path', {str(tmp_path / 'file' / 'r.jsonl')!r}]))",
+        check=False,
+    )
+    assert json.loads(report.stdout)["dropped"] == 2
+
+
+def test_database_locked_before_the_first_record(tmp_path: Path, clock: list[float]) -> None:
+    """Locked before the sink ever connected: one bounded try, then the record is kept."""
+    path = tmp_path / "r.sqlite3"
+    first = SqliteSink(str(path))
+    first.write(_record("first"))
+    first.close()
+    holder = sqlite3.connect(path)
+    holder.execute("BEGIN EXCLUSIVE")
+    sink = SqliteSink(str(path))
+    try:
+        _quiet_write(sink, 3)
+        assert sink.attempts == 1
+    finally:
+        holder.rollback()
+        holder.close()
+    clock[0] += 60
+    sink.write(_record("after"))
+    sink.close()
+    assert [r["host"] for r in read_records(str(path))] == [
+        "first",
+        *["nas.example"] * 3,
+        "after",
+    ]
