@@ -342,7 +342,8 @@ def _shape(elements: list[_Element], tags: tuple[int, ...], what: str) -> None:
 def _only(data: bytes, start: int, stop: int, tag: int, what: str) -> _Element:
     """Read ``start..stop`` as exactly one element with ``tag``."""
     elements = _children(data, start, stop)
-    _shape(elements, (tag,), what)
+    if len(elements) != 1 or elements[0][0] != tag:
+        raise DERError(f"malformed {what}")
     return elements[0]
 
 
@@ -623,9 +624,16 @@ def _sequence_of(value: bytes) -> list[_Element]:
     return _contents(value, _only(value, 0, len(value), _SEQUENCE, "extension"), _SEQUENCE, "")
 
 
-def _subject_alt_names(value: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    import ipaddress  # noqa: PLC0415 - only for certificates that list IP addresses
+def _ip_text(packed: bytes) -> str:
+    """Return an address as :mod:`ipaddress` writes it (imported only for IPv6)."""
+    if len(packed) == 4:
+        return "%d.%d.%d.%d" % tuple(packed)  # noqa: UP031 - the fastest spelling here
+    import ipaddress  # noqa: PLC0415 - only for certificates that list IPv6 addresses
 
+    return str(ipaddress.IPv6Address(packed))
+
+
+def _subject_alt_names(value: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
     dns: list[str] = []
     ips: list[str] = []
     for name in _sequence_of(value):
@@ -634,7 +642,7 @@ def _subject_alt_names(value: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if tag == 0x82:
             dns.append(value[start:stop].decode("ascii"))
         elif tag == 0x87:
-            ips.append(str(ipaddress.ip_address(value[start:stop])))
+            ips.append(_ip_text(value[start:stop]))
     return tuple(dns), tuple(ips)
 
 
