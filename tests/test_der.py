@@ -801,6 +801,17 @@ MALFORMED: dict[str, bytes] = {
             ),
         )
     ),
+    "RSA key zero exponent": synthetic(
+        spki=seq(
+            seq(oid("1.2.840.113549.1.1.1"), b"\x05\x00"),
+            tlv(0x03, b"\x00" + seq(tlv(0x02, b"\x00\x81"), tlv(0x02, b"\x00"))),
+        )
+    ),
+    "empty signature": seq(synthetic()[4:-67], seq(oid("1.3.101.112")), tlv(0x03, b"")),
+    "algorithm with two parameters": synthetic(
+        signature=seq(oid("1.3.101.112"), b"\x05\x00", b"\x05\x00")
+    ),
+    "one time only": synthetic(validity=seq(tlv(0x17, b"260101000000Z"))),
     "EC key without curve": synthetic(
         spki=seq(seq(oid("1.2.840.10045.2.1")), tlv(0x03, b"\x00\x04" + bytes(64)))
     ),
@@ -906,6 +917,34 @@ def test_only_bytes_are_read() -> None:
             parse_certificate(value)  # type: ignore[arg-type]  # the wrong type on purpose
         with pytest.raises(DERError):
             spki_pin(value)  # type: ignore[arg-type]
+
+
+def test_rarer_keys_and_fields() -> None:
+    """Unknown curves, DSA without parameters, PSS keys, unique IDs, empty values all read."""
+    rsa_key = b"\x00" + seq(tlv(0x02, b"\x00\x81"), tlv(0x02, b"\x01\x00\x01"))
+    cases = {
+        "EC 1.2.3.4": seq(seq(oid("1.2.840.10045.2.1"), oid("1.2.3.4")), tlv(0x03, b"\x00\x04")),
+        "DSA": seq(seq(oid("1.2.840.10040.4.1")), tlv(0x03, b"\x00" + tlv(0x02, b"\x05"))),
+        "RSASSA-PSS 8": seq(seq(oid("1.2.840.113549.1.1.10")), tlv(0x03, rsa_key)),
+        "1.2.3.4.5": seq(seq(oid("1.2.3.4.5"), b"\x05\x00"), tlv(0x03, b"\x00abc")),
+    }
+    for key, spki in cases.items():
+        assert parse_certificate(synthetic(spki=spki)).key == key
+    der = synthetic(
+        subject=seq(tlv(0x31, seq(oid("2.5.4.10"), tlv(0x0C, b"")))),
+        extensions=tlv(0x81, b"\x00")
+        + tlv(0x82, b"\x00")
+        + tlv(0xA3, seq(extension("2.5.29.17", seq(tlv(0x88, b"\x2a\x03"), tlv(0x82, b"a"))))),
+    )
+    facts = parse_certificate(der)
+    assert (
+        facts.subject.rfc4514
+        == "O="
+        == x509.load_der_x509_certificate(der).subject.rfc4514_string()
+    )
+    assert facts.dns_names == ("a",)
+    with pytest.raises(DERError):
+        parse_certificate(synthetic(extensions=tlv(0x82, b"\x00") + tlv(0x81, b"\x00")))
 
 
 def test_der_error_is_a_value_error() -> None:

@@ -394,10 +394,8 @@ def _integer(data: bytes, start: int, stop: int) -> int:
 
 
 def _unsigned_bits(data: bytes, element: _Element) -> int:
-    """Return the bit length of a positive INTEGER (without building the int)."""
-    tag, _begin, start, stop = element
-    if tag != _INTEGER:
-        raise DERError("expected an integer")
+    """Return the bit length of a positive INTEGER (its tag checked by the caller)."""
+    _tag, _begin, start, stop = element
     _integer(data, start, min(stop, start + 2))  # minimal form, non-empty
     if data[start] & 0x80:
         raise DERError("negative value where a positive one is required")
