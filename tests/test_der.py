@@ -413,6 +413,27 @@ def test_rsa_pss_signature_is_named() -> None:
     assert facts.self_issued
 
 
+def test_rsa_pss_key_is_pinned_as_encoded() -> None:
+    """An RSASSA-PSS key reads as RSA; its pin is over its own encoding, unlike cryptography's.
+
+    cryptography re-encodes the key as rsaEncryption before hashing, so its pin differs; curl
+    and RFC 7469 hash the SubjectPublicKeyInfo as the certificate has it, as _der does.
+    """
+    numbers = _key("RSA 2048").public_key().public_numbers()
+
+    def integer(value: int) -> bytes:
+        return tlv(0x02, value.to_bytes(value.bit_length() // 8 + 1, "big"))
+
+    rsa_key = seq(integer(numbers.n), integer(numbers.e))
+    spki = seq(seq(oid("1.2.840.113549.1.1.10")), tlv(0x03, b"\x00" + rsa_key))
+    der = synthetic(spki=spki)
+    facts = parse_certificate(der)
+    assert facts.key == "RSA 2048" == _analysis._key(x509.load_der_x509_certificate(der))
+    assert facts.key_algorithm_oid == "1.2.840.113549.1.1.10"
+    assert facts.pin == "sha256/" + base64.b64encode(hashlib.sha256(spki).digest()).decode()
+    assert facts.pin != _crypto_pin(x509.load_der_x509_certificate(der))
+
+
 def test_unknown_signature_algorithm_shows_its_oid() -> None:
     """An algorithm without a name here shows its dotted OID (cryptography says 'Unknown OID')."""
     der = synthetic(signature=seq(oid("1.2.3.4.5")))
@@ -926,7 +947,7 @@ def test_rarer_keys_and_fields() -> None:
     cases = {
         "EC 1.2.3.4": seq(seq(oid("1.2.840.10045.2.1"), oid("1.2.3.4")), tlv(0x03, b"\x00\x04")),
         "DSA": seq(seq(oid("1.2.840.10040.4.1")), tlv(0x03, b"\x00" + tlv(0x02, b"\x05"))),
-        "RSASSA-PSS 8": seq(seq(oid("1.2.840.113549.1.1.10")), tlv(0x03, rsa_key)),
+        "RSA 8": seq(seq(oid("1.2.840.113549.1.1.10")), tlv(0x03, rsa_key)),
         "1.2.3.4.5": seq(seq(oid("1.2.3.4.5"), b"\x05\x00"), tlv(0x03, b"\x00abc")),
     }
     for key, spki in cases.items():

@@ -213,8 +213,9 @@ class CertificateFacts:
         not_after: End of validity, aware, UTC.
         spki: The SubjectPublicKeyInfo, exactly as encoded (tag and length included).
         key_algorithm_oid: The public key's algorithm, dotted.
-        key_type: ``RSA``, ``EC``, ``DSA``, ``Ed25519``, ``Ed448``, ``X25519``, ``X448``,
-            ``RSASSA-PSS`` or, for any other algorithm, its dotted OID.
+        key_type: ``RSA`` (``key_algorithm_oid`` tells an RSASSA-PSS key), ``EC``, ``DSA``,
+            ``Ed25519``, ``Ed448``, ``X25519``, ``X448`` or, for any other algorithm, its
+            dotted OID.
         key_bits: RSA / DSA modulus bits, EC field bits, 253 for Ed25519, 456 for Ed448 (as
             OpenSSL counts them); ``None`` when not known.
         curve: The EC named curve (``secp256r1``...), or its dotted OID if not known; ``None``
@@ -261,7 +262,7 @@ class CertificateFacts:
         """Return the key as a person reads it: ``RSA 2048``, ``EC secp256r1``, ``Ed25519``."""
         if self.curve is not None:
             return f"{self.key_type} {self.curve}"
-        if self.key_type in {"RSA", "DSA", "RSASSA-PSS"} and self.key_bits is not None:
+        if self.key_type in {"RSA", "DSA"} and self.key_bits is not None:
             return f"{self.key_type} {self.key_bits}"
         return self.key_type
 
@@ -583,8 +584,8 @@ def _public_key(data: bytes, element: _Element) -> tuple[str, _KeyFacts]:
         if params is not None and (params[0] != _NULL or params[2] != params[3]):
             raise DERError("RSA parameters must be NULL")
         return oid, ("RSA", _rsa_key(data, key_start, key_stop), None)
-    if oid == _RSA_PSS:  # parameters, if any, are the PSS restrictions: not read
-        return oid, ("RSASSA-PSS", _rsa_key(data, key_start, key_stop), None)
+    if oid == _RSA_PSS:  # an RSA key for PSS only; its parameters (restrictions) are not read
+        return oid, ("RSA", _rsa_key(data, key_start, key_stop), None)
     if oid == _EC:
         return oid, _ec_key(data, params, data[key_start:key_stop])
     fixed = _FIXED_KEYS.get(oid)
