@@ -10,6 +10,9 @@
    connection replayed and verified offline, and recorded) against enforce mode on a good
    certificate. CPU time of this process and wall time. Goals: <= 1.15x CPU, <= 1.05x wall.
    Also shown: report mode with the verdict cache cleared before every connection.
+3. A pinned host: HTTPS requests to a self-signed server whose key the policy pins, after
+   the first connection, against a hand-cached context that trusts that certificate.
+   Goal: <= 1.10x wall.
 
 Needs the test extra (trustme). Prints figures; always exits 0.
 """
@@ -20,6 +23,7 @@ import argparse
 import datetime as dt
 import http.client
 import os
+import ssl
 import statistics
 import subprocess
 import sys
@@ -31,7 +35,7 @@ from pathlib import Path
 import trustme
 
 import sslcustomize
-from sslcustomize import _connection, _state
+from sslcustomize import _state
 from sslcustomize._decision import decide, find_exception
 from sslcustomize._policy import merge_layers, parse_policy
 
@@ -100,12 +104,14 @@ def bench_lookup(rounds: int) -> None:
     )
 
 
-def _requests(host: str, port: int, count: int, *, clear: bool = False) -> tuple[float, float]:
+def _requests(
+    host: str, port: int, count: int, *, clear: bool = False, context: ssl.SSLContext | None = None
+) -> tuple[float, float]:
     cpu, wall = time.process_time(), time.perf_counter()
     for _ in range(count):
         if clear:
-            _connection._evaluate.cache_clear()
-        connection = http.client.HTTPSConnection(host, port, timeout=10)
+            _state.current_runtime()._verdict.cache_clear()
+        connection = http.client.HTTPSConnection(host, port, timeout=10, context=context)
         connection.request("GET", "/")
         connection.getresponse().read()
         connection.close()
@@ -116,7 +122,8 @@ def bench_report_mode(count: int, rounds: int) -> None:
     directory = Path(tempfile.mkdtemp(prefix="sslcustomize-bench-"))
     os.environ["XDG_CACHE_HOME"] = str(directory / "cache")
     ca = trustme.CA()
-    good, bad = ca.issue_cert("localhost"), trustme.CA().issue_cert("localhost")
+    bad_ca = trustme.CA()  # unknown to the policy: report mode's failure, the pin's server
+    good, bad = ca.issue_cert("localhost"), bad_ca.issue_cert("localhost")
     servers, ports = [], []
     for leaf, name in ((good, "good.pem"), (bad, "bad.pem")):
         leaf.private_key_and_cert_chain_pem.write_to_path(str(directory / name))
@@ -134,7 +141,19 @@ def bench_report_mode(count: int, rounds: int) -> None:
         f"[report]\nsink = 'jsonl'\npath = '{directory / 'r.jsonl'}'\n"
     )
     warnings.simplefilter("ignore", sslcustomize.UnverifiedConnectionWarning)
-    results: dict[str, list[tuple[float, float]]] = {"enforce": [], "report": [], "uncached": []}
+    pinned = directory / "pinned.toml"
+    pinned.write_text(
+        f"[[exception]]\nhost = 'localhost:{ports[1]}'\npin = ['{_pin(bad)}']\nreason = 'bench'\n"
+    )
+    bad_ca.cert_pem.write_to_path(str(directory / "bad-ca.pem"))
+    by_hand = ssl.create_default_context(cafile=str(directory / "bad-ca.pem"))
+    results: dict[str, list[tuple[float, float]]] = {
+        "enforce": [],
+        "report": [],
+        "uncached": [],
+        "pinned": [],
+        "by_hand": [],
+    }
     try:
         for _ in range(rounds):  # interleaved rounds cancel drift
             sslcustomize.inject(enforce)
@@ -144,6 +163,12 @@ def bench_report_mode(count: int, rounds: int) -> None:
             _requests("localhost", ports[1], 5)
             results["report"].append(_requests("localhost", ports[1], count))
             results["uncached"].append(_requests("localhost", ports[1], count, clear=True))
+            sslcustomize.inject(pinned)
+            _requests("localhost", ports[1], 5)
+            results["pinned"].append(_requests("localhost", ports[1], count))
+            sslcustomize.extract()
+            _state.set_policy(None)
+            results["by_hand"].append(_requests("localhost", ports[1], count, context=by_hand))
     finally:
         sslcustomize.extract()
         _state.set_policy(None)
@@ -163,6 +188,18 @@ def bench_report_mode(count: int, rounds: int) -> None:
             f"vs enforce {median('enforce', 0):.2f} / {median('enforce', 1):.2f} ms: "
             f"{cpu:.2f}x CPU, {wall:.2f}x wall; goal <= 1.15x CPU, <= 1.05x wall: {verdict}"
         )
+    wall = median("pinned", 1) / median("by_hand", 1)
+    print(
+        f"pinned host: {median('pinned', 1):.2f} ms wall per request vs a hand-cached context "
+        f"{median('by_hand', 1):.2f} ms: {wall:.2f}x; goal <= 1.10x: "
+        f"{'PASS' if wall <= 1.10 else 'MISS'}"
+    )
+
+
+def _pin(leaf: trustme.LeafCert) -> str:
+    from sslcustomize._der import spki_pin
+
+    return spki_pin(ssl.PEM_cert_to_DER_cert(leaf.cert_chain_pems[0].bytes().decode()))
 
 
 def main() -> None:

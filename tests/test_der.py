@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _limbo import LIMBO_JSON
-from sslcustomize import _analysis, _reasons
+from sslcustomize import _analysis
 from sslcustomize._der import CertificateFacts, DERError, parse_certificate, spki_pin
 
 UTC = dt.timezone.utc
@@ -254,6 +254,51 @@ def _extension(cert: x509.Certificate, kind: type[x509.ExtensionType]) -> Any:
         return None
 
 
+# What _reasons and _analysis read with cryptography before _der: the reference to match.
+
+
+def _short(name: x509.Name) -> str:
+    common = name.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
+    return str(common[0].value) if common else name.rfc4514_string() or "(empty name)"
+
+
+def _names(cert: x509.Certificate) -> list[str]:
+    try:
+        san = _extension(cert, x509.SubjectAlternativeName)
+    except ValueError:  # not parseable by cryptography
+        return []
+    if san is None:
+        return []
+    return [str(n) for n in san.get_values_for_type(x509.DNSName)] + [
+        str(ip) for ip in san.get_values_for_type(x509.IPAddress)
+    ]
+
+
+def _has_ca_issuers(cert: x509.Certificate) -> bool:
+    try:
+        aia = _extension(cert, x509.AuthorityInformationAccess)
+    except ValueError:  # not parseable by cryptography
+        return False
+    return any(d.access_method == AuthorityInformationAccessOID.CA_ISSUERS for d in aia or ())
+
+
+def _key_text(cert: x509.Certificate) -> str:
+    from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, rsa
+
+    key = cert.public_key()
+    if isinstance(key, rsa.RSAPublicKey):
+        return f"RSA {key.key_size}"
+    if isinstance(key, ec.EllipticCurvePublicKey):
+        return f"EC {key.curve.name}"
+    if isinstance(key, ed25519.Ed25519PublicKey):
+        return "Ed25519"
+    if isinstance(key, ed448.Ed448PublicKey):
+        return "Ed448"
+    if isinstance(key, dsa.DSAPublicKey):
+        return f"DSA {key.key_size}"
+    return type(key).__name__
+
+
 def crypto_view(der: bytes) -> dict[str, object]:
     """Every fact _der reads, as cryptography reads it."""
     cert = x509.load_der_x509_certificate(der)
@@ -287,13 +332,13 @@ def crypto_view(der: bytes) -> dict[str, object]:
         "signature": cert.signature_algorithm_oid.dotted_string,
         "subject": cert.subject.rfc4514_string(),
         "issuer": cert.issuer.rfc4514_string(),
-        "subject_short": _reasons._short(cert.subject),
-        "issuer_short": _reasons._short(cert.issuer),
+        "subject_short": _short(cert.subject),
+        "issuer_short": _short(cert.issuer),
         "not_before": cert.not_valid_before_utc,
         "not_after": cert.not_valid_after_utc,
-        "key": _analysis._key(cert),
+        "key": _key_text(cert),
         "pin": _crypto_pin(cert),
-        "names": tuple(_reasons._names(cert)),
+        "names": tuple(_names(cert)),
         "ca": None if constraints is None else constraints.ca,
         "path_length": None if constraints is None else constraints.path_length,
         "key_usage": usages,
@@ -304,7 +349,7 @@ def crypto_view(der: bytes) -> dict[str, object]:
             if d.access_method == AuthorityInformationAccessOID.CA_ISSUERS
             and isinstance(d.access_location, x509.UniformResourceIdentifier)
         ),
-        "has_ca_issuers": _reasons._has_ca_issuers(cert),
+        "has_ca_issuers": _has_ca_issuers(cert),
         "extension_oids": tuple(e.oid.dotted_string for e in cert.extensions),
         "attributes": tuple(
             (a.oid.dotted_string, a.value if isinstance(a.value, str) else "#" + a.value.hex())
@@ -428,7 +473,7 @@ def test_rsa_pss_key_is_pinned_as_encoded() -> None:
     spki = seq(seq(oid("1.2.840.113549.1.1.10")), tlv(0x03, b"\x00" + rsa_key))
     der = synthetic(spki=spki)
     facts = parse_certificate(der)
-    assert facts.key == "RSA 2048" == _analysis._key(x509.load_der_x509_certificate(der))
+    assert facts.key == "RSA 2048" == _key_text(x509.load_der_x509_certificate(der))
     assert facts.key_algorithm_oid == "1.2.840.113549.1.1.10"
     assert facts.pin == "sha256/" + base64.b64encode(hashlib.sha256(spki).digest()).decode()
     assert facts.pin != _crypto_pin(x509.load_der_x509_certificate(der))
@@ -595,20 +640,20 @@ def test_trustme_chains(key_type: trustme.KeyType) -> None:
     assert leaf_facts.names == ("host.example", "127.0.0.1", "::1")
 
 
-def test_matches_what_check_describes_today() -> None:
-    """_analysis.describe() (cryptography today) shows the same text as the facts."""
+def test_check_describes_what_cryptography_reads() -> None:
+    """_analysis.describe() (now on _der) shows what cryptography reads from the certificate."""
     der = make_certificate(key="RSA 2048", signer="RSA 2048")
     info = _analysis.describe(der)
-    facts = parse_certificate(der)
-    assert info.subject == facts.subject.rfc4514
-    assert info.issuer == facts.issuer.rfc4514
-    assert info.not_before == facts.not_before.isoformat()
-    assert info.not_after == facts.not_after.isoformat()
-    assert info.key == facts.key
-    assert info.signature_algorithm == facts.signature_algorithm
-    assert info.names == facts.names
-    assert info.pin == facts.pin == _reasons.spki_pin(der)
-    assert info.self_issued == facts.self_issued
+    cert = x509.load_der_x509_certificate(der)
+    assert info.subject == cert.subject.rfc4514_string()
+    assert info.issuer == cert.issuer.rfc4514_string()
+    assert info.not_before == cert.not_valid_before_utc.isoformat()
+    assert info.not_after == cert.not_valid_after_utc.isoformat()
+    assert info.key == _key_text(cert)
+    assert info.signature_algorithm == cert.signature_algorithm_oid._name
+    assert info.names == tuple(_names(cert))
+    assert info.pin == _crypto_pin(cert) == spki_pin(der)
+    assert info.self_issued == (cert.subject == cert.issuer)
 
 
 def test_version_1_certificate() -> None:
@@ -651,7 +696,7 @@ STRICTER_THAN_CRYPTOGRAPHY = {
 # * an EC key with explicit curve parameters (2): cryptography names the curve and pins its
 #   re-encoding with the named curve; _der pins the key exactly as encoded (RFC 7469) and calls
 #   the curve "(explicit parameters)";
-# * an AIA caIssuers whose location is a dNSName, not a URI (2): _reasons._has_ca_issuers()
+# * an AIA caIssuers whose location is a dNSName, not a URI (2): _has_ca_issuers()
 #   counts it, _der lists only URIs (nothing can be downloaded from a bare name).
 EXPLICIT_CURVE = "(explicit parameters)"
 

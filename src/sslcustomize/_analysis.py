@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ._der import parse_certificate
 from ._policy import TrustSource
-from ._reasons import explain, spki_pin
+from ._reasons import explain
 from ._replay import replay_chain
 from ._verify import NO_CHECK_TIME, Check, evaluate, leaf_variants, oracle
 from ._verify import every_reason as every_reason_of
@@ -59,50 +60,25 @@ class Analysis:
     notes: tuple[str, ...]
 
 
-def _key(cert: Any) -> str:
-    from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, rsa  # noqa: PLC0415
-
-    key = cert.public_key()
-    if isinstance(key, rsa.RSAPublicKey):
-        return f"RSA {key.key_size}"
-    if isinstance(key, ec.EllipticCurvePublicKey):
-        return f"EC {key.curve.name}"
-    if isinstance(key, ed25519.Ed25519PublicKey):
-        return "Ed25519"
-    if isinstance(key, ed448.Ed448PublicKey):
-        return "Ed448"
-    if isinstance(key, dsa.DSAPublicKey):
-        return f"DSA {key.key_size}"
-    return type(key).__name__
-
-
 @lru_cache(maxsize=256)
 def describe(der: bytes) -> CertificateInfo:
-    """Describe one DER certificate (cached: a scan meets the same chains again and again)."""
-    from cryptography import x509  # noqa: PLC0415
+    """Describe one DER certificate (cached: a scan meets the same chains again and again).
 
-    from ._reasons import _names  # noqa: PLC0415
-
-    cert = x509.load_der_x509_certificate(der)
-    try:
-        algorithm = cert.signature_algorithm_oid._name  # noqa: SLF001 - the readable name
-    except ValueError:
-        algorithm = "unknown"
-    try:
-        key = _key(cert)
-    except (ValueError, TypeError):
-        key = "unknown"
+    Raises:
+        ValueError: The certificate cannot be read.
+    """
+    cert = parse_certificate(der)
     return CertificateInfo(
-        subject=cert.subject.rfc4514_string(),
-        issuer=cert.issuer.rfc4514_string(),
-        not_before=cert.not_valid_before_utc.isoformat(),
-        not_after=cert.not_valid_after_utc.isoformat(),
-        key=key,
-        signature_algorithm=algorithm,
-        names=tuple(_names(cert)),
-        pin=spki_pin(der),
+        subject=cert.subject.rfc4514,
+        issuer=cert.issuer.rfc4514,
+        not_before=cert.not_before.isoformat(),
+        not_after=cert.not_after.isoformat(),
+        key=cert.key,
+        signature_algorithm=cert.signature_algorithm,
+        names=cert.names,
+        pin=cert.pin,
         sha256=hashlib.sha256(der).hexdigest(),
-        self_issued=cert.subject == cert.issuer,
+        self_issued=cert.self_issued,
     )
 
 

@@ -17,10 +17,11 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from ._decision import Decision
+from ._der import pin_or_none
 from ._engine import Settings, settings_of
 from ._gate import Gate
 from ._plan import Plan, make_plan
-from ._reasons import explain, spki_pin
+from ._reasons import explain
 from ._replay import der_chain
 from ._runtime import Runtime, SessionEntry
 from ._state import current_runtime
@@ -232,7 +233,7 @@ class _Connection:
             return None
         if verdict.accepted:
             exception = plan.decision.exception
-            if exception is not None and chain and spki_pin(chain[0]) in plan.decision.pins:
+            if exception is not None and chain and pin_or_none(chain[0]) in plan.decision.pins:
                 runtime.learn_leaf(exception, chain[0])
             return None
         if plan.decision.mode == "enforce":

@@ -36,6 +36,7 @@ __all__ = [
     "Extension",
     "Name",
     "parse_certificate",
+    "pin_or_none",
     "spki_pin",
 ]
 
@@ -828,3 +829,14 @@ def parse_certificate(der: bytes) -> CertificateFacts:
         extended_key_usage=_extended_key_usage(eku) if eku is not None else None,
         ca_issuers=_ca_issuers(aia) if aia is not None else (),
     )
+
+
+def pin_or_none(der: bytes) -> str | None:
+    """Return :func:`spki_pin` of ``der``, or ``None`` for a certificate that cannot be read.
+
+    For the connection path: a certificate this strict reader refuses simply matches no pin.
+    """
+    try:
+        return spki_pin(der)
+    except DERError:
+        return None

@@ -1,20 +1,17 @@
 """Turn OpenSSL's verification result into reason codes, a plain message and the safe fix.
 
-Runs only after a handshake failed, so it may take its time (it imports ``cryptography`` to
-read the certificates); nothing here is on the path of a successful connection.
+Runs only after a handshake failed; certificates are read with the stdlib-only
+:mod:`._der` reader, so a rejection never needs ``cryptography`` (a process without it still
+explains its rejections).
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from cryptography import x509
+from ._der import CertificateFacts, DERError, parse_certificate
 
 __all__ = [
     "REASONS",
@@ -24,7 +21,6 @@ __all__ = [
     "explain",
     "fix_for_record",
     "reasons_for_code",
-    "spki_pin",
     "target_text",
     "trust_command",
 ]
@@ -112,49 +108,6 @@ def reasons_for_code(code: int) -> str:
     return _CODES.get(code, "invalid")
 
 
-def spki_pin(certificate_der: bytes) -> str:
-    """Return the ``sha256/BASE64`` pin of a certificate's public key, as curl writes it."""
-    from cryptography import x509  # noqa: PLC0415 - only on failure paths and in the CLI
-    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
-
-    cert = x509.load_der_x509_certificate(certificate_der)
-    spki = cert.public_key().public_bytes(
-        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    return "sha256/" + base64.b64encode(hashlib.sha256(spki).digest()).decode("ascii")
-
-
-def _short(name: x509.Name) -> str:
-    """Return a name's common name, or the whole name when it has none."""
-    from cryptography import x509  # noqa: PLC0415
-
-    common = name.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
-    return str(common[0].value) if common else name.rfc4514_string() or "(empty name)"
-
-
-def _has_ca_issuers(cert: x509.Certificate) -> bool:
-    from cryptography import x509  # noqa: PLC0415
-    from cryptography.x509.oid import AuthorityInformationAccessOID  # noqa: PLC0415
-
-    try:
-        aia = cert.extensions.get_extension_for_class(x509.AuthorityInformationAccess).value
-    except (x509.ExtensionNotFound, ValueError):  # absent, or not parseable by cryptography
-        return False
-    return any(d.access_method == AuthorityInformationAccessOID.CA_ISSUERS for d in aia)
-
-
-def _names(cert: x509.Certificate) -> list[str]:
-    from cryptography import x509  # noqa: PLC0415
-
-    try:
-        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    except (x509.ExtensionNotFound, ValueError):  # absent, or not parseable by cryptography
-        return []
-    return [str(n) for n in san.get_values_for_type(x509.DNSName)] + [
-        str(ip) for ip in san.get_values_for_type(x509.IPAddress)
-    ]
-
-
 def diagnose(
     *,
     verify_code: int,
@@ -195,12 +148,10 @@ def diagnose(
     return Diagnosis(reasons=(reason,), problem=problem, fix=fix)
 
 
-def _parse(chain: Sequence[bytes]) -> list[x509.Certificate]:
-    from cryptography import x509  # noqa: PLC0415
-
+def _parse(chain: Sequence[bytes]) -> list[CertificateFacts]:
     try:
-        return [x509.load_der_x509_certificate(der) for der in chain]
-    except ValueError:
+        return [parse_certificate(der) for der in chain]
+    except DERError:
         return []
 
 
@@ -245,7 +196,7 @@ def explain(
         now or dt.datetime.now(dt.timezone.utc),
     )  # fmt: skip
     if certs and reason == "self_signed":
-        fix += f" (its key's pin is {spki_pin(chain[0])})"
+        fix += f" (its key's pin is {certs[0].pin})"
     return problem, fix
 
 
@@ -257,7 +208,7 @@ class _Commands:
     ca: str
 
 
-def _issuer_reason(certs: Sequence[x509.Certificate]) -> str:
+def _issuer_reason(certs: Sequence[CertificateFacts]) -> str:
     """Tell a missing intermediate from an issuer nobody trusts.
 
     The chain the server sent ends in a certificate whose issuer is neither sent nor trusted.
@@ -266,9 +217,9 @@ def _issuer_reason(certs: Sequence[x509.Certificate]) -> str:
     A self-issued top certificate (a root, or a self-signed leaf) has no issuer to send, so
     an untrusted one is never an incomplete chain.
     """
-    if not certs or certs[-1].subject == certs[-1].issuer:
+    if not certs or certs[-1].self_issued:
         return "unknown_issuer"
-    if _has_ca_issuers(certs[-1]):
+    if certs[-1].ca_issuers:
         return "incomplete_chain"
     return "unknown_issuer"
 
@@ -320,7 +271,7 @@ _EXPLANATIONS = {
 def _explain(  # noqa: PLR0917 - the fields of one sentence
     reason: str,
     message: str,
-    certs: Sequence[x509.Certificate],
+    certs: Sequence[CertificateFacts],
     host: str,
     commands: _Commands,
     now: dt.datetime,
@@ -329,17 +280,17 @@ def _explain(  # noqa: PLR0917 - the fields of one sentence
         return f"the certificate failed verification ({message})", "check the server's chain"
     leaf = certs[0]
     fields = {
-        "not_after": leaf.not_valid_after_utc,
-        "not_before": leaf.not_valid_before_utc,
+        "not_after": leaf.not_after,
+        "not_before": leaf.not_before,
         "now": now,
-        "names": ", ".join(_names(leaf)) or "no names",
+        "names": ", ".join(leaf.names) or "no names",
         "host": host,
-        "subject": _short(leaf.subject),
-        "top_issuer": _short(certs[-1].issuer),
+        "subject": leaf.subject.short(),
+        "top_issuer": certs[-1].issuer.short(),
         # `trust --ca` needs the CA among what the server sends; otherwise pin the server.
         "for_this_host": (
             f"for this host only: {commands.ca}"
-            if certs[-1].subject == certs[-1].issuer and len(certs) > 1
+            if certs[-1].self_issued and len(certs) > 1
             else f"the server does not send that CA; to trust this server only, pin its key: "
             f"{commands.pin}"
         ),

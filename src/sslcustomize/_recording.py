@@ -16,8 +16,8 @@ from functools import lru_cache
 from typing import Any
 
 from ._decision import Decision
+from ._der import DERError, parse_certificate
 from ._policy import Policy
-from ._reasons import spki_pin
 from ._report import Record, Sink, now, open_sink, program, warn_safely
 
 __all__ = ["Recorder", "chain_fields", "fork_safe_lock"]
@@ -67,15 +67,13 @@ def chain_fields(chain: tuple[bytes, ...]) -> dict[str, Any]:
     }
     if chain:
         try:
-            from cryptography import x509  # noqa: PLC0415 - only when recording
-
-            leaf = x509.load_der_x509_certificate(chain[0])
-            fields["leaf_subject"] = leaf.subject.rfc4514_string()
-            fields["issuer"] = leaf.issuer.rfc4514_string()
-            fields["not_after"] = leaf.not_valid_after_utc.isoformat()
-            fields["pin"] = spki_pin(chain[0])
-        except (ValueError, ImportError):
-            pass
+            leaf = parse_certificate(chain[0])
+        except DERError:
+            return fields
+        fields["leaf_subject"] = leaf.subject.rfc4514
+        fields["issuer"] = leaf.issuer.rfc4514
+        fields["not_after"] = leaf.not_after.isoformat()
+        fields["pin"] = leaf.pin
     return fields
 
 

@@ -100,6 +100,7 @@ def policy_schema() -> dict[str, Any]:
                 "properties": {
                     "sink": {"enum": list(SINKS)},
                     "path": {"type": "string", "minLength": 1},
+                    "group": {"type": "string", "minLength": 1},
                 },
             },
             "exception": {"type": "array", "items": exception},

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._decision import Decision
+from ._der import pin_or_none
 from ._engine import NO_CHECK_TIME
 from ._policy import TrustSource
-from ._reasons import diagnose, spki_pin
+from ._reasons import diagnose
 from ._replay import ReplayResult, replay_chain
 from ._trust import anchors_for
 
@@ -118,7 +119,7 @@ def judge_chain(
     if not pins:
         return _verdict(result, chain, host)
     check_name = check_hostname and host is not None
-    if chain and spki_pin(chain[0]) in pins:
+    if chain and pin_or_none(chain[0]) in pins:
         # The handshake proved the server holds this key: trust it, check only the name.
         only_leaf = leaf_oracle(
             chain[0], check_hostname=check_name, common_name=verifier.hostname_checks_common_name
@@ -127,7 +128,7 @@ def judge_chain(
     if (
         check_name
         and result.accepted
-        and any(spki_pin(der) in pins for der in result.verified_chain[1:])
+        and any(pin_or_none(der) in pins for der in result.verified_chain[1:])
     ):
         return ACCEPTED
     verdict = _verdict(result, chain, host)

@@ -11,12 +11,12 @@ from typing import Any
 
 from .. import _state
 from .._analysis import describe
+from .._der import spki_pin
 from .._files import atomic_write
 from .._hosts import HostPattern, parse_host_pattern
 from .._paths import pretty
 from .._policy import parse_policy
 from .._probe import STARTTLS_PORTS, ProbeError, Target, parse_target
-from .._reasons import spki_pin
 from .._shadows import find_shadows
 from .._state import current_policy
 from ..exceptions import PolicyError
