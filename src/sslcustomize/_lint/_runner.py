@@ -55,7 +55,7 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
         result.errors.append(LintError(path=path, message=f"cannot parse: {exc}"))
         return
     result.parsed += 1
-    raw = Analyzer(tree, data).run()
+    raw = Analyzer(tree, data, path).run()
     allows = find_allows(data.decode("utf-8", "replace")) if b"sslcustomize:" in data else {}
     for code, line, column in raw:
         if allows.get(line):
