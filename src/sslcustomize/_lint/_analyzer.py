@@ -235,6 +235,9 @@ class Analyzer:
         self.source = source
         self.path = path
         self._in_compare = 0
+        # >0 inside a branch that runs only when a caller opts out through a parameter.
+        self._optout = 0
+        self._defs: dict[str, ast.AST] = {}  # function name -> its latest definition
         # (function, parameter, test, code): a sink fed by a parameter; its callers are checked.
         self._param_sinks: list[tuple[_FunctionNode, str, str, str]] = []
         self._hot: list[bool] | None = None
@@ -279,7 +282,9 @@ class Analyzer:
         return any(self._hot[first:last])
 
     def report(self, code: str, node: ast.AST) -> None:
-        """Record a finding at a node."""
+        """Record a finding at a node (not inside a caller's opt-out branch, see ``_visit_if``)."""
+        if self._optout and code not in _ALWAYS:
+            return
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0) + 1
         self.findings.add((code, line, col))
@@ -350,6 +355,7 @@ class Analyzer:
             self.visit(decorator)
         self._pending.append((node, list(self.scopes), self.class_attrs))
         self.scopes[-1][node.name] = UNKNOWN
+        self._defs[node.name] = node
 
     _visit_async_function_def = _visit_function_def
 
@@ -459,7 +465,11 @@ class Analyzer:
             self._check_patch(t.normalize(f"{base.qualname}.{attr}"), value, stmt)
             return
         state = base.context if isinstance(base, Instance) else None
+        if isinstance(value, Param):
+            return  # storing a parameter: its default is checked where the caller's value is
         self._check_attribute_value(attr, value, stmt)
+        if state is None and _is_self(target.value) and _name_of(self.function) == "__init__":
+            return  # a context wrapper class sets up its own attributes (urllib3's pyOpenSSL)
         if attr == "verify_mode":
             if _is_cert_none(value):
                 self._weaken(state, "SSC201", stmt)
@@ -489,6 +499,8 @@ class Analyzer:
                 self.report(code, stmt)
 
     def _weaken(self, state: ContextState | None, code: str, node: ast.AST) -> None:
+        if self._optout:
+            return
         if state is not None:
             state.weakenings.append((code, node))
         elif not self._has_server_hints(self.function):
@@ -522,8 +534,25 @@ class Analyzer:
             return  # restores the original, or hands over to sslcustomize
         if target == "ssl._create_default_https_context":
             self.report("SSC301", stmt)
-        else:
+        elif target in t.ALWAYS_WEAKENING_PATCHES or self._weakening_replacement(value, stmt):
             self.report("SSC302", stmt)
+
+    def _weakening_replacement(self, value: Value, stmt: ast.AST) -> bool:
+        """Tell whether a replacement function shows a weakening (a wrapper need not)."""
+        if isinstance(value, Partial):
+            return any(_TESTS["falsy"](v) or _is_cert_none(v) for v in value.keywords.values())
+        expr = getattr(stmt, "value", None)
+        if isinstance(stmt, ast.expr):  # setattr(target, name, value): the value is elsewhere
+            return True
+        node: ast.AST | None = expr
+        if isinstance(expr, ast.Name):
+            node = self._defs.get(expr.id)
+        first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        if self.source is None or first is None:
+            return True
+        lines = self.source.splitlines()[first - 1 : last]
+        text = b"\n".join(lines).lower()
+        return any(word in text for word in _WEAKENING_WORDS)
 
     def _check_env(self, key: Value, value: Value, node: ast.AST) -> None:
         name = _str(key)
@@ -535,6 +564,8 @@ class Analyzer:
 
     def _finish_contexts(self) -> None:
         for state in self.contexts.values():
+            if state.optout:
+                continue
             server = state.server and not state.client
             if state.origin == "client_auth":
                 if state.client and not state.server:
@@ -601,9 +632,11 @@ class Analyzer:
         finally:
             self.scopes = saved
 
-    def _sink(self, test: str, value: Value, code: str, location: ast.AST) -> None:
+    def _sink(
+        self, test: str, value: Value, code: str, location: ast.AST, *, defaults: bool = True
+    ) -> None:
         """Report a weakening value; remember a parameter so that its callers are checked."""
-        if _TESTS[test](value):
+        if (defaults or not isinstance(value, Param)) and _TESTS[test](value):
             self.report(code, location)
         elif isinstance(value, Param) and isinstance(
             self.function, ast.FunctionDef | ast.AsyncFunctionDef
@@ -626,10 +659,69 @@ class Analyzer:
     # -- expressions ---------------------------------------------------------------------
 
     def _visit_dict(self, node: ast.Dict) -> None:
+        # Only a dict built on the environment (``{**os.environ, ...}``) is one; a table that
+        # lists variable names (``{"CURL_CA_BUNDLE": "empty"}``) is not.
+        spreads = [v for k, v in zip(node.keys, node.values, strict=True) if k is None]
+        if any(_ref_in(self.resolve(v), _ENVIRONS) for v in spreads):
+            self._check_env_dict(node)
+        self.generic_visit(node)
+
+    def _check_env_dict(self, node: ast.Dict) -> None:
         for key, value in zip(node.keys, node.values, strict=True):
             if key is not None:
                 self._check_env(self.resolve(key), self.resolve(value), key)
-        self.generic_visit(node)
+
+    def _visit_if(self, node: ast.If) -> None:
+        """A branch taken only when a caller opts out through a parameter stays quiet.
+
+        ``if verify is False: ctx.verify_mode = CERT_NONE`` in a library is the opt-out's
+        implementation; the weakening is the caller's ``verify=False``, reported there. A branch
+        taken with the parameters' defaults (``if context is None: context =
+        ssl._create_stdlib_context()``) is the default path, and is reported.
+        """
+        self.visit(node.test)
+        uses, truth = self._guard(node.test)
+        for body, optout in (
+            (node.body, uses and truth is not True),
+            (node.orelse, uses and truth is not False),
+        ):
+            self._optout += optout
+            self.visit_body(body)
+            self._optout -= optout
+
+    def _guard(self, test: ast.expr) -> tuple[bool, bool | None]:
+        """Return whether a test reads a parameter, and its value with default arguments."""
+        params = _parameter_names(self.function)
+        flags = _flag_names(test)
+        if not any(n in params or isinstance(self.lookup(n), Param) for n in flags):
+            return False, None
+        return True, self._truth(test)
+
+    def _truth(self, test: ast.expr) -> bool | None:  # noqa: PLR0911 - one case per form
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._truth(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            values = [self._truth(v) for v in test.values]
+            stop = isinstance(test.op, ast.Or)
+            if stop in values:
+                return stop
+            return None if None in values else not stop
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            left = _param(self.resolve(test.left))
+            right = _param(self.resolve(test.comparators[0]))
+            if isinstance(left, Ref) and isinstance(right, Ref):
+                left, right = Const(left.qualname, test), Const(right.qualname, test)
+            if not (isinstance(left, Const) and isinstance(right, Const)):
+                return None
+            op = test.ops[0]
+            if isinstance(op, ast.Is | ast.Eq):
+                return left.value is right.value or left.value == right.value
+            if isinstance(op, ast.IsNot | ast.NotEq):
+                return not (left.value is right.value or left.value == right.value)
+            return None
+        value = _param(self.resolve(test))
+        return bool(value.value) if isinstance(value, Const) else None
 
     def _visit_call(self, node: ast.Call) -> None:
         self.generic_visit(node)
@@ -695,13 +787,19 @@ class Analyzer:
         for name, (value, location) in kwmap.items():
             distinctive = t.DISTINCTIVE_KEYWORDS.get(name)
             if distinctive and not _is_server_call(attr):
-                self._sink(distinctive[0], value, distinctive[1], location)
+                # A parameter passed through (``Config(ssl_cert_reqs=ssl_cert_reqs)``): its
+                # default is this function's, for a callee of unknown kind; check the callers.
+                self._sink(distinctive[0], value, distinctive[1], location, defaults=False)
             elif name in t.ENV_VARS and _env_insecure(t.ENV_VARS[name], value):
                 self.report("SSC303", location)
         if known_sinks is None and qualname != "ssl.wrap_socket" and "cert_reqs" in kwmap:
             value, location = kwmap["cert_reqs"]
             self._sink("cert_none", value, "SSC504" if attr == "tls_set" else "SSC104", location)
         self._check_weak_tls(qualname, attr, args, kwmap)
+        if "env" in kwmap and isinstance(kwmap["env"][0], DictVal) and kwmap["env"][0].node:
+            self._check_env_entries(kwmap["env"][0])
+        if attr == "update" and args and isinstance(self.resolve(args[0]), DictVal):
+            self._check_env_entries(self.resolve(args[0]))  # type: ignore[arg-type]
         if "sslopt" in kwmap:
             self._check_sslopt(kwmap["sslopt"][0])
         if attr == "Tls" and "validate" in kwmap and _is_cert_none(kwmap["validate"][0]):
@@ -720,6 +818,10 @@ class Analyzer:
                 text = _str(self.resolve(item))
                 if text and any(flag in text.lower() for flag in t.MONGO_URI_FLAGS):
                     self.report("SSC503", item)
+
+    def _check_env_entries(self, value: DictVal) -> None:
+        if isinstance(value.node, ast.Dict):
+            self._check_env_dict(value.node)
 
     def _check_sslopt(self, value: Value) -> None:
         value = _param(value)
@@ -1014,7 +1116,7 @@ class Analyzer:
                 origin = "other"
         elif name == "ssl.Purpose.CLIENT_AUTH":
             origin = "client_auth"
-        state = ContextState(origin, node, scope=self.function)
+        state = ContextState(origin, node, scope=self.function, optout=self._optout > 0)
         self.contexts[node] = state
         return state
 
@@ -1142,3 +1244,33 @@ def _constant(text: str | None, node: ast.AST) -> Value:
     if text.endswith("CERT_NONE") and not text.startswith(("'", '"')):
         return Ref("ssl.CERT_NONE")
     return Const(text.strip("'\""), node)
+
+
+# Reported even inside an opt-out branch: not a weakening that a parameter switches on.
+_ALWAYS = frozenset({"SSC001", "SSC901"})
+_ENVIRONS = frozenset({"os.environ"})
+_WEAKENING_WORDS = (b"verify", b"cert_none", b"check_hostname", b"_create_unverified", b"cert_reqs")
+
+
+def _name_of(node: ast.AST) -> str:
+    return getattr(node, "name", "")
+
+
+def _parameter_names(function: ast.AST) -> frozenset[str]:
+    args = getattr(function, "args", None)
+    if not isinstance(args, ast.arguments):
+        return frozenset()
+    return frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+
+
+def _flag_names(test: ast.expr) -> list[str]:
+    """Return the names a test reads as flags: alone, negated, combined or compared."""
+    if isinstance(test, ast.Name):
+        return [test.id]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _flag_names(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return [name for value in test.values for name in _flag_names(value)]
+    if isinstance(test, ast.Compare):
+        return [n.id for n in (test.left, *test.comparators) if isinstance(n, ast.Name)]
+    return []

@@ -302,6 +302,20 @@ PATCH_TARGETS = frozenset(
     }
 )
 
+# Replacements of these are weakenings whatever the replacement does; replacements of the other
+# targets (often instrumentation wrappers) must show a weakening.
+ALWAYS_WEAKENING_PATCHES = frozenset(
+    {
+        "ssl.match_hostname",
+        "urllib3.connection.match_hostname",
+        "urllib3.connection._match_hostname",
+        "urllib3.util.ssl_match_hostname.match_hostname",
+        "requests.adapters.HTTPAdapter.cert_verify",
+        "ssl.SSLSocket.getpeercert",
+    }
+)
+__all__ += ["ALWAYS_WEAKENING_PATCHES"]
+
 # Environment variables and the test on their value that makes them disable verification.
 ENV_VARS: dict[str, str] = {
     "PYTHONHTTPSVERIFY": "zero",

@@ -66,6 +66,7 @@ class ContextState:
     client: bool = False
     mode_required: bool = False
     hostname_on: bool = False
+    optout: bool = False
     weakenings: list[tuple[str, ast.AST]] = field(default_factory=list)
 
 

@@ -245,3 +245,50 @@ def pyopenssl_server(sock, cert, key):
     conn = SSL.Connection(ctx, sock)
     conn.set_accept_state()
     return conn
+
+
+# --- real-code look-alikes: wrapper classes, a library's opt-out branch, its default path ---
+
+import os  # noqa: E402
+
+
+class WrappedContext:
+    def __init__(self, protocol):
+        self.protocol = protocol
+        self.check_hostname = False  # expect: none
+        self.verify_mode = ssl.CERT_NONE  # expect: none
+
+
+def library_context(verify=True):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    if verify is False:
+        ctx.check_hostname = False  # expect: none
+        ctx.verify_mode = ssl.CERT_NONE  # expect: none
+    return ctx
+
+
+def library_context_else(verified):
+    if verified:
+        return ssl.create_default_context()
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    return ctx
+
+
+def default_path_unverified(host, context=None):
+    if context is None:
+        context = ssl._create_stdlib_context()  # expect: SSC203
+    return context
+
+
+def insecure_by_environment(url):
+    ctx = ssl.create_default_context()
+    if os.environ.get("APP_INSECURE"):
+        ctx.check_hostname = False  # expect: SSC202
+    return urllib.request.urlopen(url, context=ctx)
+
+
+def insecure_by_default_flag(url, insecure=True):
+    ctx = ssl.create_default_context()
+    if insecure:
+        ctx.check_hostname = False  # expect: SSC202
+    return urllib.request.urlopen(url, context=ctx)
