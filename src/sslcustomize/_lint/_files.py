@@ -7,8 +7,9 @@ objects cost more than the pre-filter that follows.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
-from fnmatch import fnmatchcase
+from fnmatch import translate
 
 from sslcustomize._lint._config import is_test_path, matches
 
@@ -38,12 +39,14 @@ def discover(
     Returns:
         The files to lint, and the paths that do not exist.
     """
-    names = tuple(p.rstrip("/") for p in exclude if "/" not in p.rstrip("/"))
+    names = [p.rstrip("/") for p in exclude if "/" not in p.rstrip("/")]
+    exact = frozenset(n for n in names if not any(c in n for c in "*?["))
+    wild = re.compile("|".join(translate(n) for n in names if n not in exact) or "(?!)")
     nested = tuple(p for p in exclude if "/" in p.rstrip("/"))
     root = os.path.abspath(root)
 
     def skipped(path: str, name: str) -> bool:
-        if name.startswith(".") or any(fnmatchcase(name, p) for p in names):
+        if name.startswith(".") or name in exact or wild.match(name):
             return True
         return bool(nested) and matches(path, nested, root)
 

@@ -14,7 +14,13 @@ from functools import lru_cache
 
 __all__ = ["sibling_constants", "sibling_file"]
 
-_VALUE = rb"(False|True|None|0|''|\"\"|(?:ssl\.)?CERT_NONE|['\"](?:CERT_NONE|none|NONE)['\"])"
+# ``NAME = literal`` at the start of a line, for the literals that rules test.
+_ASSIGNMENT = re.compile(
+    rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*"
+    rb"(False|True|None|0|''|\"\"|(?:ssl\.)?CERT_NONE|['\"](?:CERT_NONE|none|NONE)['\"])"
+    rb"[ \t]*(?:#.*)?$",
+    re.MULTILINE,
+)
 
 
 def _package_root(directory: str) -> tuple[str, str] | None:
@@ -60,12 +66,14 @@ def sibling_file(path: str | None, level: int, module: str | None) -> str | None
 
 
 @lru_cache(maxsize=256)
-def _read(path: str) -> bytes:
+def _constants(path: str) -> dict[str, str]:
+    """Return the module-level literal assignments of a file (read once per process)."""
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            data = handle.read()
     except OSError:
-        return b""
+        return {}
+    return {m.group(1).decode(): m.group(2).decode() for m in _ASSIGNMENT.finditer(data)}
 
 
 def sibling_constants(path: str, names: tuple[str, ...]) -> dict[str, str]:
@@ -78,13 +86,5 @@ def sibling_constants(path: str, names: tuple[str, ...]) -> dict[str, str]:
     Returns:
         Each name that is assigned one of the literals that rules test, with its source text.
     """
-    data = _read(path)
-    found: dict[str, str] = {}
-    for name in names:
-        if name.encode() not in data:
-            continue
-        pattern = rb"^" + re.escape(name.encode()) + rb"\s*(?::[^=\n]*)?=\s*" + _VALUE
-        match = re.search(pattern + rb"\s*(?:#.*)?$", data, re.MULTILINE)
-        if match:
-            found[name] = match.group(1).decode()
-    return found
+    found = _constants(path)
+    return {name: found[name] for name in names if name in found}
