@@ -265,6 +265,11 @@ class Analyzer:
         self._finish_contexts()
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
 
+    @property
+    def follows_callers(self) -> bool:
+        """Tell whether the last run checked callers of functions (see ``_finish_param_sinks``)."""
+        return bool(self._param_sinks)
+
     def _is_hot(self, node: ast.AST) -> bool:
         """Tell whether a function may hold a finding (see ``source``)."""
         if self.source is None:
