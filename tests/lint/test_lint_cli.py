@@ -151,3 +151,14 @@ def test_main_dispatches_to_lint(
     monkeypatch.setattr(cli, "COMMANDS", ("lint",))
     assert cli.main(["lint", str(insecure)]) == 1
     assert "SSC101" in capsys.readouterr().out
+
+
+def test_pre_commit_hook_definition() -> None:
+    """.pre-commit-hooks.yaml runs the project's console script on Python files."""
+    root = Path(__file__).parents[2]
+    hooks = (root / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "- id: sslcustomize-lint\n" in hooks
+    assert "  entry: sslcustomize lint\n" in hooks
+    assert "  language: python\n" in hooks
+    assert "types_or: [python, pyi]" in hooks
+    assert 'sslcustomize = "sslcustomize._cli:entrypoint"' in (root / "pyproject.toml").read_text()

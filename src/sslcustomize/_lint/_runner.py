@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import ast
 import gc
-import multiprocessing
 import os
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from sslcustomize._lint._analyzer import Analyzer
@@ -134,6 +132,10 @@ def lint_files(paths: Sequence[str], *, jobs: int | None = None) -> LintResult:
         count = workers * 4
         chunks = [paths[i::count] for i in range(count)]
         result = LintResult()
+        # Only now: the pool's modules cost a tenth of a small run's time to import.
+        import multiprocessing  # noqa: PLC0415
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
         # Forked workers start at once with everything imported: no second interpreter start-up.
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
