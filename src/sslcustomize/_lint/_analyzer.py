@@ -226,10 +226,16 @@ class Analyzer:
             needs (and no module-level name bound on such a line) are not analyzed.
         path: The module's file. When given, constants imported by name from a sibling module
             of the same package are read from that module.
+        hot: ``hot_lines`` of the source, if the caller has them already.
     """
 
     def __init__(
-        self, tree: ast.Module, source: bytes | None = None, path: str | None = None
+        self,
+        tree: ast.Module,
+        source: bytes | None = None,
+        path: str | None = None,
+        *,
+        hot: list[bool] | None = None,
     ) -> None:
         self.tree = tree
         self.source = source
@@ -240,7 +246,7 @@ class Analyzer:
         self._defs: dict[str, ast.AST] = {}  # function name -> its latest definition
         # (function, parameter, test, code): a sink fed by a parameter; its callers are checked.
         self._param_sinks: list[tuple[_FunctionNode, str, str, str]] = []
-        self._hot: list[bool] | None = None
+        self._hot: list[bool] | None = hot  # computed from the module's names when not given
         self.findings: set[RawFinding] = set()
         self.module_scope: _Scope = {}
         self.scopes: list[_Scope] = [self.module_scope]

@@ -56,9 +56,11 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
         return
     tree = None
     partial = False
+    hot = None
     if len(data) >= PARTIAL_MIN_BYTES:
         # Big files: parse only the functions that hold a rule word (see ``hot_source``).
-        cut = hot_source(data, hot_lines(data, module_names(data)))
+        hot = hot_lines(data, module_names(data))
+        cut = hot_source(data, hot)
         if cut is not None:
             try:
                 tree = ast.parse(cut, filename=path)
@@ -72,7 +74,7 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
         result.errors.append(LintError(path=path, message=f"cannot parse: {exc}"))
         return
     result.parsed += 1
-    analyzer = Analyzer(tree, data, path)
+    analyzer = Analyzer(tree, data, path, hot=hot if partial else None)
     raw = analyzer.run()
     if partial and analyzer.follows_callers:
         # A parameter reaches a sink: its callers may sit in cut functions. Parse it whole.
