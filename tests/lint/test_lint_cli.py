@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
-
-from sslcustomize._cli import _lint
+from _lint_cli import run
 
 INSECURE = 'import requests\nrequests.get("https://x", verify=False)\n'
-
-
-def run(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="sslcustomize")
-    _lint.register(parser.add_subparsers())
-    args = parser.parse_args(["lint", *argv])
-    return int(args.handler(args))
 
 
 @pytest.fixture

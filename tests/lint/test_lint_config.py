@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from pathlib import Path
 
 import pytest
-
-from sslcustomize._cli import _lint
+from _lint_cli import run
 
 INSECURE = 'import requests\nrequests.get("https://x", verify=False)\n'
 SILENCED = "import urllib3\nurllib3.disable_warnings()\n"
-
-
-def run(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="sslcustomize")
-    _lint.register(parser.add_subparsers())
-    args = parser.parse_args(["lint", *argv])
-    return int(args.handler(args))
 
 
 def codes(capsys: pytest.CaptureFixture[str], *argv: str) -> list[tuple[str, str]]:
