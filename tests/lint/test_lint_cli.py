@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
-
-from sslcustomize._cli import _lint
+from _lint_cli import run
 
 INSECURE = 'import requests\nrequests.get("https://x", verify=False)\n'
-
-
-def run(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="sslcustomize")
-    _lint.register(parser.add_subparsers())
-    args = parser.parse_args(["lint", *argv])
-    return int(args.handler(args))
 
 
 @pytest.fixture
@@ -151,3 +142,14 @@ def test_main_dispatches_to_lint(
     monkeypatch.setattr(cli, "COMMANDS", ("lint",))
     assert cli.main(["lint", str(insecure)]) == 1
     assert "SSC101" in capsys.readouterr().out
+
+
+def test_pre_commit_hook_definition() -> None:
+    """.pre-commit-hooks.yaml runs the project's console script on Python files."""
+    root = Path(__file__).parents[2]
+    hooks = (root / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "- id: sslcustomize-lint\n" in hooks
+    assert "  entry: sslcustomize lint\n" in hooks
+    assert "  language: python\n" in hooks
+    assert "types_or: [python, pyi]" in hooks
+    assert 'sslcustomize = "sslcustomize._cli:entrypoint"' in (root / "pyproject.toml").read_text()

@@ -26,6 +26,7 @@ FAMILIES = {
     "other_clients",
     "stdlib_clients",
     "legacy_opt_out",
+    "weak_tls",
 }
 
 

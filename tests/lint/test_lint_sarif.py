@@ -62,3 +62,34 @@ def test_relative_paths_use_srcroot(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     log = json.loads(render(lint_files(["./pkg/a b.py"], jobs=1), "sarif"))
     location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "pkg/a%20b.py", "uriBaseId": "%SRCROOT%"}
+
+
+def test_test_file_findings_are_notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the CLI, a finding in a test file is a SARIF note; elsewhere the rule's level."""
+    import argparse
+
+    from sslcustomize._cli import _lint
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("tests/test_a.py", "app/a.py"):
+        (tmp_path / name).parent.mkdir()
+        (tmp_path / name).write_text("import requests\nrequests.get('https://x', verify=False)\n")
+    parser = argparse.ArgumentParser()
+    _lint.register(parser.add_subparsers())
+    args = parser.parse_args(["lint", "--format", "sarif", "app", "tests"])
+    out = json.loads(_run_capturing(args))
+    levels = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r["level"]
+        for r in out["runs"][0]["results"]
+    }
+    assert levels == {"app/a.py": "error", "tests/test_a.py": "note"}
+
+
+def _run_capturing(args: Any) -> str:
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        args.handler(args)
+    return buffer.getvalue()

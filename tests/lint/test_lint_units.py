@@ -43,6 +43,10 @@ def test_findings_name_the_scoped_fix() -> None:
     for rule in RULES:
         if rule.code in {"SSC001"}:
             continue
+        if rule.family == "weak-tls":
+            # Not an opt-out of verification: the remedy is a modern protocol or cipher list.
+            assert any(w in rule.fix for w in ("TLS 1.2", "TLSv1_2", "default")), rule.code
+            continue
         assert any(
             word in rule.fix
             for word in ("sslcustomize trust", "CA", "create_legacy_context", "--cacert", "pin")
@@ -131,3 +135,73 @@ def test_encoding_declaration_is_honoured(tmp_path: Path) -> None:
     )
     [finding] = lint_files([str(path)], jobs=1).findings
     assert (finding.code, finding.line) == ("SSC101", 4)
+
+
+BIG_MODULE = b'''import requests
+
+OPTS = {"timeout": 5}
+
+
+@decorator(
+    "spans two lines",
+)
+def cold(a):
+    return a + 1
+
+
+class Client:
+    """A class with one hot method."""
+
+    limit = 3
+
+    @property
+    def name(self):
+        return "x"
+
+    def fetch(self, url):
+        return requests.get(url, verify=False)
+
+
+def uses_module_dict(url):
+    return requests.get(url, **OPTS)
+'''
+
+
+def test_hot_source_blanks_cold_functions_and_keeps_lines() -> None:
+    """Cold functions and methods are blanked, line numbers kept, and the rest still parses."""
+    from sslcustomize._lint._prefilter import hot_source, module_names
+
+    cut = hot_source(BIG_MODULE, hot_lines(BIG_MODULE, module_names(BIG_MODULE)))
+    assert cut is not None
+    assert cut.count(b"\n") == BIG_MODULE.count(b"\n")
+    tree = ast.parse(cut)
+    names = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert names == {"fetch", "uses_module_dict"}  # OPTS heats the function that spreads it
+    line = next(i for i, text in enumerate(BIG_MODULE.splitlines()) if b"verify=False" in text)
+    assert cut.splitlines()[line] == BIG_MODULE.splitlines()[line]
+
+
+def test_partial_parse_finds_what_a_whole_parse_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linting a big file through the cut source gives the same findings as a whole parse."""
+    from sslcustomize._lint import _runner
+
+    source = BIG_MODULE * 40  # big enough to be cut
+    whole, cut = LintResult(), LintResult()
+    monkeypatch.setattr(_runner, "PARTIAL_MIN_BYTES", 10**9)
+    lint_source(source, "big.py", whole)
+    monkeypatch.setattr(_runner, "PARTIAL_MIN_BYTES", 0)
+    lint_source(source, "big.py", cut)
+    assert whole.findings
+    assert cut.findings == whole.findings
+
+
+def test_partial_parse_falls_back_to_whole_parse() -> None:
+    """When the cut source does not parse (a column-0 string), the whole file is parsed."""
+    source = (
+        b"import requests\n\nclass T:\n    def cold(self):\n        return '''\nx = 1\n"
+        b"'''\n\n    def hot(self):\n        requests.get(u, verify=False)\n" + b"# pad\n" * 600
+    )
+    result = LintResult()
+    lint_source(source, "t.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC101", 10)]
+    assert result.errors == []

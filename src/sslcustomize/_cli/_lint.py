@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
+import os
 import sys
 from typing import Any
 
-from sslcustomize._lint import RULES, lint_files
+from sslcustomize._lint import RULES, Finding, lint_files
+from sslcustomize._lint._config import (
+    TEST_MODES,
+    ConfigError,
+    LintConfig,
+    find_config,
+    is_test_path,
+    matches,
+)
 from sslcustomize._lint._files import discover
 from sslcustomize._lint._output import FORMATS, render
 
@@ -47,6 +57,23 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
     )
     parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: cores)")
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="PATTERNS",
+        help="more paths to skip, comma-separated (added to the defaults and pyproject.toml)",
+    )
+    parser.add_argument(
+        "--tests",
+        choices=TEST_MODES,
+        default=None,
+        help="test files: report as notes that do not fail the run (default), exclude, or "
+        "report like any file",
+    )
+    parser.add_argument(
+        "--isolated", action="store_true", help="ignore [tool.sslcustomize.lint] in pyproject.toml"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -60,6 +87,22 @@ def _codes(values: list[str]) -> list[str] | None:
     return prefixes
 
 
+def _error(message: str) -> int:
+    print(f"sslcustomize lint: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _keep(finding: Finding, config: LintConfig, select: list[str], ignore: list[str]) -> bool:
+    if select and not finding.code.startswith(tuple(select)):
+        return False
+    if ignore and finding.code.startswith(tuple(ignore)):
+        return False
+    return not any(
+        finding.code.startswith(codes) and matches(finding.path, (pattern,), config.root)
+        for pattern, codes in config.per_file_ignores.items()
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Lint the paths and print the report.
 
@@ -67,33 +110,44 @@ def run(args: argparse.Namespace) -> int:
         args: The parsed command line.
 
     Returns:
-        0 if clean, 1 if there are findings, 2 on a usage error.
+        0 if clean, 1 if there are findings (outside test files), 2 on a usage error.
     """
-    select = _codes(args.select)
-    ignore = _codes(args.ignore)
-    if select is None or ignore is None:
+    try:
+        config = LintConfig(root=os.getcwd()) if args.isolated else find_config(os.getcwd())
+    except ConfigError as exc:
+        return _error(str(exc))
+    config_codes = [config.select, config.ignore, *config.per_file_ignores.values()]
+    select = _codes(args.select or list(config.select))
+    ignore = _codes([*config.ignore, *args.ignore])
+    if select is None or ignore is None or any(_codes(list(c)) is None for c in config_codes):
         known = ", ".join(rule.code for rule in RULES)
-        print(f"sslcustomize lint: error: unknown rule code; known: {known}", file=sys.stderr)
-        return EXIT_USAGE
-    files, missing = discover(args.paths)
+        return _error(f"unknown rule code; known: {known}")
+    tests = args.tests or config.tests
+    exclude = config.exclude + tuple(
+        part.strip() for value in args.exclude for part in value.split(",") if part.strip()
+    )
+    files, missing = discover(
+        args.paths, exclude=exclude, root=config.root, skip_tests=tests == "exclude"
+    )
     if missing:
-        print(f"sslcustomize lint: error: no such file or directory: {missing[0]}", file=sys.stderr)
-        return EXIT_USAGE
+        return _error(f"no such file or directory: {missing[0]}")
     # A short-lived process that makes millions of AST nodes without cycles: the cyclic GC only
     # costs time here (about a quarter of the run on the standard library).
     gc.disable()
     result = lint_files(files, jobs=args.jobs)
     result.findings = [
-        f
+        dataclasses.replace(f, in_tests=tests == "note" and is_test_path(f.path))
         for f in result.findings
-        if (not select or f.code.startswith(tuple(select)))
-        and not f.code.startswith(tuple(ignore) or ("\0",))
+        if _keep(f, config, select, ignore)
     ]
     sys.stdout.write(render(result, args.format))
     for error in result.errors:
         print(f"{error.path}: {error.message}", file=sys.stderr)
+    failing = [f for f in result.findings if not f.in_tests]
     if args.format == "text":
-        print(f"{len(result.findings)} finding(s) in {result.files} file(s)", file=sys.stderr)
-    if result.findings and not args.exit_zero:
+        notes = len(result.findings) - len(failing)
+        extra = f" (and {notes} in test files, as notes)" if notes else ""
+        print(f"{len(failing)} finding(s){extra} in {result.files} file(s)", file=sys.stderr)
+    if failing and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_OK

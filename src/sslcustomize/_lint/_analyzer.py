@@ -18,6 +18,7 @@ from typing import Any
 from sslcustomize._lint import _tables as t
 from sslcustomize._lint._commands import Token, scan_command, tokens_of
 from sslcustomize._lint._prefilter import hot_lines, may_contain_findings
+from sslcustomize._lint._siblings import sibling_constants, sibling_file
 from sslcustomize._lint._values import (
     UNKNOWN,
     Const,
@@ -113,11 +114,88 @@ def _is_cert_none_or_none(value: Value) -> bool:
     return _is_cert_none(value) or _is_const(value, None)
 
 
+def _is_falsy(value: Value) -> bool:
+    """``False``, ``0``, ``""`` or an empty literal; not ``None`` (the default in requests)."""
+    value = _param(value)
+    if isinstance(value, Const):
+        return type(value.value) in {bool, int, str, bytes} and not value.value
+    if isinstance(value, SeqVal):
+        return not value.items and value.empty
+    if isinstance(value, DictVal):
+        return not value.entries and isinstance(value.node, ast.Dict) and not value.node.keys
+    return False
+
+
+def _ref_in(value: Value, names: frozenset[str]) -> bool:
+    value = _param(value)
+    return isinstance(value, Ref) and value.qualname in names
+
+
+_CIPHER_WORDS = ("NULL", "EXPORT", "EXP-", "RC4", "DES", "MD5")
+
+
+# Methods whose first argument is tested by ``_weak_setting`` (or, for set_verify, as a mode).
+_WEAK_METHODS = {
+    "set_min_proto_version": "SSC702",
+    "set_max_proto_version": "SSC702",
+    "set_ciphers": "SSC704",
+    "set_cipher_list": "SSC704",
+    "clear_options": "SSC703",
+    "set_verify": "SSC208",
+}
+
+
+def _weak_setting(name: str, value: Value) -> str | None:
+    """Return the SSC7xx code of a weak protocol, version bound, option or cipher setting."""
+    if name in t.PROTOCOL_KEYWORDS:
+        return "SSC701" if _ref_in(value, t.WEAK_PROTOCOLS) else None
+    if (
+        name in t.MIN_VERSION_KEYWORDS
+        or name in t.MAX_VERSION_KEYWORDS
+        or name
+        in {
+            "set_min_proto_version",
+            "set_max_proto_version",
+        }
+    ):
+        return "SSC702" if _ref_in(value, t.WEAK_VERSIONS) else None
+    if name in t.CIPHER_KEYWORDS or name in t.CIPHER_METHODS:
+        text = _cipher_text(value)
+        return "SSC704" if text is not None and _weak_ciphers(text) else None
+    if name == "clear_options":
+        return "SSC703" if _ref_in(value, t.NO_OLD_PROTOCOL_OPTIONS) else None
+    return None
+
+
+def _cipher_text(value: Value) -> str | None:
+    """Return a cipher string given as ``str`` or ``bytes`` (pyOpenSSL takes both)."""
+    value = _param(value)
+    if isinstance(value, Const) and isinstance(value.value, bytes):
+        return value.value.decode("ascii", "replace")
+    return _str(value)
+
+
+def _weak_ciphers(text: str) -> bool:
+    """Tell whether an OpenSSL cipher string enables a broken suite (exclusions do not count)."""
+    for word in re.split(r"[:, ]+", text):
+        upper = word.upper()
+        if not upper or upper[0] in "!-":
+            continue
+        if upper.replace(" ", "").startswith("@SECLEVEL=0"):
+            return True
+        if upper.lstrip("+") in {"EXP", "ANULL", "ENULL", "NULL", "COMPLEMENTOFALL"}:
+            return True
+        if any(part in upper for part in _CIPHER_WORDS):
+            return True
+    return False
+
+
 _TESTS: dict[str, Callable[[Value], bool]] = {
     "false": _is_false,
     "true": _is_true,
     "cert_none": _is_cert_none,
     "cert_none_or_none": _is_cert_none_or_none,
+    "falsy": _is_falsy,
 }
 
 
@@ -146,12 +224,29 @@ class Analyzer:
         tree: The parsed module.
         source: The module's bytes. When given, functions whose lines hold no word that a rule
             needs (and no module-level name bound on such a line) are not analyzed.
+        path: The module's file. When given, constants imported by name from a sibling module
+            of the same package are read from that module.
+        hot: ``hot_lines`` of the source, if the caller has them already.
     """
 
-    def __init__(self, tree: ast.Module, source: bytes | None = None) -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        source: bytes | None = None,
+        path: str | None = None,
+        *,
+        hot: list[bool] | None = None,
+    ) -> None:
         self.tree = tree
         self.source = source
-        self._hot: list[bool] | None = None
+        self.path = path
+        self._in_compare = 0
+        # >0 inside a branch that runs only when a caller opts out through a parameter.
+        self._optout = 0
+        self._defs: dict[str, ast.AST] = {}  # function name -> its latest definition
+        # (function, parameter, test, code): a sink fed by a parameter; its callers are checked.
+        self._param_sinks: list[tuple[_FunctionNode, str, str, str]] = []
+        self._hot: list[bool] | None = hot  # computed from the module's names when not given
         self.findings: set[RawFinding] = set()
         self.module_scope: _Scope = {}
         self.scopes: list[_Scope] = [self.module_scope]
@@ -172,8 +267,14 @@ class Analyzer:
             func, scopes, class_attrs = self._pending.pop(0)
             if self._is_hot(func):
                 self._visit_function(func, scopes, class_attrs)
+        self._finish_param_sinks()
         self._finish_contexts()
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
+
+    @property
+    def follows_callers(self) -> bool:
+        """Tell whether the last run checked callers of functions (see ``_finish_param_sinks``)."""
+        return bool(self._param_sinks)
 
     def _is_hot(self, node: ast.AST) -> bool:
         """Tell whether a function may hold a finding (see ``source``)."""
@@ -192,7 +293,9 @@ class Analyzer:
         return any(self._hot[first:last])
 
     def report(self, code: str, node: ast.AST) -> None:
-        """Record a finding at a node."""
+        """Record a finding at a node (not inside a caller's opt-out branch, see ``_visit_if``)."""
+        if self._optout and code not in _ALWAYS:
+            return
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0) + 1
         self.findings.add((code, line, col))
@@ -240,7 +343,14 @@ class Analyzer:
                 self.scopes[-1][root] = Ref(root)
 
     def _visit_import_from(self, node: ast.ImportFrom) -> None:
-        if node.level or not node.module:
+        sibling = sibling_file(self.path, node.level, node.module)
+        if sibling is not None:
+            found = sibling_constants(sibling, tuple(a.name for a in node.names))
+            for alias in node.names:
+                self.scopes[-1][alias.asname or alias.name] = _constant(found.get(alias.name), node)
+            if node.level or not node.module:
+                return
+        elif node.level or not node.module:
             for alias in node.names:
                 self.scopes[-1][alias.asname or alias.name] = UNKNOWN
             return
@@ -256,6 +366,7 @@ class Analyzer:
             self.visit(decorator)
         self._pending.append((node, list(self.scopes), self.class_attrs))
         self.scopes[-1][node.name] = UNKNOWN
+        self._defs[node.name] = node
 
     _visit_async_function_def = _visit_function_def
 
@@ -290,6 +401,8 @@ class Analyzer:
                 value = self.resolve(default)
                 # Keep where the default was written: the finding points there.
                 scope[arg.arg] = Param(arg.arg, _located(value, default))
+                if arg.arg in t.PROTOCOL_KEYWORDS and _ref_in(value, t.WEAK_PROTOCOLS):
+                    self.report("SSC701", default)
         self.scopes = [*scopes, scope]
         self.function = node
         self.visit_body(node.body)
@@ -363,29 +476,42 @@ class Analyzer:
             self._check_patch(t.normalize(f"{base.qualname}.{attr}"), value, stmt)
             return
         state = base.context if isinstance(base, Instance) else None
+        if isinstance(value, Param):
+            return  # storing a parameter: its default is checked where the caller's value is
+        self._check_attribute_value(attr, value, stmt)
+        if state is None and _is_self(target.value) and _name_of(self.function) == "__init__":
+            return  # a context wrapper class sets up its own attributes (urllib3's pyOpenSSL)
         if attr == "verify_mode":
             if _is_cert_none(value):
                 self._weaken(state, "SSC201", stmt)
             elif isinstance(value, Ref) and value.qualname in _VERIFYING_MODES and state:
-                state.verified = True
+                state.verified = state.mode_required = True
         elif attr == "check_hostname":
             if _is_const(value, False):
                 self._weaken(state, "SSC202", stmt)
             elif _is_const(value, True) and state:
-                state.verified = True
+                state.verified = state.hostname_on = True
         elif attr == "verify" and _is_const(value, False):
             evident = isinstance(base, Instance) and base.qualname in _SESSION_TYPES
             guessed = not isinstance(base, Instance) and _sessionish(target.value)
             if evident or guessed:
                 self.report("SSC102", stmt)
+        if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
+            self.class_attrs.setdefault(attr, value)
+
+    def _check_attribute_value(self, attr: str, value: Value, stmt: ast.AST) -> None:
+        """Attributes whose name alone says what a value does (weak TLS, distinctive flags)."""
+        weak = _weak_setting(attr, value)
+        if weak:
+            self.report(weak, stmt)
         elif attr in t.DISTINCTIVE_KEYWORDS:
             test, code = t.DISTINCTIVE_KEYWORDS[attr]
             if _TESTS[test](value):
                 self.report(code, stmt)
-        if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
-            self.class_attrs.setdefault(attr, value)
 
     def _weaken(self, state: ContextState | None, code: str, node: ast.AST) -> None:
+        if self._optout:
+            return
         if state is not None:
             state.weakenings.append((code, node))
         elif not self._has_server_hints(self.function):
@@ -419,8 +545,25 @@ class Analyzer:
             return  # restores the original, or hands over to sslcustomize
         if target == "ssl._create_default_https_context":
             self.report("SSC301", stmt)
-        else:
+        elif target in t.ALWAYS_WEAKENING_PATCHES or self._weakening_replacement(value, stmt):
             self.report("SSC302", stmt)
+
+    def _weakening_replacement(self, value: Value, stmt: ast.AST) -> bool:
+        """Tell whether a replacement function shows a weakening (a wrapper need not)."""
+        if isinstance(value, Partial):
+            return any(_TESTS["falsy"](v) or _is_cert_none(v) for v in value.keywords.values())
+        expr = getattr(stmt, "value", None)
+        if isinstance(stmt, ast.expr):  # setattr(target, name, value): the value is elsewhere
+            return True
+        node: ast.AST | None = expr
+        if isinstance(expr, ast.Name):
+            node = self._defs.get(expr.id)
+        first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        if self.source is None or first is None:
+            return True
+        lines = self.source.splitlines()[first - 1 : last]
+        text = b"\n".join(lines).lower()
+        return any(word in text for word in _WEAKENING_WORDS)
 
     def _check_env(self, key: Value, value: Value, node: ast.AST) -> None:
         name = _str(key)
@@ -432,24 +575,164 @@ class Analyzer:
 
     def _finish_contexts(self) -> None:
         for state in self.contexts.values():
-            if state.server or state.origin == "server":
+            if state.optout:
                 continue
-            for code, node in state.weakenings:
-                self.report(code, node)
-            if (
-                state.origin == "bare"
-                and not (state.verified or state.weakenings or state.server_hint)
-                and not self._has_server_hints(state.scope)
-            ):
-                self.report("SSC204", state.node)
+            server = state.server and not state.client
+            if state.origin == "client_auth":
+                if state.client and not state.server:
+                    self.report("SSC207", state.node)
+                continue
+            repaired = state.mode_required and state.hostname_on
+            if state.origin == "unverified" and not server and not repaired:
+                self.report("SSC203", state.node)
+            if server or state.origin == "server":
+                continue
+            self._finish_client_context(state)
+
+    def _finish_client_context(self, state: ContextState) -> None:
+        # Decided per context: a context handed to a client is a client's, whatever else the
+        # function does; otherwise server hints around it keep it quiet.
+        quiet = not state.client and (state.server_hint or self._has_server_hints(state.scope))
+        if state.origin == "pyopenssl":
+            if not quiet:
+                for code, node in state.weakenings:
+                    self.report(code, node)
+            if state.client and not state.verified and not state.weakenings:
+                self.report("SSC209", state.node)
+            return
+        for code, node in state.weakenings:
+            self.report(code, node)
+        if state.origin != "bare" or quiet:
+            return
+        if not (state.verified or state.weakenings):
+            self.report("SSC204", state.node)
+        elif state.mode_required and not state.hostname_on and not state.weakenings:
+            self.report("SSC206", state.node)
+
+    def _finish_param_sinks(self) -> None:
+        """Check the callers of functions that pass a parameter on to a sink.
+
+        Only callers in the same module, by plain name (or ``self.name``/``cls.name``), with
+        a literal or a module constant as the argument, are followed: one call level.
+        """
+        if not self._param_sinks:
+            return
+        by_name: dict[str, list[tuple[_FunctionNode, str, str, str]]] = {}
+        for sink in self._param_sinks:
+            by_name.setdefault(sink[0].name, []).append(sink)
+        saved = self.scopes
+        self.scopes = [self.module_scope]
+        try:
+            for node in ast.walk(self.tree):
+                if not isinstance(node, ast.Call):
+                    continue
+                func = node.func
+                if isinstance(func, ast.Name):
+                    name, method = func.id, False
+                elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                    if func.value.id not in {"self", "cls"}:
+                        continue
+                    name, method = func.attr, True
+                else:
+                    continue
+                for function, param, test, code in by_name.get(name, ()):
+                    given = _argument_for(node, function, param, method=method)
+                    literal = isinstance(given, ast.Constant | ast.Name)
+                    if given is not None and literal and _TESTS[test](self.resolve(given)):
+                        self.report(code, given)
+        finally:
+            self.scopes = saved
+
+    def _sink(
+        self, test: str, value: Value, code: str, location: ast.AST, *, defaults: bool = True
+    ) -> None:
+        """Report a weakening value; remember a parameter so that its callers are checked."""
+        if (defaults or not isinstance(value, Param)) and _TESTS[test](value):
+            self.report(code, location)
+        elif isinstance(value, Param) and isinstance(
+            self.function, ast.FunctionDef | ast.AsyncFunctionDef
+        ):
+            self._param_sinks.append((self.function, value.name, test, code))
+
+    def _visit_compare(self, node: ast.Compare) -> None:
+        """A comparison only looks at a value: ``ctx == ssl._create_unverified_context()``."""
+        self._in_compare += 1
+        self.generic_visit(node)
+        self._in_compare -= 1
+
+    def _visit_unary_op(self, node: ast.UnaryOp) -> None:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Invert) and _ref_in(
+            self.resolve(node.operand), t.NO_OLD_PROTOCOL_OPTIONS
+        ):
+            self.report("SSC703", node)
 
     # -- expressions ---------------------------------------------------------------------
 
     def _visit_dict(self, node: ast.Dict) -> None:
+        # Only a dict built on the environment (``{**os.environ, ...}``) is one; a table that
+        # lists variable names (``{"CURL_CA_BUNDLE": "empty"}``) is not.
+        spreads = [v for k, v in zip(node.keys, node.values, strict=True) if k is None]
+        if any(_ref_in(self.resolve(v), _ENVIRONS) for v in spreads):
+            self._check_env_dict(node)
+        self.generic_visit(node)
+
+    def _check_env_dict(self, node: ast.Dict) -> None:
         for key, value in zip(node.keys, node.values, strict=True):
             if key is not None:
                 self._check_env(self.resolve(key), self.resolve(value), key)
-        self.generic_visit(node)
+
+    def _visit_if(self, node: ast.If) -> None:
+        """A branch taken only when a caller opts out through a parameter stays quiet.
+
+        ``if verify is False: ctx.verify_mode = CERT_NONE`` in a library is the opt-out's
+        implementation; the weakening is the caller's ``verify=False``, reported there. A branch
+        taken with the parameters' defaults (``if context is None: context =
+        ssl._create_stdlib_context()``) is the default path, and is reported.
+        """
+        self.visit(node.test)
+        uses, truth = self._guard(node.test)
+        for body, optout in (
+            (node.body, uses and truth is not True),
+            (node.orelse, uses and truth is not False),
+        ):
+            self._optout += optout
+            self.visit_body(body)
+            self._optout -= optout
+
+    def _guard(self, test: ast.expr) -> tuple[bool, bool | None]:
+        """Return whether a test reads a parameter, and its value with default arguments."""
+        params = _parameter_names(self.function)
+        flags = _flag_names(test)
+        if not any(n in params or isinstance(self.lookup(n), Param) for n in flags):
+            return False, None
+        return True, self._truth(test)
+
+    def _truth(self, test: ast.expr) -> bool | None:  # noqa: PLR0911 - one case per form
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._truth(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            values = [self._truth(v) for v in test.values]
+            stop = isinstance(test.op, ast.Or)
+            if stop in values:
+                return stop
+            return None if None in values else not stop
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            left = _param(self.resolve(test.left))
+            right = _param(self.resolve(test.comparators[0]))
+            if isinstance(left, Ref) and isinstance(right, Ref):
+                left, right = Const(left.qualname, test), Const(right.qualname, test)
+            if not (isinstance(left, Const) and isinstance(right, Const)):
+                return None
+            op = test.ops[0]
+            if isinstance(op, ast.Is | ast.Eq):
+                return left.value is right.value or left.value == right.value
+            if isinstance(op, ast.IsNot | ast.NotEq):
+                return not (left.value is right.value or left.value == right.value)
+            return None
+        value = _param(self.resolve(test))
+        return bool(value.value) if isinstance(value, Const) else None
 
     def _visit_call(self, node: ast.Call) -> None:
         self.generic_visit(node)
@@ -505,23 +788,29 @@ class Analyzer:
         if known_sinks is not None:
             for name, index, test, code in known_sinks:
                 found = arg(name, index)
-                if found and _TESTS[test](found[0]):
-                    self.report(code, found[1])
+                if found:
+                    self._sink(test, found[0], code, found[1])
         elif attr in t.HTTP_VERBS or attr == "ws_connect":
             for name, code in (("verify", "SSC101"), ("ssl", "SSC103"), ("verify_ssl", "SSC103")):
-                if name in kwmap and _is_const(kwmap[name][0], False):
-                    self.report(code, kwmap[name][1])
+                if name in kwmap:
+                    self._sink("falsy", kwmap[name][0], code, kwmap[name][1])
 
         for name, (value, location) in kwmap.items():
             distinctive = t.DISTINCTIVE_KEYWORDS.get(name)
-            if distinctive and _TESTS[distinctive[0]](value):
-                self.report(distinctive[1], location)
+            if distinctive and not _is_server_call(attr):
+                # A parameter passed through (``Config(ssl_cert_reqs=ssl_cert_reqs)``): its
+                # default is this function's, for a callee of unknown kind; check the callers.
+                self._sink(distinctive[0], value, distinctive[1], location, defaults=False)
             elif name in t.ENV_VARS and _env_insecure(t.ENV_VARS[name], value):
                 self.report("SSC303", location)
         if known_sinks is None and qualname != "ssl.wrap_socket" and "cert_reqs" in kwmap:
             value, location = kwmap["cert_reqs"]
-            if _is_cert_none(value):
-                self.report("SSC504" if attr == "tls_set" else "SSC104", location)
+            self._sink("cert_none", value, "SSC504" if attr == "tls_set" else "SSC104", location)
+        self._check_weak_tls(qualname, attr, args, kwmap)
+        if "env" in kwmap and isinstance(kwmap["env"][0], DictVal) and kwmap["env"][0].node:
+            self._check_env_entries(kwmap["env"][0])
+        if attr == "update" and args and isinstance(self.resolve(args[0]), DictVal):
+            self._check_env_entries(self.resolve(args[0]))  # type: ignore[arg-type]
         if "sslopt" in kwmap:
             self._check_sslopt(kwmap["sslopt"][0])
         if attr == "Tls" and "validate" in kwmap and _is_cert_none(kwmap["validate"][0]):
@@ -540,6 +829,10 @@ class Analyzer:
                 text = _str(self.resolve(item))
                 if text and any(flag in text.lower() for flag in t.MONGO_URI_FLAGS):
                     self.report("SSC503", item)
+
+    def _check_env_entries(self, value: DictVal) -> None:
+        if isinstance(value.node, ast.Dict):
+            self._check_env_dict(value.node)
 
     def _check_sslopt(self, value: Value) -> None:
         value = _param(value)
@@ -560,11 +853,9 @@ class Analyzer:
         args: list[ast.expr],
         kwmap: _KwMap,
     ) -> None:
-        if qualname in t.UNVERIFIED_FACTORIES:
-            self.report("SSC203", node)
-        elif qualname == "sslcustomize.create_legacy_context":
+        if qualname == "sslcustomize.create_legacy_context":
             self.report("SSC901", node)
-        elif qualname in t.CONTEXT_FACTORIES:
+        elif qualname in t.CONTEXT_FACTORIES and not self._in_compare:
             self.resolve(node)  # registers the context so that it is followed
         elif qualname == "ssl.wrap_socket":
             server = "server_side" in kwmap and _is_const(kwmap["server_side"][0], True)
@@ -572,15 +863,69 @@ class Analyzer:
             if not server and (mode is None or _is_cert_none(mode[0])):
                 self.report("SSC205", mode[1] if mode else node)
         if isinstance(callee, Method) and isinstance(callee.receiver, Instance):
-            state = callee.receiver.context
-            if state and attr in {"wrap_socket", "wrap_bio"} and "server_side" in kwmap:
-                state.server = state.server or _is_const(kwmap["server_side"][0], True)
-            elif state and attr == "load_cert_chain" and state.origin == "bare":
-                state.server_hint = True  # most often a server; a client would set verify_mode
+            self._context_method(callee.receiver, attr, args, kwmap)
+        given = [(self.resolve(a), "") for a in args] + [(v, k) for k, (v, _) in kwmap.items()]
         if attr in _SERVER_CALLS:
-            for value in [*(self.resolve(a) for a in args), *(v for v, _ in kwmap.values())]:
+            for value, _ in given:
                 if isinstance(value, Instance) and value.context is not None:
                     value.context.server = True
+            return
+        client_call = attr in t.CLIENT_CALLS
+        for value, keyword in given:
+            by_keyword = keyword in _CONTEXT_KEYWORDS and not _is_server_call(attr)
+            if isinstance(value, Instance) and value.context and (client_call or by_keyword):
+                value.context.client = True
+
+    def _context_method(
+        self, receiver: Instance, attr: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """Follow a method called on a context (or on a pyOpenSSL connection of one)."""
+        state = receiver.context
+        if state is None:
+            return
+        if receiver.qualname == "OpenSSL.SSL.Connection":
+            if attr in {"set_connect_state", "connect", "connect_ex", "set_tlsext_host_name"}:
+                state.client = True
+            elif attr in {"set_accept_state", "accept"}:
+                state.server = True
+            return
+        if attr in {"wrap_socket", "wrap_bio"}:
+            side = kwmap.get("server_side")
+            if side is not None and _is_const(side[0], True):
+                state.server = True
+            elif (side is not None and _is_const(side[0], False)) or "server_hostname" in kwmap:
+                state.client = True
+        elif attr == "load_cert_chain" and state.origin == "bare":
+            state.server_hint = True  # most often a server; a client would set verify_mode
+        elif attr.startswith(("use_certificate", "use_privatekey")):
+            state.server_hint = True  # pyOpenSSL: a server's key and certificate
+        elif attr == "set_verify" and args:
+            mode = self.resolve(args[0])
+            if _is_cert_none(mode):
+                state.weakenings.append(("SSC208", args[0]))
+            else:
+                state.verified = True  # VERIFY_PEER, alone or with other flags
+
+    def _check_weak_tls(
+        self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """Weak protocol versions, version bounds, options and cipher strings (SSC7xx)."""
+        if qualname in t.PROTOCOL_CALLS:
+            for item in args:
+                if _ref_in(self.resolve(item), t.WEAK_PROTOCOLS):
+                    self.report("SSC701", item)
+        elif args and attr in _WEAK_METHODS:
+            first = self.resolve(args[0])
+            code = _WEAK_METHODS[attr]
+            if code == "SSC208":
+                if qualname is None and isinstance(first, Ref) and _is_cert_none(first):
+                    self._weaken(None, code, args[0])  # receiver unknown: set_verify(VERIFY_NONE)
+            elif _weak_setting(attr, first):
+                self.report(code, args[0])
+        for name, (value, location) in kwmap.items():
+            weak = _weak_setting(name, value)
+            if weak:
+                self.report(weak, location)
 
     def _check_stdlib_clients(  # noqa: PLR0917 - the call's parts, already resolved
         self,
@@ -716,7 +1061,7 @@ class Analyzer:
                         items.extend(spread.items)
                 else:
                     items.append(_located(self.resolve(element), element))
-            return SeqVal(tuple(items))
+            return SeqVal(tuple(items), empty=not node.elts)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.resolve(node.left), self.resolve(node.right)
             if isinstance(left, SeqVal) and isinstance(right, SeqVal):
@@ -741,6 +1086,10 @@ class Analyzer:
                 return Instance("ssl.SSLContext", self._context(node, name, origin))
             if name in t.CLASSES:
                 return Instance(t.CLASSES[name])
+            if name == "OpenSSL.SSL.Connection" and node.args:
+                context = self.resolve(node.args[0])
+                if isinstance(context, Instance) and context.context is not None:
+                    return Instance(name, context.context)
             if name in {"functools.partial", "functools.partialmethod"} and node.args:
                 kwmap, _ = self._keywords(node.keywords)
                 return Partial(self.resolve(node.args[0]), {k: v for k, (v, _) in kwmap.items()})
@@ -777,8 +1126,8 @@ class Analyzer:
             elif first is not None and name not in _BARE_PROTOCOLS:
                 origin = "other"
         elif name == "ssl.Purpose.CLIENT_AUTH":
-            origin = "server"
-        state = ContextState(origin, node, scope=self.function)
+            origin = "client_auth"
+        state = ContextState(origin, node, scope=self.function, optout=self._optout > 0)
         self.contexts[node] = state
         return state
 
@@ -868,3 +1217,71 @@ def _tokens(value: Value, source: ast.AST) -> Iterator[Token]:
     elif isinstance(value, SeqVal):
         for item in value.items:
             yield from _tokens(item, source)
+
+
+_CONTEXT_KEYWORDS = frozenset({"ssl", "context", "ssl_context", "ssl_ctx", "tls_context"})
+
+
+def _is_server_call(attr: str) -> bool:
+    """Tell whether a callee's name says it serves (``start_server``, ``Server``, ``listen``)."""
+    low = attr.lower()
+    return attr in _SERVER_CALLS or any(w in low for w in ("server", "serve", "listen", "accept"))
+
+
+def _argument_for(
+    call: ast.Call, function: _FunctionNode, param: str, *, method: bool
+) -> ast.expr | None:
+    """Return the argument a call gives to one parameter of a function, if evident."""
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return keyword.value
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if method and positional and positional[0] in {"self", "cls"}:
+        positional = positional[1:]
+    if param not in positional or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    index = positional.index(param)
+    return call.args[index] if index < len(call.args) else None
+
+
+def _constant(text: str | None, node: ast.AST) -> Value:
+    """Turn a constant read from a sibling module into a value."""
+    if text is None:
+        return UNKNOWN
+    if text in {"False", "True", "None", "0"}:
+        return Const({"False": False, "True": True, "None": None, "0": 0}[text], node)
+    if text in {"''", '""'}:
+        return Const("", node)
+    if text.endswith("CERT_NONE") and not text.startswith(("'", '"')):
+        return Ref("ssl.CERT_NONE")
+    return Const(text.strip("'\""), node)
+
+
+# Reported even inside an opt-out branch: not a weakening that a parameter switches on.
+_ALWAYS = frozenset({"SSC001", "SSC901"})
+_ENVIRONS = frozenset({"os.environ"})
+_WEAKENING_WORDS = (b"verify", b"cert_none", b"check_hostname", b"_create_unverified", b"cert_reqs")
+
+
+def _name_of(node: ast.AST) -> str:
+    return getattr(node, "name", "")
+
+
+def _parameter_names(function: ast.AST) -> frozenset[str]:
+    args = getattr(function, "args", None)
+    if not isinstance(args, ast.arguments):
+        return frozenset()
+    return frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+
+
+def _flag_names(test: ast.expr) -> list[str]:
+    """Return the names a test reads as flags: alone, negated, combined or compared."""
+    if isinstance(test, ast.Name):
+        return [test.id]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _flag_names(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return [name for value in test.values for name in _flag_names(value)]
+    if isinstance(test, ast.Compare):
+        return [n.id for n in (test.left, *test.comparators) if isinstance(n, ast.Name)]
+    return []

@@ -7,38 +7,64 @@ objects cost more than the pre-filter that follows.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
+from fnmatch import translate
+
+from sslcustomize._lint._config import is_test_path, matches
 
 __all__ = ["discover"]
 
-_SKIP_DIRS = frozenset({"__pycache__", "node_modules"})
 
-
-def discover(paths: Iterable[str]) -> tuple[list[str], list[str]]:
+def discover(
+    paths: Iterable[str],
+    *,
+    exclude: tuple[str, ...] = ("__pycache__", "node_modules"),
+    root: str = ".",
+    skip_tests: bool = False,
+) -> tuple[list[str], list[str]]:
     """Expand files and directories into the sorted list of Python files to lint.
 
-    A file named explicitly is linted whatever its suffix; in a directory, ``*.py`` and
-    ``*.pyi`` files are, except under hidden directories and ``__pycache__``.
+    A file named explicitly is linted whatever its suffix, and a directory named explicitly is
+    walked even if it matches an exclude pattern; below it, ``*.py`` and ``*.pyi`` files are
+    linted, except under hidden directories and paths matching ``exclude`` (see
+    ``_config.matches``).
 
     Args:
         paths: Files and directories.
+        exclude: Patterns of paths to skip while walking.
+        root: The directory that patterns with ``/`` are relative to.
+        skip_tests: Skip test files and directories too.
 
     Returns:
         The files to lint, and the paths that do not exist.
     """
+    names = [p.rstrip("/") for p in exclude if "/" not in p.rstrip("/")]
+    exact = frozenset(n for n in names if not any(c in n for c in "*?["))
+    wild = re.compile("|".join(translate(n) for n in names if n not in exact) or "(?!)")
+    nested = tuple(p for p in exclude if "/" in p.rstrip("/"))
+    root = os.path.abspath(root)
+
+    def skipped(path: str, name: str) -> bool:
+        if name.startswith(".") or name in exact or wild.match(name):
+            return True
+        return bool(nested) and matches(path, nested, root)
+
     files: list[str] = []
     missing: list[str] = []
     for path in paths:
         if os.path.isfile(path):
             files.append(path)
         elif os.path.isdir(path):
-            for root, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
+            for top, dirs, found in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not skipped(os.path.join(top, d), d))
                 files.extend(
-                    os.path.join(root, name)
-                    for name in sorted(names)
-                    if name.endswith((".py", ".pyi"))
+                    os.path.join(top, name)
+                    for name in sorted(found)
+                    if name.endswith((".py", ".pyi")) and not skipped(os.path.join(top, name), name)
                 )
         else:
             missing.append(path)
+    if skip_tests:
+        files = [f for f in files if not is_test_path(f)]
     return files, missing

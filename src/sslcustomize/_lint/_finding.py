@@ -17,11 +17,17 @@ class Finding:
     line: int
     column: int
     code: str
+    in_tests: bool = False  # in a test file: reported at level ``note``, exit status unchanged
 
     @property
     def rule(self) -> Rule:
         """Return the rule this finding breaks."""
         return RULES_BY_CODE[self.code]
+
+    @property
+    def level(self) -> str:
+        """Return the SARIF level: the rule's, or ``note`` in a test file."""
+        return "note" if self.in_tests else self.rule.level
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

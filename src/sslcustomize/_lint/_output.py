@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from sslcustomize._lint._finding import Finding
-from sslcustomize._lint._rules import RULES, RULES_BY_CODE
+from sslcustomize._lint._rules import RULES
 from sslcustomize._lint._runner import LintResult
 
 __all__ = ["FORMATS", "render"]
@@ -48,7 +48,8 @@ def render(result: LintResult, fmt: str) -> str:
 
 def _text(finding: Finding) -> str:
     rule = finding.rule
-    head = f"{finding.path}:{finding.line}:{finding.column}: {finding.code} {rule.message}\n"
+    note = " (test file: note)" if finding.in_tests else ""
+    head = f"{finding.path}:{finding.line}:{finding.column}: {finding.code} {rule.message}{note}\n"
     return head + f"    fix: {rule.fix}\n"
 
 
@@ -66,7 +67,7 @@ def _json(result: LintResult) -> dict[str, Any]:
                 "code": f.code,
                 "name": f.rule.name,
                 "family": f.rule.family,
-                "level": f.rule.level,
+                "level": f.level,
                 "message": f.rule.message,
                 "fix": f.rule.fix,
             }
@@ -110,7 +111,7 @@ def _sarif(result: LintResult) -> dict[str, Any]:
         {
             "ruleId": f.code,
             "ruleIndex": index[f.code],
-            "level": RULES_BY_CODE[f.code].level,
+            "level": f.level,
             "message": {"text": f"{f.rule.message}. Fix: {f.rule.fix}"},
             "locations": [
                 {

@@ -84,3 +84,95 @@ def hot_lines(data: bytes, extra: tuple[bytes, ...] = ()) -> list[bool]:
             hot[line] = True
             pos = find(word, starts[line + 1] if line + 1 < len(starts) else len(low))
     return hot
+
+
+# Module-level names whose users the analyzer follows (see ``Analyzer._is_hot``): literals
+# that rules test, and dict/list/tuple literals (``OPTS = {"verify": False}``).
+_MODULE_NAME = re.compile(
+    rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*"
+    rb"(?:[\[({]|False\b|True\b|None\b|''|\"\"|'0'|\"0\"|functools\.partial|partial)",
+    re.MULTILINE,
+)
+_BLOCK_STARTS = (b"def ", b"async def ", b"class ", b"@")
+_CONTINUATIONS = (b")", b"]", b"}", b"#")
+# Smaller files are parsed whole: cutting them saves less than it costs.
+PARTIAL_MIN_BYTES = 2_000
+__all__ += ["PARTIAL_MIN_BYTES", "hot_source", "module_names"]
+
+
+def module_names(data: bytes) -> tuple[bytes, ...]:
+    """Return the lowercased module-level names that may carry a weakening into a function."""
+    return tuple(m.group(1).lower() for m in _MODULE_NAME.finditer(data) if len(m.group(1)) > 2)
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
+
+
+def _blocks(lines: list[bytes], start: int, stop: int, indent: int) -> list[tuple[int, int]]:
+    """Return the (first, end) line ranges of the defs and classes at one indentation."""
+    blocks: list[tuple[int, int]] = []
+    i = start
+    while i < stop:
+        line = lines[i]
+        body = line[indent:]
+        if _indent(line) == indent and body.startswith(_BLOCK_STARTS):
+            first = i
+            if body.startswith(b"@"):  # decorators (maybe over several lines), then the def
+                while i < stop and not (
+                    _indent(lines[i]) == indent
+                    and lines[i][indent:].startswith((b"def ", b"async def ", b"class "))
+                ):
+                    i += 1
+            i += 1
+            while i < stop:
+                text = lines[i].strip()
+                deeper = _indent(lines[i]) > indent
+                if text and not deeper and not lines[i][indent:].startswith(_CONTINUATIONS):
+                    break
+                i += 1
+            blocks.append((first, i))
+        else:
+            i += 1
+    return blocks
+
+
+def hot_source(data: bytes, hot: list[bool]) -> bytes | None:
+    """Blank the functions and methods without a hot line, keeping every line number.
+
+    Module-level statements and class-level ones stay, so names resolve as in the whole file;
+    a cold method's first line becomes ``pass`` so that its class stays valid. The result is
+    only a faster input for ``ast.parse``: if it does not parse, the whole file is parsed.
+
+    Args:
+        data: The file's bytes.
+        hot: ``hot_lines(data, ...)``.
+
+    Returns:
+        The cut source, or ``None`` when nothing would be cut.
+    """
+    lines = data.split(b"\n")
+    if len(lines) != len(hot):
+        return None
+    cut = False
+    for first, end in _blocks(lines, 0, len(lines), 0):
+        if not any(hot[first:end]):
+            lines[first:end] = [b""] * (end - first)
+            cut = True
+            continue
+        header = first
+        while header < end and not lines[header].lstrip().startswith(
+            (b"class ", b"def ", b"async ")
+        ):
+            header += 1
+        if header >= end or not lines[header].startswith(b"class "):
+            continue
+        members = [i for i in range(header + 1, end) if lines[i].strip()]
+        if not members:
+            continue
+        depth = _indent(lines[members[0]])
+        for inner, inner_end in _blocks(lines, header + 1, end, depth):
+            if not any(hot[inner:inner_end]):
+                lines[inner:inner_end] = [b" " * depth + b"pass"] + [b""] * (inner_end - inner - 1)
+                cut = True
+    return b"\n".join(lines) if cut else None

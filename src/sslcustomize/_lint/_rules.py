@@ -9,6 +9,7 @@ Codes are stable. The hundreds digit names the family:
 * ``SSC4xx`` command-line flags of programs started from Python
 * ``SSC5xx`` other clients (websocket-client, httplib2, pymongo, paho-mqtt, elasticsearch, ...)
 * ``SSC6xx`` stdlib mail, news and FTP clients used without a context (they do not verify)
+* ``SSC7xx`` weak protocol versions and cipher suites (TLS weakened, not switched off)
 * ``SSC9xx`` the visible, policy-controlled opt-out ``sslcustomize.create_legacy_context()``
 """
 
@@ -26,6 +27,7 @@ FAMILIES = {
     "SSC4": "subprocess-flags",
     "SSC5": "other-clients",
     "SSC6": "stdlib-no-context",
+    "SSC7": "weak-tls",
     "SSC9": "legacy-opt-out",
 }
 
@@ -178,6 +180,54 @@ RULES: tuple[Rule, ...] = (
         fix="Use `ssl.create_default_context().wrap_socket(sock, server_hostname=host)`. " + _TRUST,
         bad="ssl.wrap_socket(sock)",
         good="ssl.create_default_context().wrap_socket(sock, server_hostname=host)",
+    ),
+    Rule(
+        code="SSC206",
+        name="hostname-check-left-off",
+        message="a context made without the host name check verifies the chain but accepts it "
+        "for any host",
+        why="`SSLContext(PROTOCOL_TLS)` and the version-specific protocols start with "
+        "`check_hostname=False`; setting only `verify_mode = CERT_REQUIRED` leaves it off, so "
+        "any certificate from a trusted CA, issued to anyone, is accepted for this host.",
+        fix="Use `ssl.create_default_context()` or `ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)`, "
+        f"which check the name, or set `check_hostname = True`. {_TRUST}",
+        bad="ctx = ssl.SSLContext(ssl.PROTOCOL_TLS)\nctx.verify_mode = ssl.CERT_REQUIRED",
+        good="ctx = ssl.create_default_context()",
+    ),
+    Rule(
+        code="SSC207",
+        name="server-purpose-context-in-client",
+        message="a context made for servers (`Purpose.CLIENT_AUTH`) is used by a client",
+        why="`create_default_context(Purpose.CLIENT_AUTH)` is meant to verify *client* "
+        "certificates on a server: it has `check_hostname=False` and `CERT_NONE`, so a client "
+        "using it accepts any server.",
+        fix="Use `ssl.create_default_context()` (its purpose is `SERVER_AUTH`). " + _TRUST,
+        bad="ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)\nurlopen(url, context=ctx)",
+        good="urlopen(url, context=ssl.create_default_context())",
+    ),
+    Rule(
+        code="SSC208",
+        name="pyopenssl-verify-none",
+        message="pyOpenSSL `set_verify(VERIFY_NONE)` accepts any certificate",
+        why="A pyOpenSSL context with `VERIFY_NONE` completes the handshake with any peer.",
+        fix="Call `ctx.set_verify(SSL.VERIFY_PEER)` with `ctx.set_default_verify_paths()` (or "
+        f"`load_verify_locations(CA)`), and check the host name. {_TRUST}",
+        bad="ctx.set_verify(SSL.VERIFY_NONE, None)",
+        good="ctx.set_verify(SSL.VERIFY_PEER)",
+    ),
+    Rule(
+        code="SSC209",
+        name="pyopenssl-client-unverified",
+        message="a pyOpenSSL `SSL.Context` used by a client without `set_verify(VERIFY_PEER)` "
+        "verifies nothing",
+        why="pyOpenSSL contexts start with `VERIFY_NONE`: a client connection made with one "
+        "accepts any certificate unless `set_verify(VERIFY_PEER, ...)` is called.",
+        fix="Call `ctx.set_verify(SSL.VERIFY_PEER)` and `ctx.set_default_verify_paths()` (or "
+        f"`load_verify_locations(CA)`) before connecting. {_TRUST}",
+        bad="ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)\nconn = SSL.Connection(ctx, sock)\n"
+        "conn.set_connect_state()",
+        good="ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)\nctx.set_verify(SSL.VERIFY_PEER)\n"
+        "ctx.set_default_verify_paths()",
     ),
     Rule(
         code="SSC301",
@@ -389,6 +439,51 @@ RULES: tuple[Rule, ...] = (
         fix="Pass `ssl_context=ssl.create_default_context()`. " + _TRUST,
         bad="nntplib.NNTP_SSL(host)",
         good="nntplib.NNTP_SSL(host, ssl_context=ssl.create_default_context())",
+    ),
+    Rule(
+        code="SSC701",
+        name="weak-protocol-version",
+        message="SSL 2/3 or TLS 1.0/1.1 is asked for: a protocol with known attacks",
+        why="`PROTOCOL_SSLv2`, `PROTOCOL_SSLv3`, `PROTOCOL_TLSv1`, `PROTOCOL_TLSv1_1` (and "
+        "pyOpenSSL's `SSLv2_METHOD` ... `TLSv1_1_METHOD`) pin the connection to a version "
+        "deprecated by RFC 8996, open to downgrade and decryption attacks (POODLE, BEAST).",
+        fix="Use `ssl.create_default_context()` (TLS 1.2 or later) or `PROTOCOL_TLS_CLIENT`; "
+        "if a peer needs an old version, upgrade the peer.",
+        bad="ctx = ssl.SSLContext(ssl.PROTOCOL_TLSv1)",
+        good="ctx = ssl.create_default_context()",
+    ),
+    Rule(
+        code="SSC702",
+        name="minimum-version-below-tls12",
+        message="`minimum_version` below TLS 1.2 lets a connection fall back to a weak protocol",
+        why="Allowing SSL 3, TLS 1.0 or TLS 1.1 (or `MINIMUM_SUPPORTED`) lets an attacker on "
+        "the path downgrade the connection to a protocol deprecated by RFC 8996.",
+        fix="Keep the default minimum, or set `ssl.TLSVersion.TLSv1_2` or later; upgrade the "
+        "peer that needs an old version.",
+        bad="ctx.minimum_version = ssl.TLSVersion.TLSv1",
+        good="ctx.minimum_version = ssl.TLSVersion.TLSv1_2",
+    ),
+    Rule(
+        code="SSC703",
+        name="options-allow-old-protocols",
+        message="clearing `OP_NO_SSLv3`/`OP_NO_TLSv1`/`OP_NO_TLSv1_1` re-enables a weak protocol",
+        why="Removing these options from a context's `options` turns back on protocol "
+        "versions deprecated by RFC 8996.",
+        fix="Leave the options set; set `minimum_version = ssl.TLSVersion.TLSv1_2` instead.",
+        bad="ctx.options &= ~ssl.OP_NO_TLSv1",
+        good="ctx.minimum_version = ssl.TLSVersion.TLSv1_2",
+    ),
+    Rule(
+        code="SSC704",
+        name="weak-cipher-suites",
+        message="the cipher string enables NULL, anonymous, export, RC4, DES or MD5 suites, or "
+        "security level 0",
+        why="These suites give no encryption (`NULL`, `eNULL`), no authentication (`aNULL`), or "
+        "breakable encryption (`EXPORT`, `RC4`, `DES`, `MD5`); `@SECLEVEL=0` allows all of them.",
+        fix="Keep the default cipher list, or name strong suites only (`ECDHE+AESGCM`); exclude "
+        "weak ones with `!` (`HIGH:!aNULL:!MD5`).",
+        bad='ctx.set_ciphers("ALL:@SECLEVEL=0")',
+        good='ctx.set_ciphers("ECDHE+AESGCM:!aNULL")',
     ),
     Rule(
         code="SSC901",

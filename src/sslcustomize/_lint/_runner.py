@@ -7,12 +7,17 @@ import gc
 import os
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from sslcustomize._lint._analyzer import Analyzer
 from sslcustomize._lint._finding import Finding, LintError
-from sslcustomize._lint._prefilter import may_contain_findings
+from sslcustomize._lint._prefilter import (
+    PARTIAL_MIN_BYTES,
+    hot_lines,
+    hot_source,
+    may_contain_findings,
+    module_names,
+)
 from sslcustomize._lint._suppress import find_allows
 
 __all__ = ["LintResult", "lint_files", "lint_source"]
@@ -49,13 +54,31 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
     result.files += 1
     if not may_contain_findings(data):
         return
+    tree = None
+    partial = False
+    hot = None
+    if len(data) >= PARTIAL_MIN_BYTES:
+        # Big files: parse only the functions that hold a rule word (see ``hot_source``).
+        hot = hot_lines(data, module_names(data))
+        cut = hot_source(data, hot)
+        if cut is not None:
+            try:
+                tree = ast.parse(cut, filename=path)
+                partial = True
+            except (SyntaxError, ValueError, RecursionError):
+                tree = None  # the cut went wrong somewhere: parse the whole file
     try:
-        tree = ast.parse(data, filename=path)
+        if tree is None:
+            tree = ast.parse(data, filename=path)
     except (SyntaxError, ValueError, RecursionError) as exc:
         result.errors.append(LintError(path=path, message=f"cannot parse: {exc}"))
         return
     result.parsed += 1
-    raw = Analyzer(tree, data).run()
+    analyzer = Analyzer(tree, data, path, hot=hot if partial else None)
+    raw = analyzer.run()
+    if partial and analyzer.follows_callers:
+        # A parameter reaches a sink: its callers may sit in cut functions. Parse it whole.
+        raw = Analyzer(ast.parse(data, filename=path), data, path).run()
     allows = find_allows(data.decode("utf-8", "replace")) if b"sslcustomize:" in data else {}
     for code, line, column in raw:
         if allows.get(line):
@@ -111,7 +134,14 @@ def lint_files(paths: Sequence[str], *, jobs: int | None = None) -> LintResult:
         count = workers * 4
         chunks = [paths[i::count] for i in range(count)]
         result = LintResult()
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # Only now: the pool's modules cost a tenth of a small run's time to import.
+        import multiprocessing  # noqa: PLC0415
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+        # Forked workers start at once with everything imported: no second interpreter start-up.
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             for part in pool.map(_lint_chunk, chunks):
                 result.merge(part)
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code))

@@ -1,7 +1,8 @@
 """Score findings against a labelled corpus (used by the corpus test and ``bench/``).
 
 A label is a trailing ``# expect: CODE [CODE...]`` or ``# expect: none`` comment; see
-``tests/lint/corpus/README.md``. Each corpus file is one family.
+``tests/lint/corpus/README.md``. Each corpus file is one family, except helper modules whose
+name starts with ``_``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ def load_labels(corpus: Path) -> Labels:
     """Return the labels of every corpus file, keyed by its resolved path."""
     labels: Labels = {}
     for path in sorted(corpus.glob("*.py")):
+        if path.name.startswith("_"):
+            continue  # a helper module that a family imports from, not a family
         lines: dict[int, frozenset[str]] = {}
         source = path.read_text(encoding="utf-8")
         for token in tokenize.generate_tokens(io.StringIO(source).readline):

@@ -40,6 +40,7 @@ _PREFIXES = (
     ("gitlab.client.", "gitlab."),
     ("elasticsearch.client.", "elasticsearch."),
     ("ssl.VerifyMode.", "ssl."),
+    ("ssl.Options.", "ssl."),
     ("ssl._SSLMethod.", "ssl."),
     ("requests.urllib3.", "urllib3."),
 )
@@ -98,20 +99,110 @@ CONTEXT_FACTORIES: dict[str, str] = {
     "sslcustomize.create_default_context": "default",
     "sslcustomize.context_for": "default",
     "sslcustomize.create_legacy_context": "other",
-    "ssl._create_unverified_context": "other",
-    "ssl._create_stdlib_context": "other",
+    "ssl._create_unverified_context": "unverified",
+    "ssl._create_stdlib_context": "unverified",
+    "OpenSSL.SSL.Context": "pyopenssl",
 }
 UNVERIFIED_FACTORIES = frozenset({"ssl._create_unverified_context", "ssl._create_stdlib_context"})
 
 CERT_NONE_NAMES = frozenset({"ssl.CERT_NONE", "OpenSSL.SSL.VERIFY_NONE"})
 
+# Protocol constants that pin SSL 2/3 or TLS 1.0/1.1 (RFC 8996).
+WEAK_PROTOCOLS = frozenset(
+    {
+        "ssl.PROTOCOL_SSLv2",
+        "ssl.PROTOCOL_SSLv3",
+        "ssl.PROTOCOL_TLSv1",
+        "ssl.PROTOCOL_TLSv1_1",
+        "OpenSSL.SSL.SSLv2_METHOD",
+        "OpenSSL.SSL.SSLv3_METHOD",
+        "OpenSSL.SSL.TLSv1_METHOD",
+        "OpenSSL.SSL.TLSv1_1_METHOD",
+    }
+)
+# Version bounds below TLS 1.2.
+WEAK_VERSIONS = frozenset(
+    {
+        "ssl.TLSVersion.SSLv3",
+        "ssl.TLSVersion.TLSv1",
+        "ssl.TLSVersion.TLSv1_1",
+        "ssl.TLSVersion.MINIMUM_SUPPORTED",
+        "OpenSSL.SSL.SSL3_VERSION",
+        "OpenSSL.SSL.TLS1_VERSION",
+        "OpenSSL.SSL.TLS1_1_VERSION",
+    }
+)
+# Options whose removal turns an old protocol back on.
+NO_OLD_PROTOCOL_OPTIONS = frozenset(
+    {
+        "ssl.OP_NO_SSLv2",
+        "ssl.OP_NO_SSLv3",
+        "ssl.OP_NO_TLSv1",
+        "ssl.OP_NO_TLSv1_1",
+        "OpenSSL.SSL.OP_NO_SSLv2",
+        "OpenSSL.SSL.OP_NO_SSLv3",
+        "OpenSSL.SSL.OP_NO_TLSv1",
+        "OpenSSL.SSL.OP_NO_TLSv1_1",
+    }
+)
+# Keywords and attributes that choose a protocol, a version bound or the ciphers.
+PROTOCOL_KEYWORDS = frozenset({"ssl_version", "protocol", "method", "ssl_protocol", "tls_version"})
+MIN_VERSION_KEYWORDS = frozenset({"minimum_version", "ssl_minimum_version", "min_version"})
+MAX_VERSION_KEYWORDS = frozenset({"maximum_version", "ssl_maximum_version", "max_version"})
+CIPHER_KEYWORDS = frozenset({"ciphers", "ssl_ciphers", "cipher_list"})
+CIPHER_METHODS = frozenset({"set_ciphers", "set_cipher_list"})
+# Calls whose positional arguments choose a protocol.
+PROTOCOL_CALLS = frozenset(
+    {"ssl.SSLContext", "OpenSSL.SSL.Context", "ssl.wrap_socket", "urllib3.util.ssl_wrap_socket"}
+)
+# Calls that give a context to a client (its ``context=``/``ssl=`` argument is a client's).
+CLIENT_CALLS = frozenset(
+    {
+        "urlopen",
+        "build_opener",
+        "HTTPSHandler",
+        "HTTPSConnection",
+        "HTTPSConnectionPool",
+        "create_connection",
+        "open_connection",
+        "connect",
+        "ClientSession",
+        "TCPConnector",
+        "Client",
+        "AsyncClient",
+        "PoolManager",
+        "ProxyManager",
+        "SMTP_SSL",
+        "IMAP4_SSL",
+        "POP3_SSL",
+        "FTP_TLS",
+        "NNTP_SSL",
+        "starttls",
+        "stls",
+        "ws_connect",
+        *HTTP_VERBS,
+    }
+)
+__all__ += [
+    "CIPHER_KEYWORDS",
+    "CIPHER_METHODS",
+    "CLIENT_CALLS",
+    "MAX_VERSION_KEYWORDS",
+    "MIN_VERSION_KEYWORDS",
+    "NO_OLD_PROTOCOL_OPTIONS",
+    "PROTOCOL_CALLS",
+    "PROTOCOL_KEYWORDS",
+    "WEAK_PROTOCOLS",
+    "WEAK_VERSIONS",
+]
+
 # (keyword, positional index or -1, test, code) per callee. Tests: ``false``, ``true``,
 # ``cert_none``.
 _Sink = tuple[str, int, str, str]
-_REQUESTS_VERIFY: list[_Sink] = [("verify", -1, "false", "SSC101")]
+_REQUESTS_VERIFY: list[_Sink] = [("verify", -1, "falsy", "SSC101")]
 _AIOHTTP_SSL: list[_Sink] = [
-    ("ssl", -1, "false", "SSC103"),
-    ("verify_ssl", -1, "false", "SSC103"),
+    ("ssl", -1, "falsy", "SSC103"),
+    ("verify_ssl", -1, "falsy", "SSC103"),
 ]
 _URLLIB3: list[_Sink] = [
     ("cert_reqs", -1, "cert_none", "SSC104"),
@@ -210,6 +301,20 @@ PATCH_TARGETS = frozenset(
         "http.client.HTTPSConnection.connect",
     }
 )
+
+# Replacements of these are weakenings whatever the replacement does; replacements of the other
+# targets (often instrumentation wrappers) must show a weakening.
+ALWAYS_WEAKENING_PATCHES = frozenset(
+    {
+        "ssl.match_hostname",
+        "urllib3.connection.match_hostname",
+        "urllib3.connection._match_hostname",
+        "urllib3.util.ssl_match_hostname.match_hostname",
+        "requests.adapters.HTTPAdapter.cert_verify",
+        "ssl.SSLSocket.getpeercert",
+    }
+)
+__all__ += ["ALWAYS_WEAKENING_PATCHES"]
 
 # Environment variables and the test on their value that makes them disable verification.
 ENV_VARS: dict[str, str] = {

@@ -50,7 +50,11 @@ class ContextState:
     """An ``ssl.SSLContext`` followed from its creation through its attribute changes to its use.
 
     ``origin`` is how it was made: ``default`` (a verifying client context), ``bare`` (a legacy
-    protocol, no verification), ``server``, ``client`` (``PROTOCOL_TLS_CLIENT``), or ``other``.
+    protocol, no verification), ``server``, ``client`` (``PROTOCOL_TLS_CLIENT``),
+    ``client_auth`` (``Purpose.CLIENT_AUTH``: meant for servers), ``unverified`` (the private
+    factories), ``pyopenssl`` (``OpenSSL.SSL.Context``: ``VERIFY_NONE`` until told), or ``other``.
+    ``client`` is set when the context is handed to a client API; ``mode_required`` and
+    ``hostname_on`` when verification is switched (back) on.
     """
 
     origin: str
@@ -59,6 +63,10 @@ class ContextState:
     server: bool = False
     server_hint: bool = False
     verified: bool = False
+    client: bool = False
+    mode_required: bool = False
+    hostname_on: bool = False
+    optout: bool = False
     weakenings: list[tuple[str, ast.AST]] = field(default_factory=list)
 
 
@@ -89,9 +97,14 @@ class DictVal:
 
 @dataclass(frozen=True, slots=True)
 class SeqVal:
-    """A list or tuple literal, or a string concatenation, as its items."""
+    """A list or tuple literal, or a string concatenation, as its items.
+
+    ``empty`` is true only for a literal written empty (``[]``, ``()``), not for a
+    concatenation whose parts are unknown.
+    """
 
     items: tuple[Value, ...]
+    empty: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,3 +48,10 @@ async def safe(url, ctx):
         await session.get(url)  # expect: none
     aiohttp.TCPConnector(ssl=ctx)  # expect: none
     server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=None)  # expect: none
+
+
+async def falsy_ssl(url):
+    async with aiohttp.ClientSession() as session:
+        await session.get(url, ssl=0)  # expect: SSC103
+        await session.post(url, verify_ssl="")  # expect: SSC103
+        await session.get(url, ssl=None)  # expect: none

@@ -40,3 +40,8 @@ def safe(monkeypatch):
     os.environ.pop("GIT_SSL_NO_VERIFY", None)  # expect: none
     monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)  # expect: none
     print("set GIT_SSL_NO_VERIFY=1 to break your security")  # expect: none
+
+
+# A table of variable names (a linter's own rules) is not an environment.
+KNOWN_VARIABLES = {"CURL_CA_BUNDLE": "empty", "PIP_TRUSTED_HOST": "nonempty"}  # expect: none
+NAMES = ("PYTHONHTTPSVERIFY", "0")  # expect: none

@@ -77,3 +77,13 @@ def inspect():
         raise RuntimeError("verification is off")
     unrelated = object()
     unrelated.request = None  # expect: none
+
+
+def instrument(tracer):
+    original_send = requests.Session.send
+
+    def traced_send(self, request, **kwargs):
+        with tracer.start_span("send"):
+            return original_send(self, request, **kwargs)
+
+    requests.Session.send = traced_send  # expect: none

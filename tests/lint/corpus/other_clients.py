@@ -65,3 +65,7 @@ def safe(uri, url, token, ca):
     gitlab.Gitlab(url, private_token=token, ssl_verify=ca)  # expect: none
     redis.Redis(ssl=True, ssl_cert_reqs="required")  # expect: none
     ldap3.Tls(validate=ssl.CERT_REQUIRED, ca_certs_file=ca)  # expect: none
+
+
+def run_server(app, ssl_cert_reqs=ssl.CERT_NONE):
+    return ServerConfig(app, ssl_cert_reqs=ssl_cert_reqs)  # expect: none

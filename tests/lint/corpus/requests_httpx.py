@@ -100,3 +100,47 @@ def secure_default(url, verify=True):  # expect: none
 def documented(url):
     """Never call requests.get(url, verify=False) here."""  # expect: none
     return requests.get(url)
+
+
+# --- falsy values; a caller one level up; a constant from a sibling module ------------------
+
+from ._corpus_settings import INSECURE_TLS as SIBLING_VERIFY  # noqa: E402
+from ._corpus_settings import CA_PATH  # noqa: E402
+
+
+def falsy_values(url):
+    requests.get(url, verify=0)  # expect: SSC101
+    httpx.get(url, verify="")  # expect: SSC101
+    requests.post(url, verify=[])  # expect: SSC101
+    requests.get(url, verify=None)  # expect: none
+    requests.get(url, verify="/etc/ssl/ca.pem")  # expect: none
+    requests.get(url, verify=1)  # expect: none
+
+
+def download(url, check):
+    return requests.get(url, verify=check)
+
+
+def download_safely(url, check=True):
+    return requests.get(url, verify=check)
+
+
+def callers(url):
+    download(url, False)  # expect: SSC101
+    download(url, check=0)  # expect: SSC101
+    download(url, True)  # expect: none
+    download_safely(url)  # expect: none
+    download_safely(url, check="/etc/ssl/ca.pem")  # expect: none
+
+
+class Fetcher:
+    def fetch(self, url, verify):
+        return requests.get(url, verify=verify)
+
+    def run(self, url):
+        return self.fetch(url, False)  # expect: SSC101
+
+
+def sibling_constant(url):
+    requests.get(url, verify=SIBLING_VERIFY)  # expect: SSC101
+    requests.get(url, verify=CA_PATH)  # expect: none

@@ -113,3 +113,182 @@ def safe_clients(ctx, host):
     assert ctx.verify_mode != CERT_NONE  # expect: none
     assert ctx.check_hostname is not False  # expect: none
     return client, manual
+
+
+# --- per-context decisions: a client context next to a server's ---------------------------
+
+def proxy_both_sides(cert, key, upstream, listener):
+    srv = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)  # expect: none
+    srv.load_cert_chain(cert, key)
+    up = ssl.SSLContext(ssl.PROTOCOL_TLS)  # expect: SSC204
+    inbound = srv.wrap_socket(listener, server_side=True)
+    outbound = http.client.HTTPSConnection(upstream, context=up)
+    return inbound, outbound
+
+
+def relay_with_unverified_upstream(cert, key, handler, upstream):
+    srv = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)  # expect: none
+    srv.load_cert_chain(cert, key)
+    out = ssl.create_default_context()
+    out.verify_mode = ssl.CERT_NONE  # expect: SSC201
+    out.check_hostname = False  # expect: SSC202
+    server = asyncio.start_server(handler, "127.0.0.1", 0, ssl=srv)
+    return server, urllib.request.urlopen(upstream, context=out)
+
+
+def wrap_as_client(sock, host):
+    ctx = SSLContext(ssl.PROTOCOL_SSLv23)  # expect: SSC204
+    return ctx.wrap_socket(sock, server_side=False)
+
+
+# --- host name check left off; a server-purpose context handed to a client ----------------
+
+def required_without_name_check(host):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS)  # expect: SSC206
+    ctx.verify_mode = ssl.CERT_REQUIRED
+    ctx.load_default_certs()
+    return http.client.HTTPSConnection(host, context=ctx)
+
+
+def client_auth_in_client(url):
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)  # expect: SSC207
+    return urllib.request.urlopen(url, context=ctx)
+
+
+async def client_auth_purpose_keyword(host):
+    ctx = ssl.create_default_context(purpose=ssl.Purpose.CLIENT_AUTH)  # expect: SSC207
+    return await asyncio.open_connection(host, 443, ssl=ctx)
+
+
+def name_check_on_too(host):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS)  # expect: none
+    ctx.verify_mode = ssl.CERT_REQUIRED
+    ctx.check_hostname = True
+    return http.client.HTTPSConnection(host, context=ctx)
+
+
+def tls_client_protocol_required(host):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # expect: none
+    ctx.verify_mode = ssl.CERT_REQUIRED  # expect: none
+    return http.client.HTTPSConnection(host, context=ctx)
+
+
+def mutual_tls_server(cert, key, listener):
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)  # expect: none
+    ctx.verify_mode = ssl.CERT_REQUIRED
+    ctx.load_cert_chain(cert, key)
+    return ctx.wrap_socket(listener, server_side=True)
+
+
+# --- unverified contexts repaired before use; comparisons ----------------------------------
+
+def repaired_unverified(url):
+    ctx = ssl._create_unverified_context()  # expect: none
+    ctx.verify_mode = ssl.CERT_REQUIRED
+    ctx.check_hostname = True
+    ctx.load_default_certs()
+    return urllib.request.urlopen(url, context=ctx)
+
+
+def half_repaired(url):
+    ctx = ssl._create_unverified_context()  # expect: SSC203
+    ctx.verify_mode = ssl.CERT_REQUIRED
+    return urllib.request.urlopen(url, context=ctx)
+
+
+def is_patched():
+    if ssl._create_default_https_context() == ssl._create_unverified_context():  # expect: none
+        return True
+    return ssl._create_unverified_context() is None  # expect: none
+
+
+# --- pyOpenSSL -------------------------------------------------------------------------------
+
+from OpenSSL import SSL  # noqa: E402
+
+
+def pyopenssl_client(sock, host):
+    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)  # expect: SSC209
+    conn = SSL.Connection(ctx, sock)
+    conn.set_tlsext_host_name(host)
+    conn.set_connect_state()
+    conn.do_handshake()
+    return conn
+
+
+def pyopenssl_verify_none(sock):
+    ctx = SSL.Context(SSL.TLS_METHOD)
+    ctx.set_verify(SSL.VERIFY_NONE, lambda *a: True)  # expect: SSC208
+    conn = SSL.Connection(ctx, sock)
+    conn.set_connect_state()
+    return conn
+
+
+def pyopenssl_verify_none_unknown(context):
+    context.set_verify(SSL.VERIFY_NONE)  # expect: SSC208
+
+
+def pyopenssl_verifying_client(sock, host):
+    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)  # expect: none
+    ctx.set_verify(SSL.VERIFY_PEER | SSL.VERIFY_FAIL_IF_NO_PEER_CERT)  # expect: none
+    ctx.set_default_verify_paths()
+    conn = SSL.Connection(ctx, sock)
+    conn.set_connect_state()
+    return conn
+
+
+def pyopenssl_server(sock, cert, key):
+    ctx = SSL.Context(SSL.TLS_SERVER_METHOD)  # expect: none
+    ctx.use_certificate_file(cert)
+    ctx.use_privatekey_file(key)
+    ctx.set_verify(SSL.VERIFY_NONE)  # expect: none
+    conn = SSL.Connection(ctx, sock)
+    conn.set_accept_state()
+    return conn
+
+
+# --- real-code look-alikes: wrapper classes, a library's opt-out branch, its default path ---
+
+import os  # noqa: E402
+
+
+class WrappedContext:
+    def __init__(self, protocol):
+        self.protocol = protocol
+        self.check_hostname = False  # expect: none
+        self.verify_mode = ssl.CERT_NONE  # expect: none
+
+
+def library_context(verify=True):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    if verify is False:
+        ctx.check_hostname = False  # expect: none
+        ctx.verify_mode = ssl.CERT_NONE  # expect: none
+    return ctx
+
+
+def library_context_else(verified):
+    if verified:
+        return ssl.create_default_context()
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    return ctx
+
+
+def default_path_unverified(host, context=None):
+    if context is None:
+        context = ssl._create_stdlib_context()  # expect: SSC203
+    return context
+
+
+def insecure_by_environment(url):
+    ctx = ssl.create_default_context()
+    if os.environ.get("APP_INSECURE"):
+        ctx.check_hostname = False  # expect: SSC202
+    return urllib.request.urlopen(url, context=ctx)
+
+
+def insecure_by_default_flag(url, insecure=True):
+    ctx = ssl.create_default_context()
+    if insecure:
+        ctx.check_hostname = False  # expect: SSC202
+    return urllib.request.urlopen(url, context=ctx)

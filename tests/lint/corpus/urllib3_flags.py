@@ -42,3 +42,8 @@ def safe(ca):
     warnings.simplefilter("ignore", DeprecationWarning)  # expect: none
     if pool.cert_reqs == "CERT_NONE":  # expect: none
         raise RuntimeError("unverified pool")
+
+
+def falsy_cert_reqs():
+    urllib3.PoolManager(cert_reqs=0)  # expect: SSC104
+    urllib3.PoolManager(cert_reqs=None)  # expect: none

@@ -1,0 +1,90 @@
+"""Constants imported by name from a sibling module of the same package.
+
+``from .settings import VERIFY_SSL`` (or ``from mypkg.settings import VERIFY_SSL`` inside
+``mypkg``) is followed to that module's file, where a module-level assignment of a literal
+(``VERIFY_SSL = False``, ``MODE = ssl.CERT_NONE``) is read with one regular expression: no
+parse, and each file read once per process.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+
+__all__ = ["sibling_constants", "sibling_file"]
+
+# ``NAME = literal`` at the start of a line, for the literals that rules test.
+_ASSIGNMENT = re.compile(
+    rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*"
+    rb"(False|True|None|0|''|\"\"|(?:ssl\.)?CERT_NONE|['\"](?:CERT_NONE|none|NONE)['\"])"
+    rb"[ \t]*(?:#.*)?$",
+    re.MULTILINE,
+)
+
+
+def _package_root(directory: str) -> tuple[str, str] | None:
+    """Return the top package directory above ``directory`` and its name."""
+    top = None
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        top = directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return (top, os.path.basename(top)) if top else None
+
+
+def sibling_file(path: str | None, level: int, module: str | None) -> str | None:
+    """Return the file of a module imported from the same package, if it exists.
+
+    Args:
+        path: The importing file.
+        level: The number of leading dots of the import.
+        module: The dotted module name after the dots (or the absolute name).
+
+    Returns:
+        The path of the module's ``.py`` file (or its package's ``__init__.py``), or ``None``.
+    """
+    if path is None:
+        return None
+    directory = os.path.dirname(os.path.abspath(path))
+    parts = module.split(".") if module else []
+    if level:
+        for _ in range(level - 1):
+            directory = os.path.dirname(directory)
+    else:
+        root = _package_root(directory)
+        if root is None or not parts or parts[0] != root[1]:
+            return None
+        directory = os.path.dirname(root[0])
+    base = os.path.join(directory, *parts)
+    for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+@lru_cache(maxsize=256)
+def _constants(path: str) -> dict[str, str]:
+    """Return the module-level literal assignments of a file (read once per process)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return {}
+    return {m.group(1).decode(): m.group(2).decode() for m in _ASSIGNMENT.finditer(data)}
+
+
+def sibling_constants(path: str, names: tuple[str, ...]) -> dict[str, str]:
+    """Return the literal module-level values of some names in a module file.
+
+    Args:
+        path: The module's file.
+        names: The names imported from it.
+
+    Returns:
+        Each name that is assigned one of the literals that rules test, with its source text.
+    """
+    found = _constants(path)
+    return {name: found[name] for name in names if name in found}
