@@ -26,11 +26,17 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(args: argparse.Namespace) -> int:
-    """Move the policy file aside."""
+    """Undo the hooks of the system or user scope, then move the policy file aside."""
     try:
         path = scope_path(args, existing=True)
     except ValueError as error:
         return fail(str(error))
+    if args.scope in ("system", "user"):
+        from ._reach import unreach  # noqa: PLC0415 - only for these scopes
+
+        status = unreach(args.scope)
+        if status != EXIT_OK:
+            return status
     if not os.path.exists(path):
         print(f"not enabled: {pretty(path)} does not exist")
         return EXIT_OK

@@ -1,0 +1,379 @@
+"""Put the startup hook into interpreters that do not have sslcustomize, and take it out again.
+
+What ``install()`` writes (everything is recorded in ``<root>/manifest.json`` with the bytes
+and mode of what it replaced, so that ``uninstall()`` restores it byte for byte):
+
+* ``<root>/<version>/``: a private runtime, the stdlib-only package ``sslcustomize``, the
+  startup module, the loader ``_sslcustomize_reach.py`` and, for Python 3.10, a TOML reader
+  (``tomli``); compiled by each covered interpreter so that no process has to;
+* ``<stdlib>/sitecustomize.py`` of each interpreter: a few lines that load the loader and call
+  ``start()`` (see :mod:`sslcustomize._reachhook`); the file it displaces keeps running, from
+  where it was (a symlink's target) or from a copy under ``<root>/<version>/displaced/``;
+* the bytecode Python writes for that file (``<stdlib>/__pycache__/sitecustomize.*.pyc``),
+  restored or removed on undo.
+
+``root`` is ``/usr/local/lib/sslcustomize`` for the system scope and
+``$XDG_DATA_HOME/sslcustomize`` for a user.
+"""
+
+from __future__ import annotations
+
+import base64
+import glob
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import stat
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._discovery import Interpreter
+from ._files import atomic_write
+
+__all__ = [
+    "MANIFEST",
+    "SYSTEM_ROOT",
+    "InstallResult",
+    "install",
+    "installed_roots",
+    "load_manifest",
+    "record_policy",
+    "uninstall",
+    "user_root",
+]
+
+SYSTEM_ROOT = "/usr/local/lib/sslcustomize"
+MANIFEST = "manifest.json"
+MARKER = "# sslcustomize hook"
+
+HOOK = '''\
+{marker}: written by `sslcustomize enable --scope {scope}`.
+# `sslcustomize disable --scope {scope}` puts back what was here. See sslcustomize's docs/reach.md.
+# It loads sslcustomize from {runtime} (not added to sys.path), only
+# where this environment has no sslcustomize of its own, then runs the sitecustomize it displaced.
+def _sslcustomize_hook():
+    import sys
+    try:
+        external = sys.modules["_frozen_importlib_external"]
+        spec = external.spec_from_file_location("_sslcustomize_reach", {loader!r})
+        module = sys.modules["_frozen_importlib"].module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        sys.stderr.write("sslcustomize: system hook missing, policy not applied: %r\\n" % (exc,))
+        return
+    module.start({runtime!r}, globals(), {displaced!r}, {stdlib!r})
+
+
+_sslcustomize_hook()
+del _sslcustomize_hook
+'''
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InstallResult:
+    """What ``install()`` did: interpreters hooked, skipped (with why), and files changed."""
+
+    hooked: tuple[Interpreter, ...]
+    skipped: tuple[tuple[Interpreter, str], ...]
+    changed: tuple[str, ...]
+
+
+def user_root() -> str:
+    """Return the per-user runtime root (``$XDG_DATA_HOME/sslcustomize``)."""
+    data = os.environ.get("XDG_DATA_HOME", "").strip()
+    return os.path.join(data or os.path.expanduser("~/.local/share"), "sslcustomize")
+
+
+def installed_roots() -> list[str]:
+    """Return the runtime roots that have a manifest: the system's first, then the user's."""
+    return [r for r in (SYSTEM_ROOT, user_root()) if os.path.exists(os.path.join(r, MANIFEST))]
+
+
+def load_manifest(root: str) -> dict[str, Any]:
+    """Return the manifest of ``root`` (an empty one if there is none)."""
+    try:
+        with open(os.path.join(root, MANIFEST), encoding="utf-8") as file:
+            manifest: dict[str, Any] = json.load(file)
+    except FileNotFoundError:
+        return {"version": 1, "files": [], "directories": [], "interpreters": []}
+    return manifest
+
+
+def _save_manifest(root: str, manifest: dict[str, Any]) -> None:
+    atomic_write(os.path.join(root, MANIFEST), json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
+def _snapshot(path: str) -> dict[str, Any] | None:
+    """Return what is at ``path`` (a file's bytes and mode, or a symlink's target)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return {"kind": "symlink", "target": os.readlink(path)}
+    with open(path, "rb") as file:
+        data = file.read()
+    return {
+        "kind": "file",
+        "mode": stat.S_IMODE(info.st_mode),
+        "data": base64.b64encode(data).decode("ascii"),
+    }
+
+
+def _restore(path: str, original: dict[str, Any] | None) -> None:
+    if os.path.lexists(path):
+        os.unlink(path)
+    if original is None:
+        return
+    if original["kind"] == "symlink":
+        os.symlink(original["target"], path)
+        return
+    temporary = path + ".sslcustomize-tmp"
+    with open(temporary, "wb") as file:
+        file.write(base64.b64decode(original["data"]))
+    os.chmod(temporary, original["mode"])
+    os.replace(temporary, path)
+
+
+def _remember(manifest: dict[str, Any], path: str) -> None:
+    """Record ``path``'s original state once (a second enable keeps the first record)."""
+    if not any(entry["path"] == path for entry in manifest["files"]):
+        manifest["files"].append({"path": path, "original": _snapshot(path)})
+
+
+def _make_directory(manifest: dict[str, Any], path: str) -> None:
+    missing = []
+    current = path
+    while not os.path.isdir(current):
+        missing.append(current)
+        current = os.path.dirname(current)
+    for directory in reversed(missing):
+        os.mkdir(directory, 0o755)
+        if directory not in manifest["directories"]:
+            manifest["directories"].append(directory)
+
+
+def _write_if_different(path: str, data: bytes, mode: int = 0o644) -> bool:
+    try:
+        with open(path, "rb") as file:
+            if file.read() == data and stat.S_IMODE(os.stat(path).st_mode) == mode:
+                return False
+    except FileNotFoundError:
+        pass
+    temporary = path + ".sslcustomize-tmp"
+    with open(temporary, "wb") as file:
+        file.write(data)
+    os.chmod(temporary, mode)
+    os.replace(temporary, path)
+    return True
+
+
+def _sources() -> list[tuple[str, str]]:
+    """Return ``(source, relative destination)`` for every file of the private runtime."""
+    import sslcustomize  # noqa: PLC0415 - the package copies itself
+
+    from . import _reachhook  # noqa: PLC0415
+
+    package = os.path.dirname(os.path.abspath(sslcustomize.__file__))
+    pairs = []
+    for directory, subdirectories, files in os.walk(package):
+        subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py") or name == "py.typed":
+                source = os.path.join(directory, name)
+                pairs.append((source, os.path.join("sslcustomize", os.path.relpath(source, package))))
+    startup = importlib.util.find_spec("_sslcustomize_startup")
+    if startup is None or startup.origin is None:  # pragma: no cover - installed with the package
+        raise FileNotFoundError("the startup module _sslcustomize_startup is not installed")
+    pairs.append((startup.origin, "_sslcustomize_startup.py"))
+    pairs.append((os.path.abspath(_reachhook.__file__), "_sslcustomize_reach.py"))
+    pairs += _toml_reader()
+    return pairs
+
+
+def _toml_reader() -> list[tuple[str, str]]:
+    """Return the files of a ``tomli`` package for Python 3.10 (this one's, or pip's copy)."""
+    for name in ("tomli", "pip._vendor.tomli"):
+        try:
+            spec = importlib.util.find_spec(name)
+        except ModuleNotFoundError:
+            continue
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        directory = next(iter(spec.submodule_search_locations))
+        return [
+            (os.path.join(directory, n), os.path.join("tomli", n))
+            for n in sorted(os.listdir(directory))
+            if n.endswith(".py") or n == "py.typed"
+        ]
+    return []
+
+
+def _version() -> str:
+    from . import __version__  # noqa: PLC0415
+
+    return str(__version__)
+
+
+def install(
+    interpreters: Iterable[Interpreter], *, root: str, scope: str
+) -> InstallResult:
+    """Install the private runtime under ``root`` and hook each eligible interpreter.
+
+    Running it twice changes nothing. Interpreters that are not CPython >= 3.10, or whose
+    standard-library directory this user cannot write, are returned in ``skipped``.
+
+    Raises:
+        OSError: A file could not be written (``PermissionError`` without root).
+    """
+    manifest = load_manifest(root)
+    changed: list[str] = []
+    runtime = os.path.join(root, _version())
+    _make_directory(manifest, runtime)
+    for source, relative in _sources():
+        destination = os.path.join(runtime, relative)
+        os.makedirs(os.path.dirname(destination), mode=0o755, exist_ok=True)
+        with open(source, "rb") as file:
+            if _write_if_different(destination, file.read()):
+                changed.append(destination)
+    manifest["runtime"] = runtime
+    hooked: list[Interpreter] = []
+    skipped: list[tuple[Interpreter, str]] = []
+    seen: set[str] = set()
+    for interpreter in interpreters:
+        if not interpreter.eligible:
+            skipped.append((interpreter, interpreter.reason()))
+            continue
+        stdlib = os.path.realpath(interpreter.stdlib)
+        if stdlib in seen:
+            continue
+        seen.add(stdlib)
+        if not os.access(stdlib, os.W_OK):
+            skipped.append((interpreter, f"{stdlib} is read-only for this user"))
+            continue
+        changed += _hook(manifest, interpreter, stdlib, runtime=runtime, scope=scope)
+        hooked.append(interpreter)
+        if stdlib not in manifest["interpreters"]:
+            manifest["interpreters"].append(stdlib)
+    before = _snapshot(os.path.join(root, MANIFEST))
+    _save_manifest(root, manifest)
+    if _snapshot(os.path.join(root, MANIFEST)) != before:
+        changed.append(os.path.join(root, MANIFEST))
+    return InstallResult(hooked=tuple(hooked), skipped=tuple(skipped), changed=tuple(changed))
+
+
+def _hook(
+    manifest: dict[str, Any], interpreter: Interpreter, stdlib: str, *, runtime: str, scope: str
+) -> list[str]:
+    """Write one interpreter's ``sitecustomize.py`` and compile what it loads."""
+    target = os.path.join(stdlib, "sitecustomize.py")
+    cache = os.path.join(stdlib, "__pycache__")
+    if stdlib not in manifest["interpreters"]:  # once: later runs find our own bytecode
+        _remember(manifest, target)
+        for compiled in sorted(glob.glob(os.path.join(cache, "sitecustomize.*.pyc"))):
+            _remember(manifest, compiled)
+    if not os.path.isdir(cache):
+        _make_directory(manifest, cache)
+    manifest.setdefault("caches", [])
+    if cache not in manifest["caches"]:
+        manifest["caches"].append(cache)
+    original = next(e["original"] for e in manifest["files"] if e["path"] == target)
+    displaced = _displaced(original, target, runtime)
+    text = HOOK.format(
+        marker=MARKER,
+        scope=scope,
+        runtime=runtime,
+        loader=os.path.join(runtime, "_sslcustomize_reach.py"),
+        displaced=displaced,
+        stdlib=interpreter.stdlib,
+    )
+    changed = []
+    if _write_if_different(target, text.encode("utf-8")):
+        changed.append(target)
+    # Compile the hook and the runtime with this interpreter: processes that cannot write
+    # these directories would otherwise compile them at every start.
+    subprocess.run(  # noqa: S603 - the interpreter being hooked, with our own arguments
+        [interpreter.path, "-I", "-S", "-m", "compileall", "-q", target, runtime],
+        check=True,
+        capture_output=True,
+    )
+    return changed
+
+
+def _displaced(original: dict[str, Any] | None, target: str, runtime: str) -> str:
+    """Return the file the hook runs in place of ``original`` (``""`` if none)."""
+    if original is None:
+        return ""
+    if original["kind"] == "symlink":
+        link = original["target"]
+        return os.path.normpath(os.path.join(os.path.dirname(target), link))
+    directory = os.path.join(runtime, "displaced")
+    os.makedirs(directory, mode=0o755, exist_ok=True)
+    name = hashlib.sha256(target.encode()).hexdigest()[:16] + ".py"
+    _write_if_different(os.path.join(directory, name), base64.b64decode(original["data"]))
+    return os.path.join(directory, name)
+
+
+def record_policy(root: str, path: str, data: bytes, created_directories: Sequence[str]) -> None:
+    """Remember that enable wrote the policy ``path`` (removed on undo if still unchanged)."""
+    manifest = load_manifest(root)
+    manifest["policy"] = {
+        "path": path,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "directories": list(created_directories),
+    }
+    _save_manifest(root, manifest)
+
+
+def uninstall(root: str) -> list[str]:
+    """Undo everything ``install()`` recorded under ``root``; return the paths restored.
+
+    A policy file that enable wrote and nobody changed is removed; an edited one stays.
+    """
+    manifest = load_manifest(root)
+    restored: list[str] = []
+    recorded = {entry["path"] for entry in manifest["files"]}
+    for cache in manifest.get("caches", []):
+        for compiled in glob.glob(os.path.join(cache, "sitecustomize.*.pyc")):
+            if compiled not in recorded:
+                os.unlink(compiled)
+                restored.append(compiled)
+    for entry in reversed(manifest["files"]):
+        _restore(entry["path"], entry["original"])
+        restored.append(entry["path"])
+    policy = manifest.get("policy")
+    if policy:
+        restored += _remove_policy(policy)
+    if "runtime" in manifest:
+        for version in glob.glob(os.path.join(root, "*", "")):
+            shutil.rmtree(version)
+    if os.path.exists(os.path.join(root, MANIFEST)):
+        os.unlink(os.path.join(root, MANIFEST))
+    for directory in sorted(manifest["directories"], key=len, reverse=True):
+        try:
+            os.rmdir(directory)
+        except OSError:
+            continue  # something else lives there now: keep it
+    return restored
+
+
+def _remove_policy(policy: dict[str, Any]) -> list[str]:
+    path = policy["path"]
+    try:
+        with open(path, "rb") as file:
+            unchanged = hashlib.sha256(file.read()).hexdigest() == policy["sha256"]
+    except FileNotFoundError:
+        return []
+    if not unchanged:
+        return []
+    os.unlink(path)
+    for directory in sorted(policy["directories"], key=len, reverse=True):
+        try:
+            os.rmdir(directory)
+        except OSError:
+            continue
+    return [path]
