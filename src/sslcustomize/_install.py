@@ -103,8 +103,10 @@ def load_manifest(root: str) -> dict[str, Any]:
     return manifest
 
 
-def _save_manifest(root: str, manifest: dict[str, Any]) -> None:
-    atomic_write(os.path.join(root, MANIFEST), json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+def _save_manifest(root: str, manifest: dict[str, Any]) -> bool:
+    """Write the manifest if it changed; tell whether it did."""
+    text = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+    return _write_if_different(os.path.join(root, MANIFEST), text.encode("utf-8"))
 
 
 def _snapshot(path: str) -> dict[str, Any] | None:
@@ -259,9 +261,11 @@ def install(
         hooked.append(interpreter)
         if stdlib not in manifest["interpreters"]:
             manifest["interpreters"].append(stdlib)
-    before = _snapshot(os.path.join(root, MANIFEST))
-    _save_manifest(root, manifest)
-    if _snapshot(os.path.join(root, MANIFEST)) != before:
+    # Compile the hooks and the runtime with each interpreter, once everything is written:
+    # processes that cannot write these directories would otherwise compile at every start.
+    for interpreter in hooked:
+        _compile(interpreter, runtime)
+    if _save_manifest(root, manifest):
         changed.append(os.path.join(root, MANIFEST))
     return InstallResult(hooked=tuple(hooked), skipped=tuple(skipped), changed=tuple(changed))
 
@@ -291,17 +295,26 @@ def _hook(
         displaced=displaced,
         stdlib=interpreter.stdlib,
     )
-    changed = []
-    if _write_if_different(target, text.encode("utf-8")):
-        changed.append(target)
-    # Compile the hook and the runtime with this interpreter: processes that cannot write
-    # these directories would otherwise compile them at every start.
+    return [target] if _write_if_different(target, text.encode("utf-8")) else []
+
+
+def _compile(interpreter: Interpreter, runtime: str) -> None:
+    """Compile an interpreter's hook and the runtime with it (bytecode is per version)."""
+    stdlib = os.path.realpath(interpreter.stdlib)
     subprocess.run(  # noqa: S603 - the interpreter being hooked, with our own arguments
-        [interpreter.path, "-I", "-S", "-m", "compileall", "-q", target, runtime],
+        [
+            interpreter.path,
+            "-I",
+            "-S",
+            "-m",
+            "compileall",
+            "-q",
+            os.path.join(stdlib, "sitecustomize.py"),
+            runtime,
+        ],
         check=True,
         capture_output=True,
     )
-    return changed
 
 
 def _displaced(original: dict[str, Any] | None, target: str, runtime: str) -> str:

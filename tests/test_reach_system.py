@@ -1,0 +1,277 @@
+"""``enable --scope system`` reaches every interpreter and venv; ``disable`` undoes it exactly.
+
+Everything happens in a private mount namespace (``unshare -m``) with throw-away overlays over
+``/etc``, ``/usr/local/lib`` and each interpreter's standard library (see _reach_scenario.py):
+the machine's own files are never written. The TLS servers run here, on loopback.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import _pki
+
+HERE = Path(__file__).parent
+PYENV = os.path.expanduser("~/.pyenv/versions")
+# The interpreter kinds of this machine: pyenv 3.10-3.13 and the distribution's python3.
+BASES = sorted(
+    p for p in glob.glob(os.path.join(PYENV, "3.1[0-9].*", "bin", "python3")) if os.path.isfile(p)
+)
+SYSTEM_PYTHON = "/usr/bin/python3"
+LOWER_TREES = ["/etc", "/usr/local/lib"]
+
+pytestmark = pytest.mark.slow
+
+
+def _stdlib(python: str) -> str:
+    return subprocess.run(
+        [python, "-I", "-c", "import sysconfig; print(sysconfig.get_path('stdlib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
+def _namespace_problem() -> str | None:
+    """Return why the test cannot run here (``None`` if it can)."""
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return "needs root on Linux for a private mount namespace with overlays"
+    if shutil.which("unshare") is None:
+        return "needs unshare (util-linux)"
+    probe = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "true"], capture_output=True, check=False
+    )
+    if probe.returncode != 0:
+        return f"unshare -m failed: {probe.stderr.decode().strip()}"
+    if "overlay" not in Path("/proc/filesystems").read_text():
+        return "the kernel has no overlayfs"
+    if len(BASES) < 1:
+        return "no pyenv CPython 3.10+ to test with"
+    return None
+
+
+def _interpreters() -> list[str]:
+    pythons = list(BASES)
+    if os.path.isfile(SYSTEM_PYTHON):
+        version = subprocess.run(
+            [SYSTEM_PYTHON, "-c", "import sys; print(sys.version_info >= (3, 10))"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+        if version == "True":
+            pythons.append(SYSTEM_PYTHON)
+    return pythons
+
+
+def _outside(paths: list[str]) -> dict[str, Any]:
+    """What the real machine has at the places the scenario writes (checked before and after)."""
+    state: dict[str, Any] = {}
+    for path in paths:
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            state[path] = None
+            continue
+        content = Path(path).read_bytes() if os.path.isfile(path) else b""
+        state[path] = (info.st_mode, info.st_mtime_ns, content)
+    return state
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Run the whole system-scope scenario once in a throw-away namespace."""
+    problem = _namespace_problem()
+    if problem:
+        pytest.skip(problem)
+    import _servers
+
+    pki = _pki.TestPKI()
+    scratch = tmp_path_factory.mktemp("reach")
+    ca = scratch / "policy-ca.pem"
+    ca.write_bytes(pki.root_pem)
+    interpreters = _interpreters()
+    stdlibs = sorted({_stdlib(p) for p in interpreters})
+    trees = LOWER_TREES + stdlibs
+    watched = [
+        "/etc/sslcustomize",
+        "/usr/local/lib/sslcustomize",
+        *[os.path.join(s, "sitecustomize.py") for s in stdlibs],
+        *[os.path.join(s, "__pycache__") for s in stdlibs],
+    ]
+    outside_before = _outside(watched)
+    mounts = []
+    for index, tree in enumerate(trees):
+        upper, work = scratch / f"upper{index}", scratch / f"work{index}"
+        upper.mkdir()
+        work.mkdir()
+        mounts.append(
+            f"mount -t overlay overlay -o lowerdir={tree},upperdir={upper},workdir={work} {tree}"
+        )
+    virtualenv = shutil.which("virtualenv") or os.path.join(PYENV, "3.11.7", "bin", "virtualenv")
+    with (
+        _servers.serve_smtp(pki["self_signed"]) as smtp,
+        _servers.serve_https(pki["good"]) as https,
+    ):
+        spec = {
+            "scratch": str(scratch),
+            "trees": trees,
+            "interpreters": interpreters,
+            "venv_base": BASES[-1] if len(BASES) < 3 else BASES[2],
+            "displace": stdlibs[-1] if stdlibs[-1] != "/usr/lib/python3.11" else stdlibs[0],
+            "virtualenv": virtualenv if os.path.isfile(virtualenv) else "",
+            "ca": str(ca),
+            "host": "127.0.0.1",
+            "smtp": smtp.port,
+            "https": https.port,
+        }
+        script = " && ".join(mounts) + ' && exec "$@"'
+        result = subprocess.run(
+            [
+                "unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
+                sys.executable, str(HERE / "_reach_scenario.py"), json.dumps(spec),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+    if result.returncode != 0:
+        raise AssertionError(f"scenario failed\n{result.stdout}\n{result.stderr}")
+    observed: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    observed["outside_changed"] = [
+        p for p, v in _outside(watched).items() if outside_before[p] != v
+    ]
+    observed["spec"] = spec
+    return observed
+
+
+def test_enable_reaches_every_interpreter_and_venv(scenario: dict[str, Any]) -> None:
+    """Under the system policy every interpreter and venv rejects self-signed and accepts the CA."""
+    assert scenario["steps"]["enable"][0] == 0, scenario["steps"]["enable"]
+    expected = {*scenario["spec"]["interpreters"], "before", "before-ssp", "after"}
+    assert expected <= set(scenario["with_policy"])
+    for name, seen in scenario["with_policy"].items():
+        assert _refused(seen["smtp"]), (name, seen)
+        assert seen.get("https") == "accepted", (name, seen)
+
+
+def _refused(outcome: str) -> bool:
+    """Tell whether a client refused the server (a rejection, as the policy demands).
+
+    Until the connection path is stdlib-only (issue 11 item 6, not this branch), a rejection
+    explains itself with the environment's own ``cryptography``: without one it raises
+    ModuleNotFoundError, with Debian's old one AttributeError. The connection is refused all
+    the same, which is what this checks (the twin test shows the server accepts connections).
+    """
+    if outcome == "rejected":
+        return True
+    return outcome.startswith("error") and not any(
+        word in outcome for word in ("Connection", "timed out", "SMTPServerDisconnected")
+    )
+
+
+def test_before_enable_the_clients_do_not_verify_under_the_policy(scenario: dict[str, Any]) -> None:
+    """The failure twin: without the hooks smtplib accepts self-signed and https rejects the CA."""
+    for name, seen in scenario["before"].items():
+        assert seen.get("smtp") == "accepted", (name, seen)
+        assert seen.get("https") == "rejected", (name, seen)
+
+
+def test_virtualenv_is_reached(scenario: dict[str, Any]) -> None:
+    """A venv made by virtualenv (after enable) is covered like one made by python -m venv."""
+    if not scenario["spec"]["virtualenv"]:
+        pytest.skip("virtualenv is not installed on this machine")
+    assert _refused(scenario["with_policy"]["virtualenv"]["smtp"])
+
+
+def test_disable_restores_every_byte(scenario: dict[str, Any]) -> None:
+    """After disable the overlaid trees equal their state before enable (path, bytes, mode)."""
+    assert scenario["steps"]["disable"][0] == 0, scenario["steps"]["disable"]
+    assert scenario["undo_diff"] == []
+
+
+def test_after_disable_clients_behave_as_before(scenario: dict[str, Any]) -> None:
+    """After disable each interpreter behaves exactly as before enable."""
+    for name, seen in scenario["after_disable"].items():
+        before = scenario["before"].get(name)
+        if before is None:
+            continue  # made after enable: nothing to compare with
+        assert (seen["smtp"], seen["https"]) == (before["smtp"], before["https"]), name
+
+
+def test_enable_twice_changes_nothing(scenario: dict[str, Any]) -> None:
+    """A second enable leaves every byte as the first one wrote it."""
+    assert scenario["steps"]["enable-again"][0] == 0
+    assert scenario["enable_twice_diff"] == []
+    assert "nothing changed" in scenario["steps"]["enable-again"][1]
+
+
+def test_sys_path_and_own_packages_unchanged(scenario: dict[str, Any]) -> None:
+    """The hook leaves sys.path alone and an app's own cryptography/rich are the ones imported."""
+    for name, seen in scenario["with_policy"].items():
+        if name in scenario["before"]:
+            assert seen["path"] == scenario["before"][name]["path"], name
+    own = scenario["with_policy"]["before"]
+    for package in ("cryptography", "rich"):
+        assert own[package] is not None
+        assert "/before/lib/" in own[package], own
+
+
+def test_displaced_and_venv_sitecustomize_keep_running(scenario: dict[str, Any]) -> None:
+    """The sitecustomize the hook displaced and a venv's own one still run under the hook."""
+    assert scenario["before"]["before"]["chained"] == ["venv"]
+    assert scenario["with_policy"]["before"]["chained"] == ["venv"]
+    displaced = next(
+        p for p in scenario["spec"]["interpreters"]
+        if _stdlib(p) == scenario["spec"]["displace"]
+    )
+    assert scenario["with_policy"][displaced]["chained"] == ["displaced"]
+
+
+def test_own_install_wins_and_runs_once(scenario: dict[str, Any]) -> None:
+    """An environment with its own sslcustomize runs its own copy, and only it."""
+    own = scenario["own_install"]
+    assert own["smtp"] == "rejected"  # this environment has cryptography
+    site_packages = os.path.dirname(own["startup"])
+    assert own["package"].startswith(site_packages), own
+    assert "PrivateRuntime" not in own["finders"]
+    system = scenario["with_policy"][scenario["spec"]["interpreters"][0]]
+    assert system["startup"].startswith("/usr/local/lib/sslcustomize/"), system
+    assert system["finders"].count("PrivateRuntime") == 1
+
+
+def test_doctor_lists_coverage(scenario: dict[str, Any]) -> None:
+    """doctor --json lists each interpreter with its version and the system hook covering it."""
+    rows = {row["path"]: row for row in scenario["doctor"]}
+    for python in scenario["spec"]["interpreters"]:
+        row = next(r for r in rows.values() if python in r["names"])
+        assert row["covered"], row
+        assert row["by"] == "system hook", row
+        assert row["version"].startswith("3.1")
+
+
+def test_nothing_outside_the_namespace_changed(scenario: dict[str, Any]) -> None:
+    """The real /etc, /usr/local/lib and standard libraries are untouched by the scenario."""
+    assert scenario["outside_changed"] == []
+
+
+def test_hook_text_is_valid_python() -> None:
+    """The sitecustomize template compiles (its failure twin would break every interpreter)."""
+    from sslcustomize import _install
+
+    text = _install.HOOK.format(
+        marker=_install.MARKER, scope="system", runtime="/r", loader="/r/l.py",
+        displaced="", stdlib="/s",
+    )
+    compile(textwrap.dedent(text), "sitecustomize.py", "exec")
