@@ -75,8 +75,12 @@ def snapshot(roots: list[str]) -> dict[str, Any]:
                     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
                     entries[path] = ["file", stat.S_IMODE(info.st_mode), digest]
                 else:
-                    entries[path] = ["file", stat.S_IMODE(info.st_mode), info.st_size,
-                                     info.st_mtime_ns]
+                    entries[path] = [
+                        "file",
+                        stat.S_IMODE(info.st_mode),
+                        info.st_size,
+                        info.st_mtime_ns,
+                    ]
     return entries
 
 
@@ -117,7 +121,9 @@ def main() -> None:
     out: dict[str, Any] = {"steps": {}}
 
     # Markers that show the chained sitecustomize files run: one displaced, one in a venv.
-    chain_mark = "import sys\nsys.reach_test_chain = [*getattr(sys, 'reach_test_chain', []), {!r}]\n"
+    chain_mark = (
+        "import sys\nsys.reach_test_chain = [*getattr(sys, 'reach_test_chain', []), {!r}]\n"
+    )
     Path(spec["displace"], "sitecustomize.py").write_text(chain_mark.format("displaced"))
     venvs: dict[str, str] = {}
     base = spec["venv_base"]
@@ -135,7 +141,8 @@ def main() -> None:
     # interpreter whose standard library is not overlaid.
     doctor = json.loads(run([*cli, "doctor", "--json"]).stdout)["interpreters"]
     stray = [
-        row["stdlib"] for row in doctor
+        row["stdlib"]
+        for row in doctor
         if row["implementation"] == "cpython"
         and tuple(int(v) for v in row["version"].split(".")[:2]) >= (3, 10)
         and not any(os.path.realpath(row["stdlib"]) == os.path.realpath(t) for t in trees)
@@ -158,8 +165,17 @@ def main() -> None:
     run([base, "-m", "venv", "--without-pip", str(scratch / "after")])
     venvs["after"] = str(scratch / "after" / "bin" / "python")
     if spec.get("virtualenv"):
-        run([spec["virtualenv"], "--no-pip", "--no-setuptools", "--no-wheel", "-p", base,
-             str(scratch / "virtualenv")])
+        run(
+            [
+                spec["virtualenv"],
+                "--no-pip",
+                "--no-setuptools",
+                "--no-wheel",
+                "-p",
+                base,
+                str(scratch / "virtualenv"),
+            ]
+        )
         venvs["virtualenv"] = str(scratch / "virtualenv" / "bin" / "python")
     interpreters.update(venvs)
     policy = Path("/etc/sslcustomize/policy.toml")

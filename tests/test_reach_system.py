@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 import _pki
+from _namespace import namespace_problem, run_in_overlays
 
 HERE = Path(__file__).parent
 PYENV = os.path.expanduser("~/.pyenv/versions")
@@ -40,24 +41,6 @@ def _stdlib(python: str) -> str:
         text=True,
         check=True,
     ).stdout.strip()
-
-
-def _namespace_problem() -> str | None:
-    """Return why the test cannot run here (``None`` if it can)."""
-    if sys.platform != "linux" or os.geteuid() != 0:
-        return "needs root on Linux for a private mount namespace with overlays"
-    if shutil.which("unshare") is None:
-        return "needs unshare (util-linux)"
-    probe = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "true"], capture_output=True, check=False
-    )
-    if probe.returncode != 0:
-        return f"unshare -m failed: {probe.stderr.decode().strip()}"
-    if "overlay" not in Path("/proc/filesystems").read_text():
-        return "the kernel has no overlayfs"
-    if len(BASES) < 1:
-        return "no pyenv CPython 3.10+ to test with"
-    return None
 
 
 def _interpreters() -> list[str]:
@@ -91,7 +74,7 @@ def _outside(paths: list[str]) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Run the whole system-scope scenario once in a throw-away namespace."""
-    problem = _namespace_problem()
+    problem = namespace_problem() or ("" if BASES else "no pyenv CPython 3.10+ to test with")
     if problem:
         pytest.skip(problem)
     import _servers
@@ -110,14 +93,6 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         *[os.path.join(s, "__pycache__") for s in stdlibs],
     ]
     outside_before = _outside(watched)
-    mounts = []
-    for index, tree in enumerate(trees):
-        upper, work = scratch / f"upper{index}", scratch / f"work{index}"
-        upper.mkdir()
-        work.mkdir()
-        mounts.append(
-            f"mount -t overlay overlay -o lowerdir={tree},upperdir={upper},workdir={work} {tree}"
-        )
     virtualenv = shutil.which("virtualenv") or os.path.join(PYENV, "3.11.7", "bin", "virtualenv")
     with (
         _servers.serve_smtp(pki["self_signed"]) as smtp,
@@ -135,16 +110,10 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "smtp": smtp.port,
             "https": https.port,
         }
-        script = " && ".join(mounts) + ' && exec "$@"'
-        result = subprocess.run(
-            [
-                "unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
-                sys.executable, str(HERE / "_reach_scenario.py"), json.dumps(spec),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=False,
+        result = run_in_overlays(
+            trees,
+            scratch / "overlays",
+            [sys.executable, str(HERE / "_reach_scenario.py"), json.dumps(spec)],
         )
     if result.returncode != 0:
         raise AssertionError(f"scenario failed\n{result.stdout}\n{result.stderr}")
@@ -233,8 +202,7 @@ def test_displaced_and_venv_sitecustomize_keep_running(scenario: dict[str, Any])
     assert scenario["before"]["before"]["chained"] == ["venv"]
     assert scenario["with_policy"]["before"]["chained"] == ["venv"]
     displaced = next(
-        p for p in scenario["spec"]["interpreters"]
-        if _stdlib(p) == scenario["spec"]["displace"]
+        p for p in scenario["spec"]["interpreters"] if _stdlib(p) == scenario["spec"]["displace"]
     )
     assert scenario["with_policy"][displaced]["chained"] == ["displaced"]
 
@@ -271,7 +239,11 @@ def test_hook_text_is_valid_python() -> None:
     from sslcustomize import _install
 
     text = _install.HOOK.format(
-        marker=_install.MARKER, scope="system", runtime="/r", loader="/r/l.py",
-        displaced="", stdlib="/s",
+        marker=_install.MARKER,
+        scope="system",
+        runtime="/r",
+        loader="/r/l.py",
+        displaced="",
+        stdlib="/s",
     )
     compile(textwrap.dedent(text), "sitecustomize.py", "exec")

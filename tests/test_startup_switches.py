@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from _fixtures import WritePolicy
+from _namespace import namespace_problem, run_in_overlays
 
 CONFIGURED = "import _sslcustomize_startup as s; print(s.policy_configured())"
 HOOKED = "import ssl; print(ssl._create_stdlib_context.__module__)"
@@ -83,21 +84,10 @@ def test_s_runs_without_the_hook() -> None:
 
 def _in_namespace(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """Run ``script`` (sh) in a private mount namespace with a throw-away overlay over /etc."""
-    if os.geteuid() != 0 or shutil.which("unshare") is None:
-        pytest.skip("needs root and unshare for a private overlay of /etc")
-    if "overlay" not in Path("/proc/filesystems").read_text():
-        pytest.skip("the kernel has no overlayfs")
-    upper, work = tmp_path / "upper", tmp_path / "work"
-    upper.mkdir()
-    work.mkdir()
-    mount = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc"
-    return subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "sh", "-c", f"{mount} && {script}"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    problem = namespace_problem()
+    if problem:
+        pytest.skip(problem)
+    return run_in_overlays(["/etc"], tmp_path, [script], timeout=120)
 
 
 def _configured_check() -> str:

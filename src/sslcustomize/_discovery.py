@@ -119,7 +119,9 @@ class Interpreter:
 
 def runtime_roots_labels(roots: Sequence[str]) -> list[tuple[str, str]]:
     """Pair each runtime root with its label: the first is the system's, the rest users'."""
-    return [(root, "system hook" if index == 0 else "user hook") for index, root in enumerate(roots)]
+    return [
+        (root, "system hook" if index == 0 else "user hook") for index, root in enumerate(roots)
+    ]
 
 
 def _home() -> str:
@@ -205,4 +207,3 @@ def discover(extra: Iterable[str] = ()) -> list[Interpreter]:
             continue
         merged[key] = found
     return list(merged.values())
-

@@ -19,6 +19,7 @@ and mode of what it replaced, so that ``uninstall()`` restores it byte for byte)
 from __future__ import annotations
 
 import base64
+import contextlib
 import glob
 import hashlib
 import importlib.util
@@ -32,7 +33,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._discovery import Interpreter
-from ._files import atomic_write
 
 __all__ = [
     "MANIFEST",
@@ -50,7 +50,7 @@ SYSTEM_ROOT = "/usr/local/lib/sslcustomize"
 MANIFEST = "manifest.json"
 MARKER = "# sslcustomize hook"
 
-HOOK = '''\
+HOOK = """\
 {marker}: written by `sslcustomize enable --scope {scope}`.
 # `sslcustomize disable --scope {scope}` puts back what was here. See sslcustomize's docs/reach.md.
 # It loads sslcustomize from {runtime} (not added to sys.path), only
@@ -70,7 +70,7 @@ def _sslcustomize_hook():
 
 _sslcustomize_hook()
 del _sslcustomize_hook
-'''
+"""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -187,7 +187,9 @@ def _sources() -> list[tuple[str, str]]:
         for name in sorted(files):
             if name.endswith(".py") or name == "py.typed":
                 source = os.path.join(directory, name)
-                pairs.append((source, os.path.join("sslcustomize", os.path.relpath(source, package))))
+                pairs.append(
+                    (source, os.path.join("sslcustomize", os.path.relpath(source, package)))
+                )
     startup = importlib.util.find_spec("_sslcustomize_startup")
     if startup is None or startup.origin is None:  # pragma: no cover - installed with the package
         raise FileNotFoundError("the startup module _sslcustomize_startup is not installed")
@@ -221,9 +223,7 @@ def _version() -> str:
     return str(__version__)
 
 
-def install(
-    interpreters: Iterable[Interpreter], *, root: str, scope: str
-) -> InstallResult:
+def install(interpreters: Iterable[Interpreter], *, root: str, scope: str) -> InstallResult:
     """Install the private runtime under ``root`` and hook each eligible interpreter.
 
     Running it twice changes nothing. Interpreters that are not CPython >= 3.10, or whose
@@ -366,12 +366,15 @@ def uninstall(root: str) -> list[str]:
             shutil.rmtree(version)
     if os.path.exists(os.path.join(root, MANIFEST)):
         os.unlink(os.path.join(root, MANIFEST))
-    for directory in sorted(manifest["directories"], key=len, reverse=True):
-        try:
-            os.rmdir(directory)
-        except OSError:
-            continue  # something else lives there now: keep it
+    _remove_directories(manifest["directories"])
     return restored
+
+
+def _remove_directories(directories: Sequence[str]) -> None:
+    """Remove the directories we made, deepest first, unless something else lives there now."""
+    for directory in sorted(directories, key=len, reverse=True):
+        with contextlib.suppress(OSError):
+            os.rmdir(directory)
 
 
 def _remove_policy(policy: dict[str, Any]) -> list[str]:
@@ -384,9 +387,5 @@ def _remove_policy(policy: dict[str, Any]) -> list[str]:
     if not unchanged:
         return []
     os.unlink(path)
-    for directory in sorted(policy["directories"], key=len, reverse=True):
-        try:
-            os.rmdir(directory)
-        except OSError:
-            continue
+    _remove_directories(policy["directories"])
     return [path]

@@ -49,8 +49,10 @@ def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
         )
     except OSError as error:
         return fail(f"cannot install the hooks: {error}", EXIT_USAGE)
-    print(f"runtime: {pretty(os.path.join(root, ''))} (undo: sslcustomize disable --scope "
-          f"{args.scope})")
+    print(
+        f"runtime: {pretty(os.path.join(root, ''))} (undo: sslcustomize disable --scope "
+        f"{args.scope})"
+    )
     if not result.changed:
         print("nothing changed: every hook was already in place")
     render_coverage(coverage(args.python))
@@ -124,4 +126,3 @@ def render_coverage(rows: list[dict[str, Any]]) -> None:
         table.add_row(names, row["version"] or "?", state, row["by"] or row["reason"])
     console().print(table)
     print("venvs made from a covered interpreter are covered too; `python -S` runs without hooks")
-
