@@ -15,6 +15,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 CLIENT = r"""
@@ -101,9 +102,12 @@ def run(command: list[str], **options: Any) -> subprocess.CompletedProcess[str]:
     )
 
 
-def client(python: str, spec: dict[str, Any]) -> dict[str, Any]:
-    """Run the client script in ``python``; return what it saw."""
-    result = run([python, "-c", CLIENT, spec["host"], str(spec["smtp"]), str(spec["https"])])
+def client(
+    python: str, spec: dict[str, Any], wrap: Callable[[list[str]], list[str]] | None = None
+) -> dict[str, Any]:
+    """Run the client script in ``python`` (through ``wrap``, e.g. as another user)."""
+    command = [python, "-c", CLIENT, spec["host"], str(spec["smtp"]), str(spec["https"])]
+    result = run(wrap(command) if wrap else command)
     try:
         observed: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):

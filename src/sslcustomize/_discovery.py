@@ -90,19 +90,23 @@ class Interpreter:
         """Return the version as ``3.12.1`` (empty if unknown)."""
         return ".".join(map(str, self.version))
 
-    def covered_by(self, runtime_roots: Sequence[str] = ()) -> str:
-        """Return what runs the startup hook in this interpreter (``""`` if nothing does)."""
+    def covered_by(self, runtime_roots: Sequence[tuple[str, str]] = ()) -> str:
+        """Return what runs the startup hook in this interpreter (``""`` if nothing does).
+
+        Args:
+            runtime_roots: ``(directory, label)`` of each private runtime installed.
+        """
         if not self.startup:
             return ""
         startup = os.path.realpath(self.startup)
-        for root, label in runtime_roots_labels(runtime_roots):
+        for root, label in runtime_roots:
             if startup.startswith(os.path.realpath(root) + os.sep):
                 return label
         if self.user_site and startup.startswith(os.path.realpath(self.user_site) + os.sep):
             return "user site"
         return "own install"
 
-    def reason(self, runtime_roots: Sequence[str] = ()) -> str:
+    def reason(self, runtime_roots: Sequence[tuple[str, str]] = ()) -> str:
         """Return why this interpreter is not covered (``""`` when it is)."""
         if self.error:
             return self.error
@@ -115,13 +119,6 @@ class Interpreter:
         if not os.access(self.stdlib, os.W_OK):
             return f"no hook: {self.stdlib} is read-only for this user (run enable as root)"
         return "no hook: run `sslcustomize enable --scope system` (again) to cover it"
-
-
-def runtime_roots_labels(roots: Sequence[str]) -> list[tuple[str, str]]:
-    """Pair each runtime root with its label: the first is the system's, the rest users'."""
-    return [
-        (root, "system hook" if index == 0 else "user hook") for index, root in enumerate(roots)
-    ]
 
 
 def _home() -> str:

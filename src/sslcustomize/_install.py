@@ -88,9 +88,13 @@ def user_root() -> str:
     return os.path.join(data or os.path.expanduser("~/.local/share"), "sslcustomize")
 
 
-def installed_roots() -> list[str]:
-    """Return the runtime roots that have a manifest: the system's first, then the user's."""
-    return [r for r in (SYSTEM_ROOT, user_root()) if os.path.exists(os.path.join(r, MANIFEST))]
+def installed_roots() -> list[tuple[str, str]]:
+    """Return ``(root, label)`` for the runtime roots that have a manifest (system, user)."""
+    return [
+        (root, label)
+        for root, label in ((SYSTEM_ROOT, "system hook"), (user_root(), "user hook"))
+        if os.path.exists(os.path.join(root, MANIFEST))
+    ]
 
 
 def load_manifest(root: str) -> dict[str, Any]:
