@@ -14,8 +14,8 @@ import os
 import stat
 import subprocess
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 CLIENT = r"""

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,9 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         check=True,
     ).stdout.strip()
     scratch = tmp_path_factory.mktemp("reach-user")
-    home = Path("/tmp") / f"sslcustomize-user-home-{os.getpid()}"
-    home.mkdir(mode=0o755)
+    # Not under pytest's 0700 base directory: the user must reach its home.
+    home = Path(tempfile.mkdtemp(prefix="sslcustomize-user-home-"))
+    home.chmod(0o755)
     os.chown(home, 65534, 65534)
     pki = _pki.TestPKI()
     try:
@@ -103,9 +105,11 @@ def test_user_scope_says_what_it_cannot_reach(scenario: dict[str, Any]) -> None:
 def test_doctor_says_user_hook(scenario: dict[str, Any]) -> None:
     """doctor --json, run as the user, says a user hook covers the user's interpreter."""
     row = next(r for r in scenario["doctor"] if scenario["spec"]["owned_python"] in r["names"])
-    assert row["covered"] and row["by"] == "user hook", row
-    others = [r for r in scenario["doctor"] if not r["covered"] and r["version"] >= "3.1"]
-    assert others and all(r["reason"] for r in others)
+    assert row["covered"], row
+    assert row["by"] == "user hook", row
+    others = [r for r in scenario["doctor"] if not r["covered"]]
+    assert others
+    assert all("read-only" in r["reason"] or "older" in r["reason"] for r in others), others
 
 
 def test_user_disable_restores_every_byte(scenario: dict[str, Any]) -> None:
