@@ -261,6 +261,9 @@ def install(interpreters: Iterable[Interpreter], *, root: str, scope: str) -> In
         if not os.access(stdlib, os.W_OK):
             skipped.append((interpreter, f"{stdlib} is read-only for this user"))
             continue
+        if scope == "user" and (os.geteuid() == 0 or os.stat(stdlib).st_uid != os.geteuid()):
+            skipped.append((interpreter, "not this user's own: use --scope system as root"))
+            continue
         changed += _hook(manifest, interpreter, stdlib, runtime=runtime, scope=scope)
         hooked.append(interpreter)
         if stdlib not in manifest["interpreters"]:

@@ -35,6 +35,12 @@ def _root(scope: str) -> str:
 def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
     """Hook every interpreter this user can reach; print what is covered and what is not."""
     root = _root(args.scope)
+    if args.scope == "user" and os.geteuid() == 0:
+        print(
+            "as root, --scope user hooks no interpreter (a hook reaches every user of it): "
+            "use --scope system"
+        )
+        return EXIT_OK
     interpreters = discover(args.python)
     try:
         result = install(interpreters, root=root, scope=args.scope)
@@ -56,6 +62,8 @@ def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
     if not result.changed:
         print("nothing changed: every hook was already in place")
     render_coverage(coverage(args.python))
+    for interpreter, why in result.skipped:
+        print(f"not hooked: {interpreter.path} ({interpreter.version_text or '?'}): {why}")
     if args.scope == "user":
         print(
             "not reachable without root: interpreters whose standard library this user cannot "
