@@ -181,6 +181,13 @@ def main() -> None:
             ]
         )
         venvs["virtualenv"] = str(scratch / "virtualenv" / "bin" / "python")
+    if spec.get("uv"):
+        made = run(
+            [spec["uv"], "venv", "--offline", "--python", base, str(scratch / "uv")],
+            env={"UV_PYTHON_DOWNLOADS": "never", "UV_NO_CACHE": "1"},
+        )
+        out["steps"]["uv"] = [made.returncode, made.stdout, made.stderr]
+        venvs["uv"] = str(scratch / "uv" / "bin" / "python")
     interpreters.update(venvs)
     policy = Path("/etc/sslcustomize/policy.toml")
     written = policy.read_bytes()

@@ -105,6 +105,7 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "venv_base": BASES[-1] if len(BASES) < 3 else BASES[2],
             "displace": stdlibs[-1] if stdlibs[-1] != "/usr/lib/python3.11" else stdlibs[0],
             "virtualenv": virtualenv if os.path.isfile(virtualenv) else "",
+            "uv": shutil.which("uv") or _beside_python("uv"),
             "ca": str(ca),
             "host": "127.0.0.1",
             "smtp": smtp.port,
@@ -162,6 +163,20 @@ def test_virtualenv_is_reached(scenario: dict[str, Any]) -> None:
     if not scenario["spec"]["virtualenv"]:
         pytest.skip("virtualenv is not installed on this machine")
     assert _refused(scenario["with_policy"]["virtualenv"]["smtp"])
+
+
+def test_uv_venv_is_reached(scenario: dict[str, Any]) -> None:
+    """A venv made by `uv venv` (after enable) is covered like one made by python -m venv."""
+    if not scenario["spec"]["uv"]:
+        pytest.skip("uv is not installed (it is in the test extra)")
+    assert scenario["steps"]["uv"][0] == 0, scenario["steps"]["uv"]
+    assert _refused(scenario["with_policy"]["uv"]["smtp"])
+    assert scenario["with_policy"]["uv"]["https"] == "accepted"
+
+
+def _beside_python(name: str) -> str:
+    path = os.path.join(os.path.dirname(sys.executable), name)
+    return path if os.path.isfile(path) else ""
 
 
 def test_disable_restores_every_byte(scenario: dict[str, Any]) -> None:
