@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 
+from sslcustomize._discovery import probe
+
 MARK = "SSLCUSTOMIZE_BENCH_REACH_NAMESPACE"
 POLICY = "/etc/sslcustomize/policy.toml"
 
@@ -87,12 +89,7 @@ def _cli(*args: str) -> None:
 
 
 def _stdlib(python: str) -> str:
-    return subprocess.run(
-        [python, "-I", "-c", "import sysconfig; print(sysconfig.get_path('stdlib'))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    return probe(python).stdlib
 
 
 def measure(python: str, rounds: int, runs: int) -> dict[str, float]:

@@ -21,6 +21,7 @@ import pytest
 
 import _pki
 from _namespace import namespace_problem, run_in_overlays
+from sslcustomize._discovery import probe
 
 HERE = Path(__file__).parent
 PYENV = os.path.expanduser("~/.pyenv/versions")
@@ -35,12 +36,7 @@ pytestmark = pytest.mark.slow
 
 
 def _stdlib(python: str) -> str:
-    return subprocess.run(
-        [python, "-I", "-c", "import sysconfig; print(sysconfig.get_path('stdlib'))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    return probe(python).stdlib
 
 
 def _interpreters() -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 import _pki
 import _servers
 from _namespace import namespace_problem, run_in_overlays
+from sslcustomize._discovery import probe
 
 HERE = Path(__file__).parent
 PYENV_ROOT = "/root/.pyenv"
@@ -43,12 +43,7 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     ):
         pytest.skip(f"needs pyenv's Python {OWNED} under {PYENV_ROOT} and setpriv")
     python = str(pythons[0])
-    stdlib = subprocess.run(
-        [python, "-I", "-c", "import sysconfig; print(sysconfig.get_path('stdlib'))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    stdlib = probe(python).stdlib
     scratch = tmp_path_factory.mktemp("reach-user")
     # Not under pytest's 0700 base directory: the user must reach its home.
     home = Path(tempfile.mkdtemp(prefix="sslcustomize-user-home-"))
