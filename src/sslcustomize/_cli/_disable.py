@@ -34,9 +34,10 @@ def run(args: argparse.Namespace) -> int:
     if args.scope in ("system", "user"):
         from ._reach import unreach  # noqa: PLC0415 - only for these scopes
 
+        existed = os.path.exists(path)
         status = unreach(args.scope)
-        if status != EXIT_OK:
-            return status
+        if status != EXIT_OK or (existed and not os.path.exists(path)):
+            return status  # the policy enable wrote, unchanged, went with the hooks
     if not os.path.exists(path):
         print(f"not enabled: {pretty(path)} does not exist")
         return EXIT_OK

@@ -81,7 +81,7 @@ def unreach(scope: str) -> int:
         restored = uninstall(root)
     except PermissionError as error:
         return fail(f"cannot restore {error.filename}: permission denied; run as root")
-    print(f"removed the hooks of {len(restored)} file(s) and the runtime {pretty(root)}")
+    print(f"disabled: restored {len(restored)} file(s) as they were and removed {pretty(root)}")
     return EXIT_OK
 
 
