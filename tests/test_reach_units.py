@@ -137,3 +137,17 @@ def test_candidates_include_named_and_skip_shims(
     found = candidates([sys.executable])
     assert str(shims / "python3") not in found
     assert os.path.abspath(sys.executable) in found
+
+
+def test_runtime_is_readable_by_everyone_despite_the_umask(tmp_path: Path) -> None:
+    """Installed under umask 077, the runtime's files and directories are still world-readable."""
+    interpreter = _fake(tmp_path / "py")
+    root = tmp_path / "root"
+    previous = os.umask(0o077)
+    try:
+        _install.install([interpreter], root=str(root), scope="system")
+    finally:
+        os.umask(previous)
+    modes = {p.stat().st_mode & 0o777 for p in root.rglob("*") if p.name != "manifest.json"}
+    assert modes <= {0o755, 0o644}, sorted(oct(m) for m in modes)
+    assert (root.stat().st_mode & 0o755) == 0o755

@@ -158,7 +158,9 @@ def _make_directory(manifest: dict[str, Any], path: str) -> None:
         missing.append(current)
         current = os.path.dirname(current)
     for directory in reversed(missing):
-        os.mkdir(directory, 0o755)
+        os.mkdir(directory)
+        # Not the umask's choice: every user's Python reads it.
+        os.chmod(directory, 0o755)  # noqa: S103 - world-readable on purpose
         if directory not in manifest["directories"]:
             manifest["directories"].append(directory)
 
@@ -272,6 +274,7 @@ def install(interpreters: Iterable[Interpreter], *, root: str, scope: str) -> In
     # processes that cannot write these directories would otherwise compile at every start.
     for interpreter in hooked:
         _compile(interpreter, runtime)
+    _open_to_everyone(runtime)
     if _save_manifest(root, manifest):
         changed.append(os.path.join(root, MANIFEST))
     return InstallResult(hooked=tuple(hooked), skipped=tuple(skipped), changed=tuple(changed))
@@ -303,6 +306,18 @@ def _hook(
         stdlib=interpreter.stdlib,
     )
     return [target] if _write_if_different(target, text.encode("utf-8")) else []
+
+
+def _open_to_everyone(runtime: str) -> None:
+    """Make the runtime readable by every user, whatever the installer's umask was.
+
+    Every user's Python loads it; a root umask of 077 would otherwise make every non-root
+    interpreter print "system hook missing" at each start.
+    """
+    for directory, _subdirectories, files in os.walk(runtime):
+        os.chmod(directory, 0o755)  # noqa: S103 - world-readable on purpose
+        for name in files:
+            os.chmod(os.path.join(directory, name), 0o644)
 
 
 def _compile(interpreter: Interpreter, runtime: str) -> None:
