@@ -194,6 +194,21 @@ def main() -> None:
     policy.write_text(f'version = 1\nmode = "enforce"\ntrust = ["system", "{spec["ca"]}"]\n')
     out["with_policy"] = {name: client(python, spec) for name, python in interpreters.items()}
     out["own_install"] = client(sys.executable, spec)
+    if os.path.isfile("/usr/bin/python3"):  # root's pyenv is not reachable by other users
+        out["other_user"] = client(
+            "/usr/bin/python3",
+            spec,
+            wrap=lambda command: [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "env",
+                "-i",
+                "HOME=/nonexistent",
+                *command,
+            ],
+        )
     policy.write_bytes(written)
 
     disable = run([*cli, "disable", "--scope", "system"])

@@ -230,6 +230,16 @@ def test_own_install_wins_and_runs_once(scenario: dict[str, Any]) -> None:
     assert system["finders"].count("PrivateRuntime") == 1
 
 
+def test_hooked_interpreter_works_for_other_users(scenario: dict[str, Any]) -> None:
+    """A non-root user's Python loads the root-owned runtime and refuses the self-signed server."""
+    seen = scenario.get("other_user")
+    if seen is None:
+        pytest.skip("no /usr/bin/python3 to run as another user")
+    assert seen["startup"].startswith("/usr/local/lib/sslcustomize/"), seen
+    assert _refused(seen["smtp"]), seen
+    assert "hook missing" not in seen["stderr"]
+
+
 def test_doctor_lists_coverage(scenario: dict[str, Any]) -> None:
     """doctor --json lists each interpreter with its version and the system hook covering it."""
     rows = {row["path"]: row for row in scenario["doctor"]}
