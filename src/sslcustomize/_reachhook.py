@@ -1,10 +1,10 @@
 """Load sslcustomize from its private runtime directory in an interpreter that lacks it.
 
-``sslcustomize enable --scope system`` copies this file (as ``_sslcustomize_reach.py``), the
-package and the startup module into a private runtime directory, and writes a
-``sitecustomize.py`` into each interpreter's standard-library directory that loads this file
-and calls :func:`start`. Every virtual environment made from that interpreter has the same
-standard-library directory on ``sys.path``, so it runs the hook too.
+``sslcustomize enable --scope system`` copies the package and the startup module into a
+private runtime directory, and writes a ``sitecustomize.py`` into each interpreter's
+standard-library directory made of this file's source and a call of :func:`start`. Every
+virtual environment made from that interpreter has the same standard-library directory on
+``sys.path``, so it runs the hook too.
 
 The rules are the startup hook's (``_sslcustomize_startup``): only what ``site`` already
 imported (``sys`` and the frozen import machinery), never raise, cost nothing much when no
