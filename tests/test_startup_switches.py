@@ -149,6 +149,16 @@ except ssl.SSLCertVerificationError:
 """
 
 
+def _report_mode_user_and_client(tmp_path: Path) -> Path:
+    """Write a report-mode user policy and the SMTP client script; return the script."""
+    user = Path(os.environ["XDG_CONFIG_HOME"], "sslcustomize", "policy.toml")
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('version = 1\nmode = "report"\n')
+    client = tmp_path / "client.py"
+    client.write_text(SMTP_CLIENT)
+    return client
+
+
 @pytest.mark.xfail(
     reason="issue 10 item 7, loader half: load_policy skips a system layer that "
     "os.path.exists() cannot see (the startup half is done); _policy.py is not this branch's",
@@ -159,11 +169,7 @@ def test_dangling_system_policy_fails_closed_over_a_report_mode_user_layer(
 ) -> None:
     """An unreadable system policy means strict defaults: a user's report mode does not apply."""
     address = smtp_server(pki["self_signed"])
-    user = Path(os.environ["XDG_CONFIG_HOME"], "sslcustomize", "policy.toml")
-    user.parent.mkdir(parents=True, exist_ok=True)
-    user.write_text('version = 1\nmode = "report"\n')
-    client = tmp_path / "client.py"
-    client.write_text(SMTP_CLIENT)
+    client = _report_mode_user_and_client(tmp_path)
     script = (
         "mkdir -p /etc/sslcustomize && ln -sf /nonexistent/policy.toml "
         f"/etc/sslcustomize/policy.toml && {sys.executable} -W ignore {client} {address.port}"
@@ -177,11 +183,7 @@ def test_report_mode_user_layer_lets_the_connection_through(
 ) -> None:
     """The twin: with no system policy at all, the user's report mode applies."""
     address = smtp_server(pki["self_signed"])
-    user = Path(os.environ["XDG_CONFIG_HOME"], "sslcustomize", "policy.toml")
-    user.parent.mkdir(parents=True, exist_ok=True)
-    user.write_text('version = 1\nmode = "report"\n')
-    client = tmp_path / "client.py"
-    client.write_text(SMTP_CLIENT)
+    client = _report_mode_user_and_client(tmp_path)
     script = f"rm -rf /etc/sslcustomize && {sys.executable} -W ignore {client} {address.port}"
     result = _in_namespace(script, tmp_path / "ns")
     assert result.stdout.strip().splitlines()[-1:] == ["accepted"], result.stderr
