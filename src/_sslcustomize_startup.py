@@ -43,24 +43,49 @@ def user_config_dir() -> str:
 
 
 def layer_paths() -> list[tuple[str, str]]:
-    """Return ``(layer, path)`` for the system, venv and user layers, in merge order."""
+    """Return ``(layer, path)`` for the system, venv and user layers, in merge order.
+
+    Under ``python -I`` the user layer is left out, as Python leaves out the user's site
+    directory: an isolated interpreter reads no per-user configuration.
+    """
     paths = [("system", SYSTEM_POLICY)]
     if sys.prefix != sys.base_prefix:
         paths.append(("venv", os.path.join(sys.prefix, "etc", *_POLICY_NAME)))
-    paths.append(("user", os.path.join(user_config_dir(), *_POLICY_NAME)))
+    if not sys.flags.isolated:
+        paths.append(("user", os.path.join(user_config_dir(), *_POLICY_NAME)))
     return paths
 
 
 def process_policy_paths() -> list[str]:
-    """Return the files named by ``SSLCUSTOMIZE_POLICY`` (``os.pathsep``-separated)."""
+    """Return the files named by ``SSLCUSTOMIZE_POLICY`` (``os.pathsep``-separated).
+
+    Under ``python -E`` or ``-I`` the variable is ignored, as Python ignores its own
+    ``PYTHON*`` variables then.
+    """
+    if sys.flags.ignore_environment or sys.flags.isolated:
+        return []
     return [p for p in os.environ.get(ENV_POLICY, "").split(os.pathsep) if p]
 
 
 def policy_configured() -> bool:
-    """Tell whether any policy layer exists, with ``stat`` calls only."""
+    """Tell whether any policy layer exists, with ``stat`` calls only.
+
+    A dangling symlink, or a file in a directory this user may not search, is a policy that
+    exists but cannot be read: that must mean fail closed, never "no policy" (issue 10 #7).
+    """
     if process_policy_paths():
         return True
-    return any(os.path.exists(path) for _, path in layer_paths())
+    for _, path in layer_paths():
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            if os.path.lexists(path):
+                return True  # a dangling symlink
+            continue
+        except OSError:
+            return True  # EACCES, ELOOP...: something is there that we may not read
+        return True
+    return False
 
 
 class PostImportHooks:

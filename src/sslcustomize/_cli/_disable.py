@@ -26,7 +26,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(args: argparse.Namespace) -> int:
-    """Move the policy file aside."""
+    """Undo the hooks of the system or user scope, then move the policy file aside."""
     if args.scope is None and process_policy_paths():
         return fail(
             "SSLCUSTOMIZE_POLICY names this process's policy: unset the variable to turn that "
@@ -36,6 +36,13 @@ def run(args: argparse.Namespace) -> int:
         path = scope_path(args)
     except ValueError as error:
         return fail(str(error))
+    if args.scope in ("system", "user"):
+        from ._reach import unreach  # noqa: PLC0415 - only for these scopes
+
+        existed = os.path.exists(path)
+        status = unreach(args.scope)
+        if status != EXIT_OK or (existed and not os.path.exists(path)):
+            return status  # the policy enable wrote, unchanged, went with the hooks
     if not os.path.exists(path):
         print(f"not enabled: {pretty(path)} does not exist")
         return EXIT_OK

@@ -22,6 +22,7 @@ from .._report import dropped_records
 from .._shadows import find_shadows
 from .._trust import TrustError, bundle_certificates, find_system_store
 from . import EXIT_OK, EXIT_USAGE
+from ._enable import add_python
 from ._output import console, print_json
 
 __all__ = ["gather", "register"]
@@ -63,6 +64,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "errors, environment variables that change TLS, and which clients verify.",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON document")
+    add_python(parser)
     parser.set_defaults(handler=run)
 
 
@@ -243,20 +245,44 @@ def _third_party() -> list[dict[str, Any]]:
             version = metadata.version(name)
         except metadata.PackageNotFoundError:
             continue
-        covered = importlib.util.find_spec(f"sslcustomize._inject.{hook}") is not None
+        covered = _hook_in_place() and (
+            importlib.util.find_spec(f"sslcustomize._inject.{hook}") is not None
+        )
         rows.append({"client": name, "version": version, "covered": covered, "by": hook})
     return rows
+
+
+def _hook_in_place() -> bool:
+    """Tell whether this process started with the startup hook (own install or system hook)."""
+    return "_sslcustomize_startup" in sys.modules and not sys.flags.no_site
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the report."""
     facts = gather()
+    facts["interpreters"] = _interpreters(args.python)
     status = EXIT_USAGE if facts["policy"]["errors"] else EXIT_OK
     if args.json:
         print_json(facts)
         return status
     _render(facts)
+    _render_interpreters(facts["interpreters"])
     return status
+
+
+# Coverage: which interpreters of the machine run the startup hook (see docs/reach.md).
+
+
+def _interpreters(extra: list[str]) -> list[dict[str, Any]]:
+    from ._reach import coverage  # noqa: PLC0415 - starts each interpreter once
+
+    return coverage(extra)
+
+
+def _render_interpreters(rows: list[dict[str, Any]]) -> None:
+    from ._reach import render_coverage  # noqa: PLC0415
+
+    render_coverage(rows)
 
 
 def _yes(value: bool) -> str:  # noqa: FBT001 - a formatter

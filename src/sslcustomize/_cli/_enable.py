@@ -10,7 +10,7 @@ from .._paths import policy_path_for_scope, pretty, unscoped_policy
 from . import EXIT_OK, EXIT_USAGE
 from ._output import fail
 
-__all__ = ["register"]
+__all__ = ["add_python", "add_scope", "register", "scope_path"]
 
 TEMPLATE = """\
 # sslcustomize policy, written by `sslcustomize enable`.
@@ -38,7 +38,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     add_scope(parser)
     parser.add_argument("--mode", choices=("enforce", "report"), help="enforce (default) or report")
+    add_python(parser)
     parser.set_defaults(handler=run)
+
+
+def add_python(parser: argparse.ArgumentParser) -> None:
+    """Add ``--python PATH`` (repeatable): interpreters to cover beyond those found."""
+    parser.add_argument(
+        "--python",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="also cover this interpreter (repeatable); PATH, /usr/bin, /usr/local/bin, pyenv "
+        "and uv Pythons are found without it",
+    )
 
 
 def add_scope(parser: argparse.ArgumentParser) -> None:
@@ -64,11 +77,22 @@ def scope_path(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Write or update the policy file."""
+    """Write or update the policy file; for system and user, hook the interpreters too."""
     try:
         path = scope_path(args)
     except ValueError as error:
         return fail(str(error))
+    created: list[str] = []
+    status = _write_policy(args, path, created)
+    if status != EXIT_OK or args.scope not in ("system", "user"):
+        return status
+    from ._reach import reach  # noqa: PLC0415 - discovery and install only for these scopes
+
+    return reach(args, path, created)
+
+
+def _write_policy(args: argparse.Namespace, path: str, created: list[str]) -> int:
+    """Write the policy file of the scope (or change its mode); list what was created."""
     disabled = path + ".disabled"
     try:
         if not os.path.exists(path) and os.path.exists(disabled):
@@ -81,8 +105,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print(f"already enabled: {pretty(path)}")
             return EXIT_OK
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        atomic_write(path, TEMPLATE.format(mode=args.mode or "enforce"))
+        created += _create(path, TEMPLATE.format(mode=args.mode or "enforce"))
     except PermissionError:
         return fail(
             f"cannot write {path}: permission denied; run as root for --scope system, "
@@ -92,6 +115,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"enabled: {pretty(path)} (mode {args.mode or 'enforce'}, trust the system store)")
     print("check it with: sslcustomize doctor")
     return EXIT_OK
+
+
+def _create(path: str, text: str) -> list[str]:
+    """Write a new policy file; return it and the directories made for it (deepest last)."""
+    directory = os.path.dirname(path)
+    missing = []
+    while directory and not os.path.isdir(directory):
+        missing.append(directory)
+        directory = os.path.dirname(directory)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    atomic_write(path, text)
+    return [path, *reversed(missing)]
 
 
 def _set_mode(path: str, mode: str) -> None:

@@ -1,0 +1,136 @@
+"""Reach: hook the machine's interpreters (enable), unhook them (disable), show coverage (doctor).
+
+The work is done by :mod:`sslcustomize._discovery` and :mod:`sslcustomize._install`; this
+module turns it into commands' output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from .._discovery import Interpreter, discover
+from .._install import (
+    MANIFEST,
+    SYSTEM_ROOT,
+    install,
+    installed_roots,
+    record_policy,
+    uninstall,
+    user_root,
+)
+from .._paths import pretty
+from . import EXIT_OK, EXIT_USAGE
+from ._output import console, fail
+
+__all__ = ["coverage", "reach", "render_coverage", "unreach"]
+
+
+def _root(scope: str) -> str:
+    return SYSTEM_ROOT if scope == "system" else user_root()
+
+
+def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
+    """Hook every interpreter this user can reach; print what is covered and what is not."""
+    root = _root(args.scope)
+    if args.scope == "user" and os.geteuid() == 0:
+        print(
+            "as root, --scope user hooks no interpreter (a hook reaches every user of it): "
+            "use --scope system"
+        )
+        return EXIT_OK
+    interpreters = discover(args.python)
+    try:
+        result = install(interpreters, root=root, scope=args.scope)
+        if created:
+            with open(policy, "rb") as file:
+                record_policy(root, policy, file.read(), created[1:])
+    except PermissionError as error:
+        return fail(
+            f"cannot write {error.filename}: permission denied; run as root for --scope "
+            "system, or use --scope user",
+            EXIT_USAGE,
+        )
+    except OSError as error:
+        return fail(f"cannot install the hooks: {error}", EXIT_USAGE)
+    print(
+        f"runtime: {pretty(os.path.join(root, ''))} (undo: sslcustomize disable --scope "
+        f"{args.scope})"
+    )
+    if not result.changed:
+        print("nothing changed: every hook was already in place")
+    render_coverage(coverage(args.python))
+    for interpreter, why in result.skipped:
+        print(f"not hooked: {interpreter.path} ({interpreter.version_text or '?'}): {why}")
+    if args.scope == "user":
+        print(
+            "not reachable without root: interpreters whose standard library this user cannot "
+            "write (listed above); ask an administrator for `sslcustomize enable --scope system`"
+        )
+    return EXIT_OK
+
+
+def unreach(scope: str) -> int:
+    """Undo ``reach`` for ``scope``; print what was restored."""
+    root = _root(scope)
+    if not os.path.exists(os.path.join(root, MANIFEST)):
+        return EXIT_OK
+    try:
+        restored = uninstall(root)
+    except PermissionError as error:
+        return fail(f"cannot restore {error.filename}: permission denied; run as root")
+    print(f"disabled: restored {len(restored)} file(s) as they were and removed {pretty(root)}")
+    return EXIT_OK
+
+
+def coverage(extra: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Return one row per interpreter found: version, path, covered, by what, why not."""
+    roots = installed_roots()
+    rows = []
+    for interpreter in discover(extra):
+        by = interpreter.covered_by(roots) if interpreter.eligible else ""
+        rows.append(
+            {
+                "path": interpreter.path,
+                "names": list(interpreter.names),
+                "version": interpreter.version_text,
+                "implementation": interpreter.implementation,
+                "stdlib": interpreter.stdlib,
+                "covered": bool(by),
+                "by": by,
+                "reason": "" if by else interpreter.reason(roots),
+                "hook": _hook_state(interpreter),
+            }
+        )
+    return rows
+
+
+def _hook_state(interpreter: Interpreter) -> str:
+    """Return ``"system"``/``"user"`` if our sitecustomize is in its stdlib, else ``""``."""
+    path = os.path.join(interpreter.stdlib, "sitecustomize.py")
+    try:
+        with open(path, "rb") as file:
+            head = file.read(200)
+    except OSError:
+        return ""
+    for scope in ("system", "user"):
+        if b"--scope " + scope.encode() in head and head.startswith(b"# sslcustomize hook"):
+            return scope
+    return ""
+
+
+def render_coverage(rows: list[dict[str, Any]]) -> None:
+    """Print the coverage table."""
+    from rich.table import Table  # noqa: PLC0415 - rich only for the CLI
+
+    table = Table(title="Interpreters on this machine", title_justify="left")
+    for column in ("python", "version", "covered", "by / why not"):
+        table.add_column(column)
+    for row in rows:
+        state = "[green]yes[/]" if row["covered"] else "[red]no[/]"
+        names = row["path"] + ("" if len(row["names"]) < 2 else f" (+{len(row['names']) - 1})")
+        table.add_row(names, row["version"] or "?", state, row["by"] or row["reason"])
+    console().print(table)
+    print("venvs made from a covered interpreter are covered too; `python -S` runs without hooks")

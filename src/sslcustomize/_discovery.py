@@ -1,0 +1,206 @@
+"""Find the Python interpreters of the machine and ask each one what covers it.
+
+Places looked at: ``PATH``, ``/usr/bin``, ``/usr/local/bin``, pyenv's versions
+(``$PYENV_ROOT`` or ``~/.pyenv``), uv's managed Pythons (``$UV_PYTHON_INSTALL_DIR`` or
+``~/.local/share/uv/python``) and any named with ``--python``. Each candidate is started once
+with a small probe (it works on Python 2.7 too, to say why it is not covered); interpreters
+that share a standard-library directory are one interpreter with several names.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+__all__ = [
+    "MINIMUM",
+    "Interpreter",
+    "candidates",
+    "discover",
+    "probe",
+]
+
+MINIMUM = (3, 10)
+_NAME = re.compile(r"^python(3(\.\d+)?)?$")
+
+# Runs in the interpreter being asked; Python 2.7 syntax on purpose (to report it as older).
+_PROBE = r"""
+import json, os, sys
+try:
+    import sysconfig
+    stdlib = sysconfig.get_path("stdlib")
+    purelib = sysconfig.get_path("purelib")
+except Exception:
+    stdlib = purelib = ""
+try:
+    import site
+    user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else ""
+except Exception:
+    user_site = ""
+startup = sys.modules.get("_sslcustomize_startup")
+custom = sys.modules.get("sitecustomize")
+print(json.dumps({
+    "implementation": getattr(getattr(sys, "implementation", None), "name", "cpython"),
+    "version": list(sys.version_info[:3]),
+    "executable": sys.executable,
+    "prefix": sys.prefix,
+    "base_prefix": getattr(sys, "base_prefix", sys.prefix),
+    "stdlib": stdlib,
+    "purelib": purelib,
+    "user_site": user_site,
+    "startup": getattr(startup, "__file__", "") or "",
+    "sitecustomize": getattr(custom, "__file__", "") or "",
+}))
+"""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Interpreter:
+    """One interpreter found on the machine, and what covers it.
+
+    ``covered_by`` is ``"system hook"``, ``"user hook"``, ``"own install"``, ``"user site"``
+    or ``""``; ``reason`` says why an interpreter is not covered (or cannot be).
+    """
+
+    path: str
+    names: tuple[str, ...] = ()
+    implementation: str = ""
+    version: tuple[int, ...] = ()
+    prefix: str = ""
+    stdlib: str = ""
+    purelib: str = ""
+    user_site: str = ""
+    startup: str = ""
+    sitecustomize: str = ""
+    error: str = ""
+
+    @property
+    def eligible(self) -> bool:
+        """Tell whether sslcustomize can cover this interpreter (CPython >= 3.10)."""
+        return not self.error and self.implementation == "cpython" and self.version >= MINIMUM
+
+    @property
+    def version_text(self) -> str:
+        """Return the version as ``3.12.1`` (empty if unknown)."""
+        return ".".join(map(str, self.version))
+
+    def covered_by(self, runtime_roots: Sequence[tuple[str, str]] = ()) -> str:
+        """Return what runs the startup hook in this interpreter (``""`` if nothing does).
+
+        Args:
+            runtime_roots: ``(directory, label)`` of each private runtime installed.
+        """
+        if not self.startup:
+            return ""
+        startup = os.path.realpath(self.startup)
+        for root, label in runtime_roots:
+            if startup.startswith(os.path.realpath(root) + os.sep):
+                return label
+        if self.user_site and startup.startswith(os.path.realpath(self.user_site) + os.sep):
+            return "user site"
+        return "own install"
+
+    def reason(self, runtime_roots: Sequence[tuple[str, str]] = ()) -> str:
+        """Return why this interpreter is not covered (``""`` when it is)."""
+        if self.error:
+            return self.error
+        if self.implementation != "cpython":
+            return f"not CPython ({self.implementation})"
+        if self.version < MINIMUM:
+            return f"Python {self.version_text} is older than 3.10"
+        if self.covered_by(runtime_roots):
+            return ""
+        if not os.access(self.stdlib, os.W_OK):
+            return f"no hook: {self.stdlib} is read-only for this user (run enable as root)"
+        return "no hook: run `sslcustomize enable --scope system` (again) to cover it"
+
+
+def _home() -> str:
+    return os.path.expanduser("~")
+
+
+def candidates(extra: Iterable[str] = ()) -> list[str]:
+    """Return the paths of possible interpreters, in search order, without duplicates."""
+    found: list[str] = []
+    directories = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+    directories += ["/usr/bin", "/usr/local/bin"]
+    for directory in directories:
+        if os.path.basename(directory.rstrip(os.sep)) == "shims":
+            continue  # pyenv's shims are scripts that pick a version; the versions are below
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        found += [os.path.join(directory, n) for n in names if _NAME.match(n)]
+    pyenv = os.environ.get("PYENV_ROOT") or os.path.join(_home(), ".pyenv")
+    found += sorted(glob.glob(os.path.join(pyenv, "versions", "*", "bin", "python3")))
+    uv = os.environ.get("UV_PYTHON_INSTALL_DIR") or os.path.join(
+        os.environ.get("XDG_DATA_HOME") or os.path.join(_home(), ".local", "share"), "uv", "python"
+    )
+    found += sorted(glob.glob(os.path.join(uv, "*", "bin", "python3")))
+    found += [os.path.abspath(p) for p in extra]
+    unique: list[str] = []
+    for path in found:
+        if path not in unique and os.path.isfile(path) and os.access(path, os.X_OK):
+            unique.append(path)
+    unique += [p for p in extra if not os.path.isfile(p) and p not in unique]
+    return unique
+
+
+def probe(path: str, *, timeout: float = 20.0) -> Interpreter:
+    """Start ``path`` once and return what it says about itself."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    try:
+        completed = subprocess.run(  # noqa: S603 - an interpreter the user has on the machine
+            [path, "-c", _PROBE],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=environment,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Interpreter(path=path, names=(path,), error=f"cannot run: {exc}")
+    try:
+        facts = json.loads(completed.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        message = (completed.stderr.strip().splitlines() or ["no output"])[-1]
+        return Interpreter(path=path, names=(path,), error=f"probe failed: {message}")
+    return Interpreter(
+        path=path,
+        names=(path,),
+        implementation=str(facts["implementation"]),
+        version=tuple(int(v) for v in facts["version"]),
+        prefix=str(facts["prefix"]),
+        stdlib=str(facts["stdlib"]),
+        purelib=str(facts["purelib"]),
+        user_site=str(facts["user_site"]),
+        startup=str(facts["startup"]),
+        sitecustomize=str(facts["sitecustomize"]),
+    )
+
+
+def discover(extra: Iterable[str] = ()) -> list[Interpreter]:
+    """Find and probe the machine's interpreters; one entry per standard-library directory.
+
+    The running interpreter's own environment is included (a venv is an interpreter too).
+    """
+    paths = candidates(extra)
+    if sys.executable and sys.executable not in paths:
+        paths.insert(0, sys.executable)
+    merged: dict[str, Interpreter] = {}
+    for path in paths:
+        found = probe(path)
+        key = os.path.realpath(found.prefix) + "|" + os.path.realpath(found.stdlib or path)
+        if key in merged:
+            first = merged[key]
+            merged[key] = replace(first, names=(*first.names, path))
+            continue
+        merged[key] = found
+    return list(merged.values())
