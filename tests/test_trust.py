@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import trustme
 
+import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
 from sslcustomize import PolicyError, _trust
 from sslcustomize._policy import TrustSource, load_policy, parse_policy
@@ -154,6 +155,32 @@ def test_removed_ca_is_not_trusted_after_the_refresh_interval(
     clock[0] += _trust.REFRESH_INTERVAL + 1
     assert not _accepts(bundle, removed)
     assert _accepts(bundle, kept)
+
+
+def test_shared_http_client_context_drops_a_removed_ca(
+    tmp_path: Path, clock: list[float], write_policy: WritePolicy
+) -> None:
+    """A long-lived process: http.client's shared context stops trusting a removed CA in 60 s."""
+    import http.client
+
+    bundle, _, removed, without = _two_ca_bundle(tmp_path)
+    sslcustomize.inject(write_policy(f"version = 1\ntrust = ['{bundle}']\n"))
+    server = _server(removed)
+
+    def shared_accepts() -> bool:
+        context = http.client.HTTPSConnection("localhost")._context  # type: ignore[attr-defined]
+        try:
+            memory_handshake(context, server, "localhost")
+        except ssl.SSLCertVerificationError:
+            return False
+        return True
+
+    assert shared_accepts()
+    os.utime(bundle, ns=(0, 0))
+    _same_size_rewrite(bundle, without)
+    assert shared_accepts()  # within the interval: the context built before is kept
+    clock[0] += _trust.REFRESH_INTERVAL + 1
+    assert not shared_accepts()
 
 
 def test_unchanged_bundle_is_not_read_again_within_the_interval(

@@ -21,7 +21,7 @@ from ._decision import Decision, decide
 from ._engine import NO_CHECK_TIME, EngineSpec, Settings, build_engine, build_verifier
 from ._policy import HostException, Policy
 from ._recording import Recorder, fork_safe_lock
-from ._trust import anchors_for
+from ._trust import anchors_for, refresh_generation
 from ._verify import Verdict, every_reason, judge_chain, leaf_variants
 
 __all__ = ["Runtime", "SessionEntry"]
@@ -63,8 +63,8 @@ class Runtime:
         self._leaves: dict[HostException, tuple[bytes, ...]] = {}
         self._sessions: OrderedDict[int, SessionEntry] = OrderedDict()
         self._shared: dict[Hashable, Any] = {}
-        self.engine = lru_cache(maxsize=64)(self._engine)
-        self.verifier = lru_cache(maxsize=64)(self._verifier)
+        self._engines = lru_cache(maxsize=64)(self._engine)
+        self._verifiers = lru_cache(maxsize=64)(self._verifier)
         self._verdict = lru_cache(maxsize=256)(self._judge)
 
     # --- decisions ---------------------------------------------------------------------------
@@ -84,10 +84,28 @@ class Runtime:
 
     # --- engines and verdicts ----------------------------------------------------------------
 
-    def _engine(self, settings: Settings, spec: EngineSpec) -> ssl.SSLContext:
+    @staticmethod
+    def generation() -> int:
+        """Number the current ``REFRESH_INTERVAL`` (60 s): what is built lives one.
+
+        OpenSSL keeps the anchors a context has loaded (a hashed directory's too) for the life
+        of that context, so contexts kept for many connections are rebuilt once per interval:
+        a CA removed from a trusted bundle or directory stops being trusted within it.
+        """
+        return refresh_generation()
+
+    def engine(self, settings: Settings, spec: EngineSpec) -> ssl.SSLContext:
+        """Return the engine for ``settings`` changed as ``spec`` says (built once per interval)."""
+        return self._engines(settings, spec, self.generation())
+
+    def verifier(self, settings: Settings, spec: EngineSpec) -> ssl.SSLContext:
+        """Return the offline verifier for ``settings`` and ``spec`` (built once per interval)."""
+        return self._verifiers(settings, spec, self.generation())
+
+    def _engine(self, settings: Settings, spec: EngineSpec, _generation: int) -> ssl.SSLContext:
         return build_engine(settings, spec, _load_extra)
 
-    def _verifier(self, settings: Settings, spec: EngineSpec) -> ssl.SSLContext:
+    def _verifier(self, settings: Settings, spec: EngineSpec, _generation: int) -> ssl.SSLContext:
         return build_verifier(settings, spec, _load_extra)
 
     def _judge(  # noqa: PLR0917 - an lru_cache key: positional by design
@@ -168,14 +186,18 @@ class Runtime:
     # --- contexts shared by library connections ----------------------------------------------
 
     def shared(self, key: Hashable, build: Callable[[], T]) -> T:
-        """Return the shared context for ``key``, building it once per runtime."""
+        """Return the shared context for ``key``, built once per runtime and interval."""
+        generation = self.generation()
         with self._lock:
             found = self._shared.get(key)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
+        if found is not None and found[0] == generation:
+            return found[1]  # type: ignore[no-any-return]
         context = build()
         with self._lock:
-            return self._shared.setdefault(key, context)  # type: ignore[no-any-return]
+            found = self._shared.get(key)
+            if found is None or found[0] != generation:
+                found = self._shared[key] = (generation, context)
+            return found[1]
 
     def close(self) -> None:
         """Release what this runtime holds open (its report sink)."""

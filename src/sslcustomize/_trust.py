@@ -45,6 +45,7 @@ __all__ = [
     "bundle_certificates",
     "check_source",
     "find_system_store",
+    "refresh_generation",
     "trusted_path",
 ]
 
@@ -317,6 +318,13 @@ def _remove_tree(path: str) -> None:
 # --- Bundle versions, re-checked in a long-lived process ------------------------------------------
 
 _clock = time.monotonic  # tests move time forward
+
+
+def refresh_generation() -> int:
+    """Number the current refresh interval: contexts kept longer are rebuilt in the next one."""
+    return int(_clock() // REFRESH_INTERVAL)
+
+
 _lock = threading.Lock()
 
 
