@@ -159,11 +159,6 @@ def _report_mode_user_and_client(tmp_path: Path) -> Path:
     return client
 
 
-@pytest.mark.xfail(
-    reason="issue 10 item 7, loader half: load_policy skips a system layer that "
-    "os.path.exists() cannot see (the startup half is done); _policy.py is not this branch's",
-    strict=True,
-)
 def test_dangling_system_policy_fails_closed_over_a_report_mode_user_layer(
     tmp_path: Path, smtp_server: Any, pki: Any
 ) -> None:
