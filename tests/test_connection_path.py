@@ -641,3 +641,27 @@ def test_sessions_resume_for_their_host_only(world: World, tls13: bool) -> None:
     print(outcome(lambda: go("127.0.0.1", session)[1]))
     """
     assert client(code, policy, port) == ["True", "REJECTED unknown_issuer"]
+
+
+def test_deferred_connections_refuse_renegotiation(world: World) -> None:
+    """Where the chain is judged after the handshake, no renegotiation can bring another."""
+    import sslcustomize
+
+    port, _, _ = world.server(world.attacker_ca, tls13=False)
+    policy = world.policy("version = 1\nmode = 'report'\n[report]\nsink = 'none'\n")
+    sslcustomize.inject(policy)
+    try:
+        context = ssl.create_default_context()
+        with (
+            socket.create_connection(("127.0.0.1", port)) as raw,
+            pytest.warns(sslcustomize.UnverifiedConnectionWarning),
+        ):
+            tls = context.wrap_socket(raw, server_hostname="127.0.0.1")
+            engine = tls._sslobj.raw.context  # type: ignore[union-attr]
+            assert engine is not context
+            assert engine.options & ssl.OP_NO_RENEGOTIATION
+            assert not context.options & ssl.OP_NO_RENEGOTIATION
+            assert context.verify_mode == ssl.CERT_REQUIRED  # the caller's, untouched
+            tls.close()
+    finally:
+        sslcustomize.extract()
