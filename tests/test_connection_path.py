@@ -652,12 +652,10 @@ def test_deferred_connections_refuse_renegotiation(world: World) -> None:
     sslcustomize.inject(policy)
     try:
         context = ssl.create_default_context()
-        with (
-            socket.create_connection(("127.0.0.1", port)) as raw,
-            pytest.warns(sslcustomize.UnverifiedConnectionWarning),
-        ):
-            tls = context.wrap_socket(raw, server_hostname="127.0.0.1")
-            engine = tls._sslobj.raw.context  # type: ignore[union-attr]
+        with socket.create_connection(("127.0.0.1", port)) as raw:
+            with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
+                tls = context.wrap_socket(raw, server_hostname="127.0.0.1")
+            engine = tls._sslobj.raw.context  # type: ignore[attr-defined]
             assert engine is not context
             assert engine.options & ssl.OP_NO_RENEGOTIATION
             assert not context.options & ssl.OP_NO_RENEGOTIATION
