@@ -215,7 +215,7 @@ def test_implicit_handshake_is_judged_before_the_first_byte(world: World, kind: 
 
 
 def test_implicit_handshake_in_report_mode_is_recorded(world: World) -> None:
-    """Report mode: the connection proceeds, and the record exists before any byte is sent."""
+    """Report mode (smtplib's kind of context): it proceeds, recorded before any byte is sent."""
     port, attacker, _ = world.server(world.attacker_ca)
     sink = world.tmp / "records.jsonl"
     policy = world.policy(f"""
@@ -225,7 +225,8 @@ def test_implicit_handshake_in_report_mode_is_recorded(world: World) -> None:
         sink = "jsonl"
         path = "{sink}"
         """)
-    assert client(IMPLICIT, policy, port) == ["OK"]
+    code = IMPLICIT.replace("ssl.create_default_context()", "ssl._create_stdlib_context()")
+    assert client(code, policy, port) == ["OK"]
     assert attacker.received == [SECRET + b"\n"]
     (record,) = _records(sink)
     assert record["verdict"] == "rejected"
@@ -348,8 +349,8 @@ def test_threads_sharing_contexts_never_accept_a_mitm(world: World) -> None:
 
 
 def test_report_mode_judges_with_the_callers_own_cafile(world: World) -> None:
-    """Report mode: a right cafile is no finding; a wrong one is recorded as enforce would."""
-    port, _, _ = world.server(world.ca)
+    """Report mode: a right cafile is no finding; a wrong one is refused, as Python refuses it."""
+    port, server, _ = world.server(world.ca)
     sink = world.tmp / "r.jsonl"
     policy = world.policy(f"""
         version = 1
@@ -367,9 +368,41 @@ def test_report_mode_judges_with_the_callers_own_cafile(world: World) -> None:
     print(outcome(lambda: get(args[1])))
     print(outcome(lambda: get(args[2])))
     """
-    assert client(code, policy, port, world.ca_file, world.attacker_ca_file) == ["OK", "OK"]
-    (record,) = _records(sink)
-    assert record["reasons"] == ["unknown_issuer"]
+    lines = client(code, policy, port, world.ca_file, world.attacker_ca_file)
+    assert lines == ["OK", "REJECTED unknown_issuer"]
+    assert _records(sink) == []
+    assert server.received[0] == b"x\n"
+    assert len(server.received) == 1 or server.received[1] == b""
+
+
+def test_report_mode_never_lets_through_what_python_refuses(world: World) -> None:
+    """Report mode over http.client: a MITM Python refuses is refused; the policy's CA passes.
+
+    The twin: a server of the policy's own CA (which Python's default store lacks) connects,
+    and one from a CA neither trusts is refused before any byte.
+    """
+    good_port, good, _ = world.server(world.ca)
+    evil_port, evil, _ = world.server(world.attacker_ca)
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(f"""
+        version = 1
+        mode = "report"
+        trust = ["{world.ca_file}"]
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        """)
+    code = """
+    import http.client
+    def get(port):
+        conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=10)
+        conn.connect(); conn.sock.sendall(b"x\\n"); conn.sock.recv(3); conn.close()
+    print(outcome(lambda: get(int(args[0]))))
+    print(outcome(lambda: get(int(args[1]))))
+    """
+    assert client(code, policy, good_port, evil_port) == ["OK", "REJECTED unknown_issuer"]
+    assert good.received == [b"x\n"]
+    assert evil.received in ([], [b""])
 
 
 def test_a_host_exception_keeps_the_callers_own_cafile(world: World) -> None:
@@ -651,7 +684,7 @@ def test_deferred_connections_refuse_renegotiation(world: World) -> None:
     policy = world.policy("version = 1\nmode = 'report'\n[report]\nsink = 'none'\n")
     sslcustomize.inject(policy)
     try:
-        context = ssl.create_default_context()
+        context = ssl._create_stdlib_context()  # what smtplib gets: report mode lets it through
         with socket.create_connection(("127.0.0.1", port)) as raw:
             with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
                 tls = context.wrap_socket(raw, server_hostname="127.0.0.1")

@@ -165,14 +165,14 @@ def test_expired_exception_no_longer_applies(
 def test_report_mode_proceeds_warns_once_and_records(
     write_policy: WritePolicy, appliance: trustme.LeafCert, tmp_path: Path
 ) -> None:
-    """Report mode: the connection proceeds, one warning per host and reason, records kept."""
+    """Report mode (smtplib's context): it proceeds, one warning per host and reason, records."""
     sink = tmp_path / "r.jsonl"
     sslcustomize.inject(
         write_policy(f"mode = 'report'\n[report]\nsink = 'jsonl'\npath = '{sink}'\n")
     )
     with pytest.warns(sslcustomize.UnverifiedConnectionWarning) as warned:
         connections = [
-            memory_handshake(ssl.create_default_context(), _server(appliance), "nas.corp.example")
+            memory_handshake(ssl._create_stdlib_context(), _server(appliance), "nas.corp.example")
             for _ in range(3)
         ]
     assert all(c.version() for c in connections)
@@ -214,7 +214,7 @@ def test_report_mode_per_named_context(
         write_policy(f"[context.{__name__}]\nmode = 'report'\n[report]\nsink = 'none'\n")
     )
     with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
-        memory_handshake(ssl.create_default_context(), _server(appliance), "nas.corp.example")
+        memory_handshake(ssl._create_stdlib_context(), _server(appliance), "nas.corp.example")
     with pytest.raises(sslcustomize.CertificateRejected):
         memory_handshake(sslcustomize.context_for("other"), _server(appliance), "nas.corp.example")
 
@@ -391,19 +391,22 @@ def test_report_mode_records_what_enforce_rejects_for_each_case(
     """For every certificate case, report mode records exactly enforce mode's reason codes."""
     import http.client
 
+    def stdlib() -> ssl.SSLContext:  # a client Python would not verify: report mode's case
+        return ssl._create_stdlib_context()
+
     root = tmp_path / "root.pem"
     root.write_bytes(pki.root_pem)
     host, port = https_server(pki[case], "localhost")
     sslcustomize.inject(write_policy(f"trust = ['{root}']\n"))
     with pytest.raises(sslcustomize.CertificateRejected) as caught:
-        http.client.HTTPSConnection(host, port, timeout=10).request("GET", "/")
+        http.client.HTTPSConnection(host, port, timeout=10, context=stdlib()).request("GET", "/")
     sink = tmp_path / "r.jsonl"
     sslcustomize.inject(
         write_policy(
             f"mode = 'report'\ntrust = ['{root}']\n[report]\nsink = 'jsonl'\npath = '{sink}'\n"
         )
     )
-    connection = http.client.HTTPSConnection(host, port, timeout=10)
+    connection = http.client.HTTPSConnection(host, port, timeout=10, context=stdlib())
     with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
         connection.request("GET", "/")
     assert connection.getresponse().read() == b"ok"

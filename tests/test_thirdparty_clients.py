@@ -20,6 +20,7 @@ import aiohttp
 import httpx
 import pytest
 import requests
+import trustme
 import urllib3
 
 import _pki
@@ -198,20 +199,34 @@ def test_report_mode_proceeds_and_records(
     client: str,
     pki: _pki.TestPKI,
     https_server: StartServer,
-    enforce: Callable[[str], None],
+    root_file: Path,
+    write_policy: WritePolicy,
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Report mode: an expired certificate connects, warns and is recorded; enforce rejects."""
+    """Report mode: what only the policy refuses connects and is recorded; what Python refuses not.
+
+    Python's own store (SSL_CERT_FILE) trusts the test root; the policy trusts another CA only.
+    A good certificate then fails only the policy: report mode lets it through with a record,
+    enforce mode rejects it. An expired one fails Python's own verification too: report mode
+    refuses it as the library alone would.
+    """
+    monkeypatch.setenv("SSL_CERT_FILE", str(root_file))
+    other = tmp_path / "other-ca.pem"
+    other.write_bytes(trustme.CA().cert_pem.bytes())
     sink = tmp_path / "r.jsonl"
-    url = https_server(pki["expired"], "localhost").url()
-    enforce(f"mode = 'report'\n[report]\nsink = 'jsonl'\npath = '{sink}'\n")
+    good = https_server(pki["good"], "localhost").url()
+    expired = https_server(pki["expired"], "localhost").url()
+    base = f"trust = ['{other}']\n[report]\nsink = 'jsonl'\npath = '{sink}'\n"
+    sslcustomize.inject(write_policy("mode = 'report'\n" + base))
     with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
-        assert reasons(CLIENTS[client], url) == ()
+        assert reasons(CLIENTS[client], good) == ()
     (record,) = _records(sink)
-    assert record["reasons"] == ["expired"]
+    assert record["reasons"] == ["unknown_issuer"]
     assert record["context"].split(".")[0] == client.split("-", maxsplit=1)[0]
-    enforce("")
-    assert reasons(CLIENTS[client], url) == ("expired",)
+    assert "expired" in reasons(CLIENTS[client], expired)
+    sslcustomize.inject(write_policy(base))
+    assert reasons(CLIENTS[client], good) == ("unknown_issuer",)
 
 
 @pytest.mark.parametrize("client", sorted(CLIENTS))

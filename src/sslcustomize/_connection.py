@@ -196,6 +196,9 @@ class _Connection:
         """Explain OpenSSL's own rejection, with every reason the verdict function finds."""
         plan = self.plan
         chain = der_chain(gate.raw)
+        if plan.engine is not None and plan.engine.python:
+            # Report mode's floor: Python itself refuses this chain; say it in its words.
+            return native_rejection(error, plan.decision, chain, plan.host, plan.port)
         try:
             verdict = self.runtime.verdict(
                 self.settings, plan.verify, plan.decision, chain, plan.host
@@ -289,7 +292,7 @@ def connect(
     runtime = context._sslcustomize_runtime or current_runtime()  # noqa: SLF001 - our class
     name = context._sslcustomize_name  # noqa: SLF001
     host = server_hostname.decode() if isinstance(server_hostname, bytes) else server_hostname
-    settings = settings_of(context, context._sslcustomize_recipe)  # noqa: SLF001
+    settings = settings_of(context, context._sslcustomize_recipe, context.python_recipe())  # noqa: SLF001
     decision = runtime.decision(name, host, port)
     plan = make_plan(
         decision,

@@ -132,6 +132,27 @@ class PolicyContext(ssl.SSLContext):
     _sslcustomize_decision: Decision
     _sslcustomize_recipe: tuple[Step, ...] = ()
     _sslcustomize_frozen: bool = False
+    # Whether Python's own factory would have verified this context's connections (not
+    # smtplib's _create_stdlib_context, gh-91826), and which recorded steps loaded the
+    # policy's anchors where Python would have loaded its default ones: report mode never
+    # lets through what Python itself refuses (see python_recipe).
+    _sslcustomize_python_verifies: bool = True
+    _sslcustomize_policy_steps: frozenset[Step] = frozenset()
+
+    def python_recipe(self) -> tuple[Step, ...] | None:
+        """Return report mode's floor, or ``None`` when Python would not verify at all.
+
+        The floor is the recipe of a verifier that accepts what Python or the policy accepts.
+        Where the policy's anchors stand in for Python's default ones, both are loaded: report
+        mode then refuses only what Python itself and the policy both refuse. What the caller
+        loaded itself (a ``cafile``) is what both would use.
+        """
+        if not self._sslcustomize_python_verifies:
+            return None
+        recipe = self._sslcustomize_recipe
+        if self._sslcustomize_policy_steps:
+            recipe = add_step(recipe, ("load_default_certs", (ssl.Purpose.SERVER_AUTH,)))
+        return recipe
 
     def _wrap_socket(
         self,
@@ -221,6 +242,7 @@ def _apply_defaults(context: ssl.SSLContext, minimum_tls: str) -> None:
 
 def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
     """Load the decision's anchors; on a broken source, fall back to the system store."""
+    before = getattr(context, "_sslcustomize_recipe", ())
     try:
         anchors_for(decision.trust).load_into(context)
     except (TrustError, ssl.SSLError, OSError) as error:
@@ -228,6 +250,9 @@ def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
             raise
         _say_once(f"cannot use the policy's trust sources ({error}); using the system store")
         anchors_for(SYSTEM_TRUST).load_into(context)
+    if isinstance(context, PolicyContext):
+        added = frozenset(context._sslcustomize_recipe) - frozenset(before)  # noqa: SLF001
+        context._sslcustomize_policy_steps |= added  # noqa: SLF001
 
 
 def policy_context(
@@ -523,6 +548,9 @@ def _stdlib_factory(
             PolicyContext, name, protocol=protocol or ssl.PROTOCOL_TLS_CLIENT,
             cafile=cafile, capath=capath, cadata=cadata,
         )  # fmt: skip
+    if isinstance(context, PolicyContext):
+        # Python's own factory verifies only when the code asked for CERT_REQUIRED itself.
+        context._sslcustomize_python_verifies = not opt_out and cert_reqs == ssl.CERT_REQUIRED  # noqa: SLF001
     if opt_out or check_hostname is not None or cert_reqs is not None:
         verify_mode = ssl.CERT_REQUIRED if cert_reqs is None else cert_reqs
         if check_hostname is not None or verify_mode != ssl.CERT_REQUIRED:
@@ -617,6 +645,7 @@ def create_legacy_context(
             LegacyContextWarning,
             stacklevel=2,
         )
+    context._sslcustomize_python_verifies = False  # noqa: SLF001 - the code opts out
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE  # after check_hostname: ssl requires this order
     if certfile or keyfile:

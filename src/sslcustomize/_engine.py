@@ -118,6 +118,7 @@ class Settings:
     keylog_filename: str | None
     security_level: int
     recipe: tuple[Step, ...]
+    python_recipe: tuple[Step, ...] | None = None
 
     @property
     def has_client_certificate(self) -> bool:
@@ -125,8 +126,19 @@ class Settings:
         return any(name == "load_cert_chain" for name, _ in self.recipe)
 
 
-def settings_of(context: ssl.SSLContext, recipe: tuple[Step, ...]) -> Settings:
-    """Read ``context``'s settings (``recipe``: what it recorded of its method calls)."""
+def settings_of(
+    context: ssl.SSLContext,
+    recipe: tuple[Step, ...],
+    python_recipe: tuple[Step, ...] | None = None,
+) -> Settings:
+    """Read ``context``'s settings.
+
+    Args:
+        context: The caller's context.
+        recipe: What it recorded of its method calls.
+        python_recipe: Report mode's floor, the recipe of a verifier that accepts what Python
+            or the policy accepts (``None``: Python would not verify these connections).
+    """
     return Settings(
         protocol=int(context.protocol),
         verify_mode=int(context.verify_mode),
@@ -140,6 +152,7 @@ def settings_of(context: ssl.SSLContext, recipe: tuple[Step, ...]) -> Settings:
         keylog_filename=context.keylog_filename,
         security_level=int(context.security_level),
         recipe=recipe,
+        python_recipe=python_recipe,
     )
 
 
@@ -158,6 +171,8 @@ class EngineSpec:
         drop_flags: Verification flags to remove (a refused weakening).
         add_flags: Verification flags to add (to name every problem of a chain).
         withhold_client_certificate: Do not present the caller's client certificate.
+        python: Verify with report mode's floor (``Settings.python_recipe``): accept what
+            Python's own verification or the policy's accepts, refuse the rest.
     """
 
     verify: bool = True
@@ -167,6 +182,7 @@ class EngineSpec:
     drop_flags: int = 0
     add_flags: int = 0
     withhold_client_certificate: bool = False
+    python: bool = False
 
 
 _FIXED_VERSION_PROTOCOLS = {int(ssl.PROTOCOL_TLS), int(ssl.PROTOCOL_TLS_CLIENT)}
@@ -227,7 +243,10 @@ def build_engine(
             return False
         return not (spec.withhold_client_certificate and name == "load_cert_chain")
 
-    _replay(context, settings.recipe, keep)
+    recipe = settings.recipe
+    if spec.python and settings.python_recipe is not None:
+        recipe = settings.python_recipe
+    _replay(context, recipe, keep)
     options = settings.options
     if not spec.verify:
         # A chain judged after the handshake must be the only one: no renegotiation may

@@ -104,6 +104,13 @@ def make_plan(
         if not strict and not extra and check_name:
             return base(engine=None, judge=False, weakened=weakened)
         return base(engine=verify, judge=False, weakened=weakened)
+    python_verifies = settings.python_recipe is not None and not weakened
+    if not enforce and decision.exception is None and python_verifies:
+        # Report mode over a context Python itself would verify: what Python refuses is
+        # refused (natively, before the client certificate or any byte); what only the
+        # policy adds is judged after the handshake and reported.
+        floor = EngineSpec(check_hostname=check_name, drop_flags=verify.drop_flags, python=True)
+        return base(engine=floor, judge=True, weakened=weakened)
     if pins and enforce and leaves and settings.has_client_certificate:
         # The pinned leaf was seen and matched: verify natively against exactly it, so the
         # client certificate is only ever sent to a server that holds the pinned key.
