@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import nox
 
-nox.options.sessions = ["lint", "tests"]
+nox.options.sessions = ["lint", "tests", "cpython"]
 nox.options.error_on_missing_interpreters = True
 
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
@@ -34,3 +34,35 @@ def bench(session: nox.Session) -> None:
     """Run the benchmarks; they print ratios measured in one run."""
     session.install(".[test]", "requests", "httpx")
     session.run("python", "bench/run.py", *session.posargs)
+
+
+CPYTHON_SUITES = [
+    "test_ssl",
+    "test_httplib",
+    "test_urllib2_localnet",
+    "test_xmlrpc",
+    "test_smtplib",
+    "test_asyncio.test_ssl",
+    "test_asyncio.test_sslproto",
+    "test_urllib2",
+]
+
+
+@nox.session(python="3.12")
+def cpython(session: nox.Session) -> None:
+    """Run CPython's own TLS test suites with no policy, an enforce and a report policy.
+
+    Every test that passes with no policy must pass under both, except those listed with a
+    reason in tests/cpython_expected_failures.toml. Arguments after ``--`` go to the script
+    (``-- --suites test_ssl`` runs one suite).
+    """
+    session.install(".")
+    session.run(
+        "python",
+        "tests/cpython_suites.py",
+        "--expected",
+        "tests/cpython_expected_failures.toml",
+        "--suites",
+        *CPYTHON_SUITES,
+        *session.posargs,
+    )
