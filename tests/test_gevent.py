@@ -74,6 +74,13 @@ CLIENTS = {
         except urllib.error.URLError as error:
             raise error.reason
     """,
+    "requests": """
+        import requests
+        try:
+            assert requests.get(f"https://{host}:{port}/", timeout=10).text == "ok"
+        except requests.exceptions.SSLError as error:
+            raise error.args[0].reason.args[0] from None  # urllib3 wraps the rejection
+    """,
     "smtplib": """
         import smtplib
         with smtplib.SMTP_SSL(host, port, timeout=10) as client:
@@ -126,11 +133,11 @@ def policy(pki: _pki.TestPKI, write_policy: WritePolicy, tmp_path: Path) -> Path
 
 
 @pytest.mark.parametrize("order", ORDERS)
-@pytest.mark.parametrize("client", ["http.client", "urllib.request"])
+@pytest.mark.parametrize("client", ["http.client", "urllib.request", "requests"])
 def test_https_clients_verify_under_gevent(
     order: str, client: str, pki: _pki.TestPKI, https_server: StartServer, policy: Path
 ) -> None:
-    """http.client/urllib connect to the CA's server and reject the self-signed twin."""
+    """http.client, urllib and requests connect to the CA's server, reject the self-signed twin."""
     good, bad = https_server(pki["good"]), https_server(pki["self_signed"])
     assert _run(order, _call(client), policy, good.port, bad.port) == [
         "OK",

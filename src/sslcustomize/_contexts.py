@@ -269,8 +269,8 @@ def _instance_class(kind: type[AnyPolicyContext]) -> type[AnyPolicyContext]:
     """Return the class to instantiate for ``kind``: itself, or itself over gevent's class.
 
     ``gevent.monkey.patch_ssl()`` rebinds ``ssl.SSLContext`` to ``gevent.ssl.SSLContext``.
-    When sslcustomize was imported before that (``import ssl`` first, then a context or a
-    client library, then ``patch_all()``), ``kind`` derives from the stdlib class, whose
+    When sslcustomize was imported before that (``import ssl`` first, then a context, then
+    ``patch_all()``), ``kind`` derives from the stdlib class, whose
     property setters call ``super(SSLContext, SSLContext)`` through ssl's module global: now
     gevent's class, so setting ``minimum_version`` recursed without end (RecursionError), and
     ``wrap_socket`` would make a blocking stdlib socket in a cooperative program. Mixing in
