@@ -15,8 +15,6 @@ test runs in a fresh interpreter started through the ``.pth`` hook under a polic
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -26,8 +24,10 @@ import pytest
 
 import _pki
 import _servers
-from _fixtures import WritePolicy
+from _fixtures import WritePolicy, run_python
 from test_connection_path import SECRET, Recorder
+from test_stdlib_clients import CLIENTS as STDLIB_CLIENTS
+from test_stdlib_clients import MAIL_CLIENTS
 
 if TYPE_CHECKING:
     from conftest import StartServer
@@ -47,10 +47,9 @@ ORDERS = {
 }
 
 PRELUDE = """
-import sys, warnings
 import sslcustomize
 
-args = sys.argv[1:]
+args = {args!r}
 
 def attempt(call):
     try:
@@ -61,19 +60,8 @@ def attempt(call):
 """
 
 CLIENTS = {
-    "http.client": """
-        import http.client
-        connection = http.client.HTTPSConnection(host, port, timeout=10)
-        connection.request("GET", "/")
-        assert connection.getresponse().read() == b"ok"
-    """,
-    "urllib.request": """
-        import urllib.error, urllib.request
-        try:
-            assert urllib.request.urlopen(f"https://{host}:{port}/", timeout=10).read() == b"ok"
-        except urllib.error.URLError as error:
-            raise error.reason
-    """,
+    "http.client": STDLIB_CLIENTS["http.client"],
+    "urllib.request": STDLIB_CLIENTS["urllib.request"],
     "requests": """
         import requests
         try:
@@ -81,32 +69,15 @@ CLIENTS = {
         except requests.exceptions.SSLError as error:
             raise error.args[0].reason.args[0] from None  # urllib3 wraps the rejection
     """,
-    "smtplib": """
-        import smtplib
-        with smtplib.SMTP_SSL(host, port, timeout=10) as client:
-            assert client.noop()[0] == 250
-    """,
-    "smtplib-starttls": """
-        import smtplib
-        with smtplib.SMTP(host, port, timeout=10) as client:
-            client.starttls()
-            assert client.noop()[0] == 250
-    """,
+    "smtplib": MAIL_CLIENTS[("smtp", False)],
+    "smtplib-starttls": MAIL_CLIENTS[("smtp", True)],
 }
 
 
 def _run(order: str, body: str, policy: Path, *args: object) -> list[str]:
     """Run ``body`` after ``order``'s imports in a fresh interpreter; return its lines."""
-    code = ORDERS[order] + PRELUDE + textwrap.dedent(body)
-    result = subprocess.run(
-        [sys.executable, "-c", code, *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={**os.environ, "SSLCUSTOMIZE_POLICY": str(policy)},
-    )
-    assert result.returncode == 0, result.stderr
+    code = ORDERS[order] + PRELUDE.format(args=list(map(str, args))) + textwrap.dedent(body)
+    result = run_python(code, env={"SSLCUSTOMIZE_POLICY": str(policy)})
     # Warnings (gevent's MonkeyPatchWarning for the "ssl" orders, report mode's) are expected;
     # no traceback (a hook that failed after an import, or a connection's) is.
     assert "Traceback" not in result.stderr, result.stderr
