@@ -15,8 +15,11 @@ test runs in a fresh interpreter started through the ``.pth`` hook under a polic
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -241,3 +244,44 @@ def test_extract_restores_ssl_and_gevent_ssl(order: str, policy: Path) -> None:
         "False",
         "False",
     ]
+
+
+HOLD = """
+import socket, time
+raw = socket.create_connection(("127.0.0.1", int(args[0])))
+tls = ssl.create_default_context().wrap_socket(
+    raw, server_hostname="127.0.0.1", do_handshake_on_connect=False
+)
+print(attempt(tls.do_handshake), flush=True)
+time.sleep(30)  # holds the socket open: only the rejection itself can end the connection
+"""
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_rejected_peer_sees_the_end_under_gevent(
+    order: str, pki: _pki.TestPKI, write_policy: WritePolicy
+) -> None:
+    """A chain judged after the handshake (a pin not seen yet) ends the connection at once."""
+    policy = write_policy(f"""
+        [[exception]]
+        host = "127.0.0.1"
+        pin = ["{pki["good"].pin}"]
+        reason = "test"
+        """)
+    attacker = Recorder(_servers.server_context(pki["self_signed"]))
+    code = ORDERS[order] + PRELUDE.format(args=[str(attacker.start())]) + HOLD
+    env = {**os.environ, "SSLCUSTOMIZE_POLICY": str(policy)}
+    with subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env
+    ) as process:
+        try:
+            assert process.stdout is not None
+            assert process.stdout.readline().startswith("REJECTED pin_mismatch")
+            deadline = time.monotonic() + 5
+            while not attacker.received and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert attacker.client_certificates == [False]  # the handshake did complete
+            assert attacker.received == [b""]  # and the peer saw the end, with no byte
+        finally:
+            process.kill()
+            attacker.stop()
