@@ -45,6 +45,7 @@ __all__ = [
     "load_anchors",
     "named_contexts",
     "policy_context",
+    "unwrap_factory",
 ]
 
 ContextFactory = Callable[[], ssl.SSLContext]
@@ -58,7 +59,7 @@ _TLS_VERSIONS = {"1.2": ssl.TLSVersion.TLSv1_2, "1.3": ssl.TLSVersion.TLSv1_3}
 _MISSING = object()
 
 
-def _unwrap(factory: Any) -> Any:
+def unwrap_factory(factory: Any) -> Any:
     """Return the factory behind the startup hook's stand-in (never a stand-in itself)."""
     while hasattr(factory, "sslcustomize_original"):
         factory = factory.sslcustomize_original
@@ -67,8 +68,8 @@ def _unwrap(factory: Any) -> Any:
 
 # The factories as Python defines them, behind any stand-in of the startup hook: a server
 # context must never come back to sslcustomize (the RecursionError of the .pth hook).
-ORIGINAL_CREATE_DEFAULT_CONTEXT = _unwrap(ssl.create_default_context)
-ORIGINAL_CREATE_UNVERIFIED_CONTEXT = _unwrap(ssl._create_unverified_context)  # noqa: SLF001
+ORIGINAL_CREATE_DEFAULT_CONTEXT = unwrap_factory(ssl.create_default_context)
+ORIGINAL_CREATE_UNVERIFIED_CONTEXT = unwrap_factory(ssl._create_unverified_context)  # noqa: SLF001
 
 
 # The recorded methods' parameters and defaults, to keep each call in one positional form.
@@ -285,6 +286,36 @@ def policy_context(
 
 AnyPolicyContext = TypeVar("AnyPolicyContext", bound="PolicyContext")
 
+# kind -> kind with gevent's SSLContext mixed in, built once (see _instance_class).
+_with_gevent: dict[type[PolicyContext], type[PolicyContext]] = {}
+
+
+def _instance_class(kind: type[AnyPolicyContext]) -> type[AnyPolicyContext]:
+    """Return the class to instantiate for ``kind``: itself, or itself over gevent's class.
+
+    ``gevent.monkey.patch_ssl()`` rebinds ``ssl.SSLContext`` to ``gevent.ssl.SSLContext``.
+    When sslcustomize was imported before that (``import ssl`` first, then a context, then
+    ``patch_all()``), ``kind`` derives from the stdlib class, whose
+    property setters call ``super(SSLContext, SSLContext)`` through ssl's module global: now
+    gevent's class, so setting ``minimum_version`` recursed without end (RecursionError), and
+    ``wrap_socket`` would make a blocking stdlib socket in a cooperative program. Mixing in
+    gevent's class gives its setters (which name the stdlib class directly), its cooperative
+    ``SSLSocket`` and ``isinstance(context, ssl.SSLContext)``; ``kind`` stays first in the
+    MRO, so ``_wrap_socket``/``_wrap_bio`` are still the policy's. Only gevent's class is
+    mixed in: another replacement (truststore's) verifies on its own terms.
+    """
+    current = ssl.SSLContext
+    if current in kind.__mro__:
+        return kind
+    gevent_ssl = sys.modules.get("gevent.ssl")
+    if gevent_ssl is None or current is not getattr(gevent_ssl, "SSLContext", None):
+        return kind
+    mixed = _with_gevent.get(kind)
+    if mixed is None or not issubclass(mixed, current):
+        namespace = {"__module__": kind.__module__, "__qualname__": kind.__qualname__}
+        mixed = _with_gevent[kind] = type(kind.__name__, (kind, current), namespace)
+    return cast("type[AnyPolicyContext]", mixed)
+
 
 def build_context(
     kind: type[AnyPolicyContext],
@@ -311,7 +342,7 @@ def build_context(
     """
     runtime = runtime or current_runtime()
     decision = runtime.base_decision(name)
-    context = kind(protocol)
+    context = _instance_class(kind)(protocol)
     context._sslcustomize_runtime = runtime  # noqa: SLF001
     context._sslcustomize_name = name or "__main__"  # noqa: SLF001
     context._sslcustomize_decision = decision  # noqa: SLF001

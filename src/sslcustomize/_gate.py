@@ -12,6 +12,7 @@ raises the same :class:`~sslcustomize.CertificateRejected`.
 
 from __future__ import annotations
 
+import _socket
 import contextlib
 import socket
 import ssl
@@ -88,11 +89,15 @@ class Gate:
     def _reject(self, rejection: CertificateRejected) -> CertificateRejected:
         object.__setattr__(self, "_rejected", rejection)
         owner = getattr(self._raw, "owner", None)
-        if isinstance(owner, socket.socket):
+        # _socket's class, not socket's: gevent's SSLSocket passes its inner _socket.socket as
+        # the owner (gevent/ssl.py, __create_sslobj), and after monkey.patch_all() the name
+        # socket.socket is gevent's class; neither is an instance of it, so a gevent peer
+        # never saw the end of a rejected connection that the caller still held open.
+        if isinstance(owner, _socket.socket):
             # Nothing more goes out, and the peer sees the connection end. Not close(): the
             # socket's own do_handshake() still restores its timeout on this descriptor.
             with contextlib.suppress(OSError):
-                socket.socket.shutdown(owner, socket.SHUT_RDWR)
+                _socket.socket.shutdown(owner, socket.SHUT_RDWR)
         return rejection
 
     def _ready(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ssl
 import sys
+import types
 
 from _sslcustomize_startup import FACTORIES
 
@@ -23,8 +24,10 @@ from .._contexts import (
     create_default_https_context,
     create_stdlib_context,
     create_unverified_context,
+    unwrap_factory,
 )
 from ._patcher import Patcher
+from ._shared import on_import
 
 __all__ = ["inject"]
 
@@ -69,6 +72,7 @@ def remove_stand_ins() -> None:
         original = getattr(getattr(ssl, name), "sslcustomize_original", None)
         if original is not None:
             setattr(ssl, name, original)
+    _restore_gevent()  # gevent.ssl's copies of the stand-ins would inject again when called
 
 
 # What each ssl attribute holds by default, and the hook that replaces it there.
@@ -87,18 +91,46 @@ _MOVED = {id(_DEFAULT): create_default_context, id(_UNVERIFIED): create_unverifi
 
 def _hook_for(name: str, current: object) -> object | None:
     """Return the hook for ssl attribute ``name`` holding ``current``, or ``None`` to keep it."""
-    while hasattr(current, "sslcustomize_original"):  # the startup hook's stand-in
-        current = current.sslcustomize_original
+    current = unwrap_factory(current)  # the startup hook's stand-in
     default, hook = _DEFAULTS[name]
     if current is default:
         return hook
     return _MOVED.get(id(current))  # code's own factory: kept as it is
 
 
+_HOOKS = frozenset(hook for _, hook in _DEFAULTS.values())
+
+
+def _mirror_into_gevent(module: types.ModuleType) -> None:
+    """Give ``gevent.ssl`` the factories ``ssl`` has now, where it holds a copy of ssl's.
+
+    ``gevent.ssl`` copies every name of ``ssl`` when it is imported (gevent's
+    ``copy_globals``), factories included, and ``from gevent import ssl`` code calls those
+    copies. Copied before injection they are Python's own (a context that ignores the
+    policy) or the startup hook's stand-ins (which, called after ``extract()``, would inject
+    again); copied after, they are the hooks, which ``extract()`` must take back too.
+    """
+    for name in FACTORIES:
+        copied, current = getattr(module, name, None), getattr(ssl, name)
+        if current in _HOOKS and unwrap_factory(copied) is _DEFAULTS[name][0]:
+            setattr(module, name, current)
+
+
+def _restore_gevent() -> None:
+    """Put back in ``gevent.ssl`` what ``ssl`` holds after extraction (see above)."""
+    module = sys.modules.get("gevent.ssl")
+    for name in FACTORIES if module is not None else ():
+        copied = getattr(module, name, None)
+        if copied in _HOOKS or hasattr(copied, "sslcustomize_original"):
+            setattr(module, name, unwrap_factory(getattr(ssl, name)))
+
+
 def inject(patcher: Patcher) -> None:
     """Replace the stdlib's factories with the policy's, where they hold Python's own."""
+    patcher.on_undo(_restore_gevent)  # first, so undone last: after ssl's own attributes
     for name in FACTORIES:
         hook = _hook_for(name, getattr(ssl, name))
         if hook is not None:
             patcher.replace(ssl, name, hook)
     _drop_prebuilt_opener(patcher)
+    on_import(patcher, "gevent.ssl", _mirror_into_gevent)
