@@ -684,7 +684,8 @@ def test_deferred_connections_refuse_renegotiation(world: World) -> None:
     policy = world.policy("version = 1\nmode = 'report'\n[report]\nsink = 'none'\n")
     sslcustomize.inject(policy)
     try:
-        context = ssl._create_stdlib_context()  # what smtplib gets: report mode lets it through
+        # What smtplib gets: report mode lets it through.
+        context: ssl.SSLContext = ssl._create_stdlib_context()  # type: ignore[attr-defined]
         with socket.create_connection(("127.0.0.1", port)) as raw:
             with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
                 tls = context.wrap_socket(raw, server_hostname="127.0.0.1")

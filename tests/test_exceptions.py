@@ -172,7 +172,7 @@ def test_report_mode_proceeds_warns_once_and_records(
     )
     with pytest.warns(sslcustomize.UnverifiedConnectionWarning) as warned:
         connections = [
-            memory_handshake(ssl._create_stdlib_context(), _server(appliance), "nas.corp.example")
+            memory_handshake(ssl._create_stdlib_context(), _server(appliance), "nas.corp.example")  # type: ignore[attr-defined]
             for _ in range(3)
         ]
     assert all(c.version() for c in connections)
@@ -214,7 +214,7 @@ def test_report_mode_per_named_context(
         write_policy(f"[context.{__name__}]\nmode = 'report'\n[report]\nsink = 'none'\n")
     )
     with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
-        memory_handshake(ssl._create_stdlib_context(), _server(appliance), "nas.corp.example")
+        memory_handshake(ssl._create_stdlib_context(), _server(appliance), "nas.corp.example")  # type: ignore[attr-defined]
     with pytest.raises(sslcustomize.CertificateRejected):
         memory_handshake(sslcustomize.context_for("other"), _server(appliance), "nas.corp.example")
 
@@ -392,7 +392,7 @@ def test_report_mode_records_what_enforce_rejects_for_each_case(
     import http.client
 
     def stdlib() -> ssl.SSLContext:  # a client Python would not verify: report mode's case
-        return ssl._create_stdlib_context()
+        return ssl._create_stdlib_context()  # type: ignore[attr-defined, no-any-return]
 
     root = tmp_path / "root.pem"
     root.write_bytes(pki.root_pem)

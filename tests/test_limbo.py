@@ -129,7 +129,7 @@ def report_records(case: Case, directory: Path) -> tuple[Verdict, list[dict[str,
     )
     sslcustomize.inject(policy=policy)
     try:
-        context = ssl._create_stdlib_context()  # what smtplib gets: what report mode is for
+        context = ssl._create_stdlib_context()  # type: ignore[attr-defined]  # what smtplib gets: what report mode is for
         verdict = handshake_verdict(_for_case(context, case), case)
     finally:
         sslcustomize.extract()
