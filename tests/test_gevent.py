@@ -172,10 +172,15 @@ def test_attacker_receives_no_byte_under_gevent(
 
 @pytest.mark.parametrize("order", ORDERS)
 def test_report_mode_records_under_gevent(
-    order: str, pki: _pki.TestPKI, https_server: StartServer, write_policy: WritePolicy,
-    tmp_path: Path,
+    order: str, pki: _pki.TestPKI, write_policy: WritePolicy, tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> None:  # fmt: skip
-    """Report mode: the self-signed twin connects and is recorded; the CA's server is not."""
+    """Report mode: smtplib reaches the self-signed twin and records it; the CA's server not.
+
+    smtplib's context is one Python itself does not verify, so report mode lets the twin
+    through; an http.client context keeps Python's own floor and is refused in any mode.
+    """
+    smtp_server: StartServer = request.getfixturevalue("smtp_server")
     root, sink = tmp_path / "root.pem", tmp_path / "records.jsonl"
     root.write_bytes(pki.root_pem)
     policy = write_policy(f"""
@@ -185,8 +190,8 @@ def test_report_mode_records_under_gevent(
         sink = 'jsonl'
         path = '{sink}'
         """)
-    good, bad = https_server(pki["good"]), https_server(pki["self_signed"])
-    assert _run(order, _call("http.client"), policy, good.port, bad.port) == ["OK", "OK"]
+    good, bad = smtp_server(pki["good"]), smtp_server(pki["self_signed"])
+    assert _run(order, _call("smtplib"), policy, good.port, bad.port) == ["OK", "OK"]
     (record,) = [json.loads(line) for line in sink.read_text().splitlines()]
     assert record["verdict"] == "rejected"
     assert record["port"] == bad.port
