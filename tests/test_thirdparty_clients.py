@@ -25,8 +25,8 @@ import urllib3
 
 import _pki
 import sslcustomize
-from sslcustomize import _state
 from _fixtures import WritePolicy
+from sslcustomize import _state
 
 if TYPE_CHECKING:
     from conftest import StartServer
