@@ -117,8 +117,14 @@ def decide(
         allow_opt_out = rule.allow_code_opt_out.value if rule.allow_code_opt_out else allow_opt_out
     environment = tuple(entry for entry in policy.environment if entry.applies_to(context))
     # Added as `run --ca` adds: after the rule's own sources, never replacing them.
-    added = [s for entry in environment for s in entry.sources if s not in trust]
-    trust = (*trust, *dict.fromkeys(added))
+    # A bundle named twice (SSL_CERT_FILE and REQUESTS_CA_BUNDLE often name the same) once.
+    seen = {(source.kind, source.path) for source in trust}
+    added = []
+    for source in (s for entry in environment for s in entry.sources):
+        if (source.kind, source.path) not in seen:
+            seen.add((source.kind, source.path))
+            added.append(source)
+    trust = (*trust, *added)
     decision = Decision(
         mode=mode,
         trust=trust,
