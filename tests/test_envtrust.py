@@ -30,7 +30,7 @@ from _namespace import namespace_problem, run_in_overlays
 from sslcustomize._cli import main
 from sslcustomize._connection import rejection
 from sslcustomize._decision import decide
-from sslcustomize._envtrust import pip_config_cert, read_environment
+from sslcustomize._envtrust import entry_for_path, pip_config_cert, read_environment
 from sslcustomize._policy import Origin, load_policy
 from sslcustomize._verify import Verdict
 
@@ -567,3 +567,42 @@ def test_pip_cert_adds_trust_or_is_ignored_under_a_lock(
     name = "PIP_CERT" if how == "PIP_CERT" else "pip cert setting"
     assert outcome.count(f"sslcustomize: {name}={ca_file} is ignored") == 1
     assert [r["rule"] for r in _records(sink)] == [f"environment {name}"]
+
+
+def test_a_verify_path_is_the_variable_only_when_it_is_its_value(
+    cas: dict[str, tuple[trustme.CA, Path]],
+) -> None:
+    """requests' env-derived verify path is the variable; another path is the code's own."""
+    _, extra = cas["extra"]
+    _, corp = cas["corp"]
+    environment = read_environment({}, {"REQUESTS_CA_BUNDLE": str(extra), "PIP_CERT": str(corp)})
+    found = entry_for_path(environment, str(extra), "requests")
+    assert found is not None
+    assert found.variable == "REQUESTS_CA_BUNDLE"
+    assert entry_for_path(environment, str(corp), "requests") is None  # PIP_CERT: pip's only
+    assert entry_for_path(environment, str(corp), "pip._vendor.requests") is not None
+    assert entry_for_path(environment, "/code/own/ca.pem", "requests") is None
+
+
+def test_code_verify_path_still_replaces_beside_the_variable(
+    https_server: StartServer,
+    write_policy: WritePolicy,
+    cas: dict[str, tuple[trustme.CA, Path]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With REQUESTS_CA_BUNDLE set, verify=OTHER_PATH in code still replaces the anchors."""
+    import requests
+
+    import sslcustomize
+
+    corp_ca, corp = cas["corp"]
+    extra_ca, extra = cas["extra"]
+    _, evil = cas["evil"]
+    corp_url = https_server(_case(corp_ca), "localhost").url()
+    extra_url = https_server(_case(extra_ca), "localhost").url()
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(extra))
+    sslcustomize.inject(write_policy(f"trust = ['{corp}']\n"))
+    assert requests.get(extra_url, timeout=10).ok
+    assert requests.get(corp_url, timeout=10).ok
+    with pytest.raises(requests.exceptions.SSLError):
+        requests.get(corp_url, verify=str(evil), timeout=10)
