@@ -26,6 +26,7 @@ import urllib3
 import _pki
 import sslcustomize
 from _fixtures import WritePolicy
+from sslcustomize import _state
 
 if TYPE_CHECKING:
     from conftest import StartServer
@@ -206,26 +207,31 @@ def test_report_mode_proceeds_and_records(
 ) -> None:
     """Report mode: what only the policy refuses connects and is recorded; what Python refuses not.
 
-    Python's own store (SSL_CERT_FILE) trusts the test root; the policy trusts another CA only.
-    A good certificate then fails only the policy: report mode lets it through with a record,
-    enforce mode rejects it. An expired one fails Python's own verification too: report mode
-    refuses it as the library alone would.
+    Python's own store (SSL_CERT_FILE) trusts the test root; the policy trusts another CA only,
+    and ignores SSL_CERT_FILE because the system layer locks trust. A good certificate then
+    fails only the policy: report mode lets it through with a record, enforce mode rejects it.
+    An expired one fails Python's own verification too: report mode refuses it as the library
+    alone would.
     """
     monkeypatch.setenv("SSL_CERT_FILE", str(root_file))
     other = tmp_path / "other-ca.pem"
     other.write_bytes(trustme.CA().cert_pem.bytes())
+    system = write_policy(f"trust = ['{other}']\nlock = ['trust']\n")
+    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
     sink = tmp_path / "r.jsonl"
     good = https_server(pki["good"], "localhost").url()
     expired = https_server(pki["expired"], "localhost").url()
-    base = f"trust = ['{other}']\n[report]\nsink = 'jsonl'\npath = '{sink}'\n"
-    sslcustomize.inject(write_policy("mode = 'report'\n" + base))
+    base = f"[report]\nsink = 'jsonl'\npath = '{sink}'\n"
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(write_policy("mode = 'report'\n" + base)))
+    sslcustomize.inject()
     with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
         assert reasons(CLIENTS[client], good) == ()
-    (record,) = _records(sink)
+    (record,) = [r for r in _records(sink) if r["verdict"] != "ignored"]
     assert record["reasons"] == ["unknown_issuer"]
     assert record["context"].split(".")[0] == client.split("-", maxsplit=1)[0]
     assert "expired" in reasons(CLIENTS[client], expired)
-    sslcustomize.inject(write_policy(base))
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(write_policy(base)))
+    _state.set_policy(None)
     assert reasons(CLIENTS[client], good) == ("unknown_issuer",)
 
 

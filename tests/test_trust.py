@@ -15,6 +15,7 @@ import trustme
 import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
 from sslcustomize import PolicyError, _trust
+from sslcustomize._decision import decide
 from sslcustomize._policy import TrustSource, load_policy, parse_policy
 from sslcustomize._subjecthash import subject_hash
 
@@ -69,11 +70,13 @@ def test_commented_out_ca_is_not_trusted(
     )
     assert not _accepts(bundle, disabled)
     assert _accepts(bundle, enabled)
-    # The same through the system store named by SSL_CERT_FILE.
+    # The same through SSL_CERT_FILE, which the policy adds to its trust.
     _trust.reset()
     monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    _trust.anchors_for([TrustSource(kind="system")]).load_into(context)
+    sources = decide(load_policy([]), context="x").trust
+    assert [s.kind for s in sources] == ["system", "file"]
+    _trust.anchors_for(sources).load_into(context)
     with pytest.raises(ssl.SSLCertVerificationError):
         memory_handshake(context, _server(disabled), "localhost")
     assert memory_handshake(context, _server(enabled), "localhost")

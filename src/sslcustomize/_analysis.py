@@ -161,7 +161,12 @@ def _notes(plan: Check, chain: tuple[bytes, ...], *, verified: bool) -> tuple[st
     if not (verified and by_trust and any(s.kind == "system" for s in decision.trust)):
         return ()
     flags, common_name = plan.verify_flags, plan.common_name
-    system_only = oracle((TrustSource(kind="system"),), (), False, flags, common_name)
+    # What Python itself calls the system store: OpenSSL's, or SSL_CERT_FILE/SSL_CERT_DIR.
+    system = (
+        TrustSource(kind="system"),
+        *(s for entry in decision.environment if not entry.clients for s in entry.sources),
+    )
+    system_only = oracle(system, (), False, flags, common_name)
     try:
         certifi_only = oracle((TrustSource(kind="certifi"),), (), False, flags, common_name)
     except Exception:  # noqa: BLE001 - certifi missing: nothing to compare with

@@ -133,6 +133,8 @@ def rejection(
         )  # fmt: skip
         if verdict.reasons[0] != "pin_mismatch":
             problem = explained
+    if verdict.reasons[:1] == ("unknown_issuer",) and decision.ignored_environment:
+        fix = _ignored_variables_fix(decision)
     message = (
         f"certificate rejected for {where}: {problem} [{', '.join(verdict.reasons)}] "
         f"under {by}{fallback}. Fix: {fix}."
@@ -149,6 +151,25 @@ def rejection(
         verify_code=verdict.verify_code,
         verify_message=verdict.verify_message,
     )
+
+
+def _ignored_variables_fix(decision: Decision) -> str:
+    """The fix when a CA-bundle variable this client reads is not used (a lock, a bad path).
+
+    Advising to add the CA to the policy's trust list would be wrong twice: the user has
+    named it already, and under a lock on ``trust`` only the system layer can add it.
+    """
+    sentences = [
+        f"{entry.variable}={entry.value} is ignored: "
+        + (
+            f"the system policy locks trust ({entry.why}); if its CA is to be trusted, the "
+            "administrator must add it to the system policy's trust list"
+            if entry.state == "ignored"
+            else f"{entry.why}"
+        )
+        for entry in decision.ignored_environment
+    ]
+    return "; ".join(sentences)
 
 
 def native_rejection(

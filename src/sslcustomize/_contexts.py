@@ -24,7 +24,7 @@ from ._engine import ADDITIVE_STEPS, REPLACING_STEPS, Step, add_step, normalize
 from ._policy import SYSTEM_TRUST
 from ._runtime import Runtime
 from ._state import current_runtime
-from ._trust import TrustError, anchors_for
+from ._trust import TrustError, anchors_for, default_verify_locations
 from .exceptions import LegacyContextWarning, SharedContextError
 
 __all__ = [
@@ -99,6 +99,30 @@ def _positional(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tup
     return tuple(values)
 
 
+_DEFAULT_PATH_STEPS = ("load_default_certs", "set_default_verify_paths")
+_DEFAULT_PATH_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+
+
+def _ignores_default_path_variables(context: PolicyContext) -> bool:
+    """Tell whether the context's policy ignores SSL_CERT_FILE or SSL_CERT_DIR (a lock)."""
+    runtime = context._sslcustomize_runtime  # noqa: SLF001
+    return runtime is not None and any(
+        entry.variable in _DEFAULT_PATH_VARIABLES and entry.state == "ignored"
+        for entry in runtime.policy.environment
+    )
+
+
+def _load_default_paths_without_variables(context: PolicyContext) -> None:
+    """Load OpenSSL's compiled-in default paths, as recorded ``load_verify_locations`` calls.
+
+    Recorded as such, a copy of the context (an engine, a verifier) loads the same: replaying
+    ``load_default_certs`` there would read the variables again.
+    """
+    file, directory = default_verify_locations()
+    if file or directory:
+        context.load_verify_locations(file, directory)
+
+
 def _recorded(name: str) -> Callable[..., Any]:
     """Wrap ``ssl.SSLContext.<name>`` so that the call is kept in the context's recipe."""
     method = getattr(ssl.SSLContext, name)
@@ -111,6 +135,10 @@ def _recorded(name: str) -> Callable[..., Any]:
             return method(self, *args, **kwargs)
         if self._sslcustomize_frozen:
             self._refuse_change(name, step in self._sslcustomize_recipe)
+            return None
+        if name in _DEFAULT_PATH_STEPS and _ignores_default_path_variables(self):
+            # OpenSSL would read SSL_CERT_FILE/SSL_CERT_DIR here, which the policy ignores.
+            _load_default_paths_without_variables(self)
             return None
         result = method(self, *args, **kwargs)
         self._sslcustomize_recipe = add_step(self._sslcustomize_recipe, step)

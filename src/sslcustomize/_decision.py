@@ -9,10 +9,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ._hosts import normalize_host
 from ._policy import ContextRule, HostException, Mode, Origin, Policy, TrustSource
+
+if TYPE_CHECKING:
+    from ._envtrust import EnvTrust
 
 __all__ = ["Decision", "context_rule", "decide", "longest_prefix"]
 
@@ -35,6 +38,8 @@ class Decision:
         origin: The file and line of that rule (``None`` for built-in defaults).
         exception: The exception that applied, if any.
         fallback: True when the policy files were broken and strict defaults apply.
+        environment: The CA-bundle variables this context's clients read (see
+            :mod:`._envtrust`); the sources of those ``added`` are in ``trust``.
     """
 
     mode: Mode
@@ -48,6 +53,12 @@ class Decision:
     origin: Origin | None = None
     exception: HostException | None = None
     fallback: bool = False
+    environment: tuple[EnvTrust, ...] = ()
+
+    @property
+    def ignored_environment(self) -> tuple[EnvTrust, ...]:
+        """The variables this context's clients read that the policy does not use."""
+        return tuple(entry for entry in self.environment if entry.state != "added")
 
 
 def longest_prefix(table: Mapping[str, T], name: str | None) -> T | None:
@@ -104,6 +115,16 @@ def decide(
         trust = rule.trust.value if rule.trust else trust
         minimum_tls = rule.minimum_tls.value if rule.minimum_tls else minimum_tls
         allow_opt_out = rule.allow_code_opt_out.value if rule.allow_code_opt_out else allow_opt_out
+    environment = tuple(entry for entry in policy.environment if entry.applies_to(context))
+    # Added as `run --ca` adds: after the rule's own sources, never replacing them.
+    # A bundle named twice (SSL_CERT_FILE and REQUESTS_CA_BUNDLE often name the same) once.
+    seen = {(source.kind, source.path) for source in trust}
+    added = []
+    for source in (s for entry in environment for s in entry.sources):
+        if (source.kind, source.path) not in seen:
+            seen.add((source.kind, source.path))
+            added.append(source)
+    trust = (*trust, *added)
     decision = Decision(
         mode=mode,
         trust=trust,
@@ -112,6 +133,7 @@ def decide(
         rule=rule_name,
         origin=origin,
         fallback=policy.fallback,
+        environment=environment,
     )
     if host is None or not len(policy.index):
         return decision
@@ -132,6 +154,7 @@ def decide(
         origin=found.origin,
         exception=found,
         fallback=policy.fallback,
+        environment=environment,
     )
 
 

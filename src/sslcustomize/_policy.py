@@ -20,13 +20,16 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import _sslcustomize_startup as _startup
 
 from ._files import read_regular
 from ._hosts import HostIndex, HostPattern, parse_host_pattern
 from .exceptions import PolicyError
+
+if TYPE_CHECKING:
+    from ._envtrust import EnvTrust
 
 __all__ = [
     "ContextRule",
@@ -156,6 +159,9 @@ class Policy:
             fallback and ``fallback`` is true.
         warnings: Settings that were ignored (locked keys), each naming file and line.
         files: The files that were read, in merge order.
+        environment: The CA-bundle environment variables (``REQUESTS_CA_BUNDLE``,
+            ``SSL_CERT_FILE``...) as this policy reads them: added or ignored (see
+            :mod:`._envtrust`).
     """
 
     mode: Setting[Mode] = Setting(value="enforce")
@@ -171,6 +177,7 @@ class Policy:
     files: tuple[LayerFile, ...] = ()
     errors: tuple[PolicyError, ...] = ()
     warnings: tuple[str, ...] = ()
+    environment: tuple[EnvTrust, ...] = ()
     index: HostIndex[HostException] = field(default_factory=HostIndex, compare=False)
 
     @property
@@ -787,15 +794,28 @@ def _absent(path: str) -> bool:
     return False
 
 
-def load_policy(files: list[tuple[str, str, bool]] | None = None) -> Policy:
+def load_policy(
+    files: list[tuple[str, str, bool]] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> Policy:
     """Read every layer and return the effective policy; never raises for bad files.
 
     Args:
         files: ``(layer, path, required)`` triples; defaults to :func:`policy_files`.
+        environ: Where to read the CA-bundle variables (``REQUESTS_CA_BUNDLE``...);
+            defaults to ``os.environ``.
 
     Returns:
         The merged policy, or the strict fallback with ``errors`` set.
     """
+    policy = _load_layers(files)
+    from ._envtrust import read_environment  # noqa: PLC0415 - _envtrust imports this module
+
+    return dataclasses.replace(policy, environment=read_environment(policy.locked, environ))
+
+
+def _load_layers(files: list[tuple[str, str, bool]] | None) -> Policy:
     layers: list[LayerFile] = []
     errors: list[PolicyError] = []
     for layer, path, required in files if files is not None else policy_files():

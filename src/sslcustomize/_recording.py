@@ -17,10 +17,14 @@ from typing import Any
 
 from ._decision import Decision
 from ._der import DERError, parse_certificate
+from ._envtrust import EnvTrust
 from ._policy import Policy
 from ._report import Record, Sink, now, open_sink, program, warn_safely
 
-__all__ = ["Recorder", "chain_fields", "fork_safe_lock"]
+__all__ = ["IGNORED_VARIABLE", "Recorder", "chain_fields", "fork_safe_lock"]
+
+#: The reason code of the record that says a CA-bundle variable was ignored under a lock.
+IGNORED_VARIABLE = "variable_ignored"
 
 _locks: weakref.WeakSet[_ForkSafeLock] = weakref.WeakSet()
 
@@ -137,6 +141,27 @@ class Recorder:
                 rule=decision.rule,
                 origin=str(origin) if origin else None,
                 **chain_fields(chain),
+            )
+        )
+
+    def record_ignored_variable(self, entry: EnvTrust, *, decision: Decision, name: str) -> None:
+        """Write the record that a CA-bundle variable was ignored under a lock on ``trust``.
+
+        ``rule`` names the variable (``environment REQUESTS_CA_BUNDLE``), ``origin`` the lock.
+        """
+        self._open().write(
+            Record(
+                time=now(),
+                pid=os.getpid(),
+                program=program(),
+                context=name,
+                host=None,
+                port=None,
+                mode=decision.mode,
+                verdict="ignored",
+                reasons=(IGNORED_VARIABLE,),
+                rule=f"environment {entry.variable}",
+                origin=entry.why,
             )
         )
 

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from ._decision import Decision, decide
 from ._engine import NO_CHECK_TIME, EngineSpec, Settings, build_engine, build_verifier
+from ._envtrust import EnvTrust, first_notice, say
 from ._policy import HostException, Policy
 from ._recording import Recorder, fork_safe_lock
 from ._trust import anchors_for, refresh_generation
@@ -79,8 +80,27 @@ class Runtime:
     def decision(self, name: str, host: str | None, port: int | None) -> Decision:
         """Return the decision for a connection to ``host`` and ``port``."""
         if host is not None and len(self.policy.index):
-            return decide(self.policy, host=host, port=port, context=name, today=dt.date.today())
-        return self.base_decision(name)
+            found = decide(self.policy, host=host, port=port, context=name, today=dt.date.today())
+        else:
+            found = self.base_decision(name)
+        if found.environment:
+            self.notice_environment(found.ignored_environment, found, name)
+        return found
+
+    def notice_environment(
+        self, entries: tuple[EnvTrust, ...], decision: Decision, name: str
+    ) -> None:
+        """Say once per process that a CA-bundle variable is not used, and record it if locked.
+
+        Said when a client that reads the variable first connects, on stderr (one line each),
+        and written once to the report sink when the reason is the system layer's lock.
+        """
+        for entry in entries:
+            if not first_notice(entry.variable):
+                continue
+            say(entry)
+            if entry.state == "ignored":
+                self.recorder.record_ignored_variable(entry, decision=decision, name=name)
 
     # --- engines and verdicts ----------------------------------------------------------------
 

@@ -44,7 +44,9 @@ __all__ = [
     "anchors_for",
     "bundle_certificates",
     "check_source",
+    "default_verify_locations",
     "find_system_store",
+    "is_hashed_directory",
     "refresh_generation",
     "trusted_path",
 ]
@@ -118,18 +120,29 @@ def _nonempty_file(path: str | None) -> bool:
         return False
 
 
+def default_verify_locations() -> tuple[str | None, str | None]:
+    """Return OpenSSL's compiled-in default bundle and hashed directory, where they hold any.
+
+    What ``SSLContext.set_default_verify_paths()`` loads, without ``SSL_CERT_FILE`` and
+    ``SSL_CERT_DIR``, which OpenSSL reads in their place when they are set.
+    """
+    paths = ssl.get_default_verify_paths()
+    file = paths.openssl_cafile if _nonempty_file(paths.openssl_cafile) else None
+    directory = paths.openssl_capath
+    return file, directory if directory and is_hashed_directory(directory) else None
+
+
 def find_system_store() -> SystemStore:
     """Find the platform trust store.
 
-    OpenSSL's defaults first (``SSL_CERT_FILE``/``SSL_CERT_DIR`` change them, as for Python
-    itself), then the distributions' usual places.
+    OpenSSL's compiled-in default paths first, then the distributions' usual places.
+    ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` are not read here: under a policy they are trust
+    sources of their own, added or ignored as the policy says (see :mod:`._envtrust`).
 
     Raises:
         TrustError: No store was found; verification cannot work, so nothing is trusted.
     """
-    paths = ssl.get_default_verify_paths()
-    file = paths.cafile if _nonempty_file(paths.cafile) else None
-    directory = paths.capath if paths.capath and is_hashed_directory(paths.capath) else None
+    file, directory = default_verify_locations()
     if file or directory:
         return SystemStore(file=file, directory=directory, found_by="OpenSSL default paths")
     file = next((f for f in DISTRO_FILES if _nonempty_file(f)), None)
@@ -460,12 +473,10 @@ def _file_covered_by_directory(store: SystemStore) -> bool:
     """Tell whether the system bundle is the distribution's own, which its directory indexes.
 
     Debian-style systems build both from the same certificates (``update-ca-certificates``).
-    A bundle named by ``SSL_CERT_FILE`` is loaded as well, as Python itself would.
     """
     return (
         store.file is not None
         and store.directory is not None
-        and os.environ.get("SSL_CERT_FILE") is None
         and os.path.dirname(os.path.realpath(store.file)) == os.path.realpath(store.directory)
     )
 

@@ -9,14 +9,16 @@ from typing import Any
 
 from .._analysis import analyse, describe
 from .._contexts import policy_context
-from .._decision import decide
+from .._decision import Decision, decide
+from .._envtrust import EnvTrust
+from .._policy import Policy
 from .._probe import STARTTLS_PORTS, ProbeError, Target, fetch_chain, parse_target
 from .._state import current_policy
 from .._verify import Check
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._output import console, fail, print_json
 
-__all__ = ["inspect_target", "register"]
+__all__ = ["environment_entry", "inspect_target", "register"]
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -63,6 +65,7 @@ def inspect_target(
         common_name=reference.hostname_checks_common_name,
     )
     analysis = analyse(plan, chain, starttls=target.starttls)
+    clients = _client_verdicts(policy, plan, chain, target, today)
     exception = decision.exception
     document = {
         "target": str(target),
@@ -79,10 +82,61 @@ def inspect_target(
         "verdict": "verified" if analysis.verified else "rejected",
         "reasons": [problem.reason for problem in analysis.problems],
         "problems": [dataclasses.asdict(problem) for problem in analysis.problems],
-        "notes": list(analysis.notes),
+        "notes": list(analysis.notes) + [entry.describe() for entry in _ignored(decision)],
+        "environment": [environment_entry(e) for e in policy.environment],
+        "clients": clients,
         "chain": [dataclasses.asdict(describe(der)) for der in chain],
     }
     return document, analysis.verified, chain
+
+
+def environment_entry(entry: EnvTrust) -> dict[str, Any]:
+    """Describe a CA-bundle variable as ``check``, ``explain`` and ``doctor`` show it."""
+    return {
+        "variable": entry.variable,
+        "value": entry.value,
+        "clients": list(entry.clients) or ["*"],
+        "state": entry.state,
+        "why": entry.why,
+        "meaning": entry.describe(),
+    }
+
+
+def _ignored(decision: Decision) -> tuple[EnvTrust, ...]:
+    return decision.ignored_environment
+
+
+def _client_verdicts(
+    policy: Policy, plan: Check, chain: tuple[bytes, ...], target: Target, today: dt.date
+) -> list[dict[str, Any]]:
+    """Judge the chain again for each client whose CA-bundle variables change its trust.
+
+    ``REQUESTS_CA_BUNDLE`` adds a CA for requests and pip only: the same chain can verify for
+    them and not for other clients, and ``check`` says so per client rather than one verdict.
+    """
+    names = dict.fromkeys(
+        client
+        for entry in policy.environment
+        for client in entry.clients
+        if not entry.applies_to(plan.name)
+    )
+    rows = []
+    for client in names:
+        decision = decide(policy, host=target.host, port=target.port, context=client, today=today)
+        if decision.trust == plan.decision.trust and not decision.ignored_environment:
+            continue
+        verified = analyse(dataclasses.replace(plan, decision=decision, name=client), chain)
+        variables = [e.variable for e in decision.environment if e.clients]
+        rows.append(
+            {
+                "client": client,
+                "verdict": "verified" if verified.verified else "rejected",
+                "reasons": [problem.reason for problem in verified.problems],
+                "variables": variables,
+                "notes": [e.describe() for e in decision.ignored_environment],
+            }
+        )
+    return rows
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,12 +181,24 @@ def render(document: dict[str, Any]) -> None:
     out.print(f"rule: {escape(document['rule'])}{escape(origin)}, mode {document['mode']}{expires}")
     for error in document["policy_errors"]:
         out.print(f"[red]policy error:[/] {escape(error)} (strict defaults apply)")
+    others = " for other clients" if document["clients"] else ""
     if document["verdict"] == "verified":
-        out.print("[green bold]verified[/]")
+        out.print(f"[green bold]verified[/]{others}")
     else:
-        out.print(f"[red bold]rejected[/]: {', '.join(document['reasons'])}")
+        out.print(f"[red bold]rejected[/]{others}: {', '.join(document['reasons'])}")
         for problem in document["problems"]:
             out.print(f"  [red]{problem['reason']}[/]: {escape(problem['problem'])}")
             out.print(f"    fix: {escape(problem['fix'])}")
+    for row in document["clients"]:
+        because = f" ({', '.join(row['variables'])})" if row["variables"] else ""
+        if row["verdict"] == "verified":
+            out.print(f"[green bold]verified[/] for {escape(row['client'])}{escape(because)}")
+        else:
+            reasons = ", ".join(row["reasons"])
+            out.print(
+                f"[red bold]rejected[/] for {escape(row['client'])}{escape(because)}: {reasons}"
+            )
+        for note in row["notes"]:
+            out.print(f"  [yellow]note:[/] {escape(note)}")
     for note in document["notes"]:
         out.print(f"[yellow]note:[/] {escape(note)}")

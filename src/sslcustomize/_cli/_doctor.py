@@ -15,6 +15,7 @@ from typing import Any
 from .. import _inject
 from .._contexts import create_default_context, create_stdlib_context
 from .._decision import decide
+from .._envtrust import VARIABLES, pip_config_cert
 from .._paths import ENV_POLICY
 from .._policy import Policy, load_policy, policy_files
 from .._policy_errors import every_error
@@ -22,19 +23,14 @@ from .._report import dropped_records
 from .._shadows import find_shadows
 from .._trust import TrustError, bundle_certificates, find_system_store
 from . import EXIT_OK, EXIT_USAGE
+from ._check import environment_entry
 from ._enable import add_python
 from ._output import console, print_json
 
 __all__ = ["gather", "register"]
 
-TLS_ENVIRONMENT = (
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-    "REQUESTS_CA_BUNDLE",
-    "CURL_CA_BUNDLE",
-    "PYTHONHTTPSVERIFY",
-    ENV_POLICY,
-)
+# The CA-bundle variables (one registry: _envtrust.VARIABLES), then the others.
+TLS_ENVIRONMENT = (*VARIABLES, "PYTHONHTTPSVERIFY", ENV_POLICY)
 
 # Which ssl factory each standard-library client calls when the caller gives no context.
 STDLIB_CLIENTS = (
@@ -100,6 +96,21 @@ def _clients(policy: Policy) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _pip_cert(policy: Policy) -> dict[str, Any] | None:
+    """Pip's ``cert`` setting in its configuration files, and what the policy makes of it."""
+    found = pip_config_cert()
+    if found is None:
+        return None
+    value, where = found
+    lock = policy.locked.get("trust")
+    meaning = (
+        f"ignored for pip: the system policy locks trust ({lock})"
+        if lock is not None
+        else "adds its CAs to the policy's trust for pip"
+    )
+    return {"value": value, "where": where, "meaning": meaning}
 
 
 def _pth_locations() -> list[str]:
@@ -170,6 +181,8 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
         "layers": _layers(policy),
         "report_dropped": dropped_records(),
         "environment": {name: os.environ.get(name) for name in TLS_ENVIRONMENT},
+        "environment_trust": [environment_entry(e) for e in policy.environment],
+        "pip_cert": _pip_cert(policy),
         "startup_hook": {
             "installed": _pth_locations(),
             "loaded": startup is not None,
@@ -374,13 +387,22 @@ def _render_policy(out: Any, facts: dict[str, Any]) -> None:
 
 
 def _render_tables(out: Any, facts: dict[str, Any]) -> None:
-    from rich.table import Table  # noqa: PLC0415 - rich only for the CLI
+    from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
+    from rich.table import Table  # noqa: PLC0415
 
     env = Table(title="Environment variables that change TLS", title_justify="left")
     env.add_column("variable")
     env.add_column("value")
+    env.add_column("under the policy")
+    meanings = {entry["variable"]: entry["meaning"] for entry in facts["environment_trust"]}
     for name, value in facts["environment"].items():
-        env.add_row(name, "(unset)" if value is None else repr(value))
+        shown = "(unset)" if value is None else repr(value)
+        env.add_row(name, escape(shown), escape(meanings.get(name, "")))
+    pip = facts["pip_cert"]
+    if pip:
+        env.add_row(
+            f"pip cert ({escape(pip['where'])})", escape(repr(pip["value"])), pip["meaning"]
+        )
     out.print(env)
 
     clients = Table(title="Standard-library clients", title_justify="left")

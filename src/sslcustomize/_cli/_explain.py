@@ -11,6 +11,7 @@ from .._probe import parse_target
 from .._shadows import find_shadows
 from .._state import current_policy
 from . import EXIT_OK, EXIT_USAGE
+from ._check import environment_entry
 from ._output import console, fail, print_json
 
 __all__ = ["register"]
@@ -50,6 +51,7 @@ def gather(host: str | None, port: int | None, context: str | None) -> dict[str,
         "allow_code_opt_out": _setting(policy.allow_code_opt_out),
         "report": {"sink": _setting(policy.report_sink), "path": _setting(policy.report_path)},
         "locked": {key: str(origin) for key, origin in policy.locked.items()},
+        "environment": [environment_entry(e) for e in policy.environment],
         "exceptions": [
             {
                 "host": str(e.host),
@@ -94,6 +96,7 @@ def gather(host: str | None, port: int | None, context: str | None) -> dict[str,
                 else None
             ),
             "fallback": decision.fallback,
+            "environment": [environment_entry(e) for e in decision.environment],
         }
     return document
 
@@ -124,6 +127,11 @@ def _render_problems(out: Any, document: dict[str, Any]) -> None:
         out.print(f"[yellow]warning:[/] {escape(warning)}")
     for shadow in document["shadowed_exceptions"]:
         out.print(f"[yellow]hidden exception:[/] {escape(shadow)}")
+    for entry in document["environment"]:
+        colour = "green" if entry["state"] == "added" else "yellow"
+        out.print(
+            f"[{colour}]environment:[/] {escape(entry['meaning'])} ({escape(entry['value'])})"
+        )
 
 
 def _render(document: dict[str, Any]) -> None:
@@ -168,6 +176,8 @@ def _render(document: dict[str, Any]) -> None:
         )
         out.print(f"  mode {decision['mode']}, minimum TLS {decision['minimum_tls']}")
         out.print(f"  trust: {escape(', '.join(decision['trust'] + decision['extra_ca']))}")
+        for entry in decision["environment"]:
+            out.print(f"  {escape(entry['meaning'])}")
         if decision["pins"]:
             out.print(f"  pins: {', '.join(decision['pins'])}")
         if not decision["check_hostname"]:

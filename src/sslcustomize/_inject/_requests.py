@@ -5,8 +5,11 @@ bundle for ``verify=True``, which urllib3 then loads at every connection and whi
 system store. After it runs, the hook clears that bundle, so that the connection gets the
 policy's anchors (see :mod:`._urllib3`). A context that an adapter was given (``ssl_context``
 in ``init_poolmanager``, as pip does) gets the policy's anchors loaded once where requests would
-have loaded certifi's. ``verify=PATH`` and ``verify=False`` are left as requests sets them: a
-path replaces the anchors, ``False`` is a code opt-out that the policy obeys or refuses.
+have loaded certifi's. A ``verify`` path that came from ``REQUESTS_CA_BUNDLE``/``CURL_CA_BUNDLE``
+(or ``PIP_CERT`` in pip) is treated as ``verify=True``: the policy adds the variable's CAs for
+these clients, or ignores them under a lock on ``trust``. Any other ``verify=PATH`` and
+``verify=False`` are left as requests sets them: a path the code chose replaces the anchors,
+``False`` is a code opt-out that the policy obeys or refuses.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._contexts import PolicyContext, load_anchors
+from .._envtrust import PIP_SETTING, EnvTrust, entry_for_path
 from .._state import current_runtime
 from ._patcher import Patcher
 from ._shared import on_import
@@ -28,11 +32,41 @@ __all__ = ["inject"]
 _given_policy_anchors: weakref.WeakSet[ssl.SSLContext] = weakref.WeakSet()
 
 
+def _from_environment(name: str, verify: Any) -> bool:
+    """Tell whether ``verify`` is a CA path from the environment or pip's ``cert`` setting.
+
+    Such a path *adds* trust under the policy (see :mod:`.._envtrust`): the decision for
+    ``name`` already holds it when it is a variable the policy added, and under a lock on
+    ``trust`` it is ignored. pip's own setting (``--cert``, ``pip.conf``) is not in the
+    environment the policy read: it stays on the connection, where the urllib3 hook adds it
+    to the policy's anchors, or, under the lock, is dropped here.
+    """
+    if not isinstance(verify, str):
+        return False
+    runtime = current_runtime()
+    policy = runtime.policy
+    decision = runtime.base_decision(name)
+    entry = entry_for_path(policy.environment, verify, name)
+    if entry is not None:
+        runtime.notice_environment(decision.ignored_environment, decision, name)
+        return True
+    lock = policy.locked.get("trust")
+    if not name.startswith("pip.") or lock is None:
+        return False
+    setting = EnvTrust(
+        variable=PIP_SETTING, value=verify, clients=("pip",), state="ignored", why=str(lock)
+    )
+    runtime.notice_environment((setting,), decision, name)
+    return True
+
+
 def _cert_verify(name: str, original: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(original)
     def cert_verify(self: Any, conn: Any, url: str, verify: Any, cert: Any) -> None:
         original(self, conn, url, verify, cert)
-        if verify is not True or not url.lower().startswith("https"):
+        if not url.lower().startswith("https"):
+            return
+        if verify is not True and not _from_environment(name, verify):
             return
         conn.ca_certs = None
         conn.ca_cert_dir = None

@@ -35,6 +35,9 @@ __all__ = ["ROOTS", "inject", "library_name"]
 #: The urllib3 packages hooked, and the requests package that drives each.
 ROOTS = {"urllib3": "requests", "pip._vendor.urllib3": "pip._vendor.requests"}
 
+# The urllib3 whose only CA paths are the user's setting, never a program's choice: pip's.
+_ADDING_ROOTS = ("pip._vendor.urllib3",)
+
 _cache = ContextCache()
 # Contexts given by code, and the CA locations already loaded into each.
 _loaded: weakref.WeakKeyDictionary[ssl.SSLContext, set[tuple[Any, ...]]] = (
@@ -127,8 +130,15 @@ def _cached_context(
             ssl_maximum_version=versions[3],
             cert_reqs=module.resolve_cert_reqs(versions[0]),
         )
-        # verify=PATH (ca_certs): these anchors replace the policy's, as the code asked.
-        context = library_context(name, cafile=ca[0], capath=ca[1], cadata=ca[2])
+        if root in _ADDING_ROOTS:
+            # pip's cert setting (--cert, pip.conf): it adds to the policy's anchors, as it
+            # adds to truststore's in pip itself (the requests hook dropped it under a lock).
+            context = library_context(name)
+            if any(ca):
+                context.load_verify_locations(ca[0], ca[1], ca[2])
+        else:
+            # verify=PATH (ca_certs): these anchors replace the policy's, as the code asked.
+            context = library_context(name, cafile=ca[0], capath=ca[1], cadata=ca[2])
         _adopt(context, template)
         if client[0]:
             context.load_cert_chain(client[0], client[1], client[2])
