@@ -205,3 +205,19 @@ def test_partial_parse_falls_back_to_whole_parse() -> None:
     lint_source(source, "t.py", result)
     assert [(f.code, f.line) for f in result.findings] == [("SSC101", 10)]
     assert result.errors == []
+
+
+def test_binary_file_is_an_error_without_a_search(tmp_path: Path) -> None:
+    """A file with NUL bytes (a compiled extension) is reported as not Python source."""
+    path = tmp_path / "_speedups.cpython-312-x86_64-linux-gnu.so"
+    path.write_bytes(b"\x7fELF\x00\x00import ssl; verify=False\n")
+    result = lint_files([str(path)], jobs=1)
+    assert (result.files, result.findings) == (1, [])
+    assert [e.message for e in result.errors] == ["cannot parse: not Python source"]
+
+
+def test_prefilter_checks_each_place_of_a_common_word() -> None:
+    """A narrower form counts wherever the word is, not only at its first place."""
+    assert may_contain_findings(b"# endlessly\nimport ssl\n")
+    assert may_contain_findings(b"verify(x)\nverify(y)\nrequests.get(u, verify=False)\n")
+    assert not may_contain_findings(b"verify(x)\nverify(y)\n# classless atlsa endlessly\n")
