@@ -221,3 +221,18 @@ def test_prefilter_checks_each_place_of_a_common_word() -> None:
     assert may_contain_findings(b"# endlessly\nimport ssl\n")
     assert may_contain_findings(b"verify(x)\nverify(y)\nrequests.get(u, verify=False)\n")
     assert not may_contain_findings(b"verify(x)\nverify(y)\n# classless atlsa endlessly\n")
+
+
+def test_hot_source_ignores_a_comment_above_the_next_def() -> None:
+    """A hot comment between two methods heats neither; a hot last line without newline counts."""
+    from sslcustomize._lint._prefilter import hot_source
+
+    source = (
+        b"class A:\n    def cold(self):\n        return 1\n\n"
+        b"    # when the peer sends TLS\n    def other(self):\n        return 2\n\n\n"
+        b"def last():\n    return requests.get(u, verify=False)"
+    )
+    cut = hot_source(source, hot_lines(source))
+    assert cut is not None
+    assert cut.count(b"\n") == source.count(b"\n")
+    assert {n.name for n in ast.walk(ast.parse(cut)) if isinstance(n, ast.FunctionDef)} == {"last"}
