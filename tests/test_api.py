@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import ssl
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 import sslcustomize
 import sslcustomize.exceptions
@@ -62,3 +67,33 @@ def test_policy_error_message_without_line() -> None:
     error = sslcustomize.PolicyError("cannot read", path="/etc/p.toml")
     assert str(error) == "/etc/p.toml: cannot read"
     assert str(sslcustomize.PolicyError("x", path=None, key="mode")) == "<policy>: mode: x"
+
+
+def test_lazy_names_are_the_public_api() -> None:
+    """Every public name has a home module, and dir() lists the names not yet loaded."""
+    homes = set(sslcustomize._HOME) | {"__version__"}
+    assert homes == PUBLIC
+    assert set(dir(sslcustomize)) >= PUBLIC
+
+
+def test_unknown_name_is_an_attribute_error() -> None:
+    """A name that is not public is an AttributeError, as on any module."""
+    with pytest.raises(AttributeError, match="no_such_name"):
+        sslcustomize.no_such_name  # noqa: B018 - the attribute access is the test
+
+
+def test_import_and_lint_load_only_what_they_use(tmp_path: Path) -> None:
+    """`import sslcustomize` loads no submodule; `lint` loads neither ssl nor the policy."""
+    (tmp_path / "clean.py").write_text("x = 1\n")
+    script = (
+        "import sys, sslcustomize\n"
+        "print(sorted(m for m in sys.modules if m.startswith('sslcustomize')))\n"
+        "from sslcustomize._cli import main\n"
+        f"main(['lint', {str(tmp_path)!r}])\n"
+        "print(sorted(m for m in sys.modules if m in {'ssl', 'sslcustomize._policy',\n"
+        "    'sslcustomize._contexts', 'sslcustomize._cli._check', 'importlib.metadata'}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out == ["['sslcustomize']", "[]"]

@@ -1,31 +1,39 @@
 """sslcustomize: certificate verification for every TLS client in a Python process.
 
 The public API is listed here and only here; everything else is private.
+
+The names are loaded on first use (PEP 562): ``import sslcustomize`` alone costs next to
+nothing, so that ``sslcustomize lint`` and the start-up hook do not pay for the policy, the
+contexts and the ``ssl`` module they do not use.
 """
 
 from __future__ import annotations
 
-from ._contexts import (
-    NamedContexts,
-    PolicyContext,
-    context_for,
-    create_default_context,
-    create_legacy_context,
-    named_contexts,
-)
-from ._inject import extract, inject, is_injected
-from ._policy import Policy, load_policy
-from .exceptions import (
-    CertificateRejected,
-    LegacyContextWarning,
-    PolicyError,
-    PolicyWarning,
-    SharedContextError,
-    SSLCustomizeError,
-    SSLCustomizeWarning,
-    TrustError,
-    UnverifiedConnectionWarning,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._contexts import (
+        NamedContexts,
+        PolicyContext,
+        context_for,
+        create_default_context,
+        create_legacy_context,
+        named_contexts,
+    )
+    from ._inject import extract, inject, is_injected
+    from ._policy import Policy, load_policy
+    from .exceptions import (
+        CertificateRejected,
+        LegacyContextWarning,
+        PolicyError,
+        PolicyWarning,
+        SharedContextError,
+        SSLCustomizeError,
+        SSLCustomizeWarning,
+        TrustError,
+        UnverifiedConnectionWarning,
+    )
 
 __version__ = "0.1.0"
 
@@ -52,3 +60,42 @@ __all__ = [
     "load_policy",
     "named_contexts",
 ]
+
+# Public name -> the private module that defines it (the imports above, for type checkers).
+_HOME = {
+    "NamedContexts": "._contexts",
+    "PolicyContext": "._contexts",
+    "context_for": "._contexts",
+    "create_default_context": "._contexts",
+    "create_legacy_context": "._contexts",
+    "named_contexts": "._contexts",
+    "extract": "._inject",
+    "inject": "._inject",
+    "is_injected": "._inject",
+    "Policy": "._policy",
+    "load_policy": "._policy",
+    "CertificateRejected": ".exceptions",
+    "LegacyContextWarning": ".exceptions",
+    "PolicyError": ".exceptions",
+    "PolicyWarning": ".exceptions",
+    "SharedContextError": ".exceptions",
+    "SSLCustomizeError": ".exceptions",
+    "SSLCustomizeWarning": ".exceptions",
+    "TrustError": ".exceptions",
+    "UnverifiedConnectionWarning": ".exceptions",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first use, then keep it here."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """List the module's names, the ones not loaded yet included."""
+    return sorted({*globals(), *__all__})

@@ -205,3 +205,34 @@ def test_partial_parse_falls_back_to_whole_parse() -> None:
     lint_source(source, "t.py", result)
     assert [(f.code, f.line) for f in result.findings] == [("SSC101", 10)]
     assert result.errors == []
+
+
+def test_binary_file_is_an_error_without_a_search(tmp_path: Path) -> None:
+    """A file with NUL bytes (a compiled extension) is reported as not Python source."""
+    path = tmp_path / "_speedups.cpython-312-x86_64-linux-gnu.so"
+    path.write_bytes(b"\x7fELF\x00\x00import ssl; verify=False\n")
+    result = lint_files([str(path)], jobs=1)
+    assert (result.files, result.findings) == (1, [])
+    assert [e.message for e in result.errors] == ["cannot parse: not Python source"]
+
+
+def test_prefilter_checks_each_place_of_a_common_word() -> None:
+    """A narrower form counts wherever the word is, not only at its first place."""
+    assert may_contain_findings(b"# endlessly\nimport ssl\n")
+    assert may_contain_findings(b"verify(x)\nverify(y)\nrequests.get(u, verify=False)\n")
+    assert not may_contain_findings(b"verify(x)\nverify(y)\n# classless atlsa endlessly\n")
+
+
+def test_hot_source_ignores_a_comment_above_the_next_def() -> None:
+    """A hot comment between two methods heats neither; a hot last line without newline counts."""
+    from sslcustomize._lint._prefilter import hot_source
+
+    source = (
+        b"class A:\n    def cold(self):\n        return 1\n\n"
+        b"    # when the peer sends TLS\n    def other(self):\n        return 2\n\n\n"
+        b"def last():\n    return requests.get(u, verify=False)"
+    )
+    cut = hot_source(source, hot_lines(source))
+    assert cut is not None
+    assert cut.count(b"\n") == source.count(b"\n")
+    assert {n.name for n in ast.walk(ast.parse(cut)) if isinstance(n, ast.FunctionDef)} == {"last"}

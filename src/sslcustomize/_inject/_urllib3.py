@@ -76,7 +76,7 @@ def _adopt(context: ssl.SSLContext, template: ssl.SSLContext) -> None:
         context.verify_mode = ssl.CERT_REQUIRED
         context.check_hostname = True
     else:
-        context.check_hostname = False
+        context.check_hostname = False  # sslcustomize: allow(mirrors the judged template)
         context.verify_mode = template.verify_mode
     if template.keylog_filename:
         context.keylog_filename = template.keylog_filename
@@ -143,7 +143,7 @@ def _cached_context(
         if client[0]:
             context.load_cert_chain(client[0], client[1], client[2])
         if own_check:
-            context.check_hostname = False
+            context.check_hostname = False  # sslcustomize: allow(urllib3 1.x checks the name)
         context.set_alpn_protocols(module.ALPN_PROTOCOLS)  # urllib3 sets it per connection
         return context
 

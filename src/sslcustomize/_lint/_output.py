@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from importlib import metadata
 from typing import Any
-from urllib.parse import quote
 
 from sslcustomize._lint._finding import Finding
 from sslcustomize._lint._rules import RULES
@@ -23,6 +21,9 @@ _DOCS = "docs/rules/{code}.md"
 
 
 def _version() -> str:
+    # Imported here: importlib.metadata costs a third of a text or JSON run's start-up.
+    from importlib import metadata  # noqa: PLC0415
+
     try:
         return metadata.version("sslcustomize")
     except metadata.PackageNotFoundError:
@@ -78,6 +79,8 @@ def _json(result: LintResult) -> dict[str, Any]:
 
 
 def _uri(path: str) -> dict[str, str]:
+    from urllib.parse import quote  # noqa: PLC0415 - only SARIF needs it: see ``_version``
+
     posix = path.replace(os.sep, "/")
     if os.path.isabs(path):
         return {"uri": "file://" + quote(posix)}

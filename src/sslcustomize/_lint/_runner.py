@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import ast
 import gc
+import marshal
 import os
+import signal
+import struct
+import sys
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from sslcustomize._lint._analyzer import Analyzer
 from sslcustomize._lint._finding import Finding, LintError
@@ -22,7 +27,7 @@ from sslcustomize._lint._suppress import find_allows
 
 __all__ = ["LintResult", "lint_files", "lint_source"]
 
-# Below this many files, starting worker processes costs more than it saves.
+# Below this many files, forking a worker costs more than it saves.
 _PARALLEL_THRESHOLD = 200
 
 
@@ -52,6 +57,11 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
         result: Where findings and errors are added.
     """
     result.files += 1
+    if b"\0" in data:
+        # A binary (a compiled extension named on the command line): Python would refuse it
+        # too. Said at once, without searching megabytes of machine code for rule words.
+        result.errors.append(LintError(path=path, message="cannot parse: not Python source"))
+        return
     if not may_contain_findings(data):
         return
     tree = None
@@ -89,19 +99,6 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
             result.findings.append(Finding(path=path, line=line, column=1, code="SSC001"))
 
 
-def _lint_chunk(paths: Sequence[str]) -> LintResult:
-    result = LintResult()
-    # ASTs hold no reference cycles: collecting while millions of nodes are made is wasted time.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        _lint_paths(paths, result)
-    finally:
-        if was_enabled:
-            gc.enable()
-    return result
-
-
 def _lint_paths(paths: Sequence[str], result: LintResult) -> None:
     with warnings.catch_warnings():
         # Old files carry invalid escape sequences; their SyntaxWarnings are not our findings.
@@ -117,7 +114,7 @@ def _lint_paths(paths: Sequence[str], result: LintResult) -> None:
 
 
 def lint_files(paths: Sequence[str], *, jobs: int | None = None) -> LintResult:
-    """Lint files, in worker processes when there are many.
+    """Lint files, in forked worker processes when there are many.
 
     Args:
         paths: The files to lint.
@@ -127,23 +124,119 @@ def lint_files(paths: Sequence[str], *, jobs: int | None = None) -> LintResult:
         The findings, sorted by path and position, and the files that could not be linted.
     """
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
-    if workers <= 1 or len(paths) < _PARALLEL_THRESHOLD:
-        result = _lint_chunk(paths)
-    else:
-        # Interleave the files so that each chunk gets a share of the big directories.
-        count = workers * 4
-        chunks = [paths[i::count] for i in range(count)]
-        result = LintResult()
-        # Only now: the pool's modules cost a tenth of a small run's time to import.
-        import multiprocessing  # noqa: PLC0415
-        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
-
-        # Forked workers start at once with everything imported: no second interpreter start-up.
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for part in pool.map(_lint_chunk, chunks):
-                result.merge(part)
+    # ASTs hold no reference cycles: collecting while millions of nodes are made is wasted time.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if workers <= 1 or len(paths) < _PARALLEL_THRESHOLD or not _can_fork():
+            result = LintResult()
+            _lint_paths(paths, result)
+        else:
+            result = _lint_forked(paths, min(workers, len(paths)))
+    finally:
+        if was_enabled:
+            gc.enable()
     result.findings.sort(key=lambda f: (f.path, f.line, f.column, f.code))
     result.errors.sort(key=lambda e: e.path)
     return result
+
+
+def _can_fork() -> bool:
+    if not hasattr(os, "fork"):
+        return False
+    # Forking a process that runs threads can deadlock the child (and Python 3.12 warns).
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
+
+
+# The work queue holds at most this many items, so that it fits in a pipe's buffer (16 KiB
+# on macOS, 64 KiB on Linux) and is written whole before the fork.
+_MAX_ITEMS = 4096
+_ITEM = struct.Struct("=I")
+
+
+def _lint_forked(paths: Sequence[str], workers: int) -> LintResult:
+    """Lint files in this process and ``workers - 1`` forked copies of it.
+
+    The children start at once, with every module imported (no second interpreter start-up).
+    They share one queue of work items, a pipe written whole before the fork: each process
+    reads one item at a time (a 4-byte read from a pipe is never split), so a process that
+    meets big files takes fewer of them and all finish together. Each child sends back its
+    counts, findings and errors as one ``marshal``-ed tuple of plain values.
+    """
+    size = -(-len(paths) // _MAX_ITEMS)  # files per item
+    items = [paths[i : i + size] for i in range(0, len(paths), size)]
+    queue_in, queue_out = os.pipe()
+    try:
+        os.write(queue_out, b"".join(_ITEM.pack(i) for i in range(len(items))))
+    finally:
+        os.close(queue_out)
+    children: list[tuple[int, int]] = []  # (pid, read end of its result pipe)
+    try:
+        for _ in range(workers - 1):
+            result_in, result_out = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child; its work is checked in the parent
+                os.close(result_in)
+                _child(queue_in, items, result_out)
+            os.close(result_out)
+            children.append((pid, result_in))
+        result = LintResult()
+        _drain(queue_in, items, result)
+        failed = False
+        for pid, result_in in children:
+            with os.fdopen(result_in, "rb") as pipe:
+                data = pipe.read()
+            _, status = os.waitpid(pid, 0)
+            if status != 0 or not data:
+                failed = True
+                continue
+            # S302: the bytes come from our own forked child over a private pipe.
+            files, parsed, findings, errors = marshal.loads(data)  # noqa: S302
+            result.files += files
+            result.parsed += parsed
+            result.findings.extend(
+                Finding(path=p, line=line, column=col, code=code) for p, line, col, code in findings
+            )
+            result.errors.extend(LintError(path=p, message=m) for p, m in errors)
+        children.clear()
+    finally:
+        os.close(queue_in)
+        for pid, result_in in children:  # only when this process was interrupted
+            os.close(result_in)
+            os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
+    if failed:
+        # A child died; which files it had taken is not known. Do them all here.
+        result = LintResult()
+        _lint_paths(paths, result)
+    return result
+
+
+def _drain(queue: int, items: list[Sequence[str]], result: LintResult) -> None:
+    """Lint the queue's items until it is empty."""
+    while len(record := os.read(queue, _ITEM.size)) == _ITEM.size:
+        _lint_paths(items[_ITEM.unpack(record)[0]], result)
+
+
+def _child(
+    queue: int, items: list[Sequence[str]], out: int
+) -> NoReturn:  # pragma: no cover - runs in a forked child
+    status = 1
+    try:
+        result = LintResult()
+        _drain(queue, items, result)
+        data = marshal.dumps(
+            (
+                result.files,
+                result.parsed,
+                [(f.path, f.line, f.column, f.code) for f in result.findings],
+                [(e.path, e.message) for e in result.errors],
+            )
+        )
+        with os.fdopen(out, "wb") as pipe:
+            pipe.write(data)
+        status = 0
+    finally:
+        # Not ``sys.exit``: the parent's atexit handlers and buffered output are the parent's.
+        os._exit(status)
