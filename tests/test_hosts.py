@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-import pytest
+import ipaddress
 
-from sslcustomize._hosts import HostIndex, HostPattern, normalize_host, parse_host_pattern
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sslcustomize._hosts import (
+    HostIndex,
+    HostPattern,
+    normalize_host,
+    parse_address,
+    parse_host_pattern,
+)
 
 
 @pytest.mark.parametrize(
@@ -119,3 +129,33 @@ def test_index_lookup_cost_does_not_grow_with_rules() -> None:
     assert list(index._buckets("host17.example")) == [index._names["host17.example"]]
     assert len(list(index._buckets("x.wild.example"))) == 1
     assert len(list(index._buckets("10.9.9.9"))) == 1
+
+
+_ADDRESS_LIKE = st.text(alphabet="0123456789.:%abcdefx ", max_size=24) | st.builds(
+    lambda octets: ".".join(("0" if zero else "") + str(o) for o, zero in octets),
+    st.lists(st.tuples(st.integers(0, 300), st.booleans()), min_size=3, max_size=5),
+)
+
+
+@given(_ADDRESS_LIKE)
+def test_parse_address_is_ipaddress(text: str) -> None:
+    """The fast IPv4 path agrees with ``ipaddress`` on every input: same address or none.
+
+    Which exception a host matches depends on whether it is an address; a parser that took
+    a name for an address (or an address written another way) could pick another exception.
+    """
+    try:
+        expected: object = ipaddress.ip_address(text.partition("%")[0])
+    except ValueError:
+        expected = None
+    if not text or not (text[0].isdigit() or ":" in text):
+        expected = None
+    assert parse_address(text) == expected
+    if isinstance(expected, ipaddress.IPv4Address):  # the index keys IPv4 by the text itself
+        assert str(expected) == text.partition("%")[0]
+
+
+@pytest.mark.parametrize("text", ["01.2.3.4", "1.2.3", "1.2.3.4.", "256.1.1.1", " 1.2.3.4"])
+def test_parse_address_refuses_loose_ipv4(text: str) -> None:
+    """Leading zeros, missing or extra octets and padding are names, as ipaddress says."""
+    assert parse_address(text) is None
