@@ -21,7 +21,13 @@ from ._envtrust import EnvTrust
 from ._policy import Policy
 from ._report import Record, Sink, now, open_sink, program, warn_safely
 
-__all__ = ["IGNORED_VARIABLE", "Recorder", "chain_fields", "fork_safe_lock"]
+__all__ = [
+    "IGNORED_VARIABLE",
+    "REACHED_ANCHOR_REASONS",
+    "Recorder",
+    "chain_fields",
+    "fork_safe_lock",
+]
 
 #: The reason code of the record that says a CA-bundle variable was ignored under a lock.
 IGNORED_VARIABLE = "variable_ignored"
@@ -63,21 +69,40 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_renew_locks)
 
 
+#: The reasons a record may carry and still be of a chain that reached a trust anchor: the
+#: issuer was found; only the name, the dates or the code's own opt-out were at fault.
+REACHED_ANCHOR_REASONS = frozenset(
+    {"code_opt_out", "hostname_mismatch", "expired", "not_yet_valid"}
+)
+
+
 @lru_cache(maxsize=64)
 def chain_fields(chain: tuple[bytes, ...]) -> dict[str, Any]:
-    """What a record says about a chain: read once per chain, not once per connection."""
+    """What a record says about a chain: read once per chain, not once per connection.
+
+    ``top_issuer`` is the issuer of the last certificate sent (unless it is self-issued), the
+    certificate a missing intermediate would have issued; ``intermediates`` are the subjects
+    of the CA certificates sent after the leaf, roots left out (recorded only for a chain that
+    reached a trust anchor, see :meth:`Recorder.record`).
+    """
     fields: dict[str, Any] = {
         "chain_sha256": tuple(hashlib.sha256(der).hexdigest() for der in chain)
     }
-    if chain:
-        try:
-            leaf = parse_certificate(chain[0])
-        except DERError:
-            return fields
-        fields["leaf_subject"] = leaf.subject.rfc4514
-        fields["issuer"] = leaf.issuer.rfc4514
-        fields["not_after"] = leaf.not_after.isoformat()
-        fields["pin"] = leaf.pin
+    if not chain:
+        return fields
+    try:
+        certs = [parse_certificate(der) for der in chain]
+    except DERError:
+        return fields
+    leaf, top = certs[0], certs[-1]
+    fields["leaf_subject"] = leaf.subject.rfc4514
+    fields["issuer"] = leaf.issuer.rfc4514
+    fields["not_after"] = leaf.not_after.isoformat()
+    fields["pin"] = leaf.pin
+    fields["top_issuer"] = None if top.self_issued else top.issuer.rfc4514
+    fields["intermediates"] = tuple(
+        c.subject.rfc4514 for c in certs[1:] if c.ca and not c.self_issued
+    )
     return fields
 
 
@@ -125,8 +150,16 @@ class Recorder:
         verdict: str,
         reasons: tuple[str, ...],
     ) -> None:
-        """Write a record for one connection."""
+        """Write a record for one connection.
+
+        The intermediates of its chain are named only when the chain reached a trust anchor of
+        the policy (no pin stood in for it, and no reason says the issuer was not found): they
+        are then intermediates this machine saw verify (see :mod:`._seen`).
+        """
         origin = decision.origin
+        fields = dict(chain_fields(chain))
+        if decision.pins or not REACHED_ANCHOR_REASONS.issuperset(reasons):
+            fields.pop("intermediates", None)
         self._open().write(
             Record(
                 time=now(),
@@ -140,7 +173,7 @@ class Recorder:
                 reasons=reasons,
                 rule=decision.rule,
                 origin=str(origin) if origin else None,
-                **chain_fields(chain),
+                **fields,
             )
         )
 

@@ -97,6 +97,8 @@ class Record:
     not_after: str | None = None
     pin: str | None = None
     chain_sha256: tuple[str, ...] = ()
+    top_issuer: str | None = None
+    intermediates: tuple[str, ...] = ()
     rule: str = "default"
     origin: str | None = None
     version: int = field(default=RECORD_VERSION)

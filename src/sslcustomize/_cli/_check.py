@@ -7,12 +7,14 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from .._analysis import analyse, describe
+from .._analysis import Analysis, Problem, analyse, describe
 from .._contexts import policy_context
 from .._decision import Decision, decide
 from .._envtrust import EnvTrust
 from .._policy import Policy
 from .._probe import STARTTLS_PORTS, ProbeError, Target, fetch_chain, parse_target
+from .._reasons import explain
+from .._seen import load_sightings, missing_intermediate, report_file
 from .._state import current_policy
 from .._verify import Check
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
@@ -64,7 +66,9 @@ def inspect_target(
         verify_flags=int(reference.verify_flags),
         common_name=reference.hostname_checks_common_name,
     )
-    analysis = analyse(plan, chain, starttls=target.starttls)
+    analysis = _seen_intermediate(
+        analyse(plan, chain, starttls=target.starttls), plan, chain, target, policy
+    )
     clients = _client_verdicts(policy, plan, chain, target, today)
     exception = decision.exception
     document = {
@@ -88,6 +92,29 @@ def inspect_target(
         "chain": [dataclasses.asdict(describe(der)) for der in chain],
     }
     return document, analysis.verified, chain
+
+
+def _seen_intermediate(
+    analysis: Analysis, plan: Check, chain: tuple[bytes, ...], target: Target, policy: Policy
+) -> Analysis:
+    """An unknown issuer that this machine saw verify as an intermediate: an incomplete chain.
+
+    The report database names the intermediates of chains that reached a trust anchor (see
+    :mod:`.._seen`); the server that does not send one of them lacks only that certificate.
+    """
+    if not any(problem.reason == "unknown_issuer" for problem in analysis.problems):
+        return analysis
+    sighting = missing_intermediate(chain, load_sightings(report_file(policy)))
+    if sighting is None:
+        return analysis
+    problem, fix = explain(
+        "incomplete_chain", chain=chain, host=plan.host, port=plan.port, starttls=target.starttls
+    )
+    found = Problem(
+        reason="incomplete_chain", problem=f"{problem} ({sighting.describe()})", fix=fix
+    )
+    problems = tuple(found if p.reason == "unknown_issuer" else p for p in analysis.problems)
+    return dataclasses.replace(analysis, problems=problems)
 
 
 def environment_entry(entry: EnvTrust) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any
 from .._files import atomic_write
 from .._reasons import fix_for_record, target_text
 from .._report import default_path, dropped_records, read_records
+from .._seen import relabel_records
 from .._state import current_policy
 from . import EXIT_OK
 from ._output import console, fail, print_json
@@ -48,6 +49,7 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "programs": [],
                 "contexts": [],
                 "rules": [],
+                "missing_intermediates": [],
                 "first_seen": record.get("time"),
                 "last_seen": record.get("time"),
             },
@@ -58,6 +60,7 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             ("programs", [record.get("program")]),
             ("contexts", [record.get("context")]),
             ("rules", [record.get("rule")]),
+            ("missing_intermediates", [record.get("missing_intermediate")]),
         ):
             group[field].extend(v for v in value if v is not None and v not in group[field])
         time = str(record.get("time"))
@@ -106,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(
                 f"sslcustomize: skipped {skipped} unreadable line(s) of {path} (torn writes?)\n"
             )
+    records = relabel_records(records)  # sightings come from every record, not only recent
     if args.since:
         records = [r for r in records if str(r.get("time", "")) >= args.since]
     groups = summarise(records)
@@ -140,7 +144,7 @@ def _render(groups: list[dict[str, Any]], path: str, count: int) -> None:
         table.add_row(
             escape(where),
             str(g["count"]),
-            ", ".join(g["reasons"]),
+            escape(", ".join(g["reasons"]) + _missing_text(g["missing_intermediates"])),
             escape(", ".join(g["programs"])),
             escape(", ".join(g["contexts"])),
             g["first_seen"],
@@ -228,19 +232,36 @@ def _where(host: Any, port: Any) -> str:
     return target_text(str(host), port) if port else str(host)
 
 
+def _missing_text(names: list[str]) -> str:
+    """`` (missing intermediate 'CN=...')`` for the reasons column, or nothing."""
+    return "".join(f" (missing intermediate '{name}')" for name in names)
+
+
 def _would_break(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The hosts whose connections enforce mode would reject, with each reason's fix."""
     hosts: dict[tuple[str, Any], set[str]] = {}
+    seen: dict[tuple[str, Any], str] = {}
     for record in records:
         if record.get("verdict") in ("rejected", "opt_out"):
             key = (str(record.get("host")), record.get("port"))
             hosts.setdefault(key, set()).update(
                 r for r in record.get("reasons") or [] if r != "code_opt_out"
             )
+            if record.get("missing_intermediate"):
+                seen[key] = (
+                    f"it does not send the intermediate '{record['missing_intermediate']}'; "
+                    f"{record.get('seen')}"
+                )
+
+    def fix(reason: str, host: str, port: Any) -> str:
+        text = fix_for_record(reason, host, port)
+        found = seen.get((host, port)) if reason == "incomplete_chain" else None
+        return f"{text}: {found}" if found else text
+
     return [
         {
             "where": _where(host, port),
-            "fixes": [(r, fix_for_record(r, host, port)) for r in sorted(reasons)],
+            "fixes": [(r, fix(r, host, port)) for r in sorted(reasons)],
         }
         for (host, port), reasons in sorted(hosts.items(), key=lambda kv: str(kv[0]))
     ]
