@@ -40,23 +40,25 @@ def find_shadows(exceptions: Sequence[HostException], today: dt.date | None = No
     An expired exception hides nothing (the lookup skips it).
     """
     today = today or dt.date.today()
-    live = [e for e in exceptions if not e.expired(today)]
+    # Only exceptions for the same name or address can hide each other: compare within those.
+    same_host: dict[tuple[str, str], list[tuple[int, HostException]]] = {}
+    for index, exception in enumerate(exceptions):
+        key = (exception.host.kind, exception.host.value)
+        same_host.setdefault(key, []).append((index, exception))
     shadows = []
     for index, loser in enumerate(exceptions):
-        for winner in exceptions[index + 1 :]:
-            if winner not in live:
-                continue
-            if (winner.host.kind, winner.host.value) != (loser.host.kind, loser.host.value):
+        group = same_host[(loser.host.kind, loser.host.value)]
+        for other, winner in group:
+            if other <= index or winner.expired(today):
                 continue
             if winner.host.port == loser.host.port:
                 shadows.append(Shadow(winner=winner, loser=loser, port=loser.host.port))
             elif loser.host.port is None:
                 shadows.append(Shadow(winner=winner, loser=loser, port=winner.host.port))
-        for earlier in exceptions[:index]:
+        for other, earlier in group:
             # A port-specific entry wins over a port-less one even when it came first.
-            if earlier not in live:
+            if other >= index or earlier.expired(today):
                 continue
-            same = (earlier.host.kind, earlier.host.value) == (loser.host.kind, loser.host.value)
-            if same and earlier.host.port is not None and loser.host.port is None:
+            if earlier.host.port is not None and loser.host.port is None:
                 shadows.append(Shadow(winner=earlier, loser=loser, port=earlier.host.port))
     return shadows
