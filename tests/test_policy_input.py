@@ -121,6 +121,7 @@ def test_unsearchable_system_directory_is_an_error() -> None:
             f"""
             import os
             from sslcustomize._policy import load_policy
+            import sslcustomize._envtrust  # the interpreter's files are unreadable as nobody
             os.setgid(65534); os.setuid(65534)
             policy = load_policy([("system", {str(etc / "policy.toml")!r}, False)])
             print(policy.fallback, policy.errors[0].problem)

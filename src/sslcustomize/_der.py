@@ -27,8 +27,9 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import hashlib
-from dataclasses import dataclass
 from functools import lru_cache
+
+from ._frozen import dataclass
 
 __all__ = [
     "CertificateFacts",

@@ -16,7 +16,9 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+
+from ._frozen import replace
 
 __all__ = [
     "MINIMUM",

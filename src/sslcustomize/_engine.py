@@ -21,8 +21,9 @@ import os
 import ssl
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
+
+from ._frozen import dataclass, replace
 
 __all__ = [
     "ADDITIVE_STEPS",

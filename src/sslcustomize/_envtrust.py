@@ -19,9 +19,9 @@ import os
 import sys
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal
 
+from ._frozen import dataclass
 from ._policy import Origin, TrustSource
 
 __all__ = [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 
 __all__ = ["atomic_write", "read_regular"]
 
@@ -12,6 +11,8 @@ __all__ = ["atomic_write", "read_regular"]
 def atomic_write(path: str, text: str, mode: int = 0o644) -> None:
     """Replace ``path`` with ``text`` so that readers see the old or the new file, never half."""
     directory = os.path.dirname(os.path.abspath(path))
+    import tempfile  # noqa: PLC0415 - only the commands write files; hooked processes read
+
     descriptor, temporary = tempfile.mkstemp(prefix=".tmp-", dir=directory)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:

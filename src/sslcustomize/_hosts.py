@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 import socket
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Literal, TypeVar
+
+from ._frozen import dataclass
 
 if TYPE_CHECKING:
     import ipaddress

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import functools
 import ssl
-from dataclasses import dataclass
 
 from ._decision import Decision
 from ._engine import WEAKENING_FLAGS, EngineSpec, Settings
+from ._frozen import dataclass
 
 __all__ = ["Plan", "make_plan", "weakenings"]
 

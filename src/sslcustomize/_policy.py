@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import base64
 import binascii
-import dataclasses
 import datetime as dt
-import json
 import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import _sslcustomize_startup as _startup
 
 from ._files import read_regular
+from ._frozen import dataclass, field, replace
 from ._hosts import HostIndex, HostPattern, parse_host_pattern
 from .exceptions import PolicyError
 
@@ -314,6 +312,8 @@ class _Reader:
 
     def strings(self, value: Any, key: KeyPath) -> list[str]:
         if isinstance(value, str):
+            import json  # noqa: PLC0415 - only for error messages; not loaded by hooked processes
+
             raise self.error(key, f"must be a list of strings: write [{json.dumps(value)}]")
         if not isinstance(value, list):
             raise self.error(key, f"must be a list of strings, not {value!r}")
@@ -356,6 +356,8 @@ class _Reader:
 
 
 def _dotted(key: KeyPath) -> str:
+    import json  # noqa: PLC0415 - only for error messages; not loaded by hooked processes
+
     text = ""
     for part in key:
         if isinstance(part, int):
@@ -668,7 +670,7 @@ def _locked_exception(
         return exception
     if not exception.pins and not exception.ca:
         return None
-    return dataclasses.replace(exception, mode=None, mode_origin=None)
+    return replace(exception, mode=None, mode_origin=None)
 
 
 def _merge_context(
@@ -726,7 +728,7 @@ def fallback_policy(errors: list[PolicyError], layers: list[LayerFile]) -> Polic
     allow = base.allow_code_opt_out
     if allow.value and refusals:
         allow = refusals[0]
-    return dataclasses.replace(
+    return replace(
         base,
         mode=Setting(value="enforce"),
         minimum_tls=minimum,
@@ -812,7 +814,7 @@ def load_policy(
     policy = _load_layers(files)
     from ._envtrust import read_environment  # noqa: PLC0415 - _envtrust imports this module
 
-    return dataclasses.replace(policy, environment=read_environment(policy.locked, environ))
+    return replace(policy, environment=read_environment(policy.locked, environ))
 
 
 def _load_layers(files: list[tuple[str, str, bool]] | None) -> Policy:

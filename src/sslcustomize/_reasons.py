@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ._der import CertificateFacts, DERError, parse_certificate
+from ._frozen import dataclass
 
 __all__ = [
     "REASONS",

@@ -15,7 +15,8 @@ from __future__ import annotations
 import contextlib
 import os
 import ssl
-from dataclasses import dataclass
+
+from ._frozen import dataclass
 
 __all__ = ["ReplayResult", "replay_chain"]
 

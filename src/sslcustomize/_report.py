@@ -24,7 +24,6 @@ A sink never breaks, hangs or stalls the program, and never loses a record silen
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import stat
 import sys
@@ -34,9 +33,9 @@ import warnings
 import weakref
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
+from ._frozen import dataclass, field
 from .exceptions import SSLCustomizeError, SSLCustomizeWarning
 
 __all__ = [
@@ -105,6 +104,8 @@ class Record:
 
     def to_json(self) -> str:
         """Return the record as one line of JSON."""
+        import json  # noqa: PLC0415 - only when records are written or read
+
         fields = {name: getattr(self, name) for name in self.__slots__}
         return json.dumps(fields, separators=(",", ":"), sort_keys=True)
 
@@ -472,6 +473,8 @@ def _drop_log_path() -> str:
 
 def _append_drop_log(count: int, sink: str, path: str | None) -> None:
     """Append one line to the dropped-records log; never raises."""
+    import json  # noqa: PLC0415 - only when records are written or read
+
     line = json.dumps({"time": now(), "pid": os.getpid(), "count": count, "sink": sink,
                        "path": path}, separators=(",", ":")) + "\n"  # fmt: skip
     try:
@@ -491,6 +494,8 @@ def dropped_records(path: str | None = None) -> int:
 
     Read from the dropped-records log under the user state directory; 0 when there is none.
     """
+    import json  # noqa: PLC0415 - only when records are written or read
+
     total = 0
     try:
         descriptor = os.open(_drop_log_path(), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -547,6 +552,8 @@ def read_records(path: str) -> list[dict[str, Any]]:
     Raises:
         OSError: The file cannot be read.
     """
+    import json  # noqa: PLC0415 - only when records are written or read
+
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     with os.fdopen(descriptor, "rb") as file:
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):

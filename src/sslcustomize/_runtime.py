@@ -13,13 +13,13 @@ import ssl
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any, TypeVar
 
 from ._decision import Decision, decide
 from ._engine import NO_CHECK_TIME, EngineSpec, Settings, build_engine, build_verifier
 from ._envtrust import EnvTrust, first_notice, say
+from ._frozen import replace
 from ._policy import HostException, Policy
 from ._recording import Recorder, fork_safe_lock
 from ._trust import anchors_for, refresh_generation

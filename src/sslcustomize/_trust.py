@@ -29,9 +29,9 @@ import stat
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from ._files import read_regular
+from ._frozen import dataclass
 from ._policy import TrustSource
 from ._subjecthash import subject_hash
 from .exceptions import TrustError

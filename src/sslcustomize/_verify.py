@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ._decision import Decision
 from ._der import pin_or_none
 from ._engine import NO_CHECK_TIME
+from ._frozen import dataclass
 from ._policy import TrustSource
 from ._reasons import diagnose
 from ._replay import ReplayResult, replay_chain

@@ -11,6 +11,7 @@ from .._analysis import Analysis, Problem, analyse, describe
 from .._contexts import policy_context
 from .._decision import Decision, decide
 from .._envtrust import EnvTrust
+from .._frozen import replace
 from .._policy import Policy
 from .._probe import STARTTLS_PORTS, ProbeError, Target, fetch_chain, parse_target
 from .._reasons import explain
@@ -114,7 +115,7 @@ def _seen_intermediate(
         reason="incomplete_chain", problem=f"{problem} ({sighting.describe()})", fix=fix
     )
     problems = tuple(found if p.reason == "unknown_issuer" else p for p in analysis.problems)
-    return dataclasses.replace(analysis, problems=problems)
+    return replace(analysis, problems=problems)
 
 
 def environment_entry(entry: EnvTrust) -> dict[str, Any]:
@@ -152,7 +153,7 @@ def _client_verdicts(
         decision = decide(policy, host=target.host, port=target.port, context=client, today=today)
         if decision.trust == plan.decision.trust and not decision.ignored_environment:
             continue
-        verified = analyse(dataclasses.replace(plan, decision=decision, name=client), chain)
+        verified = analyse(replace(plan, decision=decision, name=client), chain)
         variables = [e.variable for e in decision.environment if e.clients]
         rows.append(
             {

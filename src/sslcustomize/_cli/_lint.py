@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gc
 import os
 import sys
 from typing import Any
 
+from sslcustomize._frozen import replace
 from sslcustomize._lint import RULES, Finding, lint_files
 from sslcustomize._lint._config import (
     TEST_MODES,
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()
     result = lint_files(files, jobs=args.jobs)
     result.findings = [
-        dataclasses.replace(f, in_tests=tests == "note" and is_test_path(f.path))
+        replace(f, in_tests=tests == "note" and is_test_path(f.path))
         for f in result.findings
         if _keep(f, config, select, ignore)
     ]

@@ -19,7 +19,6 @@ certifi's bundle into it (~20 ms) for ``verify=True`` and making a plain unverif
 from __future__ import annotations
 
 import functools
-import inspect
 import os
 import ssl
 import types
@@ -85,6 +84,8 @@ def _shared(verify: bool, http2: bool) -> ssl.SSLContext:  # noqa: FBT001
 
 
 def _transport_init(original: Callable[..., None]) -> Callable[..., None]:
+    import inspect  # noqa: PLC0415 - only once httpx is imported, not at every first context
+
     signature = inspect.signature(original)
 
     @functools.wraps(original)
@@ -107,6 +108,8 @@ def _transport_init(original: Callable[..., None]) -> Callable[..., None]:
 
 def _patch_transports(patcher: Patcher) -> Callable[[types.ModuleType], None]:
     def patch(module: types.ModuleType) -> None:
+        import inspect  # noqa: PLC0415 - only once httpx is imported
+
         if getattr(module, "create_ssl_context", None) is not None:
             patcher.replace(module, "create_ssl_context", _policy_ssl_context)
         for name in ("HTTPTransport", "AsyncHTTPTransport"):
