@@ -32,6 +32,9 @@ from sslcustomize._hosts import (
         ("10.0.0.0/8", "network", "10.0.0.0/8", None),
         ("fd00::/8", "network", "fd00::/8", None),
         ("bücher.example", "name", "xn--bcher-kva.example", None),
+        ("faß.de", "name", "xn--fa-hia.de", None),
+        ("*.Faß.de", "wildcard", "xn--fa-hia.de", None),
+        ("[fe80::1%eth1]:443", "address", "fe80::1%eth1", 443),
         ("intranet", "name", "intranet", None),
     ],
 )
@@ -145,17 +148,45 @@ def test_parse_address_is_ipaddress(text: str) -> None:
     a name for an address (or an address written another way) could pick another exception.
     """
     try:
-        expected: object = ipaddress.ip_address(text.partition("%")[0])
+        expected: object = ipaddress.ip_address(text)
     except ValueError:
         expected = None
     if not text or not (text[0].isdigit() or ":" in text):
         expected = None
     assert parse_address(text) == expected
     if isinstance(expected, ipaddress.IPv4Address):  # the index keys IPv4 by the text itself
-        assert str(expected) == text.partition("%")[0]
+        assert str(expected) == text
 
 
 @pytest.mark.parametrize("text", ["01.2.3.4", "1.2.3", "1.2.3.4.", "256.1.1.1", " 1.2.3.4"])
 def test_parse_address_refuses_loose_ipv4(text: str) -> None:
     """Leading zeros, missing or extra octets and padding are names, as ipaddress says."""
     assert parse_address(text) is None
+
+
+def test_ipv6_zone_ids_tell_hosts_apart() -> None:
+    """fe80::1%eth1's entry is not fe80::1%eth0's; a network covers every zone."""
+    index = _index("fe80::1%eth1", "[fe80::2]:443", "fe80::/10")
+    assert index.lookup("fe80::1%eth1", 443) == "fe80::1%eth1"
+    assert index.lookup("fe80::1%eth0", 443) == "fe80::/10"  # the network, not eth1's entry
+    assert _index("fe80::1%eth1").lookup("fe80::1%eth0", 443) is None
+    assert _index("fe80::1%eth1").lookup("fe80::1", 443) is None
+    assert _index("fe80::2").lookup("fe80::2%eth0", 443) is None  # a zone is not optional
+    assert index.lookup("fe80::2", 443) == "[fe80::2]:443"
+
+
+def test_international_names_follow_idna_2008() -> None:
+    """faß.de is xn--fa-hia.de; fass.de (what IDNA 2003 made of it) is another domain."""
+    index = _index("faß.de")
+    assert index.lookup("xn--fa-hia.de", 443) == "faß.de"
+    # Python's ssl sends and checks IDNA 2003's name for a client given 'faß.de': fass.de,
+    # another owner's domain, which the exception must not cover.
+    assert index.lookup(normalize_host("faß.de"), 443) is None
+    assert _index("fass.de").lookup("xn--fa-hia.de", 443) is None
+
+
+@pytest.mark.parametrize("text", ["ｆａß.de", "fa\u200dß.de"])
+def test_names_idna_2008_would_map_are_refused(text: str) -> None:
+    """Full-width letters and invisible joiners: refused with a message, not guessed at."""
+    with pytest.raises(ValueError, match="IDNA 2008"):
+        parse_host_pattern(text)

@@ -492,3 +492,99 @@ def test_requests_and_httpx_through_a_connect_proxy(
         assert reasons(fetch, good) == ()
         assert reasons(fetch, bad) == ("self_signed",)
     assert len(tunnelled) == 4
+
+
+# --- Port-scoped exceptions: sockets wrapped before connect(), CONNECT tunnels -------------------
+
+
+def _pinned_on(port: int, pin: str) -> str:
+    return f"[[exception]]\nhost = 'localhost:{port}'\npin = ['{pin}']\nreason = 'appliance'\n"
+
+
+def _wrapped_before_connect(port: int) -> str:
+    import socket
+
+    context = ssl.create_default_context()
+    with context.wrap_socket(socket.socket(), server_hostname="localhost") as tls:
+        tls.settimeout(10)
+        tls.connect(("127.0.0.1", port))
+        return str(tls.version())
+
+
+def test_port_exception_applies_to_a_socket_wrapped_before_connect(
+    pki: _pki.TestPKI, https_server: StartServer, enforce: Callable[[str], None]
+) -> None:
+    """wrap_socket() then connect(): the exception of the port connected to applies.
+
+    The twin: the same key served on another port is not covered (the port is the one
+    connect() reaches, not ignored).
+    """
+    appliance = pki["self_signed"]
+    pinned, other = https_server(appliance, "localhost"), https_server(appliance, "localhost")
+    enforce(_pinned_on(pinned[1], appliance.pin))
+    assert _wrapped_before_connect(pinned[1]).startswith("TLS")
+    with pytest.raises(sslcustomize.CertificateRejected) as caught:
+        _wrapped_before_connect(other[1])
+    assert caught.value.reasons == ("self_signed",)
+
+
+def test_port_exception_through_a_connect_proxy_is_the_servers(
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    enforce: Callable[[str], None],
+    connect_proxy: tuple[str, list[str]],
+) -> None:
+    """Through a CONNECT tunnel the server's port counts, never the proxy's.
+
+    An exception for the proxy's port (localhost:PROXY) used to cover every host tunnelled
+    through it under the same name: the MITM twin below is rejected.
+    """
+    import http.client
+
+    proxy, tunnelled = connect_proxy
+    proxy_port = int(proxy.rsplit(":", 1)[1])
+    appliance = pki["self_signed"]
+    server = https_server(appliance, "localhost")
+    url = server.url()
+
+    def via_http_client(url: str) -> str:
+        connection = http.client.HTTPSConnection("127.0.0.1", proxy_port, timeout=10)
+        connection.set_tunnel("localhost", server[1])
+        try:
+            connection.request("GET", "/")
+            return connection.getresponse().read().decode()
+        finally:
+            connection.close()
+
+    def via_requests(url: str) -> str:
+        with requests.Session() as session:
+            return session.get(url, proxies={"https": proxy}, timeout=10).text
+
+    def via_httpx(url: str) -> str:
+        with httpx.Client(proxy=proxy, timeout=10) as client:
+            return client.get(url).text
+
+    def via_httpx_async(url: str) -> str:
+        async def fetch() -> str:
+            async with httpx.AsyncClient(proxy=proxy, timeout=10) as client:
+                return (await client.get(url)).text
+
+        return asyncio.run(fetch())
+
+    def via_aiohttp(url: str) -> str:
+        async def fetch() -> str:
+            async with aiohttp.ClientSession() as session, session.get(url, proxy=proxy) as r:
+                return await r.text()
+
+        return asyncio.run(fetch())
+
+    clients = (via_http_client, via_requests, via_httpx, via_aiohttp)
+    enforce(_pinned_on(server[1], appliance.pin))
+    assert [reasons(fetch, url) for fetch in clients] == [()] * len(clients)
+    # httpx's AsyncClient: anyio makes the TLS object in a worker thread, where the port is
+    # not known; a port-scoped exception does not apply (docs/policy.md), never the proxy's.
+    assert reasons(via_httpx_async, url) == ("self_signed",)
+    enforce(_pinned_on(proxy_port, appliance.pin))
+    every = (*clients, via_httpx_async)
+    assert [reasons(fetch, url) for fetch in every] == [("self_signed",)] * len(every)
+    assert len(tunnelled) == 2 * len(every)

@@ -36,6 +36,7 @@ __all__ = [
     "native_rejection",
     "port_of",
     "rejection",
+    "server_port",
     "starttls_protocol",
     "transport_port",
 ]
@@ -61,15 +62,74 @@ def _port_of_address(peer: object) -> int | None:
     return None
 
 
+# The client methods that open a CONNECT tunnel and then start TLS in it: http.client's and
+# urllib3's HTTPSConnection.connect (requests, pip), httpcore's TunnelHTTPConnection (httpx),
+# aiohttp's connector.
+_TUNNEL_CALLERS = frozenset(
+    {"connect", "handle_request", "handle_async_request", "_create_proxy_connection"}
+)
+
+
+def _tunnel_port(names: dict[str, Any]) -> int | None:
+    """The port a client asked its proxy to tunnel to, if the frame's client is tunnelling."""
+    request = names.get("req")  # aiohttp: the request being sent through the proxy
+    port = getattr(request, "port", None)
+    if isinstance(port, int):
+        return port
+    owner = names.get("self")
+    if getattr(owner, "_tunnel_host", None):
+        port = getattr(owner, "_tunnel_port", None)
+        return port if isinstance(port, int) else None
+    origin = getattr(owner, "_remote_origin", None)  # httpcore's TunnelHTTPConnection
+    port = getattr(origin, "port", None)
+    return port if isinstance(port, int) else None
+
+
+def server_port(sock: object) -> int | None:
+    """Return the port of the server a socket's TLS connection is with, or ``None``.
+
+    Usually the socket's peer port. Two cases need the calling code (a few frames up): in a
+    CONNECT tunnel the socket is connected to the proxy, and the server's port is the one the
+    client asked the proxy for (else a port-scoped exception would match the proxy's port);
+    a socket wrapped before ``connect()`` is wrapped from inside ssl's own ``connect()``,
+    which holds the address it is about to connect to (else port-scoped exceptions would
+    never apply to it).
+    """
+    frame: types.FrameType | None = sys._getframe(2)  # noqa: SLF001 - see the docstring
+    for _ in range(16):
+        if frame is None:
+            break
+        name = frame.f_code.co_name
+        if name in _TUNNEL_CALLERS:
+            port = _tunnel_port(frame.f_locals)
+            if port is not None:
+                return port
+        elif name == "_real_connect" and frame.f_globals.get("__name__") == "ssl":
+            return _port_of_address(frame.f_locals.get("addr"))
+        frame = frame.f_back
+    return port_of(sock)
+
+
 def transport_port() -> int | None:
     """Find the peer port of a memory-BIO connection from the asyncio code wrapping it.
 
     The memory BIO knows no socket; a few frames up, asyncio's connection code has it (a
     ``sock`` local in ``_create_connection_transport``, a ``transport`` in ``start_tls``, or
-    the protocol's ``_transport``). Used only to match port-specific exceptions: without it
-    they would never apply to asyncio, aiohttp or websockets connections.
+    the protocol's ``_transport``), or httpcore's tunnel the port it asked its proxy for. Used
+    only to match port-specific exceptions: without it they would never apply to asyncio,
+    aiohttp or websockets connections.
     """
-    frame: types.FrameType | None = sys._getframe(3)  # noqa: SLF001 - see the docstring
+    start: types.FrameType | None = sys._getframe(3)  # noqa: SLF001 - see the docstring
+    frame = start
+    for _ in range(16):  # a tunnel first: asyncio's own locals there name the proxy's socket
+        if frame is None:
+            break
+        if frame.f_code.co_name in _TUNNEL_CALLERS:
+            port = _tunnel_port(frame.f_locals)
+            if port is not None:
+                return port
+        frame = frame.f_back
+    frame = start
     for _ in range(12):
         if frame is None:
             break

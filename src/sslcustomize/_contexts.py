@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any, TypeVar, cast
 
-from ._connection import connect, port_of, transport_port
+from ._connection import connect, server_port, transport_port
 from ._decision import Decision, longest_prefix
 from ._engine import ADDITIVE_STEPS, REPLACING_STEPS, Step, add_step, normalize
 from ._policy import SYSTEM_TRUST
@@ -192,7 +192,7 @@ class PolicyContext(ssl.SSLContext):
     ) -> Any:
         if server_side:
             return super()._wrap_socket(sock, server_side, server_hostname, **kwargs)  # type: ignore[misc]
-        return connect(self, (sock,), server_hostname, port_of(sock), **kwargs)
+        return connect(self, (sock,), server_hostname, server_port(sock), **kwargs)
 
     def _wrap_bio(
         self,

@@ -124,29 +124,67 @@ def parse_host_pattern(text: str) -> HostPattern:
         except ValueError as exc:
             raise ValueError(f"{host!r} is not a CIDR network ({exc})") from None
         return HostPattern(kind="network", value=str(network), port=port)
-    address = parse_address(host)
+    address = parse_address(host.lower())
     if address is not None:
         return HostPattern(kind="address", value=str(address), port=port)
     if host.startswith("*."):
-        parent = normalize_host(host[2:])
+        parent = _pattern_name(host[2:])
         if "*" in parent:
             raise ValueError("a wildcard may only stand for the whole first label ('*.example')")
         _check_name(parent)
         return HostPattern(kind="wildcard", value=parent, port=port)
     if "*" in host:
         raise ValueError("a wildcard may only stand for the whole first label ('*.example')")
-    name = normalize_host(host)
+    name = _pattern_name(host)
     _check_name(name)
     return HostPattern(kind="name", value=name, port=port)
 
 
+def _pattern_name(host: str) -> str:
+    """Return a policy's host name as the DNS knows it (IDNA 2008, UTS 46 nontransitional).
+
+    ``faß.de`` is ``xn--fa-hia.de``, a domain of its own, as browsers and the ``idna`` package
+    say; IDNA 2003 (Python's ``idna`` codec, which :func:`normalize_host` and the ssl module
+    use for the name a client connects to) maps it to ``fass.de``, another owner's domain. A
+    label that needs a compatibility mapping (full-width letters) or holds a format character
+    (a zero-width joiner) is refused rather than guessed at.
+
+    Raises:
+        ValueError: The name has such a label.
+    """
+    host = host.strip().rstrip(".").lower()
+    if host.isascii():
+        return host
+    import unicodedata  # noqa: PLC0415 - only for international names
+
+    labels = []
+    for label in host.split("."):
+        if label.isascii():
+            labels.append(label)
+            continue
+        form = unicodedata.normalize("NFC", label)
+        if unicodedata.normalize("NFKC", form) != form or any(
+            unicodedata.category(c) == "Cf" for c in form
+        ):
+            raise ValueError(
+                f"{label!r} is not in the form its owner registers (IDNA 2008): write it "
+                "without full-width or invisible characters, or as its xn-- form"
+            )
+        labels.append("xn--" + form.encode("punycode").decode("ascii"))
+    return ".".join(labels)
+
+
 def parse_address(host: str) -> IPAddress | None:
-    """Return ``host`` as an IP address (zone id dropped), or ``None`` for a name."""
+    """Return ``host`` as an IP address, or ``None`` for a name.
+
+    An IPv6 zone id is kept (``fe80::1%eth0`` and ``fe80::1%eth1`` are different hosts); an
+    IPv4 address has none (``10.0.0.1%x`` is not an address).
+    """
     if not host or not (host[0].isdigit() or ":" in host):
         return None
     import ipaddress  # noqa: PLC0415 - only for names that look like addresses
 
-    text = host.partition("%")[0]
+    text = host
     try:
         # OpenSSL-style strict dotted quad, a quarter of ipaddress's parsing time; what it
         # accepts ipaddress accepts as the same address (tested), the rest goes the long way.
@@ -224,7 +262,7 @@ class HostIndex(Generic[T]):
         if address is None:
             key = host
         elif address.version == 4:
-            key = host.partition("%")[0]  # IPv4 is accepted only in its canonical form
+            key = host  # IPv4 is accepted only in its canonical form
         else:
             key = str(address)
         bucket = self._names.get(key)
