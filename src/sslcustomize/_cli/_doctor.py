@@ -13,9 +13,10 @@ import sys
 from typing import Any
 
 from .. import _inject
-from .._contexts import create_default_context, create_stdlib_context
+from .._contexts import create_default_context
 from .._decision import decide
 from .._envtrust import VARIABLES, pip_config_cert
+from .._inject._stdlib import create_stdlib_context
 from .._paths import ENV_POLICY
 from .._policy import Policy, load_policy, policy_files
 from .._policy_errors import every_error

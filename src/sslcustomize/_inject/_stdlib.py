@@ -20,16 +20,212 @@ from .._contexts import (
     ORIGINAL_CREATE_DEFAULT_CONTEXT,
     ORIGINAL_CREATE_UNVERIFIED_CONTEXT,
     PolicyContext,
+    build_context,
+    caller_module,
     create_default_context,
-    create_default_https_context,
-    create_stdlib_context,
-    create_unverified_context,
+    named_contexts,
     unwrap_factory,
 )
+from .._runtime import Runtime
+from .._state import current_runtime
 from ._patcher import Patcher
 from ._shared import on_import
 
-__all__ = ["inject"]
+__all__ = [
+    "SharedContext",
+    "create_default_https_context",
+    "create_stdlib_context",
+    "create_unverified_context",
+    "inject",
+]
+
+# --- The replacements of ssl's factories ---------------------------------------------------------
+
+
+class SharedContext(PolicyContext):
+    """A policy context shared by connections that all set the same on it; then read-only.
+
+    http.client builds a context per connection and sets the same ALPN list and
+    ``post_handshake_auth`` on it each time; building a fresh one each time costs a context
+    and a cold certificate store. One shared context serves them all instead, frozen once
+    built: setting anything to the value it already has is a no-op, and any other change
+    raises :class:`~sslcustomize.exceptions.SharedContextError`, so that no caller's change
+    (``check_hostname = False`` through ``sock.context``) can ever reach another caller.
+    """
+
+
+def _http_client_version() -> int | None:
+    """Return http.client's HTTP version when it is the one asking, with nothing of its own.
+
+    http.client asks from ``HTTPSConnection.__init__`` (3.12+ through
+    ``_create_https_context``, which urllib.request's ``HTTPSHandler`` calls too, and then
+    changes ``check_hostname``: that caller gets a context of its own). On 3.10/3.11 the
+    deprecated ``key_file``/``cert_file``/``check_hostname`` arguments change the context:
+    such a connection gets one of its own too.
+    """
+    frame: types.FrameType | None = sys._getframe(2)  # noqa: SLF001 - see the docstring
+    while frame is not None and frame.f_globals.get("__name__") == "_sslcustomize_startup":
+        frame = frame.f_back  # the startup hook's stand-in, on the first call
+    if frame is None:
+        return None
+    code = frame.f_code
+    if code.co_name == "_create_https_context" and frame.f_globals.get("__name__") == "http.client":
+        frame = frame.f_back
+        if frame is None:
+            return None
+        code = frame.f_code
+    if code.co_name != "__init__" or frame.f_globals.get("__name__") != "http.client":
+        return None
+    names = frame.f_locals
+    if names.get("key_file") or names.get("cert_file"):
+        return None
+    if names.get("check_hostname") not in (None, True):
+        return None
+    return int(getattr(names.get("self"), "_http_vsn", 11))
+
+
+def _shared_http_client_context(runtime: Runtime, version: int) -> SharedContext:
+    def build() -> SharedContext:
+        context = build_context(SharedContext, "http.client", runtime=runtime)
+        if version == 11:
+            context.set_alpn_protocols(["http/1.1"])
+        if context.post_handshake_auth is not None:
+            context.post_handshake_auth = True
+        context.freeze()
+        return context
+
+    return runtime.shared(("http.client", version), build)
+
+
+def create_default_https_context(
+    purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH,
+    *,
+    cafile: str | None = None,
+    capath: str | None = None,
+    cadata: str | bytes | None = None,
+) -> ssl.SSLContext:
+    """Replace ``ssl._create_default_https_context`` (http.client, urllib.request, xmlrpc).
+
+    Like :func:`create_default_context`, except that http.client's own connections share one
+    read-only context per policy (see :class:`SharedContext`).
+    """
+    if purpose == ssl.Purpose.SERVER_AUTH and not (cafile or capath or cadata):
+        version = _http_client_version()
+        if version is not None and not named_contexts.registered("http.client"):
+            return _shared_http_client_context(current_runtime(), version)
+    return create_default_context(purpose, cafile=cafile, capath=capath, cadata=cadata)
+
+
+def _stdlib_factory(
+    *,
+    opt_out: bool,
+    protocol: int | None,
+    cert_reqs: int | None,
+    check_hostname: bool | None,
+    purpose: ssl.Purpose,
+    certfile: str | None,
+    keyfile: str | None,
+    cafile: str | None,
+    capath: str | None,
+    cadata: str | bytes | None,
+) -> ssl.SSLContext:
+    """Build what ``ssl._create_stdlib_context``/``_create_unverified_context`` return.
+
+    Server-side contexts are built by :mod:`ssl` unchanged. A client gets a
+    :class:`PolicyContext` for the calling module (or its registered factory) with the
+    protocol asked for; verification settings given explicitly (or implied by
+    ``_create_unverified_context``) are applied as asked: a code opt-out that the policy
+    records or refuses at each connection.
+    """
+    if purpose != ssl.Purpose.SERVER_AUTH or protocol == ssl.PROTOCOL_TLS_SERVER:
+        return ORIGINAL_CREATE_UNVERIFIED_CONTEXT(  # type: ignore[no-any-return]
+            protocol,
+            cert_reqs=ssl.CERT_NONE if cert_reqs is None else cert_reqs,
+            check_hostname=bool(check_hostname),
+            purpose=purpose,
+            certfile=certfile,
+            keyfile=keyfile,
+            cafile=cafile,
+            capath=capath,
+            cadata=cadata,
+        )
+    name = caller_module()
+    explicit_protocol = protocol not in (None, ssl.PROTOCOL_TLS_CLIENT)
+    factory = None
+    if not (cafile or capath or cadata or explicit_protocol):
+        factory = named_contexts.registered(name)
+    if factory is not None:
+        context = factory()
+    else:
+        context = build_context(
+            PolicyContext, name, protocol=protocol or ssl.PROTOCOL_TLS_CLIENT,
+            cafile=cafile, capath=capath, cadata=cadata,
+        )  # fmt: skip
+    if isinstance(context, PolicyContext):
+        # Python's own factory verifies only when the code asked for CERT_REQUIRED itself.
+        context._sslcustomize_python_verifies = not opt_out and cert_reqs == ssl.CERT_REQUIRED  # noqa: SLF001
+    if opt_out or check_hostname is not None or cert_reqs is not None:
+        verify_mode = ssl.CERT_REQUIRED if cert_reqs is None else cert_reqs
+        if check_hostname is not None or verify_mode != ssl.CERT_REQUIRED:
+            context.check_hostname = bool(check_hostname)  # before CERT_NONE: ssl's order
+        context.verify_mode = ssl.VerifyMode(verify_mode)
+    if certfile or keyfile:
+        context.load_cert_chain(certfile, keyfile)  # type: ignore[arg-type]
+    return context
+
+
+def create_stdlib_context(
+    protocol: int | None = None,
+    *,
+    cert_reqs: int | None = None,
+    check_hostname: bool | None = None,
+    purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH,
+    certfile: str | None = None,
+    keyfile: str | None = None,
+    cafile: str | None = None,
+    capath: str | None = None,
+    cadata: str | bytes | None = None,
+) -> ssl.SSLContext:
+    """Replace ``ssl._create_stdlib_context``: verify where the stdlib would not.
+
+    smtplib, imaplib, poplib, ftplib and nntplib call this (CPython gh-91826); it returns a
+    verifying context for the calling module, with the caller's protocol and client
+    certificate. An explicit ``cert_reqs``/``check_hostname`` is applied as given (a code
+    opt-out when it turns verification off: ``ssl.get_server_certificate()`` does).
+    """
+    return _stdlib_factory(
+        opt_out=False, protocol=protocol, cert_reqs=cert_reqs, check_hostname=check_hostname,
+        purpose=purpose, certfile=certfile, keyfile=keyfile, cafile=cafile, capath=capath,
+        cadata=cadata,
+    )  # fmt: skip
+
+
+def create_unverified_context(
+    protocol: int | None = None,
+    *,
+    cert_reqs: int = ssl.CERT_NONE,
+    check_hostname: bool = False,
+    purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH,
+    certfile: str | None = None,
+    keyfile: str | None = None,
+    cafile: str | None = None,
+    capath: str | None = None,
+    cadata: str | bytes | None = None,
+) -> ssl.SSLContext:
+    """Replace ``ssl._create_unverified_context``: a code opt-out the policy can see.
+
+    A client context is a :class:`PolicyContext` set up as the caller asked (by default not
+    verifying), so that its connections are reported as ``code_opt_out`` and, where
+    ``allow_code_opt_out = false``, verified anyway.
+    """
+    return _stdlib_factory(
+        opt_out=True, protocol=protocol, check_hostname=check_hostname, purpose=purpose,
+        cert_reqs=cert_reqs,  # sslcustomize: allow(the code opt-out, visible to the policy)
+        certfile=certfile, keyfile=keyfile, cafile=cafile, capath=capath, cadata=cadata,
+    )  # fmt: skip
+
+
+# --- Putting them in place -----------------------------------------------------------------------
 
 
 def _opener_context(opener: object) -> object:
