@@ -45,7 +45,7 @@ print(ssl._create_stdlib_context.__module__, type(context).__name__)
     assert out[:3] == ["False", "False", "True"]
     assert out[3:5] == ["_sslcustomize_startup", "_sslcustomize_startup"]
     assert out[5] == "False", "import ssl alone must not import sslcustomize"
-    assert out[6:] == ["sslcustomize._contexts", "PolicyContext"]
+    assert out[6:] == ["sslcustomize._inject._stdlib", "PolicyContext"]
 
 
 def test_extract_after_startup_restores_pythons_factories(write_policy: WritePolicy) -> None:

@@ -11,6 +11,7 @@ enforce mode would have decided for that caller.
 
 from __future__ import annotations
 
+import contextvars
 import ssl
 import sys
 import types
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from ._contexts import PolicyContext
 
 __all__ = [
+    "TUNNEL_PORT",
     "connect",
     "native_rejection",
     "port_of",
@@ -61,6 +63,13 @@ def _port_of_address(peer: object) -> int | None:
         return peer[1]
     return None
 
+
+#: The port of the server a client is starting TLS with through a CONNECT tunnel, where no
+#: frame can tell it: aiohttp on 3.10 starts TLS from a loop callback (asyncio copies this
+#: context into it). Set by the aiohttp hook around its tunnel's TLS start.
+TUNNEL_PORT: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "sslcustomize_tunnel_port", default=None
+)
 
 # The client methods that open a CONNECT tunnel and then start TLS in it: http.client's and
 # urllib3's HTTPSConnection.connect (requests, pip), httpcore's TunnelHTTPConnection (httpx),
@@ -119,6 +128,9 @@ def transport_port() -> int | None:
     only to match port-specific exceptions: without it they would never apply to asyncio,
     aiohttp or websockets connections.
     """
+    tunnelled = TUNNEL_PORT.get()
+    if tunnelled is not None:
+        return tunnelled
     start: types.FrameType | None = sys._getframe(3)  # noqa: SLF001 - see the docstring
     frame = start
     for _ in range(16):  # a tunnel first: asyncio's own locals there name the proxy's socket

@@ -17,6 +17,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from .._connection import TUNNEL_PORT
 from ._patcher import Patcher
 from ._shared import ContextCache, library_context, make_opt_out, on_import
 
@@ -37,9 +38,34 @@ def _context(verified: bool) -> ssl.SSLContext:  # noqa: FBT001
     return _cache.get(verified, build)  # type: ignore[no-any-return]
 
 
+def _tunnel_tls(original: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap ``_start_tls_connection``: TLS in a CONNECT tunnel is with the request's port.
+
+    On 3.10 asyncio makes the TLS object from a loop callback, where no frame of aiohttp's
+    says which server the tunnel reaches; the port travels in a context variable instead.
+    """
+
+    @functools.wraps(original)
+    async def _start_tls_connection(
+        self: Any, transport: Any, req: Any, *args: Any, **kw: Any
+    ) -> Any:
+        port = getattr(req, "port", None)
+        token = TUNNEL_PORT.set(port if isinstance(port, int) else None)
+        try:
+            return await original(self, transport, req, *args, **kw)
+        finally:
+            TUNNEL_PORT.reset(token)
+
+    _start_tls_connection.__sslcustomize_original__ = original  # type: ignore[attr-defined]
+    return _start_tls_connection
+
+
 def _patch(patcher: Patcher) -> Callable[[types.ModuleType], None]:
     def patch(connector: types.ModuleType) -> None:
         tcp = getattr(connector, "TCPConnector", None)
+        tunnel = getattr(tcp, "_start_tls_connection", None)
+        if tunnel is not None:
+            patcher.replace(tcp, "_start_tls_connection", _tunnel_tls(tunnel))
         original = getattr(tcp, "_get_ssl_context", None)
         verified = getattr(connector, "_SSL_CONTEXT_VERIFIED", None)
         unverified = getattr(connector, "_SSL_CONTEXT_UNVERIFIED", None)
