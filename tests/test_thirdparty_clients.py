@@ -313,7 +313,11 @@ def wss_server(pki: _pki.TestPKI) -> Iterator[Callable[[str], str]]:
             connection.send(message)
 
     def start(case: str) -> str:
-        server = serve(echo, "127.0.0.1", 0, ssl=_servers.server_context(pki[case]))
+        # open_timeout as the clients': the server's default (10 s) closed a connection
+        # before its HTTP response once under CI's load ("connection closed while reading
+        # HTTP status line" on the client).
+        context = _servers.server_context(pki[case])
+        server = serve(echo, "127.0.0.1", 0, ssl=context, open_timeout=30)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         # By address: "localhost" may try ::1 first, which this server does not listen on.
