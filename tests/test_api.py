@@ -47,10 +47,13 @@ def test_all_is_the_public_api() -> None:
 def test_exception_hierarchy() -> None:
     """Rejections are SSLCertVerificationError; warnings share one root."""
     assert issubclass(sslcustomize.CertificateRejected, ssl.SSLCertVerificationError)
+    from sslcustomize._probe import ProbeError  # the commands' "could not check" error
+
     for error in (
         sslcustomize.PolicyError,
         sslcustomize.TrustError,
         sslcustomize.SharedContextError,
+        ProbeError,
     ):
         assert issubclass(error, sslcustomize.SSLCustomizeError)
     for warning in (

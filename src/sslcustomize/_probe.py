@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from ._hosts import parse_address
 from ._reasons import STARTTLS_PORTS
 from ._replay import der_chain
+from .exceptions import SSLCustomizeError
 
 __all__ = ["STARTTLS_PORTS", "ProbeError", "Target", "fetch_chain", "parse_target"]
 
@@ -22,7 +23,7 @@ __all__ = ["STARTTLS_PORTS", "ProbeError", "Target", "fetch_chain", "parse_targe
 SCHEMES = {"https": 443, "smtps": 465, "imaps": 993, "pop3s": 995, "ftps": 990, "ldaps": 636}
 
 
-class ProbeError(Exception):
+class ProbeError(SSLCustomizeError):
     """The server could not be checked (DNS, refused, timeout, no TLS); a one-line reason."""
 
 
