@@ -472,6 +472,22 @@ def connect_proxy() -> Iterator[tuple[str, list[str]]]:
     listener.close()
 
 
+def _requests_via(proxy: str) -> Fetch:
+    def via_requests(url: str) -> str:
+        with requests.Session() as session:
+            return session.get(url, proxies={"https": proxy}, timeout=10).text
+
+    return via_requests
+
+
+def _httpx_via(proxy: str) -> Fetch:
+    def via_httpx(url: str) -> str:
+        with httpx.Client(proxy=proxy, timeout=10) as client:
+            return client.get(url).text
+
+    return via_httpx
+
+
 def test_requests_and_httpx_through_a_connect_proxy(
     pki: _pki.TestPKI,
     https_server: StartServer,
@@ -484,13 +500,7 @@ def test_requests_and_httpx_through_a_connect_proxy(
     good = https_server(pki["good"], "localhost").url()
     bad = https_server(pki["self_signed"], "localhost").url()
 
-    def via_requests(url: str) -> str:
-        with requests.Session() as session:
-            return session.get(url, proxies={"https": proxy}, timeout=10).text
-
-    def via_httpx(url: str) -> str:
-        with httpx.Client(proxy=proxy, timeout=10) as client:
-            return client.get(url).text
+    via_requests, via_httpx = _requests_via(proxy), _httpx_via(proxy)
 
     for fetch in (via_requests, via_httpx):
         assert reasons(fetch, good) == ()
@@ -560,13 +570,7 @@ def test_port_exception_through_a_connect_proxy_is_the_servers(
         finally:
             connection.close()
 
-    def via_requests(url: str) -> str:
-        with requests.Session() as session:
-            return session.get(url, proxies={"https": proxy}, timeout=10).text
-
-    def via_httpx(url: str) -> str:
-        with httpx.Client(proxy=proxy, timeout=10) as client:
-            return client.get(url).text
+    via_requests, via_httpx = _requests_via(proxy), _httpx_via(proxy)
 
     def via_httpx_async(url: str) -> str:
         async def fetch() -> str:

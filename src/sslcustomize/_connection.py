@@ -64,28 +64,21 @@ def _port_of_address(peer: object) -> int | None:
     return None
 
 
-#: The port of the server a client is starting TLS with through a CONNECT tunnel, where no
-#: frame can tell it: aiohttp on 3.10 starts TLS from a loop callback (asyncio copies this
-#: context into it). Set by the aiohttp hook around its tunnel's TLS start.
+#: The port of the server a client is starting TLS with through a CONNECT tunnel, where the
+#: frames hold only the proxy's socket (and on 3.10 asyncio starts TLS from a loop callback,
+#: into which it copies this context). Set by the aiohttp hook around its tunnel's TLS start.
 TUNNEL_PORT: contextvars.ContextVar[int | None] = contextvars.ContextVar(
     "sslcustomize_tunnel_port", default=None
 )
 
-# The client methods that open a CONNECT tunnel and then start TLS in it: http.client's and
-# urllib3's HTTPSConnection.connect (requests, pip), httpcore's TunnelHTTPConnection (httpx),
-# aiohttp's connector.
-_TUNNEL_CALLERS = frozenset(
-    {"connect", "handle_request", "handle_async_request", "_create_proxy_connection"}
-)
+# The client methods that open a CONNECT tunnel and then wrap a socket in it: http.client's and
+# urllib3's HTTPSConnection.connect (requests, pip), httpcore's TunnelHTTPConnection (httpx).
+# aiohttp's tunnels use TUNNEL_PORT; httpx's AsyncClient wraps in a worker thread (no frames).
+_TUNNEL_CALLERS = frozenset({"connect", "handle_request"})
 
 
-def _tunnel_port(names: dict[str, Any]) -> int | None:
-    """The port a client asked its proxy to tunnel to, if the frame's client is tunnelling."""
-    request = names.get("req")  # aiohttp: the request being sent through the proxy
-    port = getattr(request, "port", None)
-    if isinstance(port, int):
-        return port
-    owner = names.get("self")
+def _tunnel_port(owner: object) -> int | None:
+    """The port a client object asked its proxy to tunnel to, if it is tunnelling."""
     if getattr(owner, "_tunnel_host", None):
         port = getattr(owner, "_tunnel_port", None)
         return port if isinstance(port, int) else None
@@ -110,7 +103,7 @@ def server_port(sock: object) -> int | None:
             break
         name = frame.f_code.co_name
         if name in _TUNNEL_CALLERS:
-            port = _tunnel_port(frame.f_locals)
+            port = _tunnel_port(frame.f_locals.get("self"))
             if port is not None:
                 return port
         elif name == "_real_connect" and frame.f_globals.get("__name__") == "ssl":
@@ -124,24 +117,14 @@ def transport_port() -> int | None:
 
     The memory BIO knows no socket; a few frames up, asyncio's connection code has it (a
     ``sock`` local in ``_create_connection_transport``, a ``transport`` in ``start_tls``, or
-    the protocol's ``_transport``), or httpcore's tunnel the port it asked its proxy for. Used
-    only to match port-specific exceptions: without it they would never apply to asyncio,
-    aiohttp or websockets connections.
+    the protocol's ``_transport``); through aiohttp's CONNECT tunnel, :data:`TUNNEL_PORT`.
+    Used only to match port-specific exceptions: without it they would never apply to
+    asyncio, aiohttp or websockets connections.
     """
     tunnelled = TUNNEL_PORT.get()
     if tunnelled is not None:
         return tunnelled
-    start: types.FrameType | None = sys._getframe(3)  # noqa: SLF001 - see the docstring
-    frame = start
-    for _ in range(16):  # a tunnel first: asyncio's own locals there name the proxy's socket
-        if frame is None:
-            break
-        if frame.f_code.co_name in _TUNNEL_CALLERS:
-            port = _tunnel_port(frame.f_locals)
-            if port is not None:
-                return port
-        frame = frame.f_back
-    frame = start
+    frame: types.FrameType | None = sys._getframe(3)  # noqa: SLF001 - see the docstring
     for _ in range(12):
         if frame is None:
             break

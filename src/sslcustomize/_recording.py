@@ -160,21 +160,16 @@ class Recorder:
         fields = dict(chain_fields(chain))
         if decision.pins or not REACHED_ANCHOR_REASONS.issuperset(reasons):
             fields.pop("intermediates", None)
-        self._open().write(
-            Record(
-                time=now(),
-                pid=os.getpid(),
-                program=program(),
-                context=name,
-                host=host,
-                port=port,
-                mode=decision.mode,
-                verdict=verdict,
-                reasons=reasons,
-                rule=decision.rule,
-                origin=str(origin) if origin else None,
-                **fields,
-            )
+        self._write(
+            context=name,
+            host=host,
+            port=port,
+            mode=decision.mode,
+            verdict=verdict,
+            reasons=reasons,
+            rule=decision.rule,
+            origin=str(origin) if origin else None,
+            **fields,
         )
 
     def record_ignored_variable(self, entry: EnvTrust, *, decision: Decision, name: str) -> None:
@@ -182,21 +177,20 @@ class Recorder:
 
         ``rule`` names the variable (``environment REQUESTS_CA_BUNDLE``), ``origin`` the lock.
         """
-        self._open().write(
-            Record(
-                time=now(),
-                pid=os.getpid(),
-                program=program(),
-                context=name,
-                host=None,
-                port=None,
-                mode=decision.mode,
-                verdict="ignored",
-                reasons=(IGNORED_VARIABLE,),
-                rule=f"environment {entry.variable}",
-                origin=entry.why,
-            )
+        self._write(
+            context=name,
+            host=None,
+            port=None,
+            mode=decision.mode,
+            verdict="ignored",
+            reasons=(IGNORED_VARIABLE,),
+            rule=f"environment {entry.variable}",
+            origin=entry.why,
         )
+
+    def _write(self, **fields: Any) -> None:
+        """Write a record of this process, now, with ``fields``."""
+        self._open().write(Record(time=now(), pid=os.getpid(), program=program(), **fields))
 
     def close(self) -> None:
         """Close the sink (it reopens if this policy records again)."""

@@ -24,6 +24,7 @@ from typing import Any
 
 from ._der import DERError, parse_certificate
 from ._policy import Policy
+from ._reasons import target_text
 from ._report import default_path, read_records
 
 __all__ = [
@@ -47,9 +48,7 @@ class Sighting:
 
     def describe(self) -> str:
         """Say where, for a sentence: ``seen verifying for mail.example:465 on 2026-12-04``."""
-        where = self.host or "another server"
-        if self.host and self.port:
-            where = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+        where = target_text(self.host, self.port) if self.host else "another server"
         when = f" on {self.time[:10]}" if self.time else ""
         return f"this machine saw it verify for {where}{when}"
 

@@ -41,8 +41,9 @@ def _context(verified: bool) -> ssl.SSLContext:  # noqa: FBT001
 def _tunnel_tls(original: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap ``_start_tls_connection``: TLS in a CONNECT tunnel is with the request's port.
 
-    On 3.10 asyncio makes the TLS object from a loop callback, where no frame of aiohttp's
-    says which server the tunnel reaches; the port travels in a context variable instead.
+    The frames under it hold only the proxy's transport (and on 3.10 asyncio makes the TLS
+    object from a loop callback, without aiohttp's frames): the port travels in a context
+    variable instead.
     """
 
     @functools.wraps(original)
