@@ -5,7 +5,13 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["atomic_write", "read_regular"]
+__all__ = [
+    "atomic_write",
+    "cache_directory",
+    "private_directory",
+    "read_regular",
+    "trusted_path",
+]
 
 
 def atomic_write(path: str, text: str, mode: int = 0o644) -> None:
@@ -54,3 +60,51 @@ def read_regular(path: str, limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(descriptor)
+
+
+def cache_directory(name: str) -> str:
+    """Return the path of one of sslcustomize's caches (``anchors``, ``policy``)."""
+    from ._paths import user_cache_dir  # noqa: PLC0415 - _paths reads the startup module
+
+    return os.path.join(os.path.realpath(user_cache_dir()), name)
+
+
+def private_directory(path: str) -> bool:
+    """Make ``path`` (and its parents) if needed; tell whether it is ours alone, 0700."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            return False
+        if info.st_mode & 0o077:
+            os.chmod(path, 0o700)
+    except OSError:
+        return False
+    return trusted_path(path)
+
+
+def trusted_path(path: str) -> bool:
+    """Tell whether nobody but this user and root can change ``path`` or any directory above it.
+
+    Each component of the resolved path must be owned by root or the effective user and not
+    writable by group or others, except a sticky directory (``/tmp``), where others cannot
+    rename or remove what they do not own. OpenSSL reads a hashed directory lazily, by path:
+    a parent another user controls could swap it for one holding their CA.
+    """
+    real = os.path.realpath(path)
+    uid = os.geteuid()
+    current = os.sep
+    components = [part for part in real.split(os.sep) if part]
+    for index in range(len(components) + 1):
+        if index:
+            current = os.path.join(current, components[index - 1])
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return False
+        if stat.S_ISLNK(info.st_mode) or info.st_uid not in (0, uid):
+            return False
+        last = index == len(components)
+        if info.st_mode & 0o022 and (last or not info.st_mode & stat.S_ISVTX):
+            return False
+    return True

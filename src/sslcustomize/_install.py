@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._discovery import Interpreter
+from ._files import cache_directory
 
 __all__ = [
     "MANIFEST",
@@ -248,6 +249,8 @@ def install(interpreters: Iterable[Interpreter], *, root: str, scope: str) -> In
             if _write_if_different(destination, file.read()):
                 changed.append(destination)
     manifest["runtime"] = runtime
+    if scope == "user" and "caches_made" not in manifest:
+        manifest["caches_made"] = _absent_directories(os.path.dirname(cache_directory("policy")))
     hooked: list[Interpreter] = []
     skipped: list[tuple[Interpreter, str]] = []
     seen: set[str] = set()
@@ -381,7 +384,30 @@ def uninstall(root: str) -> list[str]:
     if os.path.exists(os.path.join(root, MANIFEST)):
         os.unlink(os.path.join(root, MANIFEST))
     _remove_directories(manifest["directories"])
+    _remove_caches(manifest.get("caches_made", []))
     return restored
+
+
+def _absent_directories(path: str) -> list[str]:
+    """Return ``path`` and its parents that do not exist yet, deepest first."""
+    absent = []
+    while not os.path.lexists(path) and os.path.dirname(path) != path:
+        absent.append(path)
+        path = os.path.dirname(path)
+    return absent
+
+
+def _remove_caches(made: Sequence[str]) -> None:
+    """Remove the user's sslcustomize cache if it came after enable, and parents left empty.
+
+    Hooked processes fill it (parsed policies, hashed anchors); it did not exist before.
+    """
+    if not made:
+        return
+    shutil.rmtree(made[0], ignore_errors=True)  # the cache itself: sslcustomize's alone
+    for directory in made[1:]:
+        with contextlib.suppress(OSError):
+            os.rmdir(directory)  # a parent: only if nothing else lives there now
 
 
 def _remove_directories(directories: Sequence[str]) -> None:

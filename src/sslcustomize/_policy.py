@@ -17,17 +17,23 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import _sslcustomize_startup as _startup
 
 from ._files import read_regular
 from ._frozen import dataclass, field, replace
 from ._hosts import HostIndex, HostPattern, parse_host_pattern
+from ._tomlcache import cached_parse
 from .exceptions import PolicyError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Generic, Literal, TypeVar
+
     from ._envtrust import EnvTrust
+else:
+    from ._notyping import Generic, Literal, TypeVar
+
 
 __all__ = [
     "ContextRule",
@@ -44,6 +50,7 @@ __all__ = [
 
 T = TypeVar("T")
 Mode = Literal["enforce", "report"]
+SourceKind = Literal["system", "certifi", "file", "directory"]
 MODES = ("enforce", "report")
 TLS_VERSIONS = ("1.2", "1.3")
 SINKS = ("sqlite", "jsonl", "syslog", "log", "none")
@@ -51,7 +58,7 @@ LOCKABLE = ("mode", "trust", "minimum_tls", "allow_code_opt_out", "exception", "
 SCHEMA_VERSION = 1
 #: Policy files larger than this are refused unread (a real one is a few KB).
 MAX_POLICY_SIZE = 1024 * 1024
-_PIN = re.compile(r"^sha256/([A-Za-z0-9+/]{43}=)$")
+_PIN = r"^sha256/([A-Za-z0-9+/]{43}=)$"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,7 +98,7 @@ class TrustSource:
         origin: Where the policy named it.
     """
 
-    kind: Literal["system", "certifi", "file", "directory"]
+    kind: SourceKind
     path: str | None = None
     origin: Origin = DEFAULT
 
@@ -192,16 +199,17 @@ class Policy:
 
 
 # --- Locating keys in the source text -------------------------------------------------------
+# Patterns are kept as text: ``re`` compiles (and caches) one when it is first used, so a
+# process whose policy needs none of them never pays for compiling them.
 
 _KEY_PART = r"""[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'"""
-_KEY_PARTS = re.compile(_KEY_PART)
-_HEADER = re.compile(rf"^\s*(\[\[?)\s*((?:{_KEY_PART})(?:\s*\.\s*(?:{_KEY_PART}))*)\s*\]")
-_ASSIGN = re.compile(rf"^\s*((?:{_KEY_PART})(?:\s*\.\s*(?:{_KEY_PART}))*)\s*=")
+_HEADER = rf"^\s*(\[\[?)\s*((?:{_KEY_PART})(?:\s*\.\s*(?:{_KEY_PART}))*)\s*\]"
+_ASSIGN = rf"^\s*((?:{_KEY_PART})(?:\s*\.\s*(?:{_KEY_PART}))*)\s*="
 
 KeyPath = tuple[str | int, ...]
 
 
-_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.DOTALL)
+_ESCAPE = r"(?s)\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))"
 _SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
 
 
@@ -217,12 +225,12 @@ def _unescape(body: str) -> str:
                 return "\ufffd"
         return _SIMPLE_ESCAPES.get(match.group(3), match.group(3))
 
-    return _ESCAPE.sub(one, body)
+    return re.sub(_ESCAPE, one, body)
 
 
 def _split_key(text: str) -> list[str]:
     parts = []
-    for token in _KEY_PARTS.findall(text):
+    for token in re.findall(_KEY_PART, text):
         if token.startswith('"'):
             parts.append(_unescape(token[1:-1]))
         elif token.startswith("'"):
@@ -250,7 +258,7 @@ def locate_keys(text: str) -> dict[KeyPath, int]:
             continue
         if quotes % 2 == 1:
             in_multiline = True
-        header = _HEADER.match(line)
+        header = re.match(_HEADER, line)
         if header:
             names = tuple(_split_key(header.group(2)))
             if header.group(1) == "[[":
@@ -260,7 +268,7 @@ def locate_keys(text: str) -> dict[KeyPath, int]:
                 table = names
             lines.setdefault(table, number)
             continue
-        assign = _ASSIGN.match(line)
+        assign = re.match(_ASSIGN, line)
         if assign:
             lines.setdefault((*table, *_split_key(assign.group(1))), number)
     return lines
@@ -409,7 +417,12 @@ def _toml_parser() -> Any:
     return tomli  # pragma: no cover - Python 3.10
 
 
-def _parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
+def _toml_tree(text: str, path: str) -> dict[str, Any]:
+    """Parse ``text`` as TOML (see :mod:`._tomlcache`: parsed once per version of a file).
+
+    Raises:
+        PolicyError: It is not valid TOML, or this Python has no TOML parser.
+    """
     try:
         tomllib = _toml_parser()
     except ImportError:
@@ -419,12 +432,17 @@ def _parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
             path=path,
         ) from None
     try:
-        data = tomllib.loads(text)
+        data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line = re.search(r"line (\d+)", str(exc))
         raise PolicyError(
             f"not valid TOML: {exc}", path=path, line=int(line.group(1)) if line else None
         ) from None
+    return data
+
+
+def _parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
+    data = cached_parse(text, path, lambda source: _toml_tree(source, path))
     reader = _Reader(text, path, layer)
     reader.check_keys(data, _TOP_KEYS, ())
     version = data.get("version", SCHEMA_VERSION)
@@ -550,7 +568,7 @@ def _read_exception(reader: _Reader, table: dict[str, Any], at: KeyPath) -> Host
 
 
 def _read_pin(reader: _Reader, text: str, key: KeyPath) -> str:
-    match = _PIN.match(text.strip())
+    match = re.match(_PIN, text.strip())
     valid = False
     if match:
         try:

@@ -21,19 +21,17 @@ A process re-checks its bundles at most every :data:`REFRESH_INTERVAL` seconds (
 
 from __future__ import annotations
 
-import hashlib
+import _thread
 import os
 import re
 import ssl
 import stat
-import threading
 import time
 from collections.abc import Iterable
 
-from ._files import read_regular
+from ._files import cache_directory, private_directory, read_regular, trusted_path
 from ._frozen import dataclass
 from ._policy import TrustSource
-from ._subjecthash import subject_hash
 from .exceptions import TrustError
 
 __all__ = [
@@ -68,7 +66,7 @@ DISTRO_FILES = (
     "/etc/ssl/cert.pem",  # Alpine, macOS, BSD
 )
 DISTRO_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs", "/system/etc/security/cacerts")
-_HASHED_NAME = re.compile(r"^[0-9a-f]{8}\.\d+$")
+_HASHED_NAME = r"^[0-9a-f]{8}\.\d+$"  # compiled by re on first use
 # A bundle holding these is loaded as a file: a hashed directory would drop what they add.
 _TRUSTED_BLOCK = b"-----BEGIN TRUSTED CERTIFICATE-----"
 
@@ -108,7 +106,7 @@ def is_hashed_directory(path: str) -> bool:
     """Tell whether ``path`` is a directory holding OpenSSL ``<hash>.<n>`` entries."""
     try:
         with os.scandir(path) as entries:
-            return any(_HASHED_NAME.match(entry.name) for entry in entries)
+            return any(re.match(_HASHED_NAME, entry.name) for entry in entries)
     except OSError:
         return False
 
@@ -178,6 +176,12 @@ def _read_bytes(path: str) -> bytes:
         raise TrustError(f"CA bundle {path!r}: {exc}") from None
 
 
+def _sha256(data: bytes) -> str:
+    import hashlib  # noqa: PLC0415 - only when a bundle is read: not for hashed directories
+
+    return hashlib.sha256(data).hexdigest()
+
+
 def _openssl_read(data: bytes, path: str) -> _Bundle:
     """Let OpenSSL read ``data`` as it reads a ``cafile``, and keep what its store holds.
 
@@ -209,7 +213,7 @@ def _openssl_read(data: bytes, path: str) -> _Bundle:
     if not stats["x509"]:
         raise TrustError(f"CA bundle {path!r} holds no certificate")
     return _Bundle(
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=_sha256(data),
         certificates=certificates,
         directory_ok=directory_ok,
     )
@@ -227,51 +231,8 @@ def bundle_certificates(path: str) -> tuple[bytes, ...]:
 # --- The anchor cache, and why it can be trusted -------------------------------------------------
 
 
-def trusted_path(path: str) -> bool:
-    """Tell whether nobody but this user and root can change ``path`` or any directory above it.
-
-    Each component of the resolved path must be owned by root or the effective user and not
-    writable by group or others, except a sticky directory (``/tmp``), where others cannot
-    rename or remove what they do not own. OpenSSL reads a hashed directory lazily, by path:
-    a parent another user controls could swap it for one holding their CA.
-    """
-    real = os.path.realpath(path)
-    uid = os.geteuid()
-    current = os.sep
-    components = [part for part in real.split(os.sep) if part]
-    for index in range(len(components) + 1):
-        if index:
-            current = os.path.join(current, components[index - 1])
-        try:
-            info = os.lstat(current)
-        except OSError:
-            return False
-        if stat.S_ISLNK(info.st_mode) or info.st_uid not in (0, uid):
-            return False
-        last = index == len(components)
-        if info.st_mode & 0o022 and (last or not info.st_mode & stat.S_ISVTX):
-            return False
-    return True
-
-
 def _cache_root() -> str:
-    from ._paths import user_cache_dir  # noqa: PLC0415 - only on a cache miss
-
-    return os.path.join(os.path.realpath(user_cache_dir()), "anchors")
-
-
-def _private_directory(path: str) -> bool:
-    """Make ``path`` (and its parents) if needed; tell whether it is ours alone, 0700."""
-    try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        info = os.lstat(path)
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
-            return False
-        if info.st_mode & 0o077:
-            os.chmod(path, 0o700)
-    except OSError:
-        return False
-    return trusted_path(path)
+    return cache_directory("anchors")
 
 
 def _existing_directory(root: str, digest: str) -> str | None:
@@ -288,7 +249,7 @@ def _existing_directory(root: str, digest: str) -> str | None:
 def _directory_for(bundle: _Bundle) -> str | None:
     """Return the hashed directory of a bundle version, made if needed; ``None`` if unsafe."""
     root = _cache_root()
-    if not _private_directory(root):
+    if not private_directory(root):
         return None
     existing = _existing_directory(root, bundle.sha256)
     if existing is not None:
@@ -311,6 +272,8 @@ def _directory_for(bundle: _Bundle) -> str | None:
 
 
 def _write_hashed(certificates: tuple[bytes, ...], directory: str) -> None:
+    from ._subjecthash import subject_hash  # noqa: PLC0415 - only when a bundle is new
+
     counts: dict[int, int] = {}
     for der in certificates:
         name_hash = subject_hash(der)
@@ -338,7 +301,7 @@ def refresh_generation() -> int:
     return int(_clock() // REFRESH_INTERVAL)
 
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -356,7 +319,7 @@ _by_content: dict[str, Anchors] = {}
 
 def _after_fork_in_child() -> None:
     global _lock  # noqa: PLW0603 - a lock another thread held at fork() would never be released
-    _lock = threading.Lock()
+    _lock = _thread.allocate_lock()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -387,7 +350,7 @@ def bundle_anchors(path: str) -> Anchors:
         return seen.anchors
     read_at = time.time()
     data = _read_bytes(path)
-    digest = hashlib.sha256(data).hexdigest()
+    digest = _sha256(data)
     with _lock:
         anchors = _by_content.get(digest)
     if anchors is None:
@@ -401,9 +364,9 @@ def bundle_anchors(path: str) -> Anchors:
 
 def _anchors_of(data: bytes, path: str) -> Anchors:
     root = _cache_root()
-    if _private_directory(root):
+    if private_directory(root):
         # A directory named by these very bytes holds OpenSSL's reading of them already.
-        known = _existing_directory(root, hashlib.sha256(data).hexdigest())
+        known = _existing_directory(root, _sha256(data))
         if known is not None:
             return Anchors(directories=(known,))
     bundle = _openssl_read(data, path)

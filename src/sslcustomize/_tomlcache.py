@@ -1,0 +1,158 @@
+"""TOML parsed once per version of a file: a private cache of the parser's own results.
+
+Importing ``tomllib`` and parsing a policy costs a fresh process about 25 ms: more than half
+of what Python's own first ``create_default_context()`` costs in all. So the tree a parse
+returns is kept, in ``marshal`` form, under the user cache directory (``policy/``), one entry
+per policy path, beside the exact text it was parsed from.
+
+An entry is used only when:
+
+* the text read now is the text it was parsed from, so an edited file is parsed again at
+  once and nothing stale is ever used;
+* it lies in a directory nobody but this user (and root) can change, the rule the anchors
+  cache follows, and is a regular file (not a link) owned by this user, private to them;
+* it is one this version writes.
+
+Anything else is a miss: the file is parsed as it would be without a cache, and the entry
+rewritten. Nothing can come out weaker than a parse: the tree is what the parser returned
+for these very characters. Invalid TOML is never cached; its error comes from the parser.
+Writing is best effort: a cache that cannot be written costs time, never a policy.
+"""
+
+from __future__ import annotations
+
+import binascii
+import datetime as dt
+import marshal
+import os
+import stat
+import sys
+from collections.abc import Callable
+
+from ._files import cache_directory, private_directory
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+else:
+    from ._notyping import Any
+
+
+__all__ = ["cached_parse", "entry_path"]
+
+# What an entry holds: (FORMAT, text, tree). Dates and times are tagged tuples (the parser
+# returns no tuples, so a tuple is always a tag).
+_FORMAT = 1
+_TAG = f"{sys.implementation.cache_tag}-{marshal.version}"
+_MAX_ENTRY = 4 << 20  # an entry of a 1 MiB policy is about that size
+_DECODE: dict[str, Callable[[str], object]] = {
+    "datetime": dt.datetime.fromisoformat,
+    "date": dt.date.fromisoformat,
+    "time": dt.time.fromisoformat,
+}
+
+Tree = dict[str, Any]
+
+
+def cached_parse(text: str, path: str, parse: Callable[[str], Tree]) -> Tree:
+    """Return ``parse(text)``, from the cache when the entry of ``path`` holds this text."""
+    entry = entry_path(path)
+    if entry is not None:
+        tree = _read(entry, text)
+        if tree is not None:
+            return tree
+    tree = parse(text)
+    if entry is not None:
+        _write(entry, text, tree)
+    return tree
+
+
+def entry_path(path: str) -> str | None:
+    """Return where the entry of the policy file ``path`` lives; ``None``: no safe cache."""
+    if not hasattr(os, "geteuid"):  # pragma: no cover - Windows: no ownership checks
+        return None
+    directory = cache_directory("policy")
+    if not private_directory(directory):
+        return None
+    key = binascii.crc32(os.fsencode(os.path.abspath(path)))
+    return os.path.join(directory, f"{_TAG}-{key:08x}")
+
+
+def _read(entry: str, text: str) -> Tree | None:
+    try:
+        data = _read_private(entry)
+        if data is None:
+            return None
+        # S302: a file of this user's alone, checked on the open descriptor (as __pycache__).
+        form, source, encoded = marshal.loads(data)  # noqa: S302
+        if form != _FORMAT or source != text:
+            return None
+        tree = _decode(encoded)
+    except (OSError, EOFError, KeyError, ValueError, TypeError):
+        return None
+    return tree if isinstance(tree, dict) else None
+
+
+def _read_private(entry: str) -> bytes | None:
+    """Read ``entry`` if it is a regular file of this user's that nobody else can write."""
+    descriptor = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        info = os.fstat(descriptor)
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_uid != os.geteuid()
+            or info.st_mode & 0o077
+            or info.st_size > _MAX_ENTRY
+        ):
+            return None
+        return os.read(descriptor, _MAX_ENTRY + 1)
+    finally:
+        os.close(descriptor)
+
+
+def _write(entry: str, text: str, tree: Tree) -> None:
+    try:
+        data = marshal.dumps((_FORMAT, text, _encode(tree)))
+    except ValueError:  # pragma: no cover - the parser returns only what marshal writes
+        return
+    temporary = f"{entry}.{os.getpid()}.tmp"
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        descriptor = os.open(temporary, flags, 0o600)
+        try:
+            os.write(descriptor, data)
+        finally:
+            os.close(descriptor)
+        os.replace(temporary, entry)
+    except OSError:
+        try:  # noqa: SIM105 - contextlib stays out of the first context
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
+def _encode(value: object) -> Any:
+    if isinstance(value, dict):
+        return {key: _encode(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_encode(item) for item in value]
+    if isinstance(value, dt.datetime):  # before date: a datetime is a date
+        return ("datetime", value.isoformat())
+    if isinstance(value, dt.date):
+        return ("date", value.isoformat())
+    if isinstance(value, dt.time):
+        return ("time", value.isoformat())
+    return value
+
+
+def _decode(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _decode(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_decode(item) for item in value]
+    if isinstance(value, tuple):
+        kind, iso = value
+        return _DECODE[kind](iso)
+    if value is None or isinstance(value, (bytes, set, frozenset, complex)):
+        raise ValueError("not a value the parser returns")
+    return value
