@@ -79,6 +79,44 @@ def test_no_context_and_no_policy_read_at_startup(write_policy: WritePolicy) -> 
     assert out == ["True", "False"]
 
 
+# What the first context must not load: the TOML parser once the policy is cached, typing,
+# dataclasses and inspect, and the connection path (verdicts, records), which loads with the
+# first handshake. bench/first_context.py measures what each costs.
+_HEAVY = (
+    "tomllib", "tomli", "typing", "dataclasses", "inspect", "threading", "hashlib",
+    "sslcustomize._connection", "sslcustomize._verify", "sslcustomize._recording",
+    "sslcustomize._report",
+)  # fmt: skip
+
+
+def test_first_context_loads_a_small_runtime(write_policy: WritePolicy) -> None:
+    """The second process under a policy reads it from the cache and loads no heavy module."""
+    path = write_policy(
+        """\
+        version = 1
+        trust = ["system"]
+
+        [[exception]]
+        host = "appliance.example.internal"
+        pin = "sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+        reason = "a pinned appliance"
+        expires = 2099-01-01
+        """
+    )
+    code = f"""
+    import ssl, sys
+    context = ssl.create_default_context()
+    print(type(context).__name__, context.verify_mode == ssl.CERT_REQUIRED, context.check_hostname)
+    print(sorted(set({_HEAVY!r}) & set(sys.modules)))
+    """
+    env = {"SSLCUSTOMIZE_POLICY": str(path)}
+    first = run_python(code, env=env).stdout.splitlines()
+    warm = run_python(code, env=env).stdout.splitlines()
+    assert first[0] == warm[0] == "PolicyContext True True"
+    assert "tomllib" in first[1] or "tomli" in first[1], "the first process parses the policy"
+    assert warm[1] == "[]"
+
+
 def test_user_layer_activates(tmp_path: Path) -> None:
     """A user policy under XDG_CONFIG_HOME turns the hook on."""
     config = tmp_path / "config"

@@ -10,9 +10,11 @@ contexts and the ``ssl`` module they do not use.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._contexts import (
         NamedContexts,
         PolicyContext,
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
         TrustError,
         UnverifiedConnectionWarning,
     )
+
 
 __version__ = "0.1.0"
 

@@ -11,7 +11,6 @@ enforce mode would have decided for that caller.
 
 from __future__ import annotations
 
-import contextvars
 import ssl
 import sys
 import types
@@ -26,6 +25,7 @@ from ._reasons import explain
 from ._replay import der_chain
 from ._runtime import Runtime, SessionEntry
 from ._state import current_runtime
+from ._tunnel import TUNNEL_PORT
 from ._verify import Verdict, failed_verdict
 from .exceptions import CertificateRejected, LegacyContextWarning, UnverifiedConnectionWarning
 
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from ._contexts import PolicyContext
 
 __all__ = [
-    "TUNNEL_PORT",
     "connect",
     "native_rejection",
     "port_of",
@@ -63,13 +62,6 @@ def _port_of_address(peer: object) -> int | None:
         return peer[1]
     return None
 
-
-#: The port of the server a client is starting TLS with through a CONNECT tunnel, where the
-#: frames hold only the proxy's socket (and on 3.10 asyncio starts TLS from a loop callback,
-#: into which it copies this context). Set by the aiohttp hook around its tunnel's TLS start.
-TUNNEL_PORT: contextvars.ContextVar[int | None] = contextvars.ContextVar(
-    "sslcustomize_tunnel_port", default=None
-)
 
 # The client methods that open a CONNECT tunnel and then wrap a socket in it: http.client's and
 # urllib3's HTTPSConnection.connect (requests, pip), httpcore's TunnelHTTPConnection (httpx).

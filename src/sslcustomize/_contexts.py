@@ -4,21 +4,22 @@ Contexts are instances of :class:`PolicyContext`, a subclass of :class:`ssl.SSLC
 whose sockets turn a failed verification into :class:`~sslcustomize.CertificateRejected`.
 ``ssl.SSLContext`` itself is never rebound (rebinding it is what causes RecursionError
 reports against truststore: truststore#121, #143, #214).
+
+The connection path (:mod:`._connection` and the verdict modules under it) is imported by
+the first handshake, not by the first context: making a context stays cheap.
 """
 
 from __future__ import annotations
 
+import _thread
 import functools
 import os
 import ssl
 import sys
-import threading
 import types
 import warnings
 from collections.abc import Callable, Iterator, MutableMapping
-from typing import Any, TypeVar, cast
 
-from ._connection import connect, server_port, transport_port
 from ._decision import Decision, longest_prefix
 from ._engine import ADDITIVE_STEPS, REPLACING_STEPS, Step, add_step, normalize
 from ._policy import SYSTEM_TRUST
@@ -26,6 +27,13 @@ from ._runtime import Runtime
 from ._state import current_runtime
 from ._trust import TrustError, anchors_for, default_verify_locations
 from .exceptions import LegacyContextWarning, SharedContextError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar, cast
+else:
+    from ._notyping import TypeVar, cast
+
 
 __all__ = [
     "ORIGINAL_CREATE_DEFAULT_CONTEXT",
@@ -188,6 +196,8 @@ class PolicyContext(ssl.SSLContext):
     ) -> Any:
         if server_side:
             return super()._wrap_socket(sock, server_side, server_hostname, **kwargs)  # type: ignore[misc]
+        from ._connection import connect, server_port  # noqa: PLC0415 - first handshake
+
         return connect(self, (sock,), server_hostname, server_port(sock), **kwargs)
 
     def _wrap_bio(
@@ -201,6 +211,8 @@ class PolicyContext(ssl.SSLContext):
         if server_side:
             wrap = super()._wrap_bio  # type: ignore[misc]
             return wrap(incoming, outgoing, server_side, server_hostname, **kwargs)
+        from ._connection import connect, transport_port  # noqa: PLC0415 - first handshake
+
         return connect(self, (incoming, outgoing), server_hostname, transport_port(), **kwargs)
 
     def freeze(self) -> None:
@@ -235,7 +247,7 @@ for _name in (*REPLACING_STEPS, *ADDITIVE_STEPS):
 # --- Factories ---------------------------------------------------------------------------------
 
 _warned: set[str] = set()
-_warn_lock = threading.Lock()
+_warn_lock = _thread.allocate_lock()
 
 
 def _say_once(message: str) -> None:

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, TypeVar
 
 from ._frozen import dataclass
 from ._hosts import normalize_host
 from ._policy import ContextRule, HostException, Mode, Origin, Policy, TrustSource
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TypeVar
+
     from ._envtrust import EnvTrust
+else:
+    from ._notyping import TypeVar
+
 
 __all__ = ["Decision", "context_rule", "decide", "longest_prefix"]
 

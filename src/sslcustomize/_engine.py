@@ -21,9 +21,15 @@ import os
 import ssl
 import sys
 from collections.abc import Callable
-from typing import Any
 
 from ._frozen import dataclass, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+else:
+    from ._notyping import Any
+
 
 __all__ = [
     "ADDITIVE_STEPS",

@@ -14,15 +14,20 @@ them: the decision for a context adds the sources of the variables that apply to
 
 from __future__ import annotations
 
-import contextlib
+import _thread
 import os
 import sys
-import threading
 from collections.abc import Mapping
-from typing import Literal
 
 from ._frozen import dataclass
 from ._policy import Origin, TrustSource
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+else:
+    from ._notyping import Literal
+
 
 __all__ = [
     "PIP_SETTING",
@@ -195,7 +200,7 @@ def entry_for_path(environment: tuple[EnvTrust, ...], path: str, name: str) -> E
 # --- Said once per process -----------------------------------------------------------------------
 
 _said: set[str] = set()
-_said_lock = threading.Lock()
+_said_lock = _thread.allocate_lock()
 
 
 def first_notice(variable: str) -> bool:
@@ -209,7 +214,7 @@ def first_notice(variable: str) -> bool:
 
 def _after_fork_in_child() -> None:
     global _said_lock  # noqa: PLW0603 - a lock another thread held at fork() would stay held
-    _said_lock = threading.Lock()
+    _said_lock = _thread.allocate_lock()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -231,8 +236,10 @@ def ignored_notice(entry: EnvTrust) -> str:
 
 def say(entry: EnvTrust) -> None:
     """Write :func:`ignored_notice` on stderr; never raise."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):  # a closed or no stderr
+    try:  # noqa: SIM105 - contextlib stays out of the first context
         sys.stderr.write(ignored_notice(entry))
+    except (OSError, ValueError, AttributeError):  # a closed or no stderr
+        pass
 
 
 # --- pip's configuration, for the commands that show it -------------------------------------------

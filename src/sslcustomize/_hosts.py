@@ -11,21 +11,25 @@ from __future__ import annotations
 import re
 import socket
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from ._frozen import dataclass
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ipaddress
+    from typing import Generic, Literal, TypeVar
 
     IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+else:
+    from ._notyping import Generic, Literal, TypeVar
+
 
 __all__ = ["HostIndex", "HostPattern", "normalize_host", "parse_address", "parse_host_pattern"]
 
 T = TypeVar("T")
 PatternKind = Literal["name", "wildcard", "address", "network"]
 
-_LABEL = re.compile(r"^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$")
+_LABEL = r"^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$"  # compiled by re on first use
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,7 +96,7 @@ def _parse_port(text: str) -> int:
 def _check_name(name: str) -> None:
     labels = name.split(".")
     for label in labels:
-        if not _LABEL.match(label):
+        if not re.match(_LABEL, label):
             shown = label or "(empty)"
             raise ValueError(f"label {shown!r} is not a valid DNS label")
 

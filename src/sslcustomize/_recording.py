@@ -10,14 +10,13 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
-import threading
-import weakref
 from functools import lru_cache
 from typing import Any
 
 from ._decision import Decision
 from ._der import DERError, parse_certificate
 from ._envtrust import EnvTrust
+from ._locks import fork_safe_lock
 from ._policy import Policy
 from ._report import Record, Sink, now, open_sink, program, warn_safely
 
@@ -26,48 +25,10 @@ __all__ = [
     "REACHED_ANCHOR_REASONS",
     "Recorder",
     "chain_fields",
-    "fork_safe_lock",
 ]
 
 #: The reason code of the record that says a CA-bundle variable was ignored under a lock.
 IGNORED_VARIABLE = "variable_ignored"
-
-_locks: weakref.WeakSet[_ForkSafeLock] = weakref.WeakSet()
-
-
-class _ForkSafeLock:
-    """A lock that a forked child gets back unlocked (another thread may have held it)."""
-
-    __slots__ = ("__weakref__", "_lock")
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-
-    def __enter__(self) -> bool:
-        return self._lock.__enter__()
-
-    def __exit__(self, *exc: object) -> None:
-        self._lock.release()
-
-    def renew(self) -> None:
-        self._lock = threading.Lock()
-
-
-def fork_safe_lock() -> _ForkSafeLock:
-    """Return a lock that is renewed in a forked child."""
-    lock = _ForkSafeLock()
-    _locks.add(lock)
-    return lock
-
-
-def _renew_locks() -> None:
-    for lock in list(_locks):
-        lock.renew()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_renew_locks)
-
 
 #: The reasons a record may carry and still be of a chain that reached a trust anchor: the
 #: issuer was found; only the name, the dates or the code's own opt-out were at fault.

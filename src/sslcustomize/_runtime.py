@@ -14,16 +14,24 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from functools import lru_cache
-from typing import Any, TypeVar
 
 from ._decision import Decision, decide
 from ._engine import NO_CHECK_TIME, EngineSpec, Settings, build_engine, build_verifier
 from ._envtrust import EnvTrust, first_notice, say
 from ._frozen import replace
+from ._locks import fork_safe_lock
 from ._policy import HostException, Policy
-from ._recording import Recorder, fork_safe_lock
 from ._trust import anchors_for, refresh_generation
-from ._verify import Verdict, every_reason, judge_chain, leaf_variants
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    from ._recording import Recorder
+    from ._verify import Verdict
+else:
+    from ._notyping import TypeVar
+
 
 __all__ = ["Runtime", "SessionEntry"]
 
@@ -58,7 +66,7 @@ class Runtime:
     def __init__(self, policy: Policy) -> None:
         """Start with empty caches for ``policy``."""
         self.policy = policy
-        self.recorder = Recorder(policy)
+        self._recorder: Recorder | None = None
         self._lock = fork_safe_lock()
         self._decisions: dict[str | None, Decision] = {}
         self._leaves: dict[HostException, tuple[bytes, ...]] = {}
@@ -67,6 +75,19 @@ class Runtime:
         self._engines = lru_cache(maxsize=64)(self._engine)
         self._verifiers = lru_cache(maxsize=64)(self._verifier)
         self._verdict = lru_cache(maxsize=256)(self._judge)
+
+    @property
+    def recorder(self) -> Recorder:
+        """The warnings and records of this policy (made on first use, with its modules)."""
+        recorder = self._recorder
+        if recorder is None:
+            from ._recording import Recorder  # noqa: PLC0415 - loads with the first record
+
+            with self._lock:
+                if self._recorder is None:
+                    self._recorder = Recorder(self.policy)
+                recorder = self._recorder
+        return recorder
 
     # --- decisions ---------------------------------------------------------------------------
 
@@ -138,6 +159,8 @@ class Runtime:
         host: str | None,
         _minute: int,
     ) -> Verdict:
+        from ._verify import every_reason, judge_chain, leaf_variants  # noqa: PLC0415 - 1st verdict
+
         verifier = self.verifier(settings, spec)
         verdict = judge_chain(verifier, chain, host, pins=pins, check_hostname=check_hostname)
         if verdict.accepted or not chain or (pins and "pin_mismatch" not in verdict.reasons):
@@ -221,4 +244,5 @@ class Runtime:
 
     def close(self) -> None:
         """Release what this runtime holds open (its report sink)."""
-        self.recorder.close()
+        if self._recorder is not None:
+            self._recorder.close()

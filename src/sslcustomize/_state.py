@@ -7,17 +7,16 @@ context already made verifies.
 
 from __future__ import annotations
 
+import _thread
 import sys
-import threading
 
 from ._policy import Policy, load_policy
-from ._report import warn_safely
 from ._runtime import Runtime
 from .exceptions import PolicyWarning
 
 __all__ = ["announce", "current_policy", "current_runtime", "set_policy"]
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _runtime: Runtime | None = None
 
 
@@ -51,6 +50,9 @@ def announce(policy: Policy) -> None:
             f"sslcustomize: {error}\nsslcustomize: using {policy.fallback_summary} "
             "until this is fixed\n"
         )
+    if policy.warnings:
+        from ._report import warn_safely  # noqa: PLC0415 - only when there is one to say
+
     for message in policy.warnings:
         # Never raised, even under -W error: a lock must not break the first connection.
         warn_safely(message, PolicyWarning, stacklevel=4)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import _thread
 import os
-import threading
 
 import _sslcustomize_startup
 
@@ -14,7 +14,7 @@ from ._patcher import Patcher
 
 __all__ = ["extract", "inject", "inject_from_startup", "is_injected", "replaced_attributes"]
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _patcher = Patcher()
 _pinned_policy = False
 

@@ -15,11 +15,15 @@ import functools
 import ssl
 import types
 from collections.abc import Callable
-from typing import Any
 
-from .._connection import TUNNEL_PORT
+from .._tunnel import TUNNEL_PORT
 from ._patcher import Patcher
 from ._shared import ContextCache, library_context, make_opt_out, on_import
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = ["inject"]
 

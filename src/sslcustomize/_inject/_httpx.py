@@ -24,10 +24,14 @@ import ssl
 import types
 import warnings
 from collections.abc import Callable
-from typing import Any
 
 from ._patcher import Patcher
 from ._shared import ContextCache, library_context, make_opt_out, on_import
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = ["inject"]
 

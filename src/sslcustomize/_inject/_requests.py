@@ -19,13 +19,17 @@ import ssl
 import types
 import weakref
 from collections.abc import Callable
-from typing import Any
 
 from .._contexts import PolicyContext, load_anchors
 from .._envtrust import PIP_SETTING, EnvTrust, entry_for_path
 from .._state import current_runtime
 from ._patcher import Patcher
 from ._shared import on_import
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = ["inject"]
 

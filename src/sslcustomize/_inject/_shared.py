@@ -15,13 +15,17 @@ import ssl
 import sys
 import types
 from collections.abc import Callable, Hashable
-from typing import Any
 
 import _sslcustomize_startup
 
 from .._contexts import PolicyContext, build_context, load_anchors
 from .._state import current_runtime
 from ._patcher import Patcher
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = [
     "ContextCache",

@@ -25,10 +25,14 @@ import sys
 import types
 import weakref
 from collections.abc import Callable
-from typing import Any
 
 from ._patcher import Patcher
 from ._shared import ContextCache, library_context, on_import, stricter_minimum
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = ["ROOTS", "inject", "library_name"]
 
