@@ -24,7 +24,7 @@ import trustme
 import _pki
 from _fixtures import WritePolicy
 from sslcustomize import _tomlcache
-from sslcustomize._policy import load_policy, parse_policy
+from sslcustomize._policy import load_policy, locate_keys, parse_policy
 from sslcustomize.exceptions import PolicyError
 
 if TYPE_CHECKING:
@@ -89,6 +89,12 @@ def _same(left: object, right: object) -> bool:
     return type(left) is type(right) and left == right
 
 
+def _cached(text: str, path: str, parse: CountingParser) -> dict[str, Any]:
+    tree, lines = _tomlcache.cached_parse(text, path, parse, locate_keys)
+    assert lines == locate_keys(text)
+    return tree
+
+
 def _entry(path: Path) -> Path:
     entry = _tomlcache.entry_path(str(path))
     assert entry is not None, "the test's cache directory is private: an entry must be possible"
@@ -97,15 +103,16 @@ def _entry(path: Path) -> Path:
 
 def _forge(entry: Path, text: str, tree: dict[str, Any], mode: int = 0o600) -> None:
     """Write an entry that claims ``text`` parses to ``tree`` (what an attacker would)."""
-    entry.write_bytes(marshal.dumps((1, text, tree)))
+    lines = [[list(key), line] for key, line in locate_keys(text).items()]
+    entry.write_bytes(marshal.dumps((2, text, tree, lines)))
     entry.chmod(mode)
 
 
 def test_second_parse_comes_from_the_cache_and_equals_the_parser(tmp_path: Path) -> None:
     path = tmp_path / "policy.toml"
     parse = CountingParser()
-    first = _tomlcache.cached_parse(EVERY_KIND, str(path), parse)
-    second = _tomlcache.cached_parse(EVERY_KIND, str(path), parse)
+    first = _cached(EVERY_KIND, str(path), parse)
+    second = _cached(EVERY_KIND, str(path), parse)
     assert parse.calls == 1
     assert _same(second, tomllib.loads(EVERY_KIND))
     assert _same(first, second)
@@ -115,8 +122,8 @@ def test_second_parse_comes_from_the_cache_and_equals_the_parser(tmp_path: Path)
 def test_an_edited_file_is_parsed_again_at_once(tmp_path: Path) -> None:
     path = tmp_path / "policy.toml"
     parse = CountingParser()
-    _tomlcache.cached_parse('mode = "report"\n', str(path), parse)
-    edited = _tomlcache.cached_parse('mode = "enforce"\n', str(path), parse)
+    _cached('mode = "report"\n', str(path), parse)
+    edited = _cached('mode = "enforce"\n', str(path), parse)
     assert parse.calls == 2
     assert edited == {"mode": "enforce"}
 
@@ -128,7 +135,7 @@ def test_an_entry_others_can_write_is_never_used(tmp_path: Path) -> None:
     for mode in (0o666, 0o620, 0o640):
         _forge(_entry(path), text, {"trust": ["/var/evil.pem"]}, mode)
         parse = CountingParser()
-        assert _tomlcache.cached_parse(text, str(path), parse) == {"trust": ["system"]}
+        assert _cached(text, str(path), parse) == {"trust": ["system"]}
         assert parse.calls == 1
 
 
@@ -138,7 +145,7 @@ def test_our_own_private_entry_is_used(tmp_path: Path) -> None:
     text = 'trust = ["system"]\n'
     _forge(_entry(path), text, {"trust": ["system"], "from": ["the cache"]})
     parse = CountingParser()
-    assert _tomlcache.cached_parse(text, str(path), parse)["from"] == ["the cache"]
+    assert _cached(text, str(path), parse)["from"] == ["the cache"]
     assert parse.calls == 0
 
 
@@ -149,7 +156,7 @@ def test_an_entry_of_another_user_is_never_used(tmp_path: Path) -> None:
     entry = _entry(path)
     _forge(entry, text, {"trust": ["/var/evil.pem"]})
     os.chown(entry, 65534, 65534)
-    assert _tomlcache.cached_parse(text, str(path), CountingParser()) == {"trust": ["system"]}
+    assert _cached(text, str(path), CountingParser()) == {"trust": ["system"]}
 
 
 def test_a_symlinked_entry_is_never_followed(tmp_path: Path) -> None:
@@ -158,7 +165,7 @@ def test_a_symlinked_entry_is_never_followed(tmp_path: Path) -> None:
     elsewhere = tmp_path / "forged"
     _forge(elsewhere, text, {"trust": ["/var/evil.pem"]})
     _entry(path).symlink_to(elsewhere)
-    assert _tomlcache.cached_parse(text, str(path), CountingParser()) == {"trust": ["system"]}
+    assert _cached(text, str(path), CountingParser()) == {"trust": ["system"]}
 
 
 def test_a_cache_under_a_directory_others_can_change_is_not_used(
@@ -172,7 +179,7 @@ def test_a_cache_under_a_directory_others_can_change_is_not_used(
     assert _tomlcache.entry_path(str(tmp_path / "policy.toml")) is None
     parse = CountingParser()
     for _ in range(2):
-        assert _tomlcache.cached_parse("mode = 'report'\n", "p.toml", parse) == {"mode": "report"}
+        assert _cached("mode = 'report'\n", "p.toml", parse) == {"mode": "report"}
     assert parse.calls == 2
 
 
@@ -181,14 +188,15 @@ def test_a_cache_under_a_directory_others_can_change_is_not_used(
     [
         b"",
         b"not marshal at all",
-        marshal.dumps((1, "mode = 'report'\n", {"mode": "report"}))[:-3],  # truncated
-        marshal.dumps((2, "mode = 'report'\n", {"mode": "enforce"})),  # another format
-        marshal.dumps((1, "mode = 'report'\n", {"when": ("weekday", "monday")})),  # a bad tag
-        marshal.dumps((1, "mode = 'report'\n", {"mode": None})),  # not what the parser returns
-        marshal.dumps((1, "mode = 'report'\n", ["mode"])),  # not a table
+        marshal.dumps((2, "mode = 'report'\n", {"mode": "report"}, [[["mode"], 1]]))[:-3],
+        marshal.dumps((1, "mode = 'report'\n", {"mode": "enforce"})),  # an older format
+        marshal.dumps((2, "mode = 'report'\n", {"when": ("weekday", "monday")}, [])),  # bad tag
+        marshal.dumps((2, "mode = 'report'\n", {"mode": None}, [])),  # not a parser's value
+        marshal.dumps((2, "mode = 'report'\n", ["mode"], [])),  # not a table
+        marshal.dumps((2, "mode = 'report'\n", {"mode": "x"}, [[["mode"], "one"]])),  # a line
         marshal.dumps([1, 2]),
     ],
-    ids=["empty", "garbage", "truncated", "format", "tag", "none", "list", "shape"],
+    ids=["empty", "garbage", "truncated", "format", "tag", "none", "list", "line", "shape"],
 )
 def test_a_broken_entry_is_a_miss_and_is_rewritten(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "policy.toml"
@@ -196,8 +204,8 @@ def test_a_broken_entry_is_a_miss_and_is_rewritten(tmp_path: Path, content: byte
     entry.write_bytes(content)
     entry.chmod(0o600)
     parse = CountingParser()
-    assert _tomlcache.cached_parse("mode = 'report'\n", str(path), parse) == {"mode": "report"}
-    assert _tomlcache.cached_parse("mode = 'report'\n", str(path), parse) == {"mode": "report"}
+    assert _cached("mode = 'report'\n", str(path), parse) == {"mode": "report"}
+    assert _cached("mode = 'report'\n", str(path), parse) == {"mode": "report"}
     assert parse.calls == 1
 
 
@@ -209,7 +217,7 @@ def test_an_unwritable_cache_costs_time_never_the_policy(
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
     parse = CountingParser()
     for _ in range(2):
-        assert _tomlcache.cached_parse("mode = 'report'\n", "p.toml", parse) == {"mode": "report"}
+        assert _cached("mode = 'report'\n", "p.toml", parse) == {"mode": "report"}
     assert parse.calls == 2
 
 

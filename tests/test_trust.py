@@ -421,3 +421,66 @@ def test_injected_contexts_drop_a_removed_ca_after_the_interval(
     with pytest.raises(ssl.SSLCertVerificationError):
         memory_handshake(ssl.create_default_context(), _server(removed), "localhost")
     assert memory_handshake(ssl.create_default_context(), _server(kept), "localhost")
+
+
+# --- The system bundle named as a file (SSL_CERT_FILE often is) ---------------------------------
+
+
+def _system_in(directory: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, trustme.CA]:
+    """Make ``directory`` the system store: a bundle beside the hashed entries indexing it."""
+    ca = trustme.CA()
+    der = ssl.PEM_cert_to_DER_cert(ca.cert_pem.bytes().decode("ascii"))
+    directory.mkdir()
+    bundle = directory / "ca-certificates.crt"
+    ca.cert_pem.write_to_path(str(bundle))
+    (directory / f"{subject_hash(der):08x}.0").write_bytes(ca.cert_pem.bytes())
+    store = _trust.SystemStore(file=str(bundle), directory=str(directory), found_by="test")
+    monkeypatch.setattr(_trust, "_system", store)
+    return bundle, ca
+
+
+def test_the_system_bundle_named_as_a_file_is_its_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file source that is the system bundle loads the directory: no bundle read per process."""
+    bundle, ca = _system_in(tmp_path / "certs", monkeypatch)
+    read: list[str] = []
+
+    def reading(path: str) -> bytes:
+        read.append(path)
+        return b""
+
+    monkeypatch.setattr(_trust, "_read_bytes", reading)
+    linked = tmp_path / "cert.pem"
+    linked.symlink_to(bundle)
+    for path in (bundle, linked):
+        _trust._anchor_cache.clear()
+        anchors = _trust.anchors_for([TrustSource(kind="file", path=str(path))])
+        assert anchors == _trust.Anchors(directories=(str(tmp_path / "certs"),))
+        assert _accepts_anchors(anchors, ca)
+    assert read == []
+
+
+def test_another_bundle_beside_the_system_one_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twin: a different bundle, even in the same directory, is read for what it holds."""
+    _, system_ca = _system_in(tmp_path / "certs", monkeypatch)
+    other = tmp_path / "certs" / "extra.pem"
+    extra = trustme.CA()
+    extra.cert_pem.write_to_path(str(other))
+    anchors = _trust.anchors_for([TrustSource(kind="file", path=str(other))])
+    assert anchors != _trust.Anchors(directories=(str(tmp_path / "certs"),))
+    assert _accepts_anchors(anchors, extra)
+    assert not _accepts_anchors(anchors, system_ca)
+
+
+def _accepts_anchors(anchors: _trust.Anchors, ca: trustme.CA) -> bool:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    anchors.load_into(context)
+    server = _server(ca)
+    try:
+        memory_handshake(context, server, "localhost")
+    except ssl.SSLCertVerificationError:
+        return False
+    return True

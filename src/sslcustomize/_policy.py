@@ -280,11 +280,11 @@ def locate_keys(text: str) -> dict[KeyPath, int]:
 class _Reader:
     """Validate one file's parsed TOML, raising PolicyError with path, line and key."""
 
-    def __init__(self, text: str, path: str, layer: str) -> None:
+    def __init__(self, lines: dict[KeyPath, int], path: str, layer: str) -> None:
         self.path = path
         self.layer = layer
         self.base = os.path.dirname(os.path.abspath(path))
-        self.lines = locate_keys(text)
+        self.lines = lines
 
     def origin(self, key: KeyPath) -> Origin:
         for end in range(len(key), 0, -1):
@@ -442,8 +442,8 @@ def _toml_tree(text: str, path: str) -> dict[str, Any]:
 
 
 def _parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
-    data = cached_parse(text, path, lambda source: _toml_tree(source, path))
-    reader = _Reader(text, path, layer)
+    data, lines = cached_parse(text, path, lambda source: _toml_tree(source, path), locate_keys)
+    reader = _Reader(lines, path, layer)
     reader.check_keys(data, _TOP_KEYS, ())
     version = data.get("version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION or isinstance(version, bool):

@@ -1,9 +1,10 @@
 """TOML parsed once per version of a file: a private cache of the parser's own results.
 
 Importing ``tomllib`` and parsing a policy costs a fresh process about 25 ms: more than half
-of what Python's own first ``create_default_context()`` costs in all. So the tree a parse
-returns is kept, in ``marshal`` form, under the user cache directory (``policy/``), one entry
-per policy path, beside the exact text it was parsed from.
+of what Python's own first ``create_default_context()`` costs in all. So what reading a
+policy's text yields, the tree the parser returned and the line of each key (for messages),
+is kept in ``marshal`` form under the user cache directory (``policy/``), one entry per
+policy path, beside the exact text it was read from.
 
 An entry is used only when:
 
@@ -40,9 +41,10 @@ else:
 
 __all__ = ["cached_parse", "entry_path"]
 
-# What an entry holds: (FORMAT, text, tree). Dates and times are tagged tuples (the parser
-# returns no tuples, so a tuple is always a tag).
-_FORMAT = 1
+# What an entry holds: (FORMAT, text, tree, lines). In the tree, dates and times are tagged
+# tuples (the parser returns no tuples, so a tuple is always a tag); lines are pairs of a key
+# path (a list) and its line.
+_FORMAT = 2
 _TAG = f"{sys.implementation.cache_tag}-{marshal.version}"
 _MAX_ENTRY = 4 << 20  # an entry of a 1 MiB policy is about that size
 _DECODE: dict[str, Callable[[str], object]] = {
@@ -52,19 +54,27 @@ _DECODE: dict[str, Callable[[str], object]] = {
 }
 
 Tree = dict[str, Any]
+KeyLines = dict[tuple[str | int, ...], int]
 
 
-def cached_parse(text: str, path: str, parse: Callable[[str], Tree]) -> Tree:
-    """Return ``parse(text)``, from the cache when the entry of ``path`` holds this text."""
+def cached_parse(
+    text: str, path: str, parse: Callable[[str], Tree], locate: Callable[[str], KeyLines]
+) -> tuple[Tree, KeyLines]:
+    """Return ``parse(text)`` and ``locate(text)``; from the entry of ``path`` if it has this text.
+
+    Raises:
+        Exception: What ``parse`` raises (nothing is cached then).
+    """
     entry = entry_path(path)
     if entry is not None:
-        tree = _read(entry, text)
-        if tree is not None:
-            return tree
+        found = _read(entry, text)
+        if found is not None:
+            return found
     tree = parse(text)
+    lines = locate(text)
     if entry is not None:
-        _write(entry, text, tree)
-    return tree
+        _write(entry, text, tree, lines)
+    return tree, lines
 
 
 def entry_path(path: str) -> str | None:
@@ -78,19 +88,22 @@ def entry_path(path: str) -> str | None:
     return os.path.join(directory, f"{_TAG}-{key:08x}")
 
 
-def _read(entry: str, text: str) -> Tree | None:
+def _read(entry: str, text: str) -> tuple[Tree, KeyLines] | None:
     try:
         data = _read_private(entry)
         if data is None:
             return None
         # S302: a file of this user's alone, checked on the open descriptor (as __pycache__).
-        form, source, encoded = marshal.loads(data)  # noqa: S302
+        form, source, encoded, pairs = marshal.loads(data)  # noqa: S302
         if form != _FORMAT or source != text:
             return None
         tree = _decode(encoded)
+        lines = {tuple(key): line for key, line in pairs}
     except (OSError, EOFError, KeyError, ValueError, TypeError):
         return None
-    return tree if isinstance(tree, dict) else None
+    if not isinstance(tree, dict) or not all(type(line) is int for line in lines.values()):
+        return None
+    return tree, lines
 
 
 def _read_private(entry: str) -> bytes | None:
@@ -110,9 +123,10 @@ def _read_private(entry: str) -> bytes | None:
         os.close(descriptor)
 
 
-def _write(entry: str, text: str, tree: Tree) -> None:
+def _write(entry: str, text: str, tree: Tree, lines: KeyLines) -> None:
+    pairs = [[list(key), line] for key, line in lines.items()]
     try:
-        data = marshal.dumps((_FORMAT, text, _encode(tree)))
+        data = marshal.dumps((_FORMAT, text, _encode(tree), pairs))
     except ValueError:  # pragma: no cover - the parser returns only what marshal writes
         return
     temporary = f"{entry}.{os.getpid()}.tmp"

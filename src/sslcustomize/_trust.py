@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import _thread
 import os
-import re
 import ssl
 import stat
 import time
@@ -66,7 +65,6 @@ DISTRO_FILES = (
     "/etc/ssl/cert.pem",  # Alpine, macOS, BSD
 )
 DISTRO_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs", "/system/etc/security/cacerts")
-_HASHED_NAME = r"^[0-9a-f]{8}\.\d+$"  # compiled by re on first use
 # A bundle holding these is loaded as a file: a hashed directory would drop what they add.
 _TRUSTED_BLOCK = b"-----BEGIN TRUSTED CERTIFICATE-----"
 
@@ -102,11 +100,23 @@ class SystemStore:
     found_by: str
 
 
+def _hashed_name(name: str) -> bool:
+    """Tell whether ``name`` is ``<8 hex digits>.<n>``, an OpenSSL hashed entry."""
+    stem, dot, number = name.partition(".")
+    return (
+        len(stem) == 8
+        and bool(dot)
+        and number.isascii()
+        and number.isdigit()
+        and all(character in "0123456789abcdef" for character in stem)
+    )
+
+
 def is_hashed_directory(path: str) -> bool:
     """Tell whether ``path`` is a directory holding OpenSSL ``<hash>.<n>`` entries."""
     try:
         with os.scandir(path) as entries:
-            return any(re.match(_HASHED_NAME, entry.name) for entry in entries)
+            return any(_hashed_name(entry.name) for entry in entries)
     except OSError:
         return False
 
@@ -408,6 +418,15 @@ def _source_anchors(source: TrustSource) -> Anchors:
             f"{source.path!r} is not an OpenSSL hashed directory; run 'openssl rehash' on it"
         )
     assert source.path is not None  # noqa: S101 - the policy reader sets it
+    store = _system_store()
+    if (
+        store.file
+        and store.directory
+        and _file_covered_by_directory(store)
+        and os.path.realpath(source.path) == os.path.realpath(store.file)
+    ):
+        # The system bundle (SSL_CERT_FILE often names it): its directory indexes it.
+        return Anchors(directories=(store.directory,))
     return bundle_anchors(source.path)
 
 
