@@ -80,12 +80,14 @@ def test_no_context_and_no_policy_read_at_startup(write_policy: WritePolicy) -> 
 
 
 # What the first context must not load: the TOML parser once the policy is cached, typing,
-# dataclasses and inspect, and the connection path (verdicts, records), which loads with the
-# first handshake. bench/first_context.py measures what each costs.
+# dataclasses and inspect, the connection path (verdicts, records), which loads with the
+# first handshake, and the hooks of client libraries the program never imported.
+# bench/first_context.py measures the first context.
 _HEAVY = (
     "tomllib", "tomli", "typing", "dataclasses", "inspect", "threading", "hashlib",
     "sslcustomize._connection", "sslcustomize._verify", "sslcustomize._recording",
-    "sslcustomize._report",
+    "sslcustomize._report", "sslcustomize._inject._urllib3", "sslcustomize._inject._requests",
+    "sslcustomize._inject._httpx", "sslcustomize._inject._aiohttp", "sslcustomize._inject._pip",
 )  # fmt: skip
 
 
@@ -115,6 +117,23 @@ def test_first_context_loads_a_small_runtime(write_policy: WritePolicy) -> None:
     assert first[0] == warm[0] == "PolicyContext True True"
     assert "tomllib" in first[1] or "tomli" in first[1], "the first process parses the policy"
     assert warm[1] == "[]"
+
+
+def test_a_client_library_loads_its_hooks_when_imported(write_policy: WritePolicy) -> None:
+    """Twin: importing urllib3 loads its hook module, which replaces its context factory."""
+    pytest.importorskip("urllib3")
+    path = write_policy("version = 1\n")
+    code = """
+    import ssl, sys
+    ssl.create_default_context()
+    print("sslcustomize._inject._urllib3" in sys.modules)
+    import urllib3.util.ssl_
+    print("sslcustomize._inject._urllib3" in sys.modules)
+    context = urllib3.util.ssl_.create_urllib3_context()
+    print(type(context).__name__, context.verify_mode == ssl.CERT_REQUIRED)
+    """
+    out = run_python(code, env={"SSLCUSTOMIZE_POLICY": str(path)}).stdout.splitlines()
+    assert out == ["False", "True", "LibraryContext True"]
 
 
 def test_user_layer_activates(tmp_path: Path) -> None:

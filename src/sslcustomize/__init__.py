@@ -9,8 +9,6 @@ contexts and the ``ssl`` module they do not use.
 
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -94,6 +92,8 @@ def __getattr__(name: str) -> Any:
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib  # noqa: PLC0415 - not for the hook, which imports submodules directly
+
     value = getattr(importlib.import_module(home, __name__), name)
     globals()[name] = value
     return value

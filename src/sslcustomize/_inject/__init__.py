@@ -4,15 +4,34 @@ from __future__ import annotations
 
 import _thread
 import os
+import types
+from collections.abc import Callable
 
 import _sslcustomize_startup
 
 from .._policy import Policy, load_policy
 from .._state import announce, set_policy
-from . import _aiohttp, _httpx, _pip, _requests, _stdlib, _urllib3
+from . import _stdlib
 from ._patcher import Patcher
+from ._shared import on_import
 
 __all__ = ["extract", "inject", "inject_from_startup", "is_injected", "replaced_attributes"]
+
+#: What starts the hooks of each client library: the import of one of its modules, and the
+#: hook module (in this package) that patches it. A hook module is imported only then, so a
+#: process that never imports a client library never loads its hooks. In this order.
+LIBRARY_TRIGGERS = (
+    ("urllib3.connection", "_urllib3"),
+    ("pip._vendor.urllib3.connection", "_urllib3"),
+    ("requests.adapters", "_requests"),
+    ("pip._vendor.requests.adapters", "_requests"),
+    ("httpx._config", "_httpx"),
+    ("httpx._transports.default", "_httpx"),
+    ("httpx", "_httpx"),
+    ("aiohttp.connector", "_aiohttp"),
+    ("pip._internal.cli.index_command", "_pip"),
+    ("pip._internal.cli.req_command", "_pip"),
+)
 
 _lock = _thread.allocate_lock()
 _patcher = Patcher()
@@ -38,8 +57,19 @@ def inject(policy: Policy | str | os.PathLike[str] | None = None) -> None:
             _pinned_policy = True
         if not _patcher:
             _stdlib.inject(_patcher)
-            for library in (_urllib3, _requests, _httpx, _aiohttp, _pip):
-                library.inject(_patcher)
+            for trigger, hooks in LIBRARY_TRIGGERS:
+                on_import(_patcher, trigger, _library_hook(_patcher, trigger, hooks))
+
+
+def _library_hook(patcher: Patcher, trigger: str, hooks: str) -> Callable[[types.ModuleType], None]:
+    """Return what runs when ``trigger`` is imported: the hook module ``hooks`` patches it."""
+
+    def hook(module: types.ModuleType) -> None:
+        import importlib  # noqa: PLC0415 - only once a client library is imported
+
+        importlib.import_module(f"{__name__}.{hooks}").patch(patcher, trigger, module)
+
+    return hook
 
 
 def inject_from_startup() -> None:

@@ -18,14 +18,14 @@ from collections.abc import Callable
 
 from .._tunnel import TUNNEL_PORT
 from ._patcher import Patcher
-from ._shared import ContextCache, library_context, make_opt_out, on_import
+from ._shared import ContextCache, library_context, make_opt_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 
-__all__ = ["inject"]
+__all__ = ["patch"]
 
 NAME = "aiohttp"
 _cache = ContextCache()
@@ -92,6 +92,6 @@ def _patch(patcher: Patcher) -> Callable[[types.ModuleType], None]:
     return patch
 
 
-def inject(patcher: Patcher) -> None:
-    """Hook aiohttp (now, or when it is imported)."""
-    on_import(patcher, "aiohttp.connector", _patch(patcher))
+def patch(patcher: Patcher, trigger: str, connector: types.ModuleType) -> None:
+    """Hook ``aiohttp.connector`` (``trigger``), just imported."""
+    _patch(patcher)(connector)

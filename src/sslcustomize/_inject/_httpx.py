@@ -26,14 +26,14 @@ import warnings
 from collections.abc import Callable
 
 from ._patcher import Patcher
-from ._shared import ContextCache, library_context, make_opt_out, on_import
+from ._shared import ContextCache, library_context, make_opt_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 
-__all__ = ["inject"]
+__all__ = ["patch"]
 
 NAME = "httpx"
 _cache = ContextCache()
@@ -135,8 +135,9 @@ def _patch_factory(patcher: Patcher) -> Callable[[types.ModuleType], None]:
     return patch
 
 
-def inject(patcher: Patcher) -> None:
-    """Hook httpx (now, or when it is imported)."""
-    on_import(patcher, "httpx._config", _patch_factory(patcher))
-    on_import(patcher, "httpx._transports.default", _patch_transports(patcher))
-    on_import(patcher, "httpx", _patch_factory(patcher))
+def patch(patcher: Patcher, trigger: str, module: types.ModuleType) -> None:
+    """Hook the httpx module ``trigger`` (``httpx``, ``_config`` or the transports)."""
+    if trigger == "httpx._transports.default":
+        _patch_transports(patcher)(module)
+    else:
+        _patch_factory(patcher)(module)

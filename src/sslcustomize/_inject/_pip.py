@@ -17,9 +17,9 @@ import types
 from collections.abc import Callable
 
 from ._patcher import Patcher
-from ._shared import library_context, on_import
+from ._shared import library_context
 
-__all__ = ["inject"]
+__all__ = ["patch"]
 
 NAME = "pip"
 
@@ -40,7 +40,6 @@ def _patch(patcher: Patcher) -> Callable[[types.ModuleType], None]:
     return patch
 
 
-def inject(patcher: Patcher) -> None:
-    """Hook pip (now, or when its command modules are imported)."""
-    for name in ("pip._internal.cli.index_command", "pip._internal.cli.req_command"):
-        on_import(patcher, name, _patch(patcher))
+def patch(patcher: Patcher, trigger: str, module: types.ModuleType) -> None:
+    """Hook pip's command module ``trigger``, just imported."""
+    _patch(patcher)(module)

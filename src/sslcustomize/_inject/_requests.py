@@ -24,14 +24,13 @@ from .._contexts import PolicyContext, load_anchors
 from .._envtrust import PIP_SETTING, EnvTrust, entry_for_path
 from .._state import current_runtime
 from ._patcher import Patcher
-from ._shared import on_import
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 
-__all__ = ["inject"]
+__all__ = ["patch"]
 
 _given_policy_anchors: weakref.WeakSet[ssl.SSLContext] = weakref.WeakSet()
 
@@ -97,7 +96,6 @@ def _patch(patcher: Patcher, root: str) -> Callable[[types.ModuleType], None]:
     return patch
 
 
-def inject(patcher: Patcher) -> None:
-    """Hook requests' adapters (now, or when requests is imported)."""
-    for root in ("requests", "pip._vendor.requests"):
-        on_import(patcher, root + ".adapters", _patch(patcher, root))
+def patch(patcher: Patcher, trigger: str, adapters: types.ModuleType) -> None:
+    """Hook the requests whose ``adapters`` module (``trigger``) was imported."""
+    _patch(patcher, trigger.removesuffix(".adapters"))(adapters)

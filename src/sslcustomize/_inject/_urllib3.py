@@ -27,14 +27,14 @@ import weakref
 from collections.abc import Callable
 
 from ._patcher import Patcher
-from ._shared import ContextCache, library_context, on_import, stricter_minimum
+from ._shared import ContextCache, library_context, stricter_minimum
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 
-__all__ = ["ROOTS", "inject", "library_name"]
+__all__ = ["ROOTS", "library_name", "patch"]
 
 #: The urllib3 packages hooked, and the requests package that drives each.
 ROOTS = {"urllib3": "requests", "pip._vendor.urllib3": "pip._vendor.requests"}
@@ -203,7 +203,6 @@ def _patch(patcher: Patcher, root: str) -> Callable[[types.ModuleType], None]:
     return patch
 
 
-def inject(patcher: Patcher) -> None:
-    """Hook every urllib3 (now, or when it is imported)."""
-    for root in ROOTS:
-        on_import(patcher, root + ".connection", _patch(patcher, root))
+def patch(patcher: Patcher, trigger: str, connection: types.ModuleType) -> None:
+    """Hook the urllib3 whose ``connection`` module (``trigger``) was imported."""
+    _patch(patcher, trigger.removesuffix(".connection"))(connection)
