@@ -50,8 +50,9 @@ def announce(policy: Policy) -> None:
             f"sslcustomize: {error}\nsslcustomize: using {policy.fallback_summary} "
             "until this is fixed\n"
         )
-    if policy.warnings:
-        from ._report import warn_safely  # noqa: PLC0415 - only when there is one to say
+    if not policy.warnings:
+        return
+    from ._report import warn_safely  # noqa: PLC0415 - only when there is one to say
 
     for message in policy.warnings:
         # Never raised, even under -W error: a lock must not break the first connection.
