@@ -297,17 +297,22 @@ def _fetch(urls: list[str], policy: Path) -> list[str]:
     return result.stdout.split("\n")
 
 
+def _corp_and_evil_servers(tmp_path: Path, https_server: StartServer) -> list[str]:
+    """Serve localhost from a corporate CA and from an attacker's; write both CAs' PEMs."""
+    urls = []
+    for name in ("corp", "evil"):
+        ca = trustme.CA()
+        ca.cert_pem.write_to_path(str(tmp_path / f"{name}.pem"))
+        urls.append(https_server(_case(ca), "localhost").url())
+    return urls
+
+
 @needs_hook
 def test_hooked_process_with_a_warm_cache_verifies_as_the_policy_says(
     tmp_path: Path, write_policy: WritePolicy, https_server: StartServer
 ) -> None:
     """Legitimate twin: the second process reads the cache, not tomllib, and verifies alike."""
-    corp, evil = trustme.CA(), trustme.CA()
-    corp.cert_pem.write_to_path(str(tmp_path / "corp.pem"))
-    urls = [
-        https_server(_case(corp), "localhost").url(),
-        https_server(_case(evil), "localhost").url(),
-    ]
+    urls = _corp_and_evil_servers(tmp_path, https_server)
     policy = write_policy(f"trust = ['{tmp_path / 'corp.pem'}']\n")
     first = _fetch(urls, policy)
     warm = _fetch(urls, policy)
@@ -320,13 +325,7 @@ def test_a_forged_entry_cannot_make_a_hooked_process_trust_an_attacker(
     tmp_path: Path, write_policy: WritePolicy, https_server: StartServer
 ) -> None:
     """Attack: another user's world-writable entry names the attacker's CA for this policy."""
-    corp, evil = trustme.CA(), trustme.CA()
-    corp.cert_pem.write_to_path(str(tmp_path / "corp.pem"))
-    evil.cert_pem.write_to_path(str(tmp_path / "evil.pem"))
-    urls = [
-        https_server(_case(corp), "localhost").url(),
-        https_server(_case(evil), "localhost").url(),
-    ]
+    urls = _corp_and_evil_servers(tmp_path, https_server)
     policy = write_policy(f"trust = ['{tmp_path / 'corp.pem'}']\n")
     text = policy.read_text()
     _forge(_entry(policy), text, {"trust": [str(tmp_path / "evil.pem")]}, mode=0o666)
