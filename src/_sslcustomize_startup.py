@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 
     Hook = Callable[[ModuleType], object]
 
+# --- sslcustomize system hook: begin ---------------------------------------------------------
+# `enable --scope system` copies the lines up to the end mark into each interpreter's hook
+# (sitecustomize.py), which then imports this module only where a policy is configured: an
+# interpreter without a policy does not even look for it. They need only os and sys.
+
 ENV_POLICY = "SSLCUSTOMIZE_POLICY"
 SYSTEM_POLICY = "/etc/sslcustomize/policy.toml"
 _POLICY_NAME = ("sslcustomize", "policy.toml")
@@ -86,6 +91,9 @@ def policy_configured() -> bool:
             return True  # EACCES, ELOOP...: something is there that we may not read
         return True
     return False
+
+
+# --- sslcustomize system hook: end -----------------------------------------------------------
 
 
 class PostImportHooks:

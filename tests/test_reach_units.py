@@ -75,6 +75,32 @@ def test_hooked_sitecustomize_runs_the_displaced_one(tmp_path: Path) -> None:
     assert out.stdout.strip() == "1", out.stderr
 
 
+@pytest.mark.skipif(
+    os.path.lexists("/etc/sslcustomize/policy.toml"), reason="this machine has a system policy"
+)
+def test_hook_without_a_policy_does_not_look_for_the_startup_module(tmp_path: Path) -> None:
+    """No policy: the hook's own check says so, and the startup module is never imported.
+
+    Twin: with SSLCUSTOMIZE_POLICY set, the same hook imports it from the private runtime.
+    """
+    interpreter = _fake(tmp_path / "py")
+    _install.install([interpreter], root=str(tmp_path / "root"), scope="system")
+    code = (
+        f"import sys; sys.path.insert(0, {interpreter.stdlib!r}); import sitecustomize; "
+        "print('_sslcustomize_startup' in sys.modules)"
+    )
+    policy = tmp_path / "policy.toml"
+    policy.write_text("version = 1\n")
+    clean = {k: v for k, v in os.environ.items() if k != "SSLCUSTOMIZE_POLICY"}
+    clean["XDG_CONFIG_HOME"] = str(tmp_path / "no-config")
+    configured = {**clean, "SSLCUSTOMIZE_POLICY": str(policy)}
+    for env, expected in ((clean, "False"), (configured, "True")):
+        out = subprocess.run(
+            [sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True, env=env
+        )
+        assert out.stdout.strip() == expected, out.stderr
+
+
 def test_edited_policy_is_kept_by_uninstall(tmp_path: Path) -> None:
     """A policy written by enable and edited since survives the undo; an unchanged one goes."""
     root = str(tmp_path / "root")

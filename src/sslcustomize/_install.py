@@ -26,6 +26,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -59,21 +60,40 @@ HEADER = """\
 # {runtime} (not added to sys.path), only where this environment has
 # none of its own, then runs the sitecustomize it displaced.
 """
-CALL = "\nstart({runtime!r}, globals(), {displaced!r}, {stdlib!r})\n"
+CALL = "\nstart({runtime!r}, globals(), {displaced!r}, {stdlib!r}, policy_configured)\n"
+# The startup module's lines that tell whether a policy is configured, copied into the hook.
+DETECTION = re.compile(
+    r"^# --- sslcustomize system hook: begin -+\n(.*?)^# --- sslcustomize system hook: end",
+    re.MULTILINE | re.DOTALL,
+)
 
 
 def hook_text(*, scope: str, runtime: str, displaced: str, stdlib: str) -> str:
-    """Return the ``sitecustomize.py`` of the hook: the loader's source, then its call.
+    """Return the ``sitecustomize.py`` of the hook: the loader, the policy check, the call.
 
-    The loader is inlined rather than loaded from the runtime: one module fewer to find and
-    unmarshal at every start of every interpreter (about 0.2 ms).
+    Both are inlined rather than loaded from the runtime. The loader: one module fewer to find
+    and unmarshal at every start of every interpreter (about 0.2 ms). The startup module's
+    policy check: with no policy configured, the startup module is not even looked for
+    (finding and loading it cost about half a millisecond).
+
+    Raises:
+        ValueError: The startup module has no policy-check block (a broken install).
     """
     from . import _reachhook  # noqa: PLC0415 - its source is what the hook runs
 
     with open(_reachhook.__file__, encoding="utf-8") as file:
-        source = file.read()
+        loader = file.read()
+    startup = importlib.util.find_spec("_sslcustomize_startup")
+    if startup is None or startup.origin is None:  # pragma: no cover - installed with us
+        raise ValueError("the startup module _sslcustomize_startup is not installed")
+    with open(startup.origin, encoding="utf-8") as file:
+        block = DETECTION.search(file.read())
+    if block is None:  # pragma: no cover - the marks are in the module shipped with this one
+        raise ValueError("the startup module has no policy-check block")
     header = HEADER.format(marker=MARKER, scope=scope, runtime=runtime)
-    return header + source + CALL.format(runtime=runtime, displaced=displaced, stdlib=stdlib)
+    check = "\n# The startup module's policy check (see its source).\nimport os\n\n" + block[1]
+    call = CALL.format(runtime=runtime, displaced=displaced, stdlib=stdlib)
+    return header + loader + check + call
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

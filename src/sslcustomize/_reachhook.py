@@ -24,7 +24,7 @@ import sys
 # Not ``typing``: see the startup module (its cost at every start of every interpreter).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from importlib.machinery import ModuleSpec
     from types import ModuleType
 
@@ -62,7 +62,13 @@ def installed(finder_type_name: str = "PrivateRuntime") -> bool:
     return any(type(f).__name__ == finder_type_name for f in sys.meta_path)
 
 
-def start(runtime: str, namespace: "dict[str, object]", displaced: str, stdlib: str) -> None:
+def start(
+    runtime: str,
+    namespace: "dict[str, object]",
+    displaced: str,
+    stdlib: str,
+    configured: "Callable[[], bool] | None" = None,
+) -> None:
     """Arrange for the policy hooks, then run the ``sitecustomize`` this one stands in for.
 
     Args:
@@ -70,9 +76,12 @@ def start(runtime: str, namespace: "dict[str, object]", displaced: str, stdlib: 
         namespace: The globals of the ``sitecustomize`` module being executed.
         displaced: The ``sitecustomize`` file that was here before (``""`` if none).
         stdlib: The standard-library directory the hook was written into.
+        configured: Tells whether a policy is configured (the startup module's own check,
+            copied into the hook); ``False`` means the startup module is not imported at all.
     """
     try:
-        if "_sslcustomize_startup" not in sys.modules and not installed():
+        wanted = configured is None or configured()
+        if wanted and "_sslcustomize_startup" not in sys.modules and not installed():
             sys.meta_path.append(PrivateRuntime(runtime))
             # Imports the environment's own startup module if it has one (PathFinder comes
             # first), else the private one; its main() checks for a policy with stat calls.
