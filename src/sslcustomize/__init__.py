@@ -10,9 +10,11 @@ contexts and the ``ssl`` module they do not use.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing's: ``sslcustomize lint`` does not import typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._contexts import (
         NamedContexts,
         PolicyContext,

@@ -13,7 +13,6 @@ import ast
 import builtins
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from sslcustomize._lint import _tables as t
 from sslcustomize._lint._commands import Token, scan_command, tokens_of
@@ -32,6 +31,10 @@ from sslcustomize._lint._values import (
     SeqVal,
     Value,
 )
+
+TYPE_CHECKING = False  # not typing's: the lint command does not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Analyzer", "RawFinding"]
 
