@@ -11,6 +11,7 @@ from sslcustomize._lint import RULES, LintResult, lint_files, lint_source
 from sslcustomize._lint._commands import scan_command, tokens_of
 from sslcustomize._lint._docs import render_index, render_rule
 from sslcustomize._lint._prefilter import hot_lines, may_contain_findings
+from sslcustomize._lint._runner import _READ_SIZE, _read
 
 DOCS = Path(__file__).parents[2] / "docs"
 
@@ -125,6 +126,15 @@ def test_unreadable_file_is_an_error(tmp_path: Path) -> None:
     result = lint_files([str(tmp_path / "gone.py")], jobs=1)
     assert result.errors
     assert "cannot read" in result.errors[0].message
+
+
+@pytest.mark.parametrize("size", [0, 1, _READ_SIZE - 1, _READ_SIZE, 3 * _READ_SIZE + 7])
+def test_read_returns_whole_files(tmp_path: Path, size: int) -> None:
+    """Files are read whole, whether empty, one read long or several."""
+    path = tmp_path / "m.py"
+    data = bytes(i % 251 for i in range(size))
+    path.write_bytes(data)
+    assert _read(str(path)) == data
 
 
 def test_encoding_declaration_is_honoured(tmp_path: Path) -> None:
