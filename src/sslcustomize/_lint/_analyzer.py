@@ -76,6 +76,24 @@ _PROCESS_METHODS = frozenset(
 )
 # Node types with nothing to analyze below them.
 _LEAVES = frozenset({ast.Load, ast.Store, ast.Del, ast.Name, ast.Constant})
+# Fields that never hold a node worth visiting: names, numbers and strings, operators and
+# load/store contexts (nodes without fields, and without handlers).
+_SCALAR_FIELDS = frozenset(
+    {"id", "attr", "arg", "name", "asname", "module", "level", "kind", "conversion"}
+    | {"is_async", "type_comment", "tag", "ctx", "op", "ops"}
+)
+# Node type -> its fields that ``generic_visit`` looks into, filled as types are met.
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(node_type)
+    if fields is None:
+        fields = tuple(f for f in node_type._fields if f not in _SCALAR_FIELDS)
+        _CHILD_FIELDS[node_type] = fields
+    return fields
+
+
 _SESSION_TYPES = frozenset({"requests.Session", "httpx.Client", "httpx.AsyncClient"})
 _SESSIONISH_NAMES = ("session", "client", "http", "sess")
 
@@ -258,7 +276,6 @@ class Analyzer:
         self.class_attrs: _Scope | None = None
         self.function: ast.AST = tree
         self._server_hints: dict[ast.AST, bool] = {}
-        self._handlers: dict[type, Callable[[Any], None]] = {}
         self._pending: list[tuple[_FunctionNode, list[_Scope], _Scope | None]] = []
 
     # -- driving -------------------------------------------------------------------------
@@ -310,24 +327,21 @@ class Analyzer:
 
     def visit(self, node: ast.AST) -> None:
         """Visit a node and, unless its handler takes over, its children."""
-        handler = self._handlers.get(type(node))
-        if handler is None:
-            name = re.sub(r"(?<!^)([A-Z])", r"_\1", type(node).__name__).lower()
-            found: Callable[[Any], None] = getattr(self, f"_visit_{name}", self.generic_visit)
-            self._handlers[type(node)] = handler = found
-        handler(node)
+        handler = _HANDLERS.get(type(node)) or _handler(type(node))
+        handler(self, node)
 
     def generic_visit(self, node: ast.AST) -> None:
         """Visit the children of a node in source order."""
         # ``ast.iter_child_nodes`` inlined: this loop is where the analysis spends its time.
-        for name in node._fields:
+        visit = self.visit
+        for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
             value = getattr(node, name, None)
-            if isinstance(value, list):
+            if type(value) is list:
                 for item in value:
                     if isinstance(item, ast.AST) and type(item) not in _LEAVES:
-                        self.visit(item)
+                        visit(item)
             elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
-                self.visit(value)
+                visit(value)
 
     def _visit_name(self, node: ast.Name) -> None:
         """Names have nothing below them worth visiting."""
@@ -1133,6 +1147,20 @@ class Analyzer:
         state = ContextState(origin, node, scope=self.function, optout=self._optout > 0)
         self.contexts[node] = state
         return state
+
+
+# Node type -> the Analyzer method that visits it (``_visit_call`` for ``ast.Call``), or
+# ``generic_visit``; filled as types are met, once per process.
+_HANDLERS: dict[type, Callable[[Analyzer, Any], None]] = {}
+
+
+def _handler(node_type: type) -> Callable[[Analyzer, Any], None]:
+    name = re.sub(r"(?<!^)([A-Z])", r"_\1", node_type.__name__).lower()
+    found: Callable[[Analyzer, Any], None] = getattr(
+        Analyzer, f"_visit_{name}", Analyzer.generic_visit
+    )
+    _HANDLERS[node_type] = found
+    return found
 
 
 def _suspect(value: Value) -> bool:
