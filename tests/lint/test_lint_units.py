@@ -76,6 +76,22 @@ def test_skipped_file_is_counted_not_parsed() -> None:
 
 
 @pytest.mark.parametrize(
+    "call",
+    [
+        "asyncio.open_connection('h', 443, ssl.create_default_context(ssl.Purpose.CLIENT_AUTH))",
+        "asyncio.open_connection('h', ssl=ssl.create_default_context(ssl.Purpose.CLIENT_AUTH))",
+        "ok = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH) == asyncio.open_connection("
+        "'h', 443, ssl.create_default_context(ssl.Purpose.CLIENT_AUTH))",
+    ],
+)
+def test_first_context_made_in_an_argument_is_followed(call: str) -> None:
+    """A module's first context, made inside a client call's arguments, is the client's."""
+    result = LintResult()
+    lint_source(f"import asyncio, ssl\n{call}\n".encode(), "x.py", result)
+    assert [f.code for f in result.findings] == ["SSC207"]
+
+
+@pytest.mark.parametrize(
     ("command", "code"),
     [
         ("curl -fsSLk https://x", "SSC402"),

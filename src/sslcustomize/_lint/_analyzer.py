@@ -881,6 +881,10 @@ class Analyzer:
                 self.report("SSC205", mode[1] if mode else node)
         if isinstance(callee, Method) and isinstance(callee.receiver, Instance):
             self._context_method(callee.receiver, attr, args, kwmap)
+        if not self.contexts and not self._in_compare:
+            # No context followed yet, so no argument is one: a context made in an argument
+            # (``f(ssl.create_default_context())``) was registered when that call was visited.
+            return
         given = [(self.resolve(a), "") for a in args] + [(v, k) for k, (v, _) in kwmap.items()]
         if attr in _SERVER_CALLS:
             for value, _ in given:
