@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sslcustomize._lint import RULES, LintResult, lint_files, lint_source
 from sslcustomize._lint._commands import scan_command, tokens_of
 from sslcustomize._lint._docs import render_index, render_rule
 from sslcustomize._lint._prefilter import hot_lines, may_contain_findings
 from sslcustomize._lint._runner import _READ_SIZE, _read
+from sslcustomize._lint._siblings import _ASSIGNMENT
 
 DOCS = Path(__file__).parents[2] / "docs"
 
@@ -262,3 +266,52 @@ def test_hot_source_ignores_a_comment_above_the_next_def() -> None:
     assert cut is not None
     assert cut.count(b"\n") == source.count(b"\n")
     assert {n.name for n in ast.walk(ast.parse(cut)) if isinstance(n, ast.FunctionDef)} == {"last"}
+
+
+# The sibling-constant pattern as it was written first (``^`` with re.MULTILINE): the faster
+# one must find exactly the same assignments.
+_MULTILINE_ASSIGNMENT = re.compile(
+    rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*"
+    rb"(False|True|None|0|''|\"\"|(?:ssl\.)?CERT_NONE|['\"](?:CERT_NONE|none|NONE)['\"])"
+    rb"[ \t]*(?:#.*)?$",
+    re.MULTILINE,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b"X",
+                b"_v1",
+                b" ",
+                b"\t",
+                b"\n",
+                b"\r\n",
+                b"=",
+                b":",
+                b" int ",
+                b"False",
+                b"True",
+                b"None",
+                b"0",
+                b"''",
+                b'""',
+                b"ssl.",
+                b"CERT_NONE",
+                b"'none'",
+                b'"NONE"',
+                b"# c",
+                b"#",
+                b"x = 1",
+            ]
+        ),
+        max_size=40,
+    )
+)
+def test_sibling_constants_pattern_matches_the_multiline_one(parts: list[bytes]) -> None:
+    """Reading assignments from the newline before them finds what ``^`` in MULTILINE found."""
+    data = b"".join(parts)
+    expected = [m.groups() for m in _MULTILINE_ASSIGNMENT.finditer(data)]
+    assert [m.groups() for m in _ASSIGNMENT.finditer(b"\n" + data)] == expected

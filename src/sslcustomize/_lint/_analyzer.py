@@ -332,16 +332,18 @@ class Analyzer:
 
     def generic_visit(self, node: ast.AST) -> None:
         """Visit the children of a node in source order."""
-        # ``ast.iter_child_nodes`` inlined: this loop is where the analysis spends its time.
-        visit = self.visit
+        # ``ast.iter_child_nodes`` and ``visit`` inlined: this loop is where the analysis spends
+        # its time.
+        handlers = _HANDLERS
         for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
-                    if isinstance(item, ast.AST) and type(item) not in _LEAVES:
-                        visit(item)
-            elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
-                visit(value)
+                    kind = type(item)
+                    if kind not in _LEAVES and isinstance(item, ast.AST):
+                        (handlers.get(kind) or _handler(kind))(self, item)
+            elif (kind := type(value)) not in _LEAVES and isinstance(value, ast.AST):
+                (handlers.get(kind) or _handler(kind))(self, value)
 
     def _visit_name(self, node: ast.Name) -> None:
         """Names have nothing below them worth visiting."""
@@ -1048,10 +1050,10 @@ class Analyzer:
 
     def resolve(self, node: ast.AST) -> Value:  # noqa: PLR0911, PLR0912 - one case per node type
         """Return what is known about the value of an expression."""
+        if isinstance(node, ast.Name):  # the commonest first
+            return self.lookup(node.id)
         if isinstance(node, ast.Constant):
             return Const(node.value, node)
-        if isinstance(node, ast.Name):
-            return self.lookup(node.id)
         if isinstance(node, ast.Attribute):
             if _is_self(node.value) and self.class_attrs and node.attr in self.class_attrs:
                 return self.class_attrs[node.attr]
