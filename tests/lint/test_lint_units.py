@@ -67,6 +67,32 @@ def test_prefilter_skips_unrelated_and_keeps_related() -> None:
     assert not may_contain_findings(b"# verify that it works\n")
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"ctx.verify_mode = CERT_NONE\n",
+        b"ctx.VERIFY_MODE = x\n",
+        b"aiohttp.get(u, verify_ssl=False)\n",
+        b"Elasticsearch(h, verify_certs=False)\n",
+        b"ctx.set_verify(VERIFY_NONE, cb)\n",
+        b"OPTS = {'verify': False}\n",
+        b'env["PYTHONHTTPSVERIFY"] = "0"\n',
+        b"client(ssl_verify=False)\n",
+        b"s.verify = False\n",
+        b"def f(verify: bool = False): ...\n",
+    ],
+)
+def test_prefilter_keeps_every_verify_name_that_rules_test(source: bytes) -> None:
+    """Each name with 'verify' that a rule looks at (see _tables, _analyzer) passes alone."""
+    assert may_contain_findings(source)
+
+
+def test_prefilter_skips_verify_helpers() -> None:
+    """Test suites' own ``verify_*`` helpers are no reason to parse a file."""
+    assert not may_contain_findings(b"def verify_structure(x):\n    verify_field_equal(x)\n")
+    assert not may_contain_findings(b"self._verify_request(r)\nverify_open(p)\n")
+
+
 def test_hot_lines() -> None:
     """Lines are hot when they hold a rule word or one of the extra names."""
     assert hot_lines(b"a = 1\nimport ssl\nOPTS\n", (b"opts",)) == [False, True, True, False]
