@@ -1073,7 +1073,7 @@ class Analyzer:
                     if isinstance(spread, DictVal):
                         entries.update(spread.entries)
                 elif isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    entries[key.value] = _located(self.resolve(value), value)
+                    entries[key.value] = self._resolve_located(value)
             return DictVal(entries, node)
         if isinstance(node, ast.List | ast.Tuple):
             items: list[Value] = []
@@ -1083,7 +1083,7 @@ class Analyzer:
                     if isinstance(spread, SeqVal):
                         items.extend(spread.items)
                 else:
-                    items.append(_located(self.resolve(element), element))
+                    items.append(self._resolve_located(element))
             return SeqVal(tuple(items), empty=not node.elts)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.resolve(node.left), self.resolve(node.right)
@@ -1099,6 +1099,15 @@ class Analyzer:
         if isinstance(node, ast.NamedExpr | ast.Await):
             return self.resolve(node.value)
         return UNKNOWN
+
+    def _resolve_located(self, node: ast.expr) -> Value:
+        """``_located(self.resolve(node), node)``, without making a literal's value twice.
+
+        Data tables (thousands of literals in a dict or list) are resolved entry by entry.
+        """
+        if isinstance(node, ast.Constant):
+            return Const(node.value, node)
+        return _located(self.resolve(node), node)
 
     def _resolve_call(self, node: ast.Call) -> Value:  # noqa: PLR0911 - one return per case
         callee = self.resolve(node.func)
