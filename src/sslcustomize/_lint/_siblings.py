@@ -54,7 +54,12 @@ def sibling_file(path: str | None, level: int, module: str | None) -> str | None
     """
     if path is None:
         return None
-    directory = os.path.dirname(os.path.abspath(path))
+    return _module_file(os.path.dirname(os.path.abspath(path)), level, module)
+
+
+@lru_cache(maxsize=4096)
+def _module_file(directory: str, level: int, module: str | None) -> str | None:
+    """``sibling_file`` for a file in ``directory``: the files of a package share the answers."""
     parts = module.split(".") if module else []
     if level:
         for _ in range(level - 1):
