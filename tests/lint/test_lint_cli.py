@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -153,3 +155,29 @@ def test_pre_commit_hook_definition() -> None:
     assert "  language: python\n" in hooks
     assert "types_or: [python, pyi]" in hooks
     assert 'sslcustomize = "sslcustomize._cli:entrypoint"' in (root / "pyproject.toml").read_text()
+
+
+def test_lint_does_not_import_what_it_does_not_use(insecure: Path) -> None:
+    """A JSON run outside a configured project loads neither typing nor importlib.metadata.
+
+    Start-up is part of the linter's speed on a tree (``bench/lint_bench.py``):
+
+    ``importlib.metadata`` (for the version) alone took ~150 ms on the development VM, a tenth
+    of linting the standard library.
+    """
+    script = (
+        "import sys\n"
+        "from sslcustomize._cli import main\n"
+        "status = main(['lint', '--format', 'json', sys.argv[1]])\n"
+        "unwanted = {'typing', 'importlib.metadata', 'signal', 'tomllib'}\n"
+        "print(sorted(unwanted & set(sys.modules)), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, insecure.name],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=insecure.parent,  # no pyproject.toml: tomllib is not needed
+    )
+    assert proc.stderr.strip().splitlines()[-1] == "[]"
+    assert json.loads(proc.stdout)["findings"][0]["code"] == "SSC101"

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sslcustomize._lint import RULES, LintResult, lint_files, lint_source
 from sslcustomize._lint._commands import scan_command, tokens_of
 from sslcustomize._lint._docs import render_index, render_rule
 from sslcustomize._lint._prefilter import hot_lines, may_contain_findings
+from sslcustomize._lint._runner import _READ_SIZE, _read
+from sslcustomize._lint._siblings import _ASSIGNMENT
 
 DOCS = Path(__file__).parents[2] / "docs"
 
@@ -62,6 +67,32 @@ def test_prefilter_skips_unrelated_and_keeps_related() -> None:
     assert not may_contain_findings(b"# verify that it works\n")
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"ctx.verify_mode = CERT_NONE\n",
+        b"ctx.VERIFY_MODE = x\n",
+        b"aiohttp.get(u, verify_ssl=False)\n",
+        b"Elasticsearch(h, verify_certs=False)\n",
+        b"ctx.set_verify(VERIFY_NONE, cb)\n",
+        b"OPTS = {'verify': False}\n",
+        b'env["PYTHONHTTPSVERIFY"] = "0"\n',
+        b"client(ssl_verify=False)\n",
+        b"s.verify = False\n",
+        b"def f(verify: bool = False): ...\n",
+    ],
+)
+def test_prefilter_keeps_every_verify_name_that_rules_test(source: bytes) -> None:
+    """Each name with 'verify' that a rule looks at (see _tables, _analyzer) passes alone."""
+    assert may_contain_findings(source)
+
+
+def test_prefilter_skips_verify_helpers() -> None:
+    """Test suites' own ``verify_*`` helpers are no reason to parse a file."""
+    assert not may_contain_findings(b"def verify_structure(x):\n    verify_field_equal(x)\n")
+    assert not may_contain_findings(b"self._verify_request(r)\nverify_open(p)\n")
+
+
 def test_hot_lines() -> None:
     """Lines are hot when they hold a rule word or one of the extra names."""
     assert hot_lines(b"a = 1\nimport ssl\nOPTS\n", (b"opts",)) == [False, True, True, False]
@@ -72,6 +103,22 @@ def test_skipped_file_is_counted_not_parsed() -> None:
     result = LintResult()
     lint_source(b"def (:\n", "x.py", result)
     assert (result.files, result.parsed, result.errors) == (1, 0, [])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "asyncio.open_connection('h', 443, ssl.create_default_context(ssl.Purpose.CLIENT_AUTH))",
+        "asyncio.open_connection('h', ssl=ssl.create_default_context(ssl.Purpose.CLIENT_AUTH))",
+        "ok = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH) == asyncio.open_connection("
+        "'h', 443, ssl.create_default_context(ssl.Purpose.CLIENT_AUTH))",
+    ],
+)
+def test_first_context_made_in_an_argument_is_followed(call: str) -> None:
+    """A module's first context, made inside a client call's arguments, is the client's."""
+    result = LintResult()
+    lint_source(f"import asyncio, ssl\n{call}\n".encode(), "x.py", result)
+    assert [f.code for f in result.findings] == ["SSC207"]
 
 
 @pytest.mark.parametrize(
@@ -125,6 +172,15 @@ def test_unreadable_file_is_an_error(tmp_path: Path) -> None:
     result = lint_files([str(tmp_path / "gone.py")], jobs=1)
     assert result.errors
     assert "cannot read" in result.errors[0].message
+
+
+@pytest.mark.parametrize("size", [0, 1, _READ_SIZE - 1, _READ_SIZE, 3 * _READ_SIZE + 7])
+def test_read_returns_whole_files(tmp_path: Path, size: int) -> None:
+    """Files are read whole, whether empty, one read long or several."""
+    path = tmp_path / "m.py"
+    data = bytes(i % 251 for i in range(size))
+    path.write_bytes(data)
+    assert _read(str(path)) == data
 
 
 def test_encoding_declaration_is_honoured(tmp_path: Path) -> None:
@@ -236,3 +292,52 @@ def test_hot_source_ignores_a_comment_above_the_next_def() -> None:
     assert cut is not None
     assert cut.count(b"\n") == source.count(b"\n")
     assert {n.name for n in ast.walk(ast.parse(cut)) if isinstance(n, ast.FunctionDef)} == {"last"}
+
+
+# The sibling-constant pattern as it was written first (``^`` with re.MULTILINE): the faster
+# one must find exactly the same assignments.
+_MULTILINE_ASSIGNMENT = re.compile(
+    rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*"
+    rb"(False|True|None|0|''|\"\"|(?:ssl\.)?CERT_NONE|['\"](?:CERT_NONE|none|NONE)['\"])"
+    rb"[ \t]*(?:#.*)?$",
+    re.MULTILINE,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b"X",
+                b"_v1",
+                b" ",
+                b"\t",
+                b"\n",
+                b"\r\n",
+                b"=",
+                b":",
+                b" int ",
+                b"False",
+                b"True",
+                b"None",
+                b"0",
+                b"''",
+                b'""',
+                b"ssl.",
+                b"CERT_NONE",
+                b"'none'",
+                b'"NONE"',
+                b"# c",
+                b"#",
+                b"x = 1",
+            ]
+        ),
+        max_size=40,
+    )
+)
+def test_sibling_constants_pattern_matches_the_multiline_one(parts: list[bytes]) -> None:
+    """Reading assignments from the newline before them finds what ``^`` in MULTILINE found."""
+    data = b"".join(parts)
+    expected = [m.groups() for m in _MULTILINE_ASSIGNMENT.finditer(data)]
+    assert [m.groups() for m in _ASSIGNMENT.finditer(b"\n" + data)] == expected

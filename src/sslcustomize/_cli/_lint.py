@@ -6,7 +6,6 @@ import argparse
 import gc
 import os
 import sys
-from typing import Any
 
 from sslcustomize._frozen import replace
 from sslcustomize._lint import RULES, Finding, lint_files
@@ -20,6 +19,10 @@ from sslcustomize._lint._config import (
 )
 from sslcustomize._lint._files import discover
 from sslcustomize._lint._output import FORMATS, render
+
+TYPE_CHECKING = False  # not typing's: the lint command does not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["register", "run"]
 

@@ -13,7 +13,6 @@ import ast
 import builtins
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from sslcustomize._lint import _tables as t
 from sslcustomize._lint._commands import Token, scan_command, tokens_of
@@ -32,6 +31,10 @@ from sslcustomize._lint._values import (
     SeqVal,
     Value,
 )
+
+TYPE_CHECKING = False  # not typing's: the lint command does not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Analyzer", "RawFinding"]
 
@@ -73,6 +76,24 @@ _PROCESS_METHODS = frozenset(
 )
 # Node types with nothing to analyze below them.
 _LEAVES = frozenset({ast.Load, ast.Store, ast.Del, ast.Name, ast.Constant})
+# Fields that never hold a node worth visiting: names, numbers and strings, operators and
+# load/store contexts (nodes without fields, and without handlers).
+_SCALAR_FIELDS = frozenset(
+    {"id", "attr", "arg", "name", "asname", "module", "level", "kind", "conversion"}
+    | {"is_async", "type_comment", "tag", "ctx", "op", "ops"}
+)
+# Node type -> its fields that ``generic_visit`` looks into, filled as types are met.
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(node_type)
+    if fields is None:
+        fields = tuple(f for f in node_type._fields if f not in _SCALAR_FIELDS)
+        _CHILD_FIELDS[node_type] = fields
+    return fields
+
+
 _SESSION_TYPES = frozenset({"requests.Session", "httpx.Client", "httpx.AsyncClient"})
 _SESSIONISH_NAMES = ("session", "client", "http", "sess")
 
@@ -255,7 +276,6 @@ class Analyzer:
         self.class_attrs: _Scope | None = None
         self.function: ast.AST = tree
         self._server_hints: dict[ast.AST, bool] = {}
-        self._handlers: dict[type, Callable[[Any], None]] = {}
         self._pending: list[tuple[_FunctionNode, list[_Scope], _Scope | None]] = []
 
     # -- driving -------------------------------------------------------------------------
@@ -307,24 +327,23 @@ class Analyzer:
 
     def visit(self, node: ast.AST) -> None:
         """Visit a node and, unless its handler takes over, its children."""
-        handler = self._handlers.get(type(node))
-        if handler is None:
-            name = re.sub(r"(?<!^)([A-Z])", r"_\1", type(node).__name__).lower()
-            found: Callable[[Any], None] = getattr(self, f"_visit_{name}", self.generic_visit)
-            self._handlers[type(node)] = handler = found
-        handler(node)
+        handler = _HANDLERS.get(type(node)) or _handler(type(node))
+        handler(self, node)
 
     def generic_visit(self, node: ast.AST) -> None:
         """Visit the children of a node in source order."""
-        # ``ast.iter_child_nodes`` inlined: this loop is where the analysis spends its time.
-        for name in node._fields:
+        # ``ast.iter_child_nodes`` and ``visit`` inlined: this loop is where the analysis spends
+        # its time.
+        handlers = _HANDLERS
+        for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
             value = getattr(node, name, None)
-            if isinstance(value, list):
+            if type(value) is list:
                 for item in value:
-                    if isinstance(item, ast.AST) and type(item) not in _LEAVES:
-                        self.visit(item)
-            elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
-                self.visit(value)
+                    kind = type(item)
+                    if kind not in _LEAVES and isinstance(item, ast.AST):
+                        (handlers.get(kind) or _handler(kind))(self, item)
+            elif (kind := type(value)) not in _LEAVES and isinstance(value, ast.AST):
+                (handlers.get(kind) or _handler(kind))(self, value)
 
     def _visit_name(self, node: ast.Name) -> None:
         """Names have nothing below them worth visiting."""
@@ -864,6 +883,10 @@ class Analyzer:
                 self.report("SSC205", mode[1] if mode else node)
         if isinstance(callee, Method) and isinstance(callee.receiver, Instance):
             self._context_method(callee.receiver, attr, args, kwmap)
+        if not self.contexts and not self._in_compare:
+            # No context followed yet, so no argument is one: a context made in an argument
+            # (``f(ssl.create_default_context())``) was registered when that call was visited.
+            return
         given = [(self.resolve(a), "") for a in args] + [(v, k) for k, (v, _) in kwmap.items()]
         if attr in _SERVER_CALLS:
             for value, _ in given:
@@ -1027,10 +1050,10 @@ class Analyzer:
 
     def resolve(self, node: ast.AST) -> Value:  # noqa: PLR0911, PLR0912 - one case per node type
         """Return what is known about the value of an expression."""
+        if isinstance(node, ast.Name):  # the commonest first
+            return self.lookup(node.id)
         if isinstance(node, ast.Constant):
             return Const(node.value, node)
-        if isinstance(node, ast.Name):
-            return self.lookup(node.id)
         if isinstance(node, ast.Attribute):
             if _is_self(node.value) and self.class_attrs and node.attr in self.class_attrs:
                 return self.class_attrs[node.attr]
@@ -1050,7 +1073,7 @@ class Analyzer:
                     if isinstance(spread, DictVal):
                         entries.update(spread.entries)
                 elif isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    entries[key.value] = _located(self.resolve(value), value)
+                    entries[key.value] = self._resolve_located(value)
             return DictVal(entries, node)
         if isinstance(node, ast.List | ast.Tuple):
             items: list[Value] = []
@@ -1060,7 +1083,7 @@ class Analyzer:
                     if isinstance(spread, SeqVal):
                         items.extend(spread.items)
                 else:
-                    items.append(_located(self.resolve(element), element))
+                    items.append(self._resolve_located(element))
             return SeqVal(tuple(items), empty=not node.elts)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.resolve(node.left), self.resolve(node.right)
@@ -1076,6 +1099,15 @@ class Analyzer:
         if isinstance(node, ast.NamedExpr | ast.Await):
             return self.resolve(node.value)
         return UNKNOWN
+
+    def _resolve_located(self, node: ast.expr) -> Value:
+        """``_located(self.resolve(node), node)``, without making a literal's value twice.
+
+        Data tables (thousands of literals in a dict or list) are resolved entry by entry.
+        """
+        if isinstance(node, ast.Constant):
+            return Const(node.value, node)
+        return _located(self.resolve(node), node)
 
     def _resolve_call(self, node: ast.Call) -> Value:  # noqa: PLR0911 - one return per case
         callee = self.resolve(node.func)
@@ -1130,6 +1162,20 @@ class Analyzer:
         state = ContextState(origin, node, scope=self.function, optout=self._optout > 0)
         self.contexts[node] = state
         return state
+
+
+# Node type -> the Analyzer method that visits it (``_visit_call`` for ``ast.Call``), or
+# ``generic_visit``; filled as types are met, once per process.
+_HANDLERS: dict[type, Callable[[Analyzer, Any], None]] = {}
+
+
+def _handler(node_type: type) -> Callable[[Analyzer, Any], None]:
+    name = re.sub(r"(?<!^)([A-Z])", r"_\1", node_type.__name__).lower()
+    found: Callable[[Analyzer, Any], None] = getattr(
+        Analyzer, f"_visit_{name}", Analyzer.generic_visit
+    )
+    _HANDLERS[node_type] = found
+    return found
 
 
 def _suspect(value: Value) -> bool:

@@ -19,9 +19,13 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Any
+
+from sslcustomize._frozen import dataclass, field
+
+TYPE_CHECKING = False  # not typing's: the lint command does not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DEFAULT_EXCLUDES",

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from sslcustomize._frozen import dataclass
 from sslcustomize._lint._rules import RULES_BY_CODE, Rule
 
 __all__ = ["Finding", "LintError"]

@@ -15,7 +15,7 @@ Codes are stable. The hundreds digit names the family:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from sslcustomize._frozen import dataclass
 
 __all__ = ["FAMILIES", "RULES", "RULES_BY_CODE", "Rule"]
 

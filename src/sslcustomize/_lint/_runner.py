@@ -6,14 +6,12 @@ import ast
 import gc
 import marshal
 import os
-import signal
 import struct
 import sys
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import NoReturn
 
+from sslcustomize._frozen import dataclass, field
 from sslcustomize._lint._analyzer import Analyzer
 from sslcustomize._lint._finding import Finding, LintError
 from sslcustomize._lint._prefilter import (
@@ -24,6 +22,10 @@ from sslcustomize._lint._prefilter import (
     module_names,
 )
 from sslcustomize._lint._suppress import find_allows
+
+TYPE_CHECKING = False  # not typing's: the lint command does not import typing
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 __all__ = ["LintResult", "lint_files", "lint_source"]
 
@@ -105,12 +107,30 @@ def _lint_paths(paths: Sequence[str], result: LintResult) -> None:
         warnings.simplefilter("ignore")
         for path in paths:
             try:
-                with open(path, "rb") as handle:
-                    data = handle.read()
+                data = _read(path)
             except OSError as exc:
                 result.errors.append(LintError(path=path, message=f"cannot read: {exc.strerror}"))
                 continue
             lint_source(data, path, result)
+
+
+# Most source files fit in one read of this size; bigger ones take a few.
+_READ_SIZE = 1 << 18
+
+
+def _read(path: str) -> bytes:
+    """Return a file's bytes: ``os.read`` until the end, without a buffered file object.
+
+    On the standard library this takes half the time of ``open(path, "rb").read()``.
+    """
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, _READ_SIZE):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def lint_files(paths: Sequence[str], *, jobs: int | None = None) -> LintResult:
@@ -202,15 +222,24 @@ def _lint_forked(paths: Sequence[str], workers: int) -> LintResult:
         children.clear()
     finally:
         os.close(queue_in)
-        for pid, result_in in children:  # only when this process was interrupted
-            os.close(result_in)
-            os.kill(pid, signal.SIGTERM)
-            os.waitpid(pid, 0)
+        _stop(children)  # still there only when this process was interrupted
     if failed:
         # A child died; which files it had taken is not known. Do them all here.
         result = LintResult()
         _lint_paths(paths, result)
     return result
+
+
+def _stop(children: list[tuple[int, int]]) -> None:
+    """End the children that still run and close their pipes."""
+    if not children:
+        return
+    import signal  # noqa: PLC0415 - only when interrupted; the import costs every run ~3 ms
+
+    for pid, result_in in children:
+        os.close(result_in)
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
 
 
 def _drain(queue: int, items: list[Sequence[str]], result: LintResult) -> None:

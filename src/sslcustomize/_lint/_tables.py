@@ -54,12 +54,16 @@ _RENAMES = {
 }
 
 
+_ANY_PREFIX = tuple(old for old, _ in _PREFIXES)
+
+
 def normalize(qualname: str) -> str:
     """Return the canonical spelling of a dotted name."""
-    for old, new in _PREFIXES:
-        if qualname.startswith(old):
-            qualname = new + qualname[len(old) :]
-            break
+    if qualname.startswith(_ANY_PREFIX):  # one test in C for the common case: no prefix
+        for old, new in _PREFIXES:
+            if qualname.startswith(old):
+                qualname = new + qualname[len(old) :]
+                break
     return _RENAMES.get(qualname, qualname)
 
 
