@@ -11,6 +11,7 @@ import html
 import json
 import socket
 import ssl
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ from sslcustomize import _state
 from sslcustomize._cli import main
 from sslcustomize._report import read_records
 from sslcustomize._seen import load_sightings, missing_intermediate
+from sslcustomize.exceptions import SSLCustomizeWarning
 
 if TYPE_CHECKING:
     from conftest import StartServer
@@ -65,7 +67,10 @@ def _record_connections(targets: list[tuple[str, int]]) -> None:
     sslcustomize.inject()
     try:
         for host, port in targets:
-            with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
+            with warnings.catch_warnings(), pytest.warns(sslcustomize.UnverifiedConnectionWarning):  # noqa: PT031
+                # On a loaded machine the sink may pass its 50 ms budget: it keeps the record
+                # and writes it later (at the latest when set_policy(None) closes it, below).
+                warnings.filterwarnings("ignore", "report sink .* failed", SSLCustomizeWarning)
                 _connect_unverified_by_python(host, port)
     finally:
         sslcustomize.extract()
