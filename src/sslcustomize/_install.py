@@ -77,16 +77,14 @@ def hook_text(*, scope: str, runtime: str, displaced: str, stdlib: str) -> str:
     (finding and loading it cost about half a millisecond).
 
     Raises:
-        ValueError: The startup module has no policy-check block (a broken install).
+        FileNotFoundError: The startup module is not installed.
+        ValueError: It has no policy-check block (a broken install).
     """
     from . import _reachhook  # noqa: PLC0415 - its source is what the hook runs
 
     with open(_reachhook.__file__, encoding="utf-8") as file:
         loader = file.read()
-    startup = importlib.util.find_spec("_sslcustomize_startup")
-    if startup is None or startup.origin is None:  # pragma: no cover - installed with us
-        raise ValueError("the startup module _sslcustomize_startup is not installed")
-    with open(startup.origin, encoding="utf-8") as file:
+    with open(_startup_file(), encoding="utf-8") as file:
         block = DETECTION.search(file.read())
     if block is None:  # pragma: no cover - the marks are in the module shipped with this one
         raise ValueError("the startup module has no policy-check block")
@@ -203,6 +201,18 @@ def _write_if_different(path: str, data: bytes, mode: int = 0o644) -> bool:
     return True
 
 
+def _startup_file() -> str:
+    """Return the path of the startup module installed with this package.
+
+    Raises:
+        FileNotFoundError: It is not installed.
+    """
+    startup = importlib.util.find_spec("_sslcustomize_startup")
+    if startup is None or startup.origin is None:  # pragma: no cover - installed with the package
+        raise FileNotFoundError("the startup module _sslcustomize_startup is not installed")
+    return startup.origin
+
+
 def _sources() -> list[tuple[str, str]]:
     """Return ``(source, relative destination)`` for every file of the private runtime."""
     import sslcustomize  # noqa: PLC0415 - the package copies itself
@@ -217,10 +227,7 @@ def _sources() -> list[tuple[str, str]]:
                 pairs.append(
                     (source, os.path.join("sslcustomize", os.path.relpath(source, package)))
                 )
-    startup = importlib.util.find_spec("_sslcustomize_startup")
-    if startup is None or startup.origin is None:  # pragma: no cover - installed with the package
-        raise FileNotFoundError("the startup module _sslcustomize_startup is not installed")
-    pairs.append((startup.origin, "_sslcustomize_startup.py"))
+    pairs.append((_startup_file(), "_sslcustomize_startup.py"))
     pairs += _toml_reader()
     return pairs
 
