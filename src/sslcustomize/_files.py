@@ -32,21 +32,27 @@ def atomic_write(path: str, text: str, mode: int = 0o644) -> None:
         raise
 
 
-def read_regular(path: str, limit: int) -> bytes:
+def read_regular(path: str, limit: int, *, private: bool = False) -> bytes:
     """Read a regular file (symlinks to one are followed) of at most ``limit`` bytes.
 
     Opened non-blocking (a FIFO with no writer would hang the open) and checked with ``fstat``
     on the descriptor before any read, so a FIFO, a device (``/dev/zero``, ``/dev/stdin``), a
     socket or a directory is never read, and a swap after the check changes nothing.
+    ``private``: the file must also be no link, owned by this user and writable by no one
+    else (a cache entry that is read as trusted).
 
     Raises:
-        OSError: The file cannot be opened or read.
-        ValueError: It is not a regular file, or larger than ``limit``.
+        OSError: The file cannot be opened or read (a link, with ``private``).
+        ValueError: It is not a regular file, is larger than ``limit``, or is not private.
     """
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_NOFOLLOW if private else 0)
+    descriptor = os.open(path, flags)
     try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
             raise ValueError("not a regular file")
+        if private and (info.st_uid != os.geteuid() or info.st_mode & 0o077):
+            raise ValueError("not this user's alone")
         chunks: list[bytes] = []
         size = 0
         while size <= limit:

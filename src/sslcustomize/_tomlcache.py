@@ -26,11 +26,10 @@ import binascii
 import datetime as dt
 import marshal
 import os
-import stat
 import sys
 from collections.abc import Callable
 
-from ._files import cache_directory, private_directory
+from ._files import cache_directory, private_directory, read_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,9 +89,7 @@ def entry_path(path: str) -> str | None:
 
 def _read(entry: str, text: str) -> tuple[Tree, KeyLines] | None:
     try:
-        data = _read_private(entry)
-        if data is None:
-            return None
+        data = read_regular(entry, _MAX_ENTRY, private=True)
         # S302: a file of this user's alone, checked on the open descriptor (as __pycache__).
         form, source, encoded, pairs = marshal.loads(data)  # noqa: S302
         if form != _FORMAT or source != text:
@@ -104,23 +101,6 @@ def _read(entry: str, text: str) -> tuple[Tree, KeyLines] | None:
     if not isinstance(tree, dict) or not all(type(line) is int for line in lines.values()):
         return None
     return tree, lines
-
-
-def _read_private(entry: str) -> bytes | None:
-    """Read ``entry`` if it is a regular file of this user's that nobody else can write."""
-    descriptor = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    try:
-        info = os.fstat(descriptor)
-        if (
-            not stat.S_ISREG(info.st_mode)
-            or info.st_uid != os.geteuid()
-            or info.st_mode & 0o077
-            or info.st_size > _MAX_ENTRY
-        ):
-            return None
-        return os.read(descriptor, _MAX_ENTRY + 1)
-    finally:
-        os.close(descriptor)
 
 
 def _write(entry: str, text: str, tree: Tree, lines: KeyLines) -> None:
