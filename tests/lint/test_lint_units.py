@@ -87,6 +87,43 @@ def test_prefilter_keeps_every_verify_name_that_rules_test(source: bytes) -> Non
     assert may_contain_findings(source)
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"from OpenSSL import SSL\n",
+        b"s = smtplib.SMTP_SSL(h)\n",
+        b"ftplib.FTP_TLS(h)\n",
+        b"server.starttls()\n",
+        b"conn.stls(context=ctx)\n",
+        b"aiohttp.get(u, ssl=False)\n",
+        b"OPTS = {'ssl': False}\n",
+        b"kw['ssl'] = 0\n",
+        b"ctx = SSLContext(PROTOCOL_TLSv1)\n",
+        b"run('curl -fsSLk ' + url)\n",
+        b'run(["wget", "--no-check-certificate", url])\n',
+    ],
+)
+def test_prefilter_keeps_tls_names(source: bytes) -> None:
+    """A name that starts with 'ssl' or 'tls', STARTTLS and insecure download flags pass."""
+    assert may_contain_findings(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"# built against OpenSSL 3\n",
+        b"extensions = ('*.ptls', '*.dassl')\n",
+        b"LICENSES = ['OpenSSL', 'ssl', 'tls',\n    'zlib']\n",
+        b"run(['curl', '-fsSL', url])\n",
+        b"run(['wget', '-q', url])\n",
+        b"socket.gethostname()\n",
+    ],
+)
+def test_prefilter_skips_tls_words_in_data(source: bytes) -> None:
+    """Words inside other words, bare words in data tables, safe downloads: no parse."""
+    assert not may_contain_findings(source)
+
+
 def test_prefilter_skips_verify_helpers() -> None:
     """Test suites' own ``verify_*`` helpers are no reason to parse a file."""
     assert not may_contain_findings(b"def verify_structure(x):\n    verify_field_equal(x)\n")

@@ -13,16 +13,21 @@ import re
 
 __all__ = ["hot_lines", "may_contain_findings"]
 
-# ``ssl``/``tls`` not inside an English word ("endlessly", "passline", "DocumentLS"): a letter
-# on at most one side of it.
-_EDGE = b"<edge>"
-_LETTERS = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+# ``ssl``/``tls`` at the start of a name ("ssl.", "SMTP_SSL", "tlsInsecure", "sslVerify"), not
+# inside a word ("openssl", "endlessly", "*.ptls", "dassl"). A string that is only the word
+# ("'ssl',", a row of a data table) counts only as a key: ``{"ssl": False}``, ``kw["ssl"]``.
+_START = b"<start>"
+_ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
+_QUOTES = frozenset(b"'\"")
 
 # word -> the narrower forms one of which must also be present at one of the word's places
-# (empty: the word is enough), or ``_EDGE``.
+# (empty: the word is enough), or ``_START``.
 _WORDS: dict[bytes, tuple[bytes, ...]] = {
-    b"ssl": (_EDGE,),  # ssl contexts, ssl=False, SMTP_SSL, ssl_verify, GIT_SSL_NO_VERIFY, sslVerify
-    b"tls": (_EDGE,),  # FTP_TLS, starttls, tlsInsecure, tls_insecure_set, NODE_TLS_...
+    # ssl contexts, ssl=False, SMTP_SSL, ssl_verify, GIT_SSL_NO_VERIFY, sslVerify
+    b"ssl": (_START,),
+    b"tls": (_START,),  # FTP_TLS, tlsInsecure, tls_insecure_set, NODE_TLS_..., PROTOCOL_TLSv1
+    b"starttls": (),
+    b"stls(": (),  # poplib's STLS
     b"verify": (
         b"verify=",
         b"verify =",
@@ -38,7 +43,7 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
         b"sverify",
     ),
     b"cert_req": (),
-    b"_hostname": (),  # check_hostname, assert_hostname, match_hostname
+    b"_hostname": (b"check_hostname", b"assert_hostname", b"match_hostname"),
     b"disable_warnings": (),
     b"insecurerequest": (),
     b"session.": (b"session.request", b"session.send", b"session.merge"),
@@ -46,24 +51,39 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
     b"requests.request": (),
     b"ca_bundle": (),
     b"trusted": (b"trusted-host", b"trusted_host"),
+    # curl and wget count only beside a flag that the rules look for (see ``_ALSO``).
     b"curl": (b"curl ", b"curl'", b'curl"'),
-    b"wget": (),
+    b"wget": (b"wget ", b"wget'", b'wget"'),
     b"legacy_context": (),
 }
 # The narrower forms as (offset of the word in the form, form).
 _FORMS = {
-    word: tuple((form.find(word), form) for form in forms if form != _EDGE)
+    word: tuple((form.find(word), form) for form in forms if form != _START)
     for word, forms in _WORDS.items()
+}
+# What else the file must hold for a word to count (see ``_commands``): curl's ``--insecure``
+# or ``-k`` (alone or among other short flags: ``-fsSLk``), wget's ``--no-check-certificate``.
+_ALSO = {
+    b"curl": re.compile(rb"--insecure|[\s'\"]-[a-z]*k[a-z]*[\s'\"]"),
+    b"wget": re.compile(rb"--no-check-certificate"),
 }
 
 
 def _narrow(low: bytes, word: bytes, pos: int) -> bool:
     """Tell whether ``word`` at ``pos`` of ``low`` is one of its narrower forms."""
-    if _WORDS[word] == (_EDGE,):
+    forms = _WORDS[word]
+    if forms == (_START,):
         before = low[pos - 1] if pos else 0
-        after = low[pos + len(word)] if pos + len(word) < len(low) else 0
-        return before not in _LETTERS or after not in _LETTERS
-    return any(low.startswith(form, pos - offset) for offset, form in _FORMS[word])
+        if before in _ALNUM:
+            return False
+        end = pos + len(word)
+        if before in _QUOTES and low[end : end + 1] == bytes((before,)):
+            return low[end + 1 : end + 3].lstrip(b" ")[:1] in (b":", b"]")
+        return True
+    if not any(low.startswith(form, pos - offset) for offset, form in _FORMS[word]):
+        return False
+    also = _ALSO.get(word)
+    return also is None or also.search(low) is not None
 
 
 def may_contain_findings(data: bytes) -> bool:
