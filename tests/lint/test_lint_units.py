@@ -114,6 +114,7 @@ def test_prefilter_keeps_tls_names(source: bytes) -> None:
         b"# built against OpenSSL 3\n",
         b"extensions = ('*.ptls', '*.dassl')\n",
         b"LICENSES = ['OpenSSL', 'ssl', 'tls',\n    'zlib']\n",
+        b"BUILTINS = ('ver', 'verify', 'vol')\n",
         b"run(['curl', '-fsSL', url])\n",
         b"run(['wget', '-q', url])\n",
         b"socket.gethostname()\n",
@@ -133,6 +134,15 @@ def test_prefilter_skips_verify_helpers() -> None:
 def test_hot_lines() -> None:
     """Lines are hot when they hold a rule word or one of the extra names."""
     assert hot_lines(b"a = 1\nimport ssl\nOPTS\n", (b"opts",)) == [False, True, True, False]
+
+
+def test_legacy_context_call_is_hot_and_its_import_a_candidate() -> None:
+    """``create_legacy_context`` imported by name: the import passes, the call's line is hot."""
+    source = (
+        b"from sslcustomize import create_legacy_context\n\ndef f():\n    create_legacy_context()\n"
+    )
+    assert may_contain_findings(source)
+    assert hot_lines(source) == [True, False, False, True, False]
 
 
 def test_skipped_file_is_counted_not_parsed() -> None:
@@ -272,6 +282,50 @@ def test_hot_source_blanks_cold_functions_and_keeps_lines() -> None:
     assert names == {"fetch", "uses_module_dict"}  # OPTS heats the function that spreads it
     line = next(i for i, text in enumerate(BIG_MODULE.splitlines()) if b"verify=False" in text)
     assert cut.splitlines()[line] == BIG_MODULE.splitlines()[line]
+
+
+TABLES_MODULE = b"""import requests
+
+NAMES = [
+    "openssl",
+    "ssl",
+]
+OPTS = {
+    "verify": False,
+}
+
+
+class Lexer:
+    tokens = {
+        "root": [("tls", 1)],
+    }
+
+    def get(self, url):
+        return requests.get(url, **OPTS)
+"""
+
+
+def test_hot_source_blanks_cold_tables_and_keeps_hot_ones() -> None:
+    """A multi-line table without a rule word goes (``pass`` in a class); one with a word stays."""
+    from sslcustomize._lint._prefilter import hot_source, module_names
+
+    names = module_names(TABLES_MODULE)
+    cut = hot_source(TABLES_MODULE, hot_lines(TABLES_MODULE, names), names)
+    assert cut is not None
+    assert cut.count(b"\n") == TABLES_MODULE.count(b"\n")
+    tree = ast.parse(cut)
+    assigned = [
+        ast.unparse(t) for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+    ]
+    assert assigned == ["OPTS"]
+    [lexer] = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert [type(n).__name__ for n in lexer.body] == ["Pass", "FunctionDef"]
+
+
+def test_hot_lines_narrow_words_like_the_prefilter() -> None:
+    """Rows of data tables and words inside words do not heat a line; a module name does."""
+    source = b"'ssl',\nOpenSSL\nctx = ssl.create_default_context()\nverify = VERIFY\n"
+    assert hot_lines(source, (b"verify",)) == [False, False, True, True, False]
 
 
 def test_partial_parse_finds_what_a_whole_parse_finds(monkeypatch: pytest.MonkeyPatch) -> None:
