@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import ast
 
-# ``dataclasses``, not ``sslcustomize._frozen``: the analysis makes about 100,000 of these
-# values on the standard library, and the generated ``__init__`` is three times faster.
-from dataclasses import dataclass, field
-
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
 if TYPE_CHECKING:
-    from typing import TypeAlias
+    from typing import Final, TypeAlias
 
 __all__ = [
     "UNKNOWN",
@@ -27,31 +23,59 @@ __all__ = [
     "Value",
 ]
 
+# Plain classes with ``__slots__``, not dataclasses: importing :mod:`dataclasses` and generating
+# these classes cost the lint command ~20 ms at start (a third of its start-up), and the
+# analysis makes about 100,000 values on the standard library, for which a plain ``__init__``
+# is the fastest. Fields are ``Final``: a value does not change once made.
 
-@dataclass(frozen=True, slots=True)
-class Unknown:
+
+class _Value:
+    """Equality, hash and repr over the fields (``__slots__``), as a frozen dataclass has."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _fields(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash((type(self), *self._fields()))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+
+class Unknown(_Value):
     """Nothing is known about the value."""
+
+    __slots__ = ()
 
 
 UNKNOWN = Unknown()
 
 
-@dataclass(frozen=True, slots=True)
-class Const:
+class Const(_Value):
     """A literal: bool, str, int, bytes or None; ``node`` is where it was written."""
 
-    value: object
-    node: ast.AST
+    __slots__ = ("node", "value")
+
+    def __init__(self, value: object, node: ast.AST) -> None:
+        self.value: Final = value
+        self.node: Final = node
 
 
-@dataclass(frozen=True, slots=True)
-class Ref:
+class Ref(_Value):
     """A module-level object reached by a dotted name: ``ssl.CERT_NONE``, ``requests.get``."""
 
-    qualname: str
+    __slots__ = ("qualname",)
+
+    def __init__(self, qualname: str) -> None:
+        self.qualname: Final = qualname
 
 
-@dataclass(slots=True, eq=False)
 class ContextState:
     """An ``ssl.SSLContext`` followed from its creation through its attribute changes to its use.
 
@@ -60,73 +84,101 @@ class ContextState:
     ``client_auth`` (``Purpose.CLIENT_AUTH``: meant for servers), ``unverified`` (the private
     factories), ``pyopenssl`` (``OpenSSL.SSL.Context``: ``VERIFY_NONE`` until told), or ``other``.
     ``client`` is set when the context is handed to a client API; ``mode_required`` and
-    ``hostname_on`` when verification is switched (back) on.
+    ``hostname_on`` when verification is switched (back) on. Compared by identity: each is
+    one context object of the analyzed code.
     """
 
-    origin: str
-    node: ast.AST
-    scope: ast.AST
-    server: bool = False
-    server_hint: bool = False
-    verified: bool = False
-    client: bool = False
-    mode_required: bool = False
-    hostname_on: bool = False
-    optout: bool = False
-    weakenings: list[tuple[str, ast.AST]] = field(default_factory=list)
+    __slots__ = (
+        "client",
+        "hostname_on",
+        "mode_required",
+        "node",
+        "optout",
+        "origin",
+        "scope",
+        "server",
+        "server_hint",
+        "verified",
+        "weakenings",
+    )
+
+    def __init__(self, origin: str, node: ast.AST, scope: ast.AST, *, optout: bool = False) -> None:
+        self.origin = origin
+        self.node = node
+        self.scope = scope
+        self.server = False
+        self.server_hint = False
+        self.verified = False
+        self.client = False
+        self.mode_required = False
+        self.hostname_on = False
+        self.optout = optout
+        self.weakenings: list[tuple[str, ast.AST]] = []
 
 
-@dataclass(frozen=True, slots=True)
-class Instance:
+class Instance(_Value):
     """An object of an evident type, such as ``requests.Session``."""
 
-    qualname: str
-    context: ContextState | None = None
+    __slots__ = ("context", "qualname")
+
+    def __init__(self, qualname: str, context: ContextState | None = None) -> None:
+        self.qualname: Final = qualname
+        self.context: Final = context
 
 
-@dataclass(frozen=True, slots=True)
-class Method:
+class Method(_Value):
     """An attribute looked up on an instance (``type_name`` known) or an unknown receiver."""
 
-    type_name: str | None
-    attr: str
-    receiver: Value
+    __slots__ = ("attr", "receiver", "type_name")
+
+    def __init__(self, type_name: str | None, attr: str, receiver: Value) -> None:
+        self.type_name: Final = type_name
+        self.attr: Final = attr
+        self.receiver: Final = receiver
 
 
-@dataclass(frozen=True, slots=True)
-class DictVal:
+class DictVal(_Value):
     """A dict literal or ``dict(...)`` call with string keys."""
 
-    entries: dict[str, Value]
-    node: ast.AST
+    __slots__ = ("entries", "node")
+
+    def __init__(self, entries: dict[str, Value], node: ast.AST) -> None:
+        self.entries: Final = entries
+        self.node: Final = node
 
 
-@dataclass(frozen=True, slots=True)
-class SeqVal:
+class SeqVal(_Value):
     """A list or tuple literal, or a string concatenation, as its items.
 
     ``empty`` is true only for a literal written empty (``[]``, ``()``), not for a
     concatenation whose parts are unknown.
     """
 
-    items: tuple[Value, ...]
-    empty: bool = False
+    __slots__ = ("empty", "items")
+
+    def __init__(self, items: tuple[Value, ...], *, empty: bool = False) -> None:
+        self.items: Final = items
+        self.empty: Final = empty
 
 
-@dataclass(frozen=True, slots=True)
-class Partial:
+class Partial(_Value):
     """``functools.partial(func, **kwargs)`` (or ``partialmethod``)."""
 
-    func: Value
-    keywords: dict[str, Value]
+    __slots__ = ("func", "keywords")
+
+    def __init__(self, func: Value, keywords: dict[str, Value]) -> None:
+        self.func: Final = func
+        self.keywords: Final = keywords
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
+class Param(_Value):
     """A function parameter; ``default`` is the value of its default, if it has one."""
 
-    name: str
-    default: Value | None
+    __slots__ = ("default", "name")
+
+    def __init__(self, name: str, default: Value | None) -> None:
+        self.name: Final = name
+        self.default: Final = default
 
 
 Value: TypeAlias = Unknown | Const | Ref | Instance | Method | DictVal | SeqVal | Partial | Param
