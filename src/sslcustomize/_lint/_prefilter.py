@@ -53,9 +53,10 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
     b"requests.request": (),
     b"ca_bundle": (),
     b"trusted": (b"trusted-host", b"trusted_host"),
-    # curl and wget count only beside a flag that the rules look for (see ``_ALSO``).
+    # curl counts only beside a flag that its rule looks for, and wget's flag only beside wget
+    # (see ``_ALSO``): the long flag is searched first, three times faster than "wget".
     b"curl": (b"curl ", b"curl'", b'curl"'),
-    b"wget": (b"wget ", b"wget'", b'wget"'),
+    b"--no-check-certificate": (),
 }
 # The narrower forms as (offset of the word in the form, form).
 _FORMS = {
@@ -75,12 +76,12 @@ def _curl_insecure(low: bytes) -> bool:
     return any(m.start() and low[m.start() - 1] in b" \t\r\n'\"" for m in _SHORT_K.finditer(low))
 
 
-def _wget_insecure(low: bytes) -> bool:
-    return b"--no-check-certificate" in low
+def _wget(low: bytes) -> bool:
+    return b"wget " in low or b"wget'" in low or b'wget"' in low
 
 
 # What else the (lowered) file must hold for a word to count (see ``_commands``).
-_ALSO = {b"curl": _curl_insecure, b"wget": _wget_insecure}
+_ALSO = {b"curl": _curl_insecure, b"--no-check-certificate": _wget}
 # Words that make a line hot (see ``hot_lines``) without making a file a candidate: a call of
 # ``create_legacy_context`` imported by name holds no other word.
 _HOT_ONLY = (b"legacy_context",)
@@ -119,7 +120,7 @@ def may_contain_findings(data: bytes) -> bool:
     find = low.find
     for word, forms in _WORDS.items():
         pos = find(word)
-        if pos >= 0 and not forms:
+        if pos >= 0 and not forms and word not in _ALSO:
             return True
         while pos >= 0:
             if _narrow(low, word, pos):

@@ -6,9 +6,7 @@ The reason is required. An ``allow()`` without one suppresses nothing and is rep
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 
 __all__ = ["Allows", "find_allows"]
 
@@ -31,6 +29,10 @@ def find_allows(source: str) -> Allows:
     allows: Allows = {}
     if "sslcustomize:" not in source:
         return allows
+    # Only here: most runs meet no allow comment, and tokenize costs every run 1.2 ms to import.
+    import io  # noqa: PLC0415
+    import tokenize  # noqa: PLC0415
+
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
             if token.type == tokenize.COMMENT:
