@@ -284,15 +284,21 @@ def test_hot_source_blanks_cold_functions_and_keeps_lines() -> None:
     assert cut.splitlines()[line] == BIG_MODULE.splitlines()[line]
 
 
-TABLES_MODULE = b"""import requests
+TABLES_MODULE = b"""import ssl
+import subprocess
 
 NAMES = [
     "openssl",
     "ssl",
 ]
-OPTS = {
-    "verify": False,
-}
+CIPHERS = (
+    "ECDHE+AESGCM:"
+    "RC4-SHA"
+)
+FLAGS = [
+    "-fsS",
+    "-k",
+]
 
 
 class Lexer:
@@ -301,25 +307,34 @@ class Lexer:
     }
 
     def get(self, url):
-        return requests.get(url, **OPTS)
+        ctx = ssl.create_default_context()
+        ctx.set_ciphers(CIPHERS)
+        subprocess.run(["curl", *FLAGS, url])
 """
 
 
-def test_hot_source_blanks_cold_tables_and_keeps_hot_ones() -> None:
-    """A multi-line table without a rule word goes (``pass`` in a class); one with a word stays."""
+def test_hot_source_blanks_unused_tables_and_keeps_used_ones() -> None:
+    """A table nothing reads goes (``pass`` in a class); one used stays, even without a word."""
     from sslcustomize._lint._prefilter import hot_source, module_names
 
-    names = module_names(TABLES_MODULE)
-    cut = hot_source(TABLES_MODULE, hot_lines(TABLES_MODULE, names), names)
+    cut = hot_source(TABLES_MODULE, hot_lines(TABLES_MODULE, module_names(TABLES_MODULE)))
     assert cut is not None
     assert cut.count(b"\n") == TABLES_MODULE.count(b"\n")
     tree = ast.parse(cut)
-    assigned = [
-        ast.unparse(t) for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
-    ]
-    assert assigned == ["OPTS"]
+    assigned = [ast.unparse(t) for n in tree.body if isinstance(n, ast.Assign) for t in n.targets]
+    assert assigned == ["CIPHERS", "FLAGS"]
     [lexer] = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     assert [type(n).__name__ for n in lexer.body] == ["Pass", "FunctionDef"]
+
+
+def test_partial_parse_keeps_tables_that_rules_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cipher string and curl flags kept in tables are found through the cut source."""
+    from sslcustomize._lint import _runner
+
+    monkeypatch.setattr(_runner, "PARTIAL_MIN_BYTES", 0)
+    result = LintResult()
+    lint_source(TABLES_MODULE, "tables.py", result)
+    assert sorted(f.code for f in result.findings) == ["SSC402", "SSC704"]
 
 
 def test_hot_lines_narrow_words_like_the_prefilter() -> None:

@@ -209,7 +209,8 @@ def _statements(depth: int) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
 
 
 # A name bound to a display (``LEXERS = {``, ``names: tuple[str, ...] = (``): a data table.
-_TABLE = re.compile(rb"[A-Za-z_]\w*[ \t]*(?::[^=\n]*)?=[ \t]*[\[({]")
+_TABLE = re.compile(rb"[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*[\[({]")
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, int, bool]]:
@@ -266,33 +267,38 @@ def _is_hot(data: bytes, first: int, end: int, *, depth: int, line: int, hot: li
     return any(hot[line : line + data.count(b"\n", first, stop - 1) + 1])
 
 
-def _is_hot_table(
-    data: bytes, first: int, end: int, *, line: int, hot: list[bool], extra: tuple[bytes, ...]
-) -> bool:
-    """Tell whether a table holds a rule word or a suspect name, its own name aside.
+def _is_used(data: bytes, first: int, end: int) -> bool:
+    """Tell whether the name a table (``data[first:end]``) binds is used outside it.
 
-    Its own name makes its first line hot (see ``module_names``); a table without a word
-    holds no key or value that a rule tests, so the functions that use it see nothing.
+    A use anywhere counts, even in a string or a cold function: only a table nothing in the
+    file reads is left out. Its contents need not hold a rule word to matter: a list of
+    curl flags or a cipher string is tested where it is used.
     """
-    newline = data.find(b"\n", first, end)
-    if any(hot[line + 1 : line + data.count(b"\n", first, end)]):
+    name = _TABLE.match(data, first)
+    if name is None:
         return True
-    value = data[data.find(b"=", first) + 1 : newline if newline >= 0 else end].lower()
-    return any(word in value for word in (*_WORDS, *_HOT_ONLY, *extra))
+    word = name.group(1)
+    pos = data.find(word)
+    while pos >= 0:
+        if not first <= pos < end:
+            around = data[pos - 1 : pos] + data[pos + len(word) : pos + len(word) + 1]
+            if not any(c in _NAME_BYTES for c in around):
+                return True
+        pos = data.find(word, pos + 1)
+    return False
 
 
-def hot_source(data: bytes, hot: list[bool], extra: tuple[bytes, ...] = ()) -> bytes | None:
-    """Blank the functions, methods and data tables without a hot line, keeping line numbers.
+def hot_source(data: bytes, hot: list[bool]) -> bytes | None:
+    """Blank cold functions and methods and unused data tables, keeping every line number.
 
     Other module-level and class-level statements stay, so names resolve as in the whole
-    file; a cold method's or table's first line becomes ``pass`` so that its class stays
-    valid. The result is only a faster input for ``ast.parse``: if it does not parse, the
-    whole file is parsed.
+    file; a cold method's or unused table's first line becomes ``pass`` so that its class
+    stays valid. The result is only a faster input for ``ast.parse``: if it does not parse,
+    the whole file is parsed.
 
     Args:
         data: The file's bytes.
-        hot: ``hot_lines(data, extra)``.
-        extra: The names given to ``hot_lines``.
+        hot: ``hot_lines(data, ...)``.
 
     Returns:
         The cut source, or ``None`` when nothing would be cut.
@@ -309,12 +315,11 @@ def hot_source(data: bytes, hot: list[bool], extra: tuple[bytes, ...] = ()) -> b
         pieces.append(data[kept:first])
         kept = first
         if table:
-            hot_table = _is_hot_table(data, first, end, line=line, hot=hot, extra=extra)
-            pieces.append(data[first:end] if hot_table else b"\n" * lines)
+            pieces.append(data[first:end] if _is_used(data, first, end) else b"\n" * lines)
         elif not _is_hot(data, first, end, depth=0, line=line, hot=hot):
             pieces.append(b"\n" * lines)
         else:
-            pieces.append(_cut_members(data, first, end, line, hot, extra))
+            pieces.append(_cut_members(data, first, end, line, hot))
         kept = end
         line += lines
     if not pieces:
@@ -324,10 +329,8 @@ def hot_source(data: bytes, hot: list[bool], extra: tuple[bytes, ...] = ()) -> b
     return None if cut == data else cut
 
 
-def _cut_members(  # noqa: PLR0917 - hot_source's loop state
-    data: bytes, first: int, end: int, line: int, hot: list[bool], extra: tuple[bytes, ...]
-) -> bytes:
-    """Return a hot block with its class's cold methods and tables cut (a function stays)."""
+def _cut_members(data: bytes, first: int, end: int, line: int, hot: list[bool]) -> bytes:
+    """Return a hot block with its class's cold methods and unused tables cut (a function stays)."""
     header = first
     while data.startswith(b"@", header):
         header = data.find(b"\n", header) + 1
@@ -350,7 +353,7 @@ def _cut_members(  # noqa: PLR0917 - hot_source's loop state
         lines = count(b"\n", inner, inner_end)
         at = inner
         if not (
-            _is_hot_table(data, inner, inner_end, line=line, hot=hot, extra=extra)
+            _is_used(data, inner, inner_end)
             if table
             else _is_hot(data, inner, inner_end, depth=depth, line=line, hot=hot)
         ):

@@ -71,9 +71,8 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
     hot = None
     if len(data) >= PARTIAL_MIN_BYTES:
         # Big files: parse only the functions that hold a rule word (see ``hot_source``).
-        names = module_names(data)
-        hot = hot_lines(data, names)
-        cut = hot_source(data, hot, names)
+        hot = hot_lines(data, module_names(data))
+        cut = hot_source(data, hot)
         if cut is not None:
             try:
                 tree = ast.parse(cut, filename=path)
