@@ -214,6 +214,35 @@ def test_parallel_matches_serial(tmp_path: Path) -> None:
     assert (parallel.files, len(parallel.findings)) == (260, 87)
 
 
+def test_failed_worker_is_redone_in_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that dies loses no file: the parent lints them all and finds the same."""
+    import os
+
+    from sslcustomize._lint import _runner
+
+    marker = tmp_path / "worker-died"
+
+    def dying_child(queue: int, *_args: object) -> None:
+        taken = os.read(queue, 30 * _runner._ITEM.size)  # takes 30 files, lints none
+        marker.write_text(str(len(taken) // _runner._ITEM.size))
+        os._exit(1)
+
+    files_dir = tmp_path / "src"
+    files_dir.mkdir()
+    for i in range(260):
+        body = "import requests\nrequests.get(u, verify=False)\n" if i % 3 == 0 else "x = 1\n"
+        (files_dir / f"m{i:03}.py").write_text(body)
+    files = sorted(str(p) for p in files_dir.glob("*.py"))
+    serial = lint_files(files, jobs=1)
+    monkeypatch.setattr(_runner, "_child", dying_child)
+    parallel = lint_files(files, jobs=2)
+    assert marker.read_text() == "30"  # the worker took files, and died
+    assert (parallel.files, parallel.findings) == (serial.files, serial.findings)
+    assert len(serial.findings) == 87
+
+
 def test_unreadable_file_is_an_error(tmp_path: Path) -> None:
     """A file that cannot be read is reported as an error, not as clean."""
     result = lint_files([str(tmp_path / "gone.py")], jobs=1)
