@@ -81,3 +81,17 @@ def test_own_package_lints_clean() -> None:
     result = lint_files(files, jobs=1)
     assert not result.errors
     assert [f"{f.path}:{f.line}: {f.code}" for f in result.findings] == []
+
+
+@pytest.mark.parametrize("limit", [0, 10**12])
+def test_cut_source_finds_what_the_whole_file_finds(
+    limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every corpus file, cut down to its hot code (limit 0) or parsed whole, gives one result."""
+    from sslcustomize._lint import _runner
+
+    files, _ = discover([str(CORPUS)])
+    default = lint_files(files, jobs=1).findings
+    monkeypatch.setattr(_runner, "PARTIAL_MIN_BYTES", limit)
+    assert lint_files(files, jobs=1).findings == default
+    assert len(default) >= 213

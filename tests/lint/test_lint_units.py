@@ -366,6 +366,19 @@ def test_partial_parse_keeps_tables_that_rules_read(monkeypatch: pytest.MonkeyPa
     assert sorted(f.code for f in result.findings) == ["SSC402", "SSC704"]
 
 
+def test_module_names_include_imported_tls_names() -> None:
+    """Imported TLS names heat their users, as the analyzer's module scope has them."""
+    from sslcustomize._lint._prefilter import module_names
+
+    source = (
+        b"import os\nfrom sslcustomize import create_legacy_context as legacy\n"
+        b"from typing import Any, Optional\ntry:\n    from ssl import (\n"
+        b"        CERT_NONE,  # old\n        SSLContext as Ctx,\n    )\nexcept ImportError:\n"
+        b"    pass\nimport OpenSSL.SSL as ossl\nimport json as js\n"
+    )
+    assert module_names(source) == (b"legacy", b"cert_none", b"ctx", b"ossl")
+
+
 def test_hot_lines_narrow_words_like_the_prefilter() -> None:
     """Rows of data tables and words inside words do not heat a line; a module name does."""
     source = b"'ssl',\nOpenSSL\nctx = ssl.create_default_context()\nverify = VERIFY\n"

@@ -10,6 +10,7 @@ several times faster than one regex (see ``may_contain_findings``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["hot_lines", "may_contain_findings"]
 
@@ -183,13 +184,60 @@ PARTIAL_MIN_BYTES = 2_000
 __all__ += ["PARTIAL_MIN_BYTES", "hot_source", "module_names"]
 
 
+# An import line: ``from module import a, b as c`` (one line, or in parentheses) or
+# ``import a.b as c``, at any indentation (module-level imports sit in ``try:`` and ``if``).
+_IMPORT_LINE = re.compile(
+    rb"[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n]*)"
+    rb"|import[ \t]+([\w.]+)[ \t]+as[ \t]+(\w+))"
+)
+
+
+_COMMENT = re.compile(rb"#[^\n]*")
+
+
+@lru_cache(maxsize=4096)
+def _is_tls_name(qualname: bytes) -> bool:
+    """``may_contain_findings`` for an imported name; the same names recur from file to file."""
+    return may_contain_findings(qualname)
+
+
+def _imported_names(data: bytes) -> list[bytes]:
+    """Return the names that imports bind to a TLS object (``Analyzer``'s suspect ``Ref``s).
+
+    ``from sslcustomize import create_legacy_context as legacy`` binds ``legacy``: a function
+    that calls ``legacy()`` holds no rule word of its own. Only the lines where ``import ``
+    occurs are matched.
+    """
+    names = []
+    find = data.find
+    pos = find(b"import ")
+    while pos >= 0:
+        line = _IMPORT_LINE.match(data, data.rfind(b"\n", 0, pos) + 1)
+        if line is not None and line.group(1) is not None:
+            module = line.group(1) + b"."
+            for part in _COMMENT.sub(b"", line.group(2)).strip(b"() \t").split(b","):
+                words = part.split()
+                if words and _is_tls_name(module + words[0]):
+                    names.append(words[-1])
+        elif line is not None and _is_tls_name(line.group(3)):
+            names.append(line.group(4))
+        end = find(b"\n", pos)
+        pos = find(b"import ", end) if end >= 0 else -1
+    return names
+
+
 def module_names(data: bytes) -> tuple[bytes, ...]:
-    """Return the lowercased module-level names that may carry a weakening into a function."""
+    """Return the lowercased module-level names that may carry a weakening into a function.
+
+    As the analyzer's module scope has them: names bound to literals that rules test, to
+    dict/list/tuple displays or ``partial``s, and imported TLS names.
+    """
     names = [m.group(1) for m in _MODULE_NAME.finditer(data)]
     first = _MODULE_NAME.match(b"\n" + data[: data.find(b"\n") + 1 or len(data)])
     if first is not None:
         names.insert(0, first.group(1))
-    return tuple(name.lower() for name in names if len(name) > 2)
+    names += _imported_names(data)
+    return tuple(dict.fromkeys(name.lower() for name in names if len(name) > 2))
 
 
 # A statement's first line at an indentation of at most N (not a blank line, a comment or the
