@@ -202,12 +202,17 @@ def test_command_lookalikes(command: str) -> None:
     assert list(scan_command(tokens_of(command, ast.Constant(command)))) == []
 
 
-def test_parallel_matches_serial(tmp_path: Path) -> None:
-    """Linting many files in worker processes finds exactly what a single process finds."""
+def _many_modules(directory: Path) -> list[str]:
+    """Write 260 modules, enough to fork workers; every third has one finding (87 in all)."""
     for i in range(260):
         body = "import requests\nrequests.get(u, verify=False)\n" if i % 3 == 0 else "x = 1\n"
-        (tmp_path / f"m{i:03}.py").write_text(body)
-    files = sorted(str(p) for p in tmp_path.glob("*.py"))
+        (directory / f"m{i:03}.py").write_text(body)
+    return sorted(str(p) for p in directory.glob("*.py"))
+
+
+def test_parallel_matches_serial(tmp_path: Path) -> None:
+    """Linting many files in worker processes finds exactly what a single process finds."""
+    files = _many_modules(tmp_path)
     serial = lint_files(files, jobs=1)
     parallel = lint_files(files, jobs=2)
     assert parallel.findings == serial.findings
@@ -229,12 +234,8 @@ def test_failed_worker_is_redone_in_the_parent(
         marker.write_text(str(len(taken) // _runner._ITEM.size))
         os._exit(1)
 
-    files_dir = tmp_path / "src"
-    files_dir.mkdir()
-    for i in range(260):
-        body = "import requests\nrequests.get(u, verify=False)\n" if i % 3 == 0 else "x = 1\n"
-        (files_dir / f"m{i:03}.py").write_text(body)
-    files = sorted(str(p) for p in files_dir.glob("*.py"))
+    (tmp_path / "src").mkdir()
+    files = _many_modules(tmp_path / "src")
     serial = lint_files(files, jobs=1)
     monkeypatch.setattr(_runner, "_child", dying_child)
     parallel = lint_files(files, jobs=2)
