@@ -2,9 +2,9 @@
 
 Every rule needs at least one of these words in the source, so a file without any of them is
 skipped without being parsed. The bytes are lowered once and searched for each word, which
-runs at memory speed; a second, narrower look at the places of the words that are common in
+runs at 1 to 2.5 GB/s; a second, narrower look at the places of the words that are common in
 unrelated code (``verify``, ``curl``, ``ssl`` inside "endlessly") confirms them. This is
-several times faster than one regex (see ``may_contain_findings``).
+faster than one regex (see ``may_contain_findings``).
 """
 
 from __future__ import annotations
@@ -112,10 +112,11 @@ def _words(low: bytes) -> list[bytes]:
 def may_contain_findings(data: bytes) -> bool:
     """Tell whether a file's bytes contain any word that some rule needs.
 
-    The bytes are lowered once and searched with ``in`` for each word: each search runs at
-    about 2 GB/s, several times faster than one regex over the file, with or without
-    ``re.IGNORECASE`` (measured on CPython's standard library). Where a word is common in
-    unrelated code, its places are then checked one by one for a narrower form.
+    The bytes are lowered once and searched with ``find`` for each word: all the searches
+    together take two thirds of the time of one alternation regex over the lowered bytes, and
+    a fourteenth of one ``re.IGNORECASE`` regex over the raw bytes (measured on a
+    site-packages tree and CPython's standard library). Where a word is common in unrelated
+    code, its places are then checked one by one for a narrower form.
     """
     low = data.lower()
     find = low.find
@@ -137,7 +138,7 @@ def hot_lines(data: bytes, extra: tuple[bytes, ...] = ()) -> list[bool]:
     """Tell, line by line, whether a line holds a word that some rule needs.
 
     A word counts in the same narrower forms as in ``may_contain_findings``: "OpenSSL" or a
-    row ``'net_tcp_ssl',`` of a data table does not heat its line.
+    row ``'ssl',`` of a data table does not heat its line.
 
     Args:
         data: The file's raw bytes.
