@@ -80,6 +80,7 @@ def test_prefilter_skips_unrelated_and_keeps_related() -> None:
         b"client(ssl_verify=False)\n",
         b"s.verify = False\n",
         b"def f(verify: bool = False): ...\n",
+        b'setattr(s, "verify", False)\n',
     ],
 )
 def test_prefilter_keeps_every_verify_name_that_rules_test(source: bytes) -> None:

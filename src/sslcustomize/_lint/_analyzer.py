@@ -842,7 +842,7 @@ class Analyzer:
         self._check_stdlib_clients(node, qualname, attr, args, kwmap, has_star)
         self._check_process(node, qualname, attr, args, kwmap)
         self._check_warnings(node, qualname, attr, args, kwmap)
-        self._check_call_patches(qualname, attr, args)
+        self._check_call_patches(node, attr, args)
         if qualname in t.MONGO_CLIENTS:
             for item in args:
                 text = _str(self.resolve(item))
@@ -1020,7 +1020,7 @@ class Analyzer:
             ):
                 self.report("SSC105", node)
 
-    def _check_call_patches(self, qualname: str | None, attr: str, args: list[ast.expr]) -> None:
+    def _check_call_patches(self, node: ast.Call, attr: str, args: list[ast.expr]) -> None:
         if attr in {"setenv", "putenv", "setdefault"}:
             if len(args) >= 2:
                 self._check_env(self.resolve(args[0]), self.resolve(args[1]), args[0])
@@ -1031,11 +1031,18 @@ class Analyzer:
         if len(args) == 2 and isinstance(first, Const) and isinstance(first.value, str):
             target = first.value  # pytest's monkeypatch.setattr("ssl.x", value)
             self._check_patch(t.normalize(target), self.resolve(args[1]), args[0])
-        elif len(args) >= 3 and isinstance(first, Ref):
+        elif len(args) >= 3:
             name = _str(self.resolve(args[1]))
-            if name:
+            if not name or not name.isidentifier():
+                return
+            if isinstance(first, Ref):
                 target = t.normalize(f"{first.qualname}.{name}")
                 self._check_patch(target, self.resolve(args[2]), args[0])
+            else:
+                # ``setattr(session, "verify", False)`` is ``session.verify = False`` written
+                # so that a pattern matcher does not see it.
+                store = ast.copy_location(ast.Attribute(args[0], name, ast.Store()), node)
+                self._assign_attribute(store, self.resolve(args[2]), args[2], node)
 
     # -- resolution ----------------------------------------------------------------------
 

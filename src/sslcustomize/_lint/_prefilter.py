@@ -97,8 +97,12 @@ def _narrow(low: bytes, word: bytes, pos: int) -> bool:
     end = pos + len(word)
     if word in _KEY_WORDS and before in _QUOTES and low[end : end + 1] == bytes((before,)):
         # A string that is only the word ("'ssl',", "'verify',": a row of a data table)
-        # counts only as a key: ``{"ssl": False}``, ``kw["verify"]``.
-        return low[end + 1 : end + 3].lstrip(b" ")[:1] in (b":", b"]")
+        # counts only as a key (``{"ssl": False}``, ``kw["verify"]``) or as the name given to
+        # ``setattr`` (``setattr(session, "verify", False)``).
+        after = low[end + 1 : end + 3].lstrip(b" ")[:1]
+        if after == b",":
+            return low.rfind(b"setattr(", low.rfind(b"\n", 0, pos) + 1, pos) >= 0
+        return after in (b":", b"]")
     if _START in forms and before not in _ALNUM:
         return True
     return any(low.startswith(form, pos - offset) for offset, form in _FORMS[word])

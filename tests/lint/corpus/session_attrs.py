@@ -33,6 +33,12 @@ def verify_constant():
     s.verify = off  # expect: SSC102
 
 
+def with_setattr():
+    s = requests.Session()
+    setattr(s, "verify", False)  # expect: SSC102
+    return s
+
+
 class Api:
     def __init__(self):
         self.session = requests.Session()
@@ -67,3 +73,6 @@ def safe(args, ca):
     signature = object()
     signature.verify = False  # expect: none
     assert s.verify is not False  # expect: none
+    setattr(s, "verify", ca)  # expect: none
+    setattr(args, "verify", False)  # expect: none
+    setattr(s, "timeout", 0)  # expect: none

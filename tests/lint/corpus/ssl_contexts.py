@@ -37,6 +37,14 @@ def verify_mode_enum():
     return ctx
 
 
+def with_setattr(host):
+    ctx = ssl.create_default_context()
+    setattr(ctx, "check_hostname", False)  # expect: SSC202
+    setattr(ctx, "verify_mode", ssl.CERT_NONE)  # expect: SSC201
+    setattr(ctx, "minimum_version", ssl.TLSVersion.TLSv1_2)  # expect: none
+    return urllib.request.urlopen("https://" + host, context=ctx)
+
+
 def bare_contexts(host):
     a = ssl.SSLContext()  # expect: SSC204
     b = SSLContext(ssl.PROTOCOL_TLS)  # expect: SSC204
