@@ -381,6 +381,27 @@ def test_module_names_include_imported_tls_names() -> None:
     assert module_names(source) == (b"legacy", b"cert_none", b"ctx", b"ossl")
 
 
+@pytest.mark.parametrize("padding", [0, 400], ids=["parsed whole", "cut"])
+@pytest.mark.parametrize("alias", ["u", "mk", "make"])
+def test_short_alias_of_a_tls_factory_does_not_hide_its_call(alias: str, padding: int) -> None:
+    """``from ssl import _create_unverified_context as u``: ``u()`` is found in any file."""
+    source = (
+        f"from ssl import _create_unverified_context as {alias}\nimport urllib.request\n\n\n"
+        f"def fetch(url):\n    return urllib.request.urlopen(url, context={alias}())\n"
+        + "# pad\n"
+        * padding
+    ).encode()
+    result = LintResult()
+    lint_source(source, "fetch.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC203", 6)]
+
+
+def test_hot_lines_match_short_names_whole() -> None:
+    """A one- or two-letter name heats the lines that use it, not every word holding it."""
+    source = b"from x import y as u\nvalue = run(u())\nobj.u = 1\nuser = 2\n"
+    assert hot_lines(source, (b"u", b"value")) == [True, True, False, False, False]
+
+
 def test_hot_lines_narrow_words_like_the_prefilter() -> None:
     """Rows of data tables and words inside words do not heat a line; a module name does."""
     source = b"'ssl',\nOpenSSL\nctx = ssl.create_default_context()\nverify = VERIFY\n"

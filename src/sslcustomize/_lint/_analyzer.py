@@ -305,9 +305,9 @@ class Analyzer:
             names = {
                 name.lower().encode()
                 for name, value in self.module_scope.items()
-                if _suspect(value) and len(name) > 2
+                if _suspect(value)
             }
-            self._hot = hot_lines(self.source, tuple(names))
+            self._hot = hot_lines(self.source, tuple(sorted(names)))
         first = getattr(node, "lineno", 1) - 1
         last = getattr(node, "end_lineno", None) or len(self._hot)
         return any(self._hot[first:last])

@@ -147,7 +147,9 @@ def hot_lines(data: bytes, extra: tuple[bytes, ...] = ()) -> list[bool]:
     Args:
         data: The file's raw bytes.
         extra: More words (lowercase) that make a line hot, such as names bound to suspect
-            values at module level.
+            values at module level. A name of one or two characters counts only as a whole
+            name (``u`` in ``u()``, not in every word): an alias as short as that must not
+            hide its users (``from ssl import _create_unverified_context as u``).
 
     Returns:
         One flag per line; index 0 stands for line 1.
@@ -156,6 +158,11 @@ def hot_lines(data: bytes, extra: tuple[bytes, ...] = ()) -> list[bool]:
     find = low.find
     hits: list[int] = []
     words = _words(low)
+    short = [name for name in extra if len(name) <= 2]
+    if short:
+        extra = tuple(name for name in extra if len(name) > 2)
+        pattern = rb"(?<![\w.])(?:%s)(?!\w)" % b"|".join(map(re.escape, short))
+        hits += [m.start() for m in re.finditer(pattern, low)]
     for index, word in enumerate((*words, *_HOT_ONLY, *extra)):
         pos = find(word)
         while pos >= 0:
@@ -242,7 +249,7 @@ def module_names(data: bytes) -> tuple[bytes, ...]:
     if first is not None:
         names.insert(0, first.group(1))
     names += _imported_names(data)
-    return tuple(dict.fromkeys(name.lower() for name in names if len(name) > 2))
+    return tuple(dict.fromkeys(name.lower() for name in names))
 
 
 # A statement's first line at an indentation of at most N (not a blank line, a comment or the
