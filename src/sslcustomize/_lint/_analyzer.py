@@ -482,7 +482,14 @@ class Analyzer:
             self.visit(target.value)
             self.visit(target.slice)
             key = self.resolve(target.slice)
-            self._check_env(key, value, stmt)
+            owner = _attribute_owner(target.value)
+            name = _str(key)
+            if owner is not None and name and name.isidentifier():
+                # ``obj.__dict__["verify"] = False`` and ``vars(obj)[...]``: ``obj.verify = False``
+                store = ast.copy_location(ast.Attribute(owner, name, ast.Store()), target)
+                self._assign_attribute(store, value, value_node, stmt)
+            else:
+                self._check_env(key, value, stmt)
         else:
             self._bind(target, value)
 
@@ -510,7 +517,7 @@ class Analyzer:
                 self._weaken(state, "SSC202", stmt)
             elif _is_const(value, True) and state:
                 state.verified = state.hostname_on = True
-        elif attr == "verify" and _is_const(value, False):
+        elif attr == "verify" and _is_falsy(value):  # False, 0, "": requests reads it as off
             evident = isinstance(base, Instance) and base.qualname in _SESSION_TYPES
             guessed = not isinstance(base, Instance) and _sessionish(target.value)
             if evident or guessed:
@@ -1025,7 +1032,9 @@ class Analyzer:
             if len(args) >= 2:
                 self._check_env(self.resolve(args[0]), self.resolve(args[1]), args[0])
             return
-        if attr != "setattr" or len(args) < 2:
+        if attr == "__setattr__" and isinstance(node.func, ast.Attribute) and len(args) == 2:
+            args = [node.func.value, *args]  # obj.__setattr__(name, value)
+        elif attr != "setattr" or len(args) < 2:
             return
         first = self.resolve(args[0])
         if len(args) == 2 and isinstance(first, Const) and isinstance(first.value, str):
@@ -1105,6 +1114,9 @@ class Analyzer:
             return self.resolve(node.value)
         if isinstance(node, ast.NamedExpr | ast.Await):
             return self.resolve(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            operand = self.resolve(node.operand)  # ``verify=not True``
+            return Const(not operand.value, node) if isinstance(operand, Const) else UNKNOWN
         return UNKNOWN
 
     def _resolve_located(self, node: ast.expr) -> Value:
@@ -1116,28 +1128,10 @@ class Analyzer:
             return Const(node.value, node)
         return _located(self.resolve(node), node)
 
-    def _resolve_call(self, node: ast.Call) -> Value:  # noqa: PLR0911 - one return per case
+    def _resolve_call(self, node: ast.Call) -> Value:
         callee = self.resolve(node.func)
         if isinstance(callee, Ref):
-            name = callee.qualname
-            origin = t.CONTEXT_FACTORIES.get(name)
-            if origin is not None:
-                return Instance("ssl.SSLContext", self._context(node, name, origin))
-            if name in t.CLASSES:
-                return Instance(t.CLASSES[name])
-            if name == "OpenSSL.SSL.Connection" and node.args:
-                context = self.resolve(node.args[0])
-                if isinstance(context, Instance) and context.context is not None:
-                    return Instance(name, context.context)
-            if name in {"functools.partial", "functools.partialmethod"} and node.args:
-                kwmap, _ = self._keywords(node.keywords)
-                return Partial(self.resolve(node.args[0]), {k: v for k, (v, _) in kwmap.items()})
-            if name == "builtins.dict":
-                kwmap, _ = self._keywords(node.keywords)
-                entries = {k: _located(v, loc) for k, (v, loc) in kwmap.items()}
-                return DictVal(entries, node)
-            if name == "shlex.split" and node.args:
-                return self.resolve(node.args[0])
+            return self._resolve_call_of(callee.qualname, node)
         if isinstance(callee, Method):
             if callee.attr == "join" and node.args:
                 joined = self.resolve(node.args[0])
@@ -1146,6 +1140,31 @@ class Analyzer:
                 return _param(callee.receiver) if _str(callee.receiver) is not None else UNKNOWN
             if callee.attr == "copy" and isinstance(callee.receiver, DictVal):
                 return callee.receiver
+        return UNKNOWN
+
+    def _resolve_call_of(self, name: str, node: ast.Call) -> Value:  # noqa: PLR0911 - per case
+        """The value of a call of a module-level callable (``ssl.SSLContext(...)``, ``dict()``)."""
+        origin = t.CONTEXT_FACTORIES.get(name)
+        if origin is not None:
+            return Instance("ssl.SSLContext", self._context(node, name, origin))
+        if name in t.CLASSES:
+            return Instance(t.CLASSES[name])
+        if name == "OpenSSL.SSL.Connection" and node.args:
+            context = self.resolve(node.args[0])
+            if isinstance(context, Instance) and context.context is not None:
+                return Instance(name, context.context)
+        if name in {"functools.partial", "functools.partialmethod"} and node.args:
+            kwmap, _ = self._keywords(node.keywords)
+            return Partial(self.resolve(node.args[0]), {k: v for k, (v, _) in kwmap.items()})
+        if name == "builtins.dict":
+            kwmap, _ = self._keywords(node.keywords)
+            entries = {k: _located(v, loc) for k, (v, loc) in kwmap.items()}
+            return DictVal(entries, node)
+        if name == "shlex.split" and node.args:
+            return self.resolve(node.args[0])
+        if name == "builtins.bool" and len(node.args) == 1 and not node.keywords:
+            value = self.resolve(node.args[0])  # ``verify=bool(0)``
+            return Const(bool(value.value), node) if isinstance(value, Const) else UNKNOWN
         return UNKNOWN
 
     def _context(self, node: ast.Call, factory: str, origin: str) -> ContextState:
@@ -1295,6 +1314,20 @@ def _argument_for(
         return None
     index = positional.index(param)
     return call.args[index] if index < len(call.args) else None
+
+
+def _attribute_owner(node: ast.expr) -> ast.expr | None:
+    """Return ``obj`` for ``obj.__dict__`` or ``vars(obj)``: a mapping of its attributes."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return node.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "vars"
+        and len(node.args) == 1
+    ):
+        return node.args[0]
+    return None
 
 
 def _constant(text: str | None, node: ast.AST) -> Value:

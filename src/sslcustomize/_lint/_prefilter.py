@@ -98,10 +98,10 @@ def _narrow(low: bytes, word: bytes, pos: int) -> bool:
     if word in _KEY_WORDS and before in _QUOTES and low[end : end + 1] == bytes((before,)):
         # A string that is only the word ("'ssl',", "'verify',": a row of a data table)
         # counts only as a key (``{"ssl": False}``, ``kw["verify"]``) or as the name given to
-        # ``setattr`` (``setattr(session, "verify", False)``).
+        # ``setattr`` (``setattr(session, "verify", False)``, ``obj.__setattr__("verify", 0)``).
         after = low[end + 1 : end + 3].lstrip(b" ")[:1]
         if after == b",":
-            return low.rfind(b"setattr(", low.rfind(b"\n", 0, pos) + 1, pos) >= 0
+            return low.rfind(b"setattr", low.rfind(b"\n", 0, pos) + 1, pos) >= 0
         return after in (b":", b"]")
     if _START in forms and before not in _ALNUM:
         return True

@@ -115,6 +115,10 @@ def falsy_values(url):
     requests.get(url, verify=None)  # expect: none
     requests.get(url, verify="/etc/ssl/ca.pem")  # expect: none
     requests.get(url, verify=1)  # expect: none
+    requests.get(url, verify=not True)  # expect: SSC101
+    httpx.get(url, verify=bool(0))  # expect: SSC101
+    requests.get(url, verify=not False)  # expect: none
+    requests.get(url, verify=bool(url))  # expect: none
 
 
 def download(url, check):

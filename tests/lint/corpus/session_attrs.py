@@ -27,6 +27,14 @@ def sessions_module():
     client.verify = False  # expect: SSC102
 
 
+def falsy_verify():
+    s = requests.Session()
+    s.verify = 0  # expect: SSC102
+    s.verify = ""  # expect: SSC102
+    s.verify = None  # expect: none
+    return s
+
+
 def verify_constant():
     off = False
     s = Session()
@@ -36,6 +44,9 @@ def verify_constant():
 def with_setattr():
     s = requests.Session()
     setattr(s, "verify", False)  # expect: SSC102
+    s.__setattr__("verify", False)  # expect: SSC102
+    s.__dict__["verify"] = False  # expect: SSC102
+    vars(s)["verify"] = 0  # expect: SSC102
     return s
 
 
@@ -76,3 +87,6 @@ def safe(args, ca):
     setattr(s, "verify", ca)  # expect: none
     setattr(args, "verify", False)  # expect: none
     setattr(s, "timeout", 0)  # expect: none
+    s.__dict__["verify"] = ca  # expect: none
+    vars(args)["verify"] = False  # expect: none
+    s.__dict__["trust_env"] = False  # expect: none
