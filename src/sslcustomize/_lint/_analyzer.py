@@ -488,8 +488,10 @@ class Analyzer:
                 # ``obj.__dict__["verify"] = False`` and ``vars(obj)[...]``: ``obj.verify = False``
                 store = ast.copy_location(ast.Attribute(owner, name, ast.Store()), target)
                 self._assign_attribute(store, value, value_node, stmt)
-            else:
-                self._check_env(key, value, stmt)
+                return
+            self._check_env(key, value, stmt)
+            if name is not None:  # ``kwargs["verify"] = False``, spread later
+                self._add_entries(target.value, {name: _located(value, value_node)})
         else:
             self._bind(target, value)
 
@@ -513,7 +515,7 @@ class Analyzer:
             elif isinstance(value, Ref) and value.qualname in _VERIFYING_MODES and state:
                 state.verified = state.mode_required = True
         elif attr == "check_hostname":
-            if _is_const(value, False):
+            if _is_falsy(value):  # False, 0, "": the setter takes any value's truth
                 self._weaken(state, "SSC202", stmt)
             elif _is_const(value, True) and state:
                 state.verified = state.hostname_on = True
@@ -777,6 +779,33 @@ class Analyzer:
         qualname, attr = _callee_name(callee)
         kwmap, has_star = self._keywords(keywords)
         self._check_call(node, qualname, attr, callee, args, kwmap, has_star)
+        if isinstance(callee, Method) and isinstance(node.func, ast.Attribute):
+            self._mutate_dict(node.func.value, attr, args, kwmap)
+
+    def _mutate_dict(
+        self, receiver: ast.expr, attr: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """Follow ``d.update(verify=False)``, ``d.update({...})`` and ``d.setdefault(k, v)``."""
+        if attr == "update":
+            added = {key: _located(value, loc) for key, (value, loc) in kwmap.items()}
+            for arg in args:
+                other = self.resolve(arg)
+                if isinstance(other, DictVal):
+                    added = {**other.entries, **added}
+            self._add_entries(receiver, added)
+        elif attr == "setdefault" and len(args) == 2:
+            key = _str(self.resolve(args[0]))
+            current = self.resolve(receiver)
+            if key is not None and isinstance(current, DictVal) and key not in current.entries:
+                self._add_entries(receiver, {key: self._resolve_located(args[1])})
+
+    def _add_entries(self, receiver: ast.expr, added: dict[str, Value]) -> None:
+        """Rebind a name that holds a known dict to the dict with more entries."""
+        if not added or not isinstance(receiver, ast.Name):
+            return
+        current = self.lookup(receiver.id)
+        if isinstance(current, DictVal):
+            self.scopes[-1][receiver.id] = DictVal({**current.entries, **added}, current.node)
 
     def _keywords(self, keywords: list[ast.keyword]) -> tuple[_KwMap, bool]:
         kwmap: _KwMap = {}
@@ -866,7 +895,7 @@ class Analyzer:
             return
         for key, entry in value.entries.items():
             if (key == "cert_reqs" and _is_cert_none(entry)) or (
-                key == "check_hostname" and _is_const(entry, False)
+                key == "check_hostname" and _is_falsy(entry)
             ):
                 self.report("SSC501", _location(entry, value.node))
 
@@ -1162,6 +1191,9 @@ class Analyzer:
             return DictVal(entries, node)
         if name == "shlex.split" and node.args:
             return self.resolve(node.args[0])
+        if name == "ssl.VerifyMode" and len(node.args) == 1:
+            value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
+            return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN
         if name == "builtins.bool" and len(node.args) == 1 and not node.keywords:
             value = self.resolve(node.args[0])  # ``verify=bool(0)``
             return Const(bool(value.value), node) if isinstance(value, Const) else UNKNOWN

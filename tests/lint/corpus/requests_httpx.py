@@ -121,6 +121,21 @@ def falsy_values(url):
     requests.get(url, verify=bool(url))  # expect: none
 
 
+def mutated_kwargs(url):
+    kwargs = {}
+    kwargs["verify"] = False  # expect: SSC101
+    requests.get(url, **kwargs)
+    options = {"timeout": 5}
+    options.update(verify=False)  # expect: SSC101
+    httpx.get(url, **options)
+    pinned = {}
+    pinned["verify"] = "/etc/corp/ca.pem"  # expect: none
+    pinned.setdefault("verify", False)  # expect: none
+    requests.get(url, **pinned)
+    unused = {}
+    unused["verify"] = False  # expect: none
+
+
 def download(url, check):
     return requests.get(url, verify=check)
 

@@ -45,6 +45,17 @@ def with_setattr(host):
     return urllib.request.urlopen("https://" + host, context=ctx)
 
 
+def falsy_attributes(host):
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = 0  # expect: SSC202
+    ctx.verify_mode = ssl.VerifyMode(0)  # expect: SSC201
+    strict = ssl.create_default_context()
+    strict.check_hostname = 1  # expect: none
+    strict.verify_mode = ssl.VerifyMode(2)  # expect: none
+    urllib.request.urlopen("https://" + host, context=strict)
+    return urllib.request.urlopen("https://" + host, context=ctx)
+
+
 def bare_contexts(host):
     a = ssl.SSLContext()  # expect: SSC204
     b = SSLContext(ssl.PROTOCOL_TLS)  # expect: SSC204
