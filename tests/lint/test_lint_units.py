@@ -402,6 +402,18 @@ def test_hot_lines_match_short_names_whole() -> None:
     assert hot_lines(source, (b"u", b"value")) == [True, True, False, False, False]
 
 
+def test_star_import_of_ssl_resolves_its_names() -> None:
+    """After ``from ssl import *``, ``CERT_NONE`` and ``create_default_context`` are ssl's."""
+    source = (
+        b"from ssl import *\n\n\ndef client():\n    ctx = create_default_context()\n"
+        b"    ctx.verify_mode = CERT_NONE\n    ctx.minimum_version = TLSVersion.TLSv1_2\n"
+        b"    return ctx\n"
+    )
+    result = LintResult()
+    lint_source(source, "star.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC201", 6)]
+
+
 def test_hot_lines_narrow_words_like_the_prefilter() -> None:
     """Rows of data tables and words inside words do not heat a line; a module name does."""
     source = b"'ssl',\nOpenSSL\nctx = ssl.create_default_context()\nverify = VERIFY\n"

@@ -277,6 +277,7 @@ class Analyzer:
         self.function: ast.AST = tree
         self._server_hints: dict[ast.AST, bool] = {}
         self._pending: list[tuple[_FunctionNode, list[_Scope], _Scope | None]] = []
+        self._star_modules: list[str] = []  # ``from module import *``, in order
 
     # -- driving -------------------------------------------------------------------------
 
@@ -376,6 +377,7 @@ class Analyzer:
         self.imported.add(node.module.split(".")[0])
         for alias in node.names:
             if alias.name == "*":
+                self._star_modules.append(node.module)
                 continue
             qualname = t.normalize(f"{node.module}.{alias.name}")
             self.scopes[-1][alias.asname or alias.name] = Ref(qualname)
@@ -1091,6 +1093,8 @@ class Analyzer:
                 return scope[name]
         if hasattr(builtins, name):
             return Ref(f"builtins.{name}")
+        if self._star_modules:  # ``from ssl import *``: CERT_NONE is ssl.CERT_NONE
+            return Ref(t.normalize(f"{self._star_modules[-1]}.{name}"))
         return UNKNOWN
 
     def resolve(self, node: ast.AST) -> Value:  # noqa: PLR0911, PLR0912 - one case per node type
@@ -1191,6 +1195,11 @@ class Analyzer:
             return DictVal(entries, node)
         if name == "shlex.split" and node.args:
             return self.resolve(node.args[0])
+        if name == "builtins.getattr" and len(node.args) >= 2:
+            base, attr = self.resolve(node.args[0]), _str(self.resolve(node.args[1]))
+            if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
+                return Ref(t.normalize(f"{base.qualname}.{attr}"))
+            return UNKNOWN
         if name == "ssl.VerifyMode" and len(node.args) == 1:
             value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
             return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN

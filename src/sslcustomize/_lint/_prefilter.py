@@ -229,7 +229,7 @@ def _imported_names(data: bytes) -> list[bytes]:
             module = line.group(1) + b"."
             for part in _COMMENT.sub(b"", line.group(2)).strip(b"() \t").split(b","):
                 words = part.split()
-                if words and _is_tls_name(module + words[0]):
+                if words and words[0] != b"*" and _is_tls_name(module + words[0]):
                     names.append(words[-1])
         elif line is not None and _is_tls_name(line.group(3)):
             names.append(line.group(4))

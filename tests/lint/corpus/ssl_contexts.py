@@ -56,6 +56,13 @@ def falsy_attributes(host):
     return urllib.request.urlopen("https://" + host, context=ctx)
 
 
+def dynamic_lookup(host):
+    ctx = getattr(ssl, "_create_unverified_context")()  # expect: SSC203
+    good = getattr(ssl, "create_default_context")()  # expect: none
+    urllib.request.urlopen("https://" + host, context=good)
+    return urllib.request.urlopen("https://" + host, context=ctx)
+
+
 def bare_contexts(host):
     a = ssl.SSLContext()  # expect: SSC204
     b = SSLContext(ssl.PROTOCOL_TLS)  # expect: SSC204
