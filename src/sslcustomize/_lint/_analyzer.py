@@ -396,6 +396,9 @@ class Analyzer:
             self.visit(expr)
         outer = self.class_attrs
         self.class_attrs = {}  # filled by ``self.x = ...`` as the methods are visited
+        bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
+        if bases:
+            self.class_attrs[_BASE] = Instance(bases[0].qualname)
         self.scopes.append({})
         self.visit_body(node.body)
         self.scopes.pop()
@@ -424,6 +427,9 @@ class Analyzer:
                 scope[arg.arg] = Param(arg.arg, _located(value, default))
                 if arg.arg in t.PROTOCOL_KEYWORDS and _ref_in(value, t.WEAK_PROTOCOLS):
                     self.report("SSC701", default)
+        if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
+            where = ast.copy_location(ast.Dict(keys=[], values=[]), args.kwarg)
+            scope[args.kwarg.arg] = DictVal({}, where, has_unknown=True)
         self.scopes = [*scopes, scope]
         self.function = node
         self.visit_body(node.body)
@@ -493,7 +499,7 @@ class Analyzer:
                 return
             self._check_env(key, value, stmt)
             if name is not None:  # ``kwargs["verify"] = False``, spread later
-                self._add_entries(target.value, {name: _located(value, value_node)})
+                self._add_entries(target.value, {name: _located(value, value_node)}, target)
         else:
             self._bind(target, value)
 
@@ -794,20 +800,32 @@ class Analyzer:
                 other = self.resolve(arg)
                 if isinstance(other, DictVal):
                     added = {**other.entries, **added}
-            self._add_entries(receiver, added)
+            self._add_entries(receiver, added, receiver)
         elif attr == "setdefault" and len(args) == 2:
             key = _str(self.resolve(args[0]))
             current = self.resolve(receiver)
             if key is not None and isinstance(current, DictVal) and key not in current.entries:
-                self._add_entries(receiver, {key: self._resolve_located(args[1])})
+                self._add_entries(receiver, {key: self._resolve_located(args[1])}, args[1])
 
-    def _add_entries(self, receiver: ast.expr, added: dict[str, Value]) -> None:
-        """Rebind a name that holds a known dict to the dict with more entries."""
+    def _add_entries(self, receiver: ast.expr, added: dict[str, Value], at: ast.AST) -> None:
+        """Rebind a name that holds a known dict (or a parameter) to it with more entries.
+
+        ``at`` is where they are written: a dict that was empty so far (``{}``, ``**kwargs``)
+        is located there, so that a finding about an entry points at the line that wrote it.
+        """
         if not added or not isinstance(receiver, ast.Name):
             return
         current = self.lookup(receiver.id)
-        if isinstance(current, DictVal):
-            self.scopes[-1][receiver.id] = DictVal({**current.entries, **added}, current.node)
+        if isinstance(current, Param):
+            # ``def f(opts): opts["verify"] = False``: what the caller put in stays unknown
+            current = DictVal({}, receiver, has_unknown=True)
+        if not isinstance(current, DictVal):
+            return
+        node = current.node
+        if not current.entries and not (isinstance(node, ast.Dict) and node.keys):
+            node = ast.copy_location(ast.Dict(keys=[], values=[]), at)
+        entries = {**current.entries, **added}
+        self.scopes[-1][receiver.id] = DictVal(entries, node, has_unknown=current.has_unknown)
 
     def _keywords(self, keywords: list[ast.keyword]) -> tuple[_KwMap, bool]:
         kwmap: _KwMap = {}
@@ -819,6 +837,7 @@ class Analyzer:
             elif isinstance(value, DictVal):
                 for key, entry in value.entries.items():
                     kwmap[key] = (entry, _location(entry, value.node))
+                has_star = has_star or value.has_unknown
             else:
                 has_star = True
         return kwmap, has_star
@@ -1195,6 +1214,9 @@ class Analyzer:
             return DictVal(entries, node)
         if name == "shlex.split" and node.args:
             return self.resolve(node.args[0])
+        if name == "builtins.super" and self.class_attrs is not None:
+            # ``super().cert_verify(...)`` in a subclass of ``HTTPAdapter``: the base's method
+            return self.class_attrs.get(_BASE, UNKNOWN)
         if name == "builtins.getattr" and len(node.args) >= 2:
             base, attr = self.resolve(node.args[0]), _str(self.resolve(node.args[1]))
             if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
@@ -1383,6 +1405,10 @@ def _constant(text: str | None, node: ast.AST) -> Value:
         return Ref("ssl.CERT_NONE")
     return Const(text.strip("'\""), node)
 
+
+# The key of ``class_attrs`` that holds what ``super()`` is: an instance of the first base
+# class that resolves to a module-level name. Not an identifier, so no attribute is called so.
+_BASE = "super()"
 
 # Reported even inside an opt-out branch: not a weakening that a parameter switches on.
 _ALWAYS = frozenset({"SSC001", "SSC901"})

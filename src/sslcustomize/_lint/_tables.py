@@ -221,6 +221,8 @@ for _verb in HTTP_VERBS:
     KEYWORD_SINKS[f"aiohttp.ClientSession.{_verb}"] = _AIOHTTP_SSL
 KEYWORD_SINKS["requests.Session.merge_environment_settings"] = [("verify", 3, "false", "SSC101")]
 KEYWORD_SINKS["requests.adapters.HTTPAdapter.send"] = _REQUESTS_VERIFY
+# An adapter subclass that calls its base with verification off: (conn, url, verify, cert).
+KEYWORD_SINKS["requests.adapters.HTTPAdapter.cert_verify"] = [("verify", 2, "falsy", "SSC101")]
 for _name in ("Client", "AsyncClient", "HTTPTransport", "AsyncHTTPTransport", "create_ssl_context"):
     KEYWORD_SINKS[f"httpx.{_name}"] = _REQUESTS_VERIFY
 for _name in ("request", "ClientSession.ws_connect", "TCPConnector", "ClientSession"):

@@ -138,13 +138,20 @@ class Method(_Value):
 
 
 class DictVal(_Value):
-    """A dict literal or ``dict(...)`` call with string keys."""
+    """A dict literal or ``dict(...)`` call with string keys.
 
-    __slots__ = ("entries", "node")
+    ``has_unknown`` is true for a dict that holds unknown entries besides these: a parameter
+    (``**kwargs``) given ``kwargs["cert_reqs"] = CERT_NONE``.
+    """
 
-    def __init__(self, entries: dict[str, Value], node: ast.AST) -> None:
+    __slots__ = ("entries", "has_unknown", "node")
+
+    def __init__(
+        self, entries: dict[str, Value], node: ast.AST, *, has_unknown: bool = False
+    ) -> None:
         self.entries: Final = entries
         self.node: Final = node
+        self.has_unknown: Final = has_unknown
 
 
 class SeqVal(_Value):

@@ -136,6 +136,26 @@ def mutated_kwargs(url):
     unused["verify"] = False  # expect: none
 
 
+class NoVerifyAdapter(requests.adapters.HTTPAdapter):
+    def cert_verify(self, conn, url, verify, cert):
+        return super().cert_verify(conn, url, False, cert)  # expect: SSC101
+
+
+class LooseAdapter(requests.adapters.HTTPAdapter):
+    def init_poolmanager(self, *args, **kwargs):
+        kwargs["cert_reqs"] = "CERT_NONE"  # expect: SSC104
+        return super().init_poolmanager(*args, **kwargs)
+
+
+class PinnedAdapter(requests.adapters.HTTPAdapter):
+    def cert_verify(self, conn, url, verify, cert):
+        return super().cert_verify(conn, url, "/etc/corp/ca.pem", cert)  # expect: none
+
+    def init_poolmanager(self, *args, **kwargs):
+        kwargs["cert_reqs"] = "CERT_REQUIRED"  # expect: none
+        return super().init_poolmanager(*args, **kwargs)
+
+
 def download(url, check):
     return requests.get(url, verify=check)
 
