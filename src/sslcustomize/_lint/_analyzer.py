@@ -540,8 +540,8 @@ class Analyzer:
         weak = _weak_setting(attr, value)
         if weak:
             self.report(weak, stmt)
-        elif attr in t.DISTINCTIVE_KEYWORDS:
-            test, code = t.DISTINCTIVE_KEYWORDS[attr]
+        elif attr in t.DISTINCTIVE_KEYWORDS or attr in t.DISTINCTIVE_ATTRIBUTES:
+            test, code = t.DISTINCTIVE_KEYWORDS.get(attr) or t.DISTINCTIVE_ATTRIBUTES[attr]
             if _TESTS[test](value):
                 self.report(code, stmt)
 
@@ -891,6 +891,12 @@ class Analyzer:
             self._check_sslopt(kwmap["sslopt"][0])
         if attr == "Tls" and "validate" in kwmap and _is_cert_none(kwmap["validate"][0]):
             self.report("SSC508", kwmap["validate"][1])
+        if attr == "setopt" and len(args) >= 2 and _option_name(args[0]) in t.PYCURL_VERIFY_OPTIONS:
+            found = arg("value", 1)
+            if found and _is_falsy(found[0]):
+                self.report("SSC510", found[1])
+        if attr == "SmartConnectNoSSL" or qualname == "pyVim.connect.SmartConnectNoSSL":
+            self.report("SSC512", node)
         if attr == "tls_insecure_set":
             found = arg("value", 0)
             if found and _is_const(found[0], True):
@@ -1377,6 +1383,13 @@ def _argument_for(
         return None
     index = positional.index(param)
     return call.args[index] if index < len(call.args) else None
+
+
+def _option_name(node: ast.expr) -> str | None:
+    """The name of an option constant: ``pycurl.SSL_VERIFYPEER``, ``c.SSL_VERIFYPEER``."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _attribute_owner(node: ast.expr) -> ast.expr | None:

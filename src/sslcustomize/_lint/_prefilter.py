@@ -28,7 +28,7 @@ _QUOTES = frozenset(b"'\"")
 _WORDS: dict[bytes, tuple[bytes, ...]] = {
     # ssl contexts, ssl=False, SMTP_SSL, ssl_verify, GIT_SSL_NO_VERIFY, sslVerify, and the
     # ``import sslcustomize`` that ``create_legacy_context()`` needs
-    b"ssl": (_START,),
+    b"ssl": (_START, b"disablesslcert", b"connectnossl"),  # and pyVmomi's
     # FTP_TLS, tlsInsecure, tls_insecure_set, NODE_TLS_..., PROTOCOL_TLSv1, STARTTLS, POP3.stls
     b"tls": (_START, b"starttls", b"stls("),
     b"verify": (

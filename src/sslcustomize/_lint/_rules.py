@@ -382,6 +382,50 @@ RULES: tuple[Rule, ...] = (
         good='ldap3.Tls(validate=ssl.CERT_REQUIRED, ca_certs_file="/etc/corp/ca.pem")',
     ),
     Rule(
+        code="SSC509",
+        name="boto3-verify-false",
+        message="boto3/botocore `verify=False` turns off verification of the endpoint's "
+        "certificate",
+        why="Every API call of that client, credentials and data included, then goes over "
+        "unverified TLS.",
+        fix="Remove `verify=False`, or pass `verify=` the path of the endpoint's CA bundle.",
+        bad='boto3.client("s3", endpoint_url=url, verify=False)',
+        good='boto3.client("s3", endpoint_url=url, verify="/etc/corp/ca.pem")',
+    ),
+    Rule(
+        code="SSC510",
+        name="pycurl-verify-off",
+        message="pycurl `SSL_VERIFYPEER`/`SSL_VERIFYHOST` set to 0 turns off certificate or host "
+        "name verification",
+        why="The transfer then accepts any certificate (or any host name) for the server.",
+        fix="Remove the `setopt` call, or give curl the server's CA with `setopt(pycurl.CAINFO, "
+        "path)`.",
+        bad="c.setopt(pycurl.SSL_VERIFYPEER, 0)",
+        good='c.setopt(pycurl.CAINFO, "/etc/corp/ca.pem")',
+    ),
+    Rule(
+        code="SSC511",
+        name="verify-ssl-attribute-false",
+        message="`configuration.verify_ssl = False` turns off certificate verification "
+        "(kubernetes and OpenAPI-generated clients)",
+        why="Every API call made with that configuration then accepts any certificate, tokens "
+        "included.",
+        fix="Remove it, or set `configuration.ssl_ca_cert` to the server's CA.",
+        bad="configuration.verify_ssl = False",
+        good='configuration.ssl_ca_cert = "/etc/corp/ca.pem"',
+    ),
+    Rule(
+        code="SSC512",
+        name="pyvmomi-no-validation",
+        message="pyVmomi `disableSslCertValidation=True` / `SmartConnectNoSSL()` accepts any "
+        "certificate",
+        why="The vCenter or ESXi session, password included, then goes over unverified TLS.",
+        fix="Connect with `SmartConnect(...)` and a `sslContext=` that trusts the vCenter's CA "
+        "(`ssl.create_default_context(cafile=...)`).",
+        bad="SmartConnect(host=host, user=user, pwd=pwd, disableSslCertValidation=True)",
+        good="SmartConnect(host=host, user=user, pwd=pwd, sslContext=ssl.create_default_context())",
+    ),
+    Rule(
         code="SSC601",
         name="smtp-ssl-no-context",
         message="`smtplib.SMTP_SSL()` without `context=` does not verify the server (gh-91826)",

@@ -93,6 +93,10 @@ CLASSES: dict[str, str] = {
     "httplib2.Http": "httplib2.Http",
     "websocket.WebSocketApp": "websocket.WebSocketApp",
     "websocket.WebSocket": "websocket.WebSocket",
+    "boto3.Session": "boto3.Session",
+    "boto3.session.Session": "boto3.Session",
+    "botocore.session.Session": "botocore.session.Session",
+    "botocore.session.get_session": "botocore.session.Session",
 }
 
 # Factories of ``ssl.SSLContext``: the origin recorded for the context they make.
@@ -240,6 +244,10 @@ for _name in (
 ):
     KEYWORD_SINKS[f"urllib3.{_name}"] = _URLLIB3
 KEYWORD_SINKS["ssl.wrap_socket"] = [("cert_reqs", 3, "cert_none", "SSC205")]
+# (service_name, region_name, api_version, use_ssl, verify, ...)
+for _name in ("boto3.client", "boto3.resource", "boto3.Session.client", "boto3.Session.resource"):
+    KEYWORD_SINKS[_name] = [("verify", 4, "falsy", "SSC509")]
+KEYWORD_SINKS["botocore.session.Session.create_client"] = [("verify", 4, "falsy", "SSC509")]
 
 # Keywords whose name alone says what they do: weakening whatever the callee is.
 DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
@@ -252,8 +260,22 @@ DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
     "ssl_assert_hostname": ("false", "SSC505"),
     "ssl_verify": ("false", "SSC506"),
     "ssl_cert_reqs": ("cert_none_or_none", "SSC507"),
+    "disableSslCertValidation": ("true", "SSC512"),
 }
-__all__ += ["DISTINCTIVE_KEYWORDS", "MONGO_CLIENTS", "MONGO_URI_FLAGS"]
+# Attributes whose name alone says what they do (not keywords: aiohttp's ``verify_ssl=`` is
+# SSC103).
+DISTINCTIVE_ATTRIBUTES: dict[str, tuple[str, str]] = {"verify_ssl": ("falsy", "SSC511")}
+# pycurl options that switch verification off when set to 0.
+PYCURL_VERIFY_OPTIONS = frozenset(
+    {"SSL_VERIFYPEER", "SSL_VERIFYHOST", "PROXY_SSL_VERIFYPEER", "PROXY_SSL_VERIFYHOST"}
+)
+__all__ += [
+    "DISTINCTIVE_ATTRIBUTES",
+    "DISTINCTIVE_KEYWORDS",
+    "MONGO_CLIENTS",
+    "MONGO_URI_FLAGS",
+    "PYCURL_VERIFY_OPTIONS",
+]
 
 MONGO_CLIENTS = frozenset(
     {"pymongo.MongoClient", "motor.AsyncIOMotorClient", "pymongo.AsyncMongoClient"}

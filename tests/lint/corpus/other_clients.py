@@ -1,15 +1,22 @@
-"""Other clients: httplib2, pymongo, paho-mqtt, elasticsearch, python-gitlab, redis, ldap3."""
+"""Other clients: httplib2, pymongo, paho-mqtt, elasticsearch, python-gitlab, redis, ldap3,
+boto3, pycurl, kubernetes, pyVmomi."""
 import ssl
 
+import boto3
+import botocore.session
 import elasticsearch
 import gitlab
 import httplib2
+import kubernetes
 import ldap3
 import paho.mqtt.client as mqtt
+import pycurl
 import pymongo
+import pyVim.connect
 import redis
 from elasticsearch import Elasticsearch
 from pymongo import MongoClient
+from pyVim.connect import SmartConnect
 
 
 def http2():
@@ -69,3 +76,34 @@ def safe(uri, url, token, ca):
 
 def run_server(app, ssl_cert_reqs=ssl.CERT_NONE):
     return ServerConfig(app, ssl_cert_reqs=ssl_cert_reqs)  # expect: none
+
+
+def aws(url):
+    boto3.client("s3", endpoint_url=url, verify=False)  # expect: SSC509
+    boto3.Session().client("s3", verify=0)  # expect: SSC509
+    botocore.session.get_session().create_client("s3", verify=False)  # expect: SSC509
+    boto3.resource("s3", None, None, True, False)  # expect: SSC509
+    boto3.client("s3", verify="/etc/corp/ca.pem")  # expect: none
+    boto3.client("s3", use_ssl=True)  # expect: none
+
+
+def curl(url):
+    c = pycurl.Curl()
+    c.setopt(pycurl.SSL_VERIFYPEER, 0)  # expect: SSC510
+    c.setopt(c.SSL_VERIFYHOST, False)  # expect: SSC510
+    c.setopt(pycurl.SSL_VERIFYPEER, 1)  # expect: none
+    c.setopt(pycurl.SSL_VERIFYHOST, 2)  # expect: none
+    c.setopt(pycurl.VERBOSE, 0)  # expect: none
+
+
+def kube():
+    configuration = kubernetes.client.Configuration()
+    configuration.verify_ssl = False  # expect: SSC511
+    configuration.verify_ssl = True  # expect: none
+    configuration.ssl_ca_cert = "/etc/corp/ca.pem"  # expect: none
+
+
+def vsphere(host, user, pwd):
+    SmartConnect(host=host, user=user, pwd=pwd, disableSslCertValidation=True)  # expect: SSC512
+    pyVim.connect.SmartConnectNoSSL(host=host, user=user, pwd=pwd)  # expect: SSC512
+    SmartConnect(host=host, user=user, pwd=pwd, disableSslCertValidation=False)  # expect: none
