@@ -1074,13 +1074,21 @@ class Analyzer:
             category = kwmap.get("category") or (
                 (self.resolve(args[index]), node) if len(args) > index else None
             )
-            if (
-                action
-                and category
-                and _str(action[0]) == "ignore"
+            message = kwmap.get("message") or (
+                (self.resolve(args[1]), node)
+                if qualname == "warnings.filterwarnings" and len(args) > 1
+                else None
+            )
+            ignored = action is not None and _str(action[0]) == "ignore"
+            by_category = (
+                category is not None
                 and isinstance(category[0], Ref)
                 and category[0].qualname.endswith("InsecureRequestWarning")
-            ):
+            )
+            # urllib3's text: "Unverified HTTPS request is being made to host ..."
+            text = _str(message[0]) if message else None
+            by_message = text is not None and "unverified https" in text.lower()
+            if ignored and (by_category or by_message):
                 self.report("SSC105", node)
 
     def _check_call_patches(self, node: ast.Call, attr: str, args: list[ast.expr]) -> None:

@@ -50,6 +50,7 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
     b"_hostname": (b"check_hostname", b"assert_hostname", b"match_hostname"),
     b"disable_warnings": (),
     b"insecurerequest": (),
+    b"unverified https": (),  # warnings.filterwarnings("ignore", message="Unverified HTTPS ...")
     b"session.": (b"session.request", b"session.send", b"session.merge"),
     b"httpadapter": (),
     b"requests.request": (),

@@ -29,6 +29,8 @@ def silence():
     requests.packages.urllib3.disable_warnings(InsecureRequestWarning)  # expect: SSC105
     warnings.filterwarnings("ignore", category=InsecureRequestWarning)  # expect: SSC105
     warnings.simplefilter("ignore", InsecureRequestWarning)  # expect: SSC105
+    warnings.filterwarnings("ignore", message="Unverified HTTPS request")  # expect: SSC105
+    warnings.filterwarnings("ignore", "Unverified HTTPS request is being made")  # expect: SSC105
 
 
 # --- look-alikes ---------------------------------------------------------------------------
@@ -40,6 +42,8 @@ def safe(ca):
     urllib3.disable_warnings(urllib3.exceptions.SNIMissingWarning)  # expect: none
     warnings.filterwarnings("error", category=InsecureRequestWarning)  # expect: none
     warnings.simplefilter("ignore", DeprecationWarning)  # expect: none
+    warnings.filterwarnings("error", message="Unverified HTTPS request")  # expect: none
+    warnings.filterwarnings("ignore", message="unclosed file")  # expect: none
     if pool.cert_reqs == "CERT_NONE":  # expect: none
         raise RuntimeError("unverified pool")
 
