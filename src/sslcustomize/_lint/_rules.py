@@ -122,7 +122,8 @@ RULES: tuple[Rule, ...] = (
         code="SSC105",
         name="insecure-warning-silenced",
         message="silencing `InsecureRequestWarning` hides every unverified request",
-        why="`urllib3.disable_warnings()` (or a warnings filter on `InsecureRequestWarning`) "
+        why="`urllib3.disable_warnings()` (or a warnings filter on `InsecureRequestWarning` or "
+        'on its text, "Unverified HTTPS request") '
         "removes the only signal that some code sends requests without verification.",
         fix="Remove the call and fix the unverified requests it hides. " + _TRUST,
         bad="urllib3.disable_warnings()",
