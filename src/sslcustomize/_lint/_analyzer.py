@@ -308,7 +308,7 @@ class Analyzer:
                 for name, value in self.module_scope.items()
                 if _suspect(value)
             }
-            self._hot = hot_lines(self.source, tuple(sorted(names)))
+            self._hot = hot_lines(self.source, tuple(names))
         first = getattr(node, "lineno", 1) - 1
         last = getattr(node, "end_lineno", None) or len(self._hot)
         return any(self._hot[first:last])
@@ -428,8 +428,7 @@ class Analyzer:
                 if arg.arg in t.PROTOCOL_KEYWORDS and _ref_in(value, t.WEAK_PROTOCOLS):
                     self.report("SSC701", default)
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
-            where = ast.copy_location(ast.Dict(keys=[], values=[]), args.kwarg)
-            scope[args.kwarg.arg] = DictVal({}, where, has_unknown=True)
+            scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
         self.scopes = [*scopes, scope]
         self.function = node
         self.visit_body(node.body)
@@ -494,14 +493,20 @@ class Analyzer:
             name = _str(key)
             if owner is not None and name and name.isidentifier():
                 # ``obj.__dict__["verify"] = False`` and ``vars(obj)[...]``: ``obj.verify = False``
-                store = ast.copy_location(ast.Attribute(owner, name, ast.Store()), target)
-                self._assign_attribute(store, value, value_node, stmt)
+                self._assign_named_attribute(owner, name, value, value_node, stmt)
                 return
             self._check_env(key, value, stmt)
             if name is not None:  # ``kwargs["verify"] = False``, spread later
                 self._add_entries(target.value, {name: _located(value, value_node)}, target)
         else:
             self._bind(target, value)
+
+    def _assign_named_attribute(
+        self, owner: ast.expr, name: str, value: Value, value_node: ast.expr, stmt: ast.AST
+    ) -> None:
+        """``owner.<name> = value`` spelled otherwise (``setattr``, ``__dict__``, ``vars()``)."""
+        store = ast.copy_location(ast.Attribute(owner, name, ast.Store()), stmt)
+        self._assign_attribute(store, value, value_node, stmt)
 
     def _assign_attribute(
         self, target: ast.Attribute, value: Value, value_node: ast.expr, stmt: ast.AST
@@ -540,8 +545,10 @@ class Analyzer:
         weak = _weak_setting(attr, value)
         if weak:
             self.report(weak, stmt)
-        elif attr in t.DISTINCTIVE_KEYWORDS or attr in t.DISTINCTIVE_ATTRIBUTES:
-            test, code = t.DISTINCTIVE_KEYWORDS.get(attr) or t.DISTINCTIVE_ATTRIBUTES[attr]
+        elif distinctive := (
+            t.DISTINCTIVE_KEYWORDS.get(attr) or t.DISTINCTIVE_ATTRIBUTES.get(attr)
+        ):
+            test, code = distinctive
             if _TESTS[test](value):
                 self.report(code, stmt)
 
@@ -823,7 +830,7 @@ class Analyzer:
             return
         node = current.node
         if not current.entries and not (isinstance(node, ast.Dict) and node.keys):
-            node = ast.copy_location(ast.Dict(keys=[], values=[]), at)
+            node = _empty_dict_at(at)
         entries = {**current.entries, **added}
         self.scopes[-1][receiver.id] = DictVal(entries, node, has_unknown=current.has_unknown)
 
@@ -1114,8 +1121,7 @@ class Analyzer:
             else:
                 # ``setattr(session, "verify", False)`` is ``session.verify = False`` written
                 # so that a pattern matcher does not see it.
-                store = ast.copy_location(ast.Attribute(args[0], name, ast.Store()), node)
-                self._assign_attribute(store, self.resolve(args[2]), args[2], node)
+                self._assign_named_attribute(args[0], name, self.resolve(args[2]), args[2], node)
 
     # -- resolution ----------------------------------------------------------------------
 
@@ -1398,6 +1404,11 @@ def _option_name(node: ast.expr) -> str | None:
     if isinstance(node, ast.Attribute):
         return node.attr
     return node.id if isinstance(node, ast.Name) else None
+
+
+def _empty_dict_at(node: ast.AST) -> ast.Dict:
+    """An empty dict display located at ``node``: where entries written later are reported."""
+    return ast.copy_location(ast.Dict(keys=[], values=[]), node)
 
 
 def _attribute_owner(node: ast.expr) -> ast.expr | None:
