@@ -204,8 +204,6 @@ _IMPORT_LINE = re.compile(
     rb"[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n]*)"
     rb"|import[ \t]+([\w.]+)[ \t]+as[ \t]+(\w+))"
 )
-
-
 _COMMENT = re.compile(rb"#[^\n]*")
 
 
@@ -275,8 +273,10 @@ _TABLE = re.compile(rb"[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*[\[({]")
 _NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
-def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, int, bool]]:
-    """Return the (first, end, is_table) byte ranges of defs, classes and tables at one indentation.
+def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, int, bytes | None]]:
+    """Return the (first, end, table name) of defs, classes and tables at one indentation.
+
+    The name is ``None`` for a def or class.
 
     Only lines at this indentation or less are looked at (a regex finds them), so the bodies
     of the blocks cost nothing; a decorator's block runs to the end of the def below it, a
@@ -286,7 +286,7 @@ def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, i
     head = first_line.match(data, start, stop)  # ``start`` is a line's start
     starts = [head.end()] if head is not None else []
     starts += [m.end() for m in other_lines.finditer(data, start, stop)]
-    blocks: list[tuple[int, int, bool]] = []
+    blocks: list[tuple[int, int, bytes | None]] = []
     i, n = 0, len(starts)
     while i < n:
         pos = starts[i]
@@ -295,8 +295,9 @@ def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, i
         if pos - data.rfind(b"\n", 0, pos) - 1 != depth:
             i += 1
             continue
-        table = not data.startswith((b"@", *_DEFS), pos)
-        if table and _TABLE.match(data, pos) is None:
+        is_def = data.startswith((b"@", *_DEFS), pos)
+        table = None if is_def else _TABLE.match(data, pos)
+        if not is_def and table is None:
             i += 1
             continue
         first = data.rfind(b"\n", 0, pos) + 1
@@ -304,8 +305,8 @@ def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, i
             i += 1  # decorators, then the def or class they decorate
         i += 1
         end = data.rfind(b"\n", 0, starts[i]) + 1 if i < n else stop
-        if not table or data.count(b"\n", first, end) > 1:  # one-line tables cost nothing
-            blocks.append((first, end, table))
+        if table is None or data.count(b"\n", first, end) > 1:  # one-line tables cost nothing
+            blocks.append((first, end, table and table.group(1)))
     return blocks
 
 
@@ -329,17 +330,13 @@ def _is_hot(data: bytes, first: int, end: int, *, depth: int, line: int, hot: li
     return any(hot[line : line + data.count(b"\n", first, stop - 1) + 1])
 
 
-def _is_used(data: bytes, first: int, end: int) -> bool:
-    """Tell whether the name a table (``data[first:end]``) binds is used outside it.
+def _is_used(data: bytes, word: bytes, first: int, end: int) -> bool:
+    """Tell whether the name ``word`` that a table (``data[first:end]``) binds is used outside it.
 
     A use anywhere counts, even in a string or a cold function: only a table nothing in the
     file reads is left out. Its contents need not hold a rule word to matter: a list of
     curl flags or a cipher string is tested where it is used.
     """
-    name = _TABLE.match(data, first)
-    if name is None:
-        return True
-    word = name.group(1)
     pos = data.find(word)
     while pos >= 0:
         if not first <= pos < end:
@@ -377,7 +374,7 @@ def hot_source(data: bytes, hot: list[bool]) -> bytes | None:
         pieces.append(data[kept:first])
         kept = first
         if table:
-            pieces.append(data[first:end] if _is_used(data, first, end) else b"\n" * lines)
+            pieces.append(data[first:end] if _is_used(data, table, first, end) else b"\n" * lines)
         elif not _is_hot(data, first, end, depth=0, line=line, hot=hot):
             pieces.append(b"\n" * lines)
         else:
@@ -415,7 +412,7 @@ def _cut_members(data: bytes, first: int, end: int, line: int, hot: list[bool]) 
         lines = count(b"\n", inner, inner_end)
         at = inner
         if not (
-            _is_used(data, inner, inner_end)
+            _is_used(data, table, inner, inner_end)
             if table
             else _is_hot(data, inner, inner_end, depth=depth, line=line, hot=hot)
         ):
