@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sslcustomize._lint import RULES, LintResult, lint_files, lint_source
 from sslcustomize._lint._commands import scan_command, tokens_of
 from sslcustomize._lint._docs import render_index, render_rule
-from sslcustomize._lint._prefilter import hot_lines, may_contain_findings
+from sslcustomize._lint._prefilter import _PATTERNS, _places, hot_lines, may_contain_findings
 from sslcustomize._lint._runner import _READ_SIZE, _read
 from sslcustomize._lint._siblings import _ASSIGNMENT
 
@@ -56,6 +56,36 @@ def test_findings_name_the_scoped_fix() -> None:
             word in rule.fix
             for word in ("sslcustomize trust", "CA", "create_legacy_context", "--cacert", "pin")
         ), rule.code
+
+
+def _every_place(low: bytes) -> list[tuple[int, int]]:
+    """Every (pattern index, place) of every pattern, one ``find`` after another."""
+    places = []
+    for index, pattern in enumerate(_PATTERNS):
+        pos = low.find(pattern)
+        while pos >= 0:
+            places.append((index, pos))
+            pos = low.find(pattern, pos + 1)
+    return sorted(places)
+
+
+# Pieces of the patterns, so that patterns overlap, nest and follow one another: "tlssl",
+# "trustedisable_warnings", "insecurerequests.request".
+_PIECES = sorted({part for pattern in _PATTERNS for part in (pattern[:2], pattern[2:], pattern)})
+
+
+@given(st.lists(st.sampled_from([*_PIECES, b" ", b"x", b"\n"]), max_size=30))
+@settings(max_examples=400, deadline=None)
+def test_prefilter_finds_every_place_of_every_word(parts: list[bytes]) -> None:
+    """One leftmost-first pass, plus the places it skips inside its matches, finds them all."""
+    low = b"".join(parts)
+    assert sorted(_places(low)) == _every_place(low)
+
+
+def test_prefilter_finds_a_word_that_starts_inside_another() -> None:
+    """A word hidden in another's match still counts ("tls" then "session.request")."""
+    assert may_contain_findings(b"xtlsession.request(u)\n")
+    assert hot_lines(b"a\nxtlsession.request(u)\n") == [False, True, False]
 
 
 def test_prefilter_skips_unrelated_and_keeps_related() -> None:

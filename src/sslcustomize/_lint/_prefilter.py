@@ -1,16 +1,19 @@
 """A cheap test on a file's raw bytes: can it contain a finding at all?
 
 Every rule needs at least one of these words in the source, so a file without any of them is
-skipped without being parsed. The bytes are lowered once and searched for each word, which
-runs at 1 to 2.5 GB/s; a second, narrower look at the places of the words that are common in
-unrelated code (``verify``, ``curl``, ``ssl`` inside "endlessly") confirms them. This is
-faster than one regex (see ``may_contain_findings``).
+skipped without being parsed. The bytes are lowered once and searched for all the words at
+once by an Aho-Corasick automaton (``ahocorasick_rs``, with its SIMD pre-filter: about 1.2
+GB/s on source code, ten times faster than one ``find`` per word); a second, narrower look at
+the places of the words that are common in unrelated code (``verify``, ``curl``, ``ssl``
+inside "endlessly") confirms them.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
 
 __all__ = ["hot_lines", "may_contain_findings"]
 
@@ -88,6 +91,43 @@ _ALSO = {b"curl": _curl_insecure, b"--no-check-certificate": _wget}
 # Words that make a line hot (see ``hot_lines``) without making a file a candidate: a call of
 # ``create_legacy_context`` imported by name holds no other word.
 _HOT_ONLY = (b"legacy_context",)
+# The words, then the hot-only ones: a match's index into this tells which it is.
+_PATTERNS = (*_WORDS, *_HOT_ONLY)
+_WORD_COUNT = len(_WORDS)
+# Leftmost-first matching, not the standard kind: only it has the automaton's SIMD search,
+# which makes the pass over a file without any word (most files) three times faster.
+_SEARCH = BytesAhoCorasick(list(_PATTERNS), matchkind=MATCHKIND_LEFTMOST_FIRST)
+
+
+def _hidden(index: int) -> tuple[tuple[int, int], ...]:
+    """Return the (offset, pattern index) of the patterns that may start inside a match.
+
+    A leftmost-first search resumes after each match, so a pattern that starts inside
+    another one's match ("tls" then "ssl" in "tlssl") is not reported; these are the places
+    to look at for one.
+    """
+    word = _PATTERNS[index]
+    return tuple(
+        (offset, other_index)
+        for offset in range(len(word))
+        for other_index, other in enumerate(_PATTERNS)
+        if (offset or other_index != index)
+        and (word.startswith(other, offset) or other.startswith(word[offset:]))
+    )
+
+
+_HIDDEN = tuple(_hidden(index) for index in range(len(_PATTERNS)))
+
+
+def _places(low: bytes) -> list[tuple[int, int]]:
+    """Return the (pattern index, place) of every pattern in ``low``, overlapping ones too."""
+    places = []
+    for index, start, _ in _SEARCH.find_matches_as_indexes(low):
+        places.append((index, start))
+        for offset, other in _HIDDEN[index]:
+            if low.startswith(_PATTERNS[other], start + offset):
+                places.append((other, start + offset))
+    return places
 
 
 def _narrow(low: bytes, word: bytes, pos: int) -> bool:
@@ -110,34 +150,33 @@ def _narrow(low: bytes, word: bytes, pos: int) -> bool:
     return any(low.startswith(form, pos - offset) for offset, form in _FORMS[word])
 
 
-def _words(low: bytes) -> list[bytes]:
-    """Return the words to look for in a file: those whose ``_ALSO`` condition it meets."""
-    return [w for w in _WORDS if w not in _ALSO or (w in low and _ALSO[w](low))]
+def _counts(low: bytes, index: int, pos: int, also: dict[int, bool]) -> bool:
+    """Tell whether the word ``_PATTERNS[index]`` at ``pos`` counts.
+
+    ``also`` keeps, for the file, the results of the ``_ALSO`` tests already made.
+    """
+    word = _PATTERNS[index]
+    if not _narrow(low, word, pos):
+        return False
+    test = _ALSO.get(word)
+    if test is None:
+        return True
+    if index not in also:
+        also[index] = test(low)
+    return also[index]
 
 
 def may_contain_findings(data: bytes) -> bool:
     """Tell whether a file's bytes contain any word that some rule needs.
 
-    The bytes are lowered once and searched with ``find`` for each word: all the searches
-    together take two thirds of the time of one alternation regex over the lowered bytes, and
-    a fourteenth of one ``re.IGNORECASE`` regex over the raw bytes (measured on a
-    site-packages tree and CPython's standard library). Where a word is common in unrelated
-    code, its places are then checked one by one for a narrower form.
+    The bytes are lowered once and searched for all the words in one pass. Where a word is
+    common in unrelated code, its places are then checked one by one for a narrower form.
     """
     low = data.lower()
-    find = low.find
-    for word, forms in _WORDS.items():
-        pos = find(word)
-        if pos >= 0 and not forms and word not in _ALSO:
-            return True
-        while pos >= 0:
-            if _narrow(low, word, pos):
-                also = _ALSO.get(word)
-                if also is None or also(low):
-                    return True
-                break
-            pos = find(word, pos + 1)
-    return False
+    also: dict[int, bool] = {}
+    return any(
+        index < _WORD_COUNT and _counts(low, index, pos, also) for index, pos in _places(low)
+    )
 
 
 def hot_lines(data: bytes, extra: tuple[bytes, ...] = ()) -> list[bool]:
@@ -158,19 +197,18 @@ def hot_lines(data: bytes, extra: tuple[bytes, ...] = ()) -> list[bool]:
     """
     low = data.lower()
     find = low.find
-    hits: list[int] = []
-    words = _words(low)
+    also: dict[int, bool] = {}
+    hits = [
+        pos for index, pos in _places(low) if index >= _WORD_COUNT or _counts(low, index, pos, also)
+    ]
     short = [name for name in extra if len(name) <= 2]
     if short:
         extra = tuple(name for name in extra if len(name) > 2)
         pattern = rb"(?<![\w.])(?:%s)(?!\w)" % b"|".join(map(re.escape, short))
         hits += [m.start() for m in re.finditer(pattern, low)]
-    for index, word in enumerate((*words, *_HOT_ONLY, *extra)):
+    for word in extra:
         pos = find(word)
         while pos >= 0:
-            if index < len(words) and not _narrow(low, word, pos):
-                pos = find(word, pos + 1)
-                continue
             hits.append(pos)
             end = find(b"\n", pos)  # one hit per line is enough
             pos = find(word, end) if end >= 0 else -1
