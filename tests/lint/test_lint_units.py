@@ -465,6 +465,32 @@ def test_partial_parse_finds_what_a_whole_parse_finds(monkeypatch: pytest.Monkey
     assert cut.findings == whole.findings
 
 
+# A function that passes its parameter on to ``verify=``, and callers with no rule word of
+# their own: cold functions, which the cut leaves out of the first parse.
+FOLLOWED_MODULE = (
+    b"import requests\n\n"
+    b"def fetch(url, check):\n    return requests.get(url, verify=check)\n\n"
+    b"def main():\n    fetch('https://a', False)\n\n"
+    b"class Job:\n    def run(self):\n        return self.go(True)\n\n"
+    b"    def go(self, check):\n        return fetch('https://b', check)\n\n"
+    b"def later():\n    return fetch('https://c', 0)\n"
+)
+
+
+@pytest.mark.parametrize("cold_tail", [b"", b"def py2():\n    print 'old'\n"])
+def test_cut_file_checks_callers_in_cold_functions(cold_tail: bytes) -> None:
+    """Callers that the cut left out are parsed for ``check_callers``, even beside broken code.
+
+    With a cold function that is not Python 3, the wider cut still parses (the broken function
+    stays cut) and the callers are checked.
+    """
+    source = FOLLOWED_MODULE + b"# pad\n" * 600 + cold_tail
+    result = LintResult()
+    lint_source(source, "followed.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC101", 7), ("SSC101", 17)]
+    assert result.errors == []
+
+
 def test_partial_parse_falls_back_to_whole_parse() -> None:
     """When the cut source does not parse (a column-0 string), the whole file is parsed."""
     source = (

@@ -288,7 +288,7 @@ class Analyzer:
             func, scopes, class_attrs = self._pending.pop(0)
             if self._is_hot(func):
                 self._visit_function(func, scopes, class_attrs)
-        self._finish_param_sinks()
+        self._finish_param_sinks(self.tree)
         self._finish_contexts()
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
 
@@ -296,6 +296,21 @@ class Analyzer:
     def follows_callers(self) -> bool:
         """Tell whether the last run checked callers of functions (see ``_finish_param_sinks``)."""
         return bool(self._param_sinks)
+
+    @property
+    def followed_functions(self) -> tuple[str, ...]:
+        """The names of the functions whose callers the last run checked."""
+        return tuple(dict.fromkeys(sink[0].name for sink in self._param_sinks))
+
+    def check_callers(self, tree: ast.Module) -> list[RawFinding]:
+        """Check the callers of ``followed_functions`` in ``tree`` as well, after ``run``.
+
+        ``tree`` is the same module parsed with more of its functions: the tree that ``run``
+        saw may have left out the functions that call them (a cut source, see the runner).
+        Returns all the findings, sorted by position, as ``run`` does.
+        """
+        self._finish_param_sinks(tree)
+        return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
 
     def _is_hot(self, node: ast.AST) -> bool:
         """Tell whether a function may hold a finding (see ``source``)."""
@@ -652,8 +667,8 @@ class Analyzer:
         elif state.mode_required and not state.hostname_on and not state.weakenings:
             self.report("SSC206", state.node)
 
-    def _finish_param_sinks(self) -> None:
-        """Check the callers of functions that pass a parameter on to a sink.
+    def _finish_param_sinks(self, tree: ast.Module) -> None:
+        """Check the callers, in ``tree``, of functions that pass a parameter on to a sink.
 
         Only callers in the same module, by plain name (or ``self.name``/``cls.name``), with
         a literal or a module constant as the argument, are followed: one call level.
@@ -666,7 +681,7 @@ class Analyzer:
         saved = self.scopes
         self.scopes = [self.module_scope]
         try:
-            for node in ast.walk(self.tree):
+            for node in ast.walk(tree):
                 if not isinstance(node, ast.Call):
                     continue
                 func = node.func

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import gc
 import marshal
 import os
@@ -67,18 +68,14 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
     if not may_contain_findings(data):
         return
     tree = None
-    partial = False
     hot = None
+    names: tuple[bytes, ...] = ()
     if len(data) >= PARTIAL_MIN_BYTES:
         # Big files: parse only the functions that hold a rule word (see ``hot_source``).
-        hot = hot_lines(data, module_names(data))
-        cut = hot_source(data, hot)
-        if cut is not None:
-            try:
-                tree = ast.parse(cut, filename=path)
-                partial = True
-            except (SyntaxError, ValueError, RecursionError):
-                tree = None  # the cut went wrong somewhere: parse the whole file
+        names = module_names(data)
+        hot = hot_lines(data, names)
+        tree = _parse_cut(data, hot, path)
+    partial = tree is not None
     try:
         if tree is None:
             tree = ast.parse(data, filename=path)
@@ -89,8 +86,15 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
     analyzer = Analyzer(tree, data, path, hot=hot if partial else None)
     raw = analyzer.run()
     if partial and analyzer.follows_callers:
-        # A parameter reaches a sink: its callers may sit in cut functions. Parse it whole.
-        raw = Analyzer(ast.parse(data, filename=path), data, path).run()
+        # A parameter reaches a sink: its callers may sit in cut functions. Parse again with
+        # the lines that name those functions hot too, and check the callers found there.
+        followed = tuple(name.lower().encode() for name in analyzer.followed_functions)
+        wider = _parse_cut(data, hot_lines(data, names + followed), path)
+        if wider is None:
+            with contextlib.suppress(SyntaxError, ValueError, RecursionError):
+                wider = ast.parse(data, filename=path)
+        if wider is not None:  # else a cut function is not Python: no caller there to check
+            raw = analyzer.check_callers(wider)
     allows = find_allows(data.decode("utf-8", "replace")) if b"sslcustomize:" in data else {}
     for code, line, column in raw:
         if allows.get(line):
@@ -99,6 +103,21 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
     for line, reason in allows.items():
         if not reason:
             result.findings.append(Finding(path=path, line=line, column=1, code="SSC001"))
+
+
+def _parse_cut(data: bytes, hot: list[bool], path: str) -> ast.Module | None:
+    """Parse ``data`` with its cold functions cut (``hot_source``); ``None`` if nothing is cut.
+
+    Also ``None`` when the cut source does not parse: the cut went wrong somewhere, and the
+    whole file is to be parsed instead.
+    """
+    cut = hot_source(data, hot)
+    if cut is None:
+        return None
+    try:
+        return ast.parse(cut, filename=path)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
 
 
 def _lint_paths(paths: Sequence[str], result: LintResult) -> None:
