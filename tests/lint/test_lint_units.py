@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 from sslcustomize._lint import RULES, LintResult, lint_files, lint_source
 from sslcustomize._lint._commands import scan_command, tokens_of
 from sslcustomize._lint._docs import render_index, render_rule
-from sslcustomize._lint._prefilter import _PATTERNS, _places, hot_lines, may_contain_findings
+from sslcustomize._lint._prefilter import (
+    _PATTERNS,
+    _places,
+    hot_lines,
+    hot_places,
+    may_contain_findings,
+)
 from sslcustomize._lint._runner import _READ_SIZE, _read
 from sslcustomize._lint._siblings import _ASSIGNMENT
 
@@ -336,7 +342,7 @@ def test_hot_source_blanks_cold_functions_and_keeps_lines() -> None:
     """Cold functions and methods are blanked, line numbers kept, and the rest still parses."""
     from sslcustomize._lint._prefilter import hot_source, module_names
 
-    cut = hot_source(BIG_MODULE, hot_lines(BIG_MODULE, module_names(BIG_MODULE)))
+    cut = hot_source(BIG_MODULE, hot_places(BIG_MODULE, module_names(BIG_MODULE)))
     assert cut is not None
     assert cut.count(b"\n") == BIG_MODULE.count(b"\n")
     tree = ast.parse(cut)
@@ -379,7 +385,7 @@ def test_hot_source_blanks_unused_tables_and_keeps_used_ones() -> None:
     """A table nothing reads goes (``pass`` in a class); one used stays, even without a word."""
     from sslcustomize._lint._prefilter import hot_source, module_names
 
-    cut = hot_source(TABLES_MODULE, hot_lines(TABLES_MODULE, module_names(TABLES_MODULE)))
+    cut = hot_source(TABLES_MODULE, hot_places(TABLES_MODULE, module_names(TABLES_MODULE)))
     assert cut is not None
     assert cut.count(b"\n") == TABLES_MODULE.count(b"\n")
     tree = ast.parse(cut)
@@ -528,7 +534,7 @@ def test_hot_source_ignores_a_comment_above_the_next_def() -> None:
         b"    # when the peer sends TLS\n    def other(self):\n        return 2\n\n\n"
         b"def last():\n    return requests.get(u, verify=False)"
     )
-    cut = hot_source(source, hot_lines(source))
+    cut = hot_source(source, hot_places(source))
     assert cut is not None
     assert cut.count(b"\n") == source.count(b"\n")
     assert {n.name for n in ast.walk(ast.parse(cut)) if isinstance(n, ast.FunctionDef)} == {"last"}

@@ -11,6 +11,7 @@ inside "endlessly") confirms them.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import lru_cache
 
 from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
@@ -179,21 +180,21 @@ def may_contain_findings(data: bytes) -> bool:
     )
 
 
-def hot_lines(data: bytes, extra: tuple[bytes, ...] = ()) -> list[bool]:
-    """Tell, line by line, whether a line holds a word that some rule needs.
+def hot_places(data: bytes, extra: tuple[bytes, ...] = ()) -> list[int]:
+    """Return, in order, the places of the words that some rule needs (see ``hot_lines``).
 
     A word counts in the same narrower forms as in ``may_contain_findings``: "OpenSSL" or a
-    row ``'ssl',`` of a data table does not heat its line.
+    row ``'ssl',`` of a data table is not a place.
 
     Args:
         data: The file's raw bytes.
-        extra: More words (lowercase) that make a line hot, such as names bound to suspect
-            values at module level. A name of one or two characters counts only as a whole
-            name (``u`` in ``u()``, not in every word): an alias as short as that must not
-            hide its users (``from ssl import _create_unverified_context as u``).
+        extra: More words (lowercase), such as names bound to suspect values at module level.
+            A name of one or two characters counts only as a whole name (``u`` in ``u()``,
+            not in every word): an alias as short as that must not hide its users
+            (``from ssl import _create_unverified_context as u``).
 
     Returns:
-        One flag per line; index 0 stands for line 1.
+        Byte offsets into ``data``, sorted; a line may hold several.
     """
     low = data.lower()
     find = low.find
@@ -210,17 +211,31 @@ def hot_lines(data: bytes, extra: tuple[bytes, ...] = ()) -> list[bool]:
         pos = find(word)
         while pos >= 0:
             hits.append(pos)
-            end = find(b"\n", pos)  # one hit per line is enough
+            end = find(b"\n", pos)  # one place per line is enough
             pos = find(word, end) if end >= 0 else -1
-    hot = [False] * (low.count(b"\n") + 1)
-    # Line numbers by counting newlines between hits in order: C speed, no table of lines.
+    hits.sort()
+    return hits
+
+
+def lines_of(data: bytes, places: list[int]) -> list[bool]:
+    """Return one flag per line of ``data`` (index 0 for line 1): does it hold a place?"""
+    hot = [False] * (data.count(b"\n") + 1)
+    # Line numbers by counting newlines between places in order: C speed, no table of lines.
     line = previous = 0
-    count = low.count
-    for pos in sorted(hits):
+    count = data.count
+    for pos in places:
         line += count(b"\n", previous, pos)
         previous = pos
         hot[line] = True
     return hot
+
+
+def hot_lines(data: bytes, extra: tuple[bytes, ...] = ()) -> list[bool]:
+    """Tell, line by line, whether a line holds a word that some rule needs.
+
+    ``lines_of`` the ``hot_places``; index 0 stands for line 1.
+    """
+    return lines_of(data, hot_places(data, extra))
 
 
 # Module-level names whose users the analyzer follows (see ``Analyzer._is_hot``): literals
@@ -233,7 +248,7 @@ _MODULE_NAME = re.compile(
 )
 # Smaller files are parsed whole: cutting them saves less than it costs.
 PARTIAL_MIN_BYTES = 2_000
-__all__ += ["PARTIAL_MIN_BYTES", "hot_source", "module_names"]
+__all__ += ["PARTIAL_MIN_BYTES", "hot_places", "hot_source", "lines_of", "module_names"]
 
 
 # An import line: ``from module import a, b as c`` (one line, or in parentheses) or
@@ -311,6 +326,9 @@ _TABLE = re.compile(rb"[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*[\[({]")
 _NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
+_BLOCK_STARTS = (b"@", *_DEFS)
+
+
 def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, int, bytes | None]]:
     """Return the (first, end, table name) of defs, classes and tables at one indentation.
 
@@ -325,35 +343,39 @@ def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, i
     starts = [head.end()] if head is not None else []
     starts += [m.end() for m in other_lines.finditer(data, start, stop)]
     blocks: list[tuple[int, int, bytes | None]] = []
+    rfind, startswith = data.rfind, data.startswith
     i, n = 0, len(starts)
     while i < n:
         pos = starts[i]
         # A statement at a smaller indentation than ``depth`` (only in a class's range when
         # the cut went wrong) is not a block: the parse of the cut source will say so.
-        if pos - data.rfind(b"\n", 0, pos) - 1 != depth:
+        if depth and pos - rfind(b"\n", 0, pos) - 1 != depth:
             i += 1
             continue
-        is_def = data.startswith((b"@", *_DEFS), pos)
+        is_def = startswith(_BLOCK_STARTS, pos)
         table = None if is_def else _TABLE.match(data, pos)
         if not is_def and table is None:
             i += 1
             continue
-        first = data.rfind(b"\n", 0, pos) + 1
-        while data.startswith(b"@", starts[i]) and i + 1 < n:
+        first = pos - depth
+        while startswith(b"@", starts[i]) and i + 1 < n:
             i += 1  # decorators, then the def or class they decorate
         i += 1
-        end = data.rfind(b"\n", 0, starts[i]) + 1 if i < n else stop
+        end = rfind(b"\n", 0, starts[i]) + 1 if i < n else stop
         if table is None or data.count(b"\n", first, end) > 1:  # one-line tables cost nothing
             blocks.append((first, end, table and table.group(1)))
     return blocks
 
 
-def _is_hot(data: bytes, first: int, end: int, *, depth: int, line: int, hot: list[bool]) -> bool:
-    """Tell whether a block (starting on ``line``) has a hot line, trailing comments aside.
+def _is_hot(data: bytes, first: int, end: int, depth: int, places: list[int]) -> bool:
+    """Tell whether a block (``data[first:end]``) holds a place, trailing comments aside.
 
     A comment at the block's indentation or less after its body (``# ... verify ...`` above
     the next def) is in its byte range but says nothing about it.
     """
+    at = bisect_left(places, first)
+    if at == len(places) or places[at] >= end:
+        return False  # most blocks: no place at all
     stop = end
     while stop > first:
         newline = data.rfind(b"\n", first, stop - 1)
@@ -363,9 +385,7 @@ def _is_hot(data: bytes, first: int, end: int, *, depth: int, line: int, hot: li
         if body.strip() and not (body.startswith(b"#") and len(text) - len(body) <= depth):
             break
         stop = start
-    if stop <= first:
-        return False
-    return any(hot[line : line + data.count(b"\n", first, stop - 1) + 1])
+    return places[at] < stop
 
 
 def _is_used(data: bytes, word: bytes, first: int, end: int) -> bool:
@@ -385,7 +405,7 @@ def _is_used(data: bytes, word: bytes, first: int, end: int) -> bool:
     return False
 
 
-def hot_source(data: bytes, hot: list[bool]) -> bytes | None:
+def hot_source(data: bytes, places: list[int]) -> bytes | None:
     """Blank cold functions and methods and unused data tables, keeping every line number.
 
     Other module-level and class-level statements stay, so names resolve as in the whole
@@ -395,67 +415,63 @@ def hot_source(data: bytes, hot: list[bool]) -> bytes | None:
 
     Args:
         data: The file's bytes.
-        hot: ``hot_lines(data, ...)``.
+        places: ``hot_places(data, ...)``: a function is hot when it holds one.
 
     Returns:
         The cut source, or ``None`` when nothing would be cut.
     """
-    if data.count(b"\n") + 1 != len(hot):
-        return None
     pieces: list[bytes] = []
     kept = 0  # data[:kept] is in pieces
-    line = 0  # the line that starts at ``kept``
     count = data.count
     for first, end, table in _blocks(data, 0, len(data), 0):
-        line += count(b"\n", kept, first)
-        lines = count(b"\n", first, end)
-        pieces.append(data[kept:first])
-        kept = first
         if table:
-            pieces.append(data[first:end] if _is_used(data, table, first, end) else b"\n" * lines)
-        elif not _is_hot(data, first, end, depth=0, line=line, hot=hot):
-            pieces.append(b"\n" * lines)
-        else:
-            pieces.append(_cut_members(data, first, end, line, hot))
+            if _is_used(data, table, first, end):
+                continue
+        elif _is_hot(data, first, end, 0, places):
+            cut = _cut_members(data, first, end, places)
+            if cut is None:
+                continue
+            pieces.append(data[kept:first])
+            pieces.append(cut)
+            kept = end
+            continue
+        pieces.append(data[kept:first])
+        pieces.append(b"\n" * count(b"\n", first, end))
         kept = end
-        line += lines
     if not pieces:
         return None
     pieces.append(data[kept:])
-    cut = b"".join(pieces)
-    return None if cut == data else cut
+    return b"".join(pieces)
 
 
-def _cut_members(data: bytes, first: int, end: int, line: int, hot: list[bool]) -> bytes:
-    """Return a hot block with its class's cold methods and unused tables cut (a function stays)."""
+def _cut_members(data: bytes, first: int, end: int, places: list[int]) -> bytes | None:
+    """Return a hot class with its cold methods and unused tables cut; ``None``: nothing cut."""
     header = first
     while data.startswith(b"@", header):
         header = data.find(b"\n", header) + 1
         while header < end and data[header] in b" \t\r\n)":  # a decorator's other lines
             header = data.find(b"\n", header) + 1
     if not data.startswith(b"class ", header):
-        return data[first:end]
+        return None  # a function stays whole
     body = data.find(b"\n", header) + 1
     member = _MEMBER.search(data, body, end)
     if member is None:
-        return data[first:end]
+        return None
     depth = len(member.group(1))
     pieces: list[bytes] = []
     kept = first
     count = data.count
-    line += count(b"\n", first, body)
-    at = body
     for inner, inner_end, table in _blocks(data, body, end, depth):
-        line += count(b"\n", at, inner)
-        lines = count(b"\n", inner, inner_end)
-        at = inner
-        if not (
+        if (
             _is_used(data, table, inner, inner_end)
             if table
-            else _is_hot(data, inner, inner_end, depth=depth, line=line, hot=hot)
+            else _is_hot(data, inner, inner_end, depth, places)
         ):
-            pieces.append(data[kept:inner])
-            pieces.append(b" " * depth + b"pass" + b"\n" * lines)
-            kept = inner_end
+            continue
+        pieces.append(data[kept:inner])
+        pieces.append(b" " * depth + b"pass" + b"\n" * count(b"\n", inner, inner_end))
+        kept = inner_end
+    if not pieces:
+        return None
     pieces.append(data[kept:end])
     return b"".join(pieces)

@@ -17,8 +17,9 @@ from sslcustomize._lint._analyzer import Analyzer
 from sslcustomize._lint._finding import Finding, LintError
 from sslcustomize._lint._prefilter import (
     PARTIAL_MIN_BYTES,
-    hot_lines,
+    hot_places,
     hot_source,
+    lines_of,
     may_contain_findings,
     module_names,
 )
@@ -68,13 +69,13 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
     if not may_contain_findings(data):
         return
     tree = None
-    hot = None
+    places: list[int] = []
     names: tuple[bytes, ...] = ()
     if len(data) >= PARTIAL_MIN_BYTES:
         # Big files: parse only the functions that hold a rule word (see ``hot_source``).
         names = module_names(data)
-        hot = hot_lines(data, names)
-        tree = _parse_cut(data, hot, path)
+        places = hot_places(data, names)
+        tree = _parse_cut(data, places, path)
     partial = tree is not None
     try:
         if tree is None:
@@ -83,13 +84,13 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
         result.errors.append(LintError(path=path, message=f"cannot parse: {exc}"))
         return
     result.parsed += 1
-    analyzer = Analyzer(tree, data, path, hot=hot if partial else None)
+    analyzer = Analyzer(tree, data, path, hot=lines_of(data, places) if partial else None)
     raw = analyzer.run()
     if partial and analyzer.follows_callers:
         # A parameter reaches a sink: its callers may sit in cut functions. Parse again with
         # the lines that name those functions hot too, and check the callers found there.
         followed = tuple(name.lower().encode() for name in analyzer.followed_functions)
-        wider = _parse_cut(data, hot_lines(data, names + followed), path)
+        wider = _parse_cut(data, hot_places(data, names + followed), path)
         if wider is None:
             with contextlib.suppress(SyntaxError, ValueError, RecursionError):
                 wider = ast.parse(data, filename=path)
@@ -105,13 +106,13 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
             result.findings.append(Finding(path=path, line=line, column=1, code="SSC001"))
 
 
-def _parse_cut(data: bytes, hot: list[bool], path: str) -> ast.Module | None:
+def _parse_cut(data: bytes, places: list[int], path: str) -> ast.Module | None:
     """Parse ``data`` with its cold functions cut (``hot_source``); ``None`` if nothing is cut.
 
     Also ``None`` when the cut source does not parse: the cut went wrong somewhere, and the
     whole file is to be parsed instead.
     """
-    cut = hot_source(data, hot)
+    cut = hot_source(data, places)
     if cut is None:
         return None
     try:
