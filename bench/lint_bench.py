@@ -14,7 +14,9 @@ In one run, on the same trees, it measures:
 * the installed standard library (``sysconfig.get_paths()["stdlib"]`` without its
   ``site-packages``) and a site-packages tree (by default this interpreter's): files per second
   of each tool, wall clock, best of ``--repeat`` runs (bandit: one), caches off, and this
-  linter's findings per family (test files included; ``--tests report``).
+  linter's findings per family (test files included; ``--tests report``). This linter and
+  ruff take turns, round after round, and the ratio of their times in each round is printed
+  too (median and range): the development VM's speed drifts by a third over seconds.
 
 The linter's modules are compiled to bytecode first, as an installed package's are.
 Each tree is first read once by ``cat``-like reading so that no tool pays for a cold page cache
@@ -30,6 +32,7 @@ import json
 import os
 import shutil
 import site
+import statistics
 import subprocess
 import sys
 import sysconfig
@@ -93,29 +96,46 @@ def command(tool: str, paths: list[str]) -> list[str]:
     ]
 
 
-def run(tool: str, paths: list[str], repeat: int) -> tuple[float, list[tuple[str, int, str]]]:
-    """Run a tool; return its best wall time and its hits (path, line, code)."""
-    best = float("inf")
-    out = ""
-    for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.run(
-            command(tool, paths), capture_output=True, text=True, env=_env(), check=False
-        )
-        best = min(best, time.perf_counter() - start)
-        out = proc.stdout
+def _timed(tool: str, paths: list[str]) -> tuple[float, str]:
+    """Run a tool once; return its wall time and its output."""
+    start = time.perf_counter()
+    proc = subprocess.run(
+        command(tool, paths), capture_output=True, text=True, env=_env(), check=False
+    )
+    return time.perf_counter() - start, proc.stdout
+
+
+def _hits(tool: str, out: str) -> list[tuple[str, int, str]]:
+    """Return a tool's findings (path, line, code) from its JSON output."""
     data = json.loads(out or "{}")
     if tool == "sslcustomize":
-        hits = [(f["path"], f["line"], f["code"]) for f in data["findings"]]
-    elif tool == "bandit":
-        hits = [(r["filename"], r["line_number"], r["test_id"]) for r in data.get("results", [])]
-    else:
-        hits = [
-            (r["filename"], r["location"]["row"], r["code"])
-            for r in data
-            if (r.get("code") or "").startswith("S")  # not syntax errors of Python 2 files
-        ]
-    return best, hits
+        return [(f["path"], f["line"], f["code"]) for f in data["findings"]]
+    if tool == "bandit":
+        return [(r["filename"], r["line_number"], r["test_id"]) for r in data.get("results", [])]
+    return [
+        (r["filename"], r["location"]["row"], r["code"])
+        for r in data
+        if (r.get("code") or "").startswith("S")  # not syntax errors of Python 2 files
+    ]
+
+
+def run(tool: str, paths: list[str]) -> list[tuple[str, int, str]]:
+    """Run a tool once and return its hits (path, line, code)."""
+    return _hits(tool, _timed(tool, paths)[1])
+
+
+def race(tools: tuple[str, ...], paths: list[str], repeat: int) -> dict[str, list[float]]:
+    """Time tools on the same paths, taking turns, ``repeat`` rounds; return each one's times.
+
+    Taking turns (and changing who goes first each round) puts the tools in the same state of
+    a shared machine, whose speed drifts by a third over seconds on the development VM.
+    """
+    times: dict[str, list[float]] = {tool: [] for tool in tools}
+    for round_ in range(repeat):
+        order = tools if round_ % 2 == 0 else tools[::-1]
+        for tool in order:
+            times[tool].append(_timed(tool, paths)[0])
+    return times
 
 
 def _warm(files: list[str]) -> None:
@@ -156,7 +176,7 @@ def main() -> None:
     labels = load_labels(CORPUS)
     corpus_files = [str(p) for p in sorted(CORPUS.glob("*.py"))]
     for tool in tools:
-        _, hits = run(tool, corpus_files, 1)
+        hits = run(tool, corpus_files)
         scores = score(labels, hits, match_codes=tool == "sslcustomize")
         overall = total(scores)
         print(
@@ -177,22 +197,31 @@ def main() -> None:
     for name, paths in trees.items():
         files, _ = discover(paths)
         print(f"== {name}: {len(files)} files under {Path(paths[0]).parent}")
-        rates: dict[str, float] = {}
         _warm(files)
-        for tool in tools:
-            if tool == "bandit" and args.skip_bandit_trees:
-                continue
+        hits = {tool: run(tool, paths) for tool in ("sslcustomize", "ruff")}
+        times = race(("sslcustomize", "ruff"), paths, args.repeat)
+        if not args.skip_bandit_trees:
             # bandit is ~50x slower: once is enough to place it, and repeating it would load
             # the machine while the others are timed.
-            seconds, hits = run(tool, paths, 1 if tool == "bandit" else args.repeat)
-            rates[tool] = len(files) / seconds
-            print(f"{tool:13} {seconds:8.2f} s  {rates[tool]:9.0f} files/s  {len(hits):5} findings")
+            seconds, out = _timed("bandit", paths)
+            times["bandit"], hits["bandit"] = [seconds], _hits("bandit", out)
+        for tool, seconds in times.items():
+            best = min(seconds)
+            print(
+                f"{tool:13} {best:8.2f} s  {len(files) / best:9.0f} files/s  "
+                f"{len(hits[tool]):5} findings"
+            )
             if tool == "sslcustomize":
-                print(f"{'':13} findings per family: {_families(hits)}")
-        ours = rates["sslcustomize"]
+                print(f"{'':13} findings per family: {_families(hits[tool])}")
+        ours = min(times["sslcustomize"])
         for other in ("bandit", "ruff"):
-            if other in rates:
-                print(f"  sslcustomize / {other}: {ours / rates[other]:.2f}x files/s")
+            if other in times:
+                print(f"  sslcustomize / {other}: {min(times[other]) / ours:.2f}x files/s")
+        rounds = sorted(r / o for o, r in zip(times["sslcustomize"], times["ruff"], strict=True))
+        print(
+            f"  per round, ruff's time / this linter's: median {statistics.median(rounds):.2f}x, "
+            f"{rounds[0]:.2f}x to {rounds[-1]:.2f}x over {len(rounds)} rounds"
+        )
 
 
 if __name__ == "__main__":
