@@ -22,6 +22,7 @@ from sslcustomize._lint._prefilter import (
 )
 from sslcustomize._lint._runner import _READ_SIZE, _read
 from sslcustomize._lint._siblings import _ASSIGNMENT
+from sslcustomize._lint._tables import ENV_VARS
 
 DOCS = Path(__file__).parents[2] / "docs"
 
@@ -117,6 +118,13 @@ def test_prefilter_skips_unrelated_and_keeps_related() -> None:
         b"s.verify = False\n",
         b"def f(verify: bool = False): ...\n",
         b'setattr(s, "verify", False)\n',
+        b'kw.setdefault("verify", False)\n',
+        b'kw.setdefault ("verify", False)\n',
+        b'get_kwargs()["opts"].setdefault("verify", False)\n',
+        b'kw.setdefault(  # (\n\n    "verify_certs", False)\n',
+        b'kw.setdefault(\n    "verify_certs",\n    False,\n)\n',
+        b'setattr(s, "ssl_verify", 0)\n',
+        b'run(["git", "config", "http.sslVerify", "false"])\n',
     ],
 )
 def test_prefilter_keeps_every_verify_name_that_rules_test(source: bytes) -> None:
@@ -153,6 +161,9 @@ def test_prefilter_keeps_tls_names(source: bytes) -> None:
         b"extensions = ('*.ptls', '*.dassl')\n",
         b"LICENSES = ['OpenSSL', 'ssl', 'tls',\n    'zlib']\n",
         b"BUILTINS = ('ver', 'verify', 'vol')\n",
+        b"FUNCTIONS = ['ftp_ssl_connect',\n    'ldap_start_tls', 'openssl_x509_verify')\n",
+        b'__all__ = ["create_ssl_context", "TLSFeature"]\n',
+        b"PAIRS = [\n    ('ss', 'ss'),\n    ('ssl', 'ssl'),\n]\n",
         b"run(['curl', '-fsSL', url])\n",
         b"run(['wget', '-q', url])\n",
         b"socket.gethostname()\n",
@@ -161,6 +172,27 @@ def test_prefilter_keeps_tls_names(source: bytes) -> None:
 def test_prefilter_skips_tls_words_in_data(source: bytes) -> None:
     """Words inside other words, bare words in data tables, safe downloads: no parse."""
     assert not may_contain_findings(source)
+
+
+@pytest.mark.parametrize("name", sorted(ENV_VARS))
+def test_prefilter_keeps_environment_variable_names_anywhere(name: str) -> None:
+    """A variable that turns verification off counts even as a list item, not only as a key."""
+    assert may_contain_findings(f'pairs = ["{name}", "0"]\n'.encode())
+
+
+def test_setdefault_of_verify_is_linted() -> None:
+    """``kw.setdefault("verify", False)`` as a file's only rule word: the file is not skipped.
+
+    The pre-filter used to count a bare ``"verify",`` only on a ``setattr`` line, so this file
+    was never parsed and its ``verify=False`` never reported.
+    """
+    source = (
+        b"import requests\n\ndef fetch(url):\n    kw = {}\n"
+        b'    kw.setdefault("verify", False)\n    return requests.get(url, **kw)\n'
+    )
+    result = LintResult()
+    lint_source(source, "setdefault.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC101", 5)]
 
 
 def test_prefilter_skips_verify_helpers() -> None:

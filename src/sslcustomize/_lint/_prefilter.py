@@ -16,19 +16,25 @@ from functools import lru_cache
 
 from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
 
+from sslcustomize._lint._tables import ENV_VARS
+
 __all__ = ["hot_lines", "may_contain_findings"]
 
 # ``ssl``/``tls`` at the start of a name ("ssl.", "SMTP_SSL", "tlsInsecure", "sslVerify"), not
 # inside a word ("openssl", "endlessly", "*.ptls", "dassl"). A string that is only one of the
-# ``_KEY_WORDS`` ("'ssl',", "'verify',": a row of a data table) counts only as a key.
+# ``_KEY_WORDS`` ("'ssl',", "'verify',": a row of a data table) counts only as a key, and a
+# quoted name that holds one ("'ftp_ssl_connect',") not as the item of a list (see ``_in_row``).
 _START = b"<start>"
 _ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
+_NAME_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
 _QUOTES = frozenset(b"'\"")
+_BLANKS = frozenset(b" \t\r\n")
+# The rest of a quoted name after a word, closing quote included.
+_NAME_TAIL = re.compile(rb"[a-z0-9_]*['\"]")
+_ENV_NAMES = frozenset(name.lower().encode() for name in ENV_VARS)
 
 # word -> the narrower forms one of which must also be present at one of the word's places
 # (none: the word is enough); ``_START`` among them: or the word at the start of a name.
-# Each word costs one search of every file: a word whose files always hold another word
-# (``starttls`` holds ``tls``) is one of that word's forms instead.
 _WORDS: dict[bytes, tuple[bytes, ...]] = {
     # ssl contexts, ssl=False, SMTP_SSL, ssl_verify, GIT_SSL_NO_VERIFY, sslVerify, and the
     # ``import sslcustomize`` that ``create_legacy_context()`` needs
@@ -131,40 +137,95 @@ def _places(low: bytes) -> list[tuple[int, int]]:
     return places
 
 
-def _narrow(low: bytes, word: bytes, pos: int) -> bool:
-    """Tell whether ``word`` at ``pos`` of ``low`` is a narrower form of it (``_ALSO`` aside)."""
+def _narrow(low: bytes, word: bytes, pos: int, known: dict[int, bool]) -> bool:
+    """Tell whether ``word`` at ``pos`` of ``low`` is a narrower form of it (``_ALSO`` aside).
+
+    ``known`` keeps, for the file, the answers of ``_sets_by_name``.
+    """
     forms = _WORDS[word]
     if not forms:
         return True
     before = low[pos - 1] if pos else 0
     end = pos + len(word)
-    if word in _KEY_WORDS and before in _QUOTES and low[end : end + 1] == bytes((before,)):
-        # A string that is only the word ("'ssl',", "'verify',": a row of a data table)
-        # counts only as a key (``{"ssl": False}``, ``kw["verify"]``) or as the name given to
-        # ``setattr`` (``setattr(session, "verify", False)``, ``obj.__setattr__("verify", 0)``).
-        after = low[end + 1 : end + 3].lstrip(b" ")[:1]
-        if after == b",":
-            return low.rfind(b"setattr", low.rfind(b"\n", 0, pos) + 1, pos) >= 0
-        return after in (b":", b"]")
+    if word in _KEY_WORDS:
+        if before in _QUOTES and low[end : end + 1] == bytes((before,)):
+            # A string that is only the word ("'ssl',", "'verify',": a row of a data table)
+            # counts as a key (``{"ssl": False}``, ``kw["verify"]``), and as an item only where
+            # it may be a name given to a call (see ``_sets_by_name``).
+            after = low[end + 1 : end + 3].lstrip(b" ")[:1]
+            if after == b",":
+                return _sets_by_name(low, known)
+            return after in (b":", b"]")
+        if _in_row(low, pos, end) and not _sets_by_name(low, known):
+            return False
     if _START in forms and before not in _ALNUM:
         return True
     return any(low.startswith(form, pos - offset) for offset, form in _FORMS[word])
 
 
-def _counts(low: bytes, index: int, pos: int, also: dict[int, bool]) -> bool:
+_SETS_BY_NAME = -1  # the key of ``_sets_by_name``'s answer in ``known``
+
+
+def _sets_by_name(low: bytes, known: dict[int, bool]) -> bool:
+    """Tell whether the file calls something that takes a name as a string before a comma.
+
+    ``kw.setdefault("verify", False)``, ``setattr(s, "verify", False)``, also written over
+    several lines or with comments between: in such a file, a quoted name followed by a comma
+    may be one of these names, not an item of a data table.
+    """
+    answer = known.get(_SETS_BY_NAME)
+    if answer is None:
+        answer = known[_SETS_BY_NAME] = b"setattr" in low or b"setdefault" in low
+    return answer
+
+
+def _in_row(low: bytes, pos: int, end: int) -> bool:
+    """Tell whether ``low[pos:end]`` is inside a quoted name that is an item of a list or tuple.
+
+    ``'ftp_ssl_connect',``, ``"TLSFeature")`` and ``, "TLSFeature"]`` in data tables
+    (pygments' lists of PHP and MySQL functions, ``__all__``). Not a key
+    (``"ssl_verify": False``, ``kw["verify_certs"]``), a string with more than a name in it
+    (``"http.sslVerify"``, a command line, a URL), one with a prefix or escaped quotes, nor
+    the name of an environment variable that rules test (``["GIT_SSL_NO_VERIFY", "1"]``).
+    """
+    tail = _NAME_TAIL.match(low, end)
+    if tail is None:
+        return False  # most places: not in a quoted name (``ssl.``, ``ssl_context=``)
+    last = tail.end() - 1
+    first = pos
+    while first and low[first - 1] in _NAME_CHARS:
+        first -= 1
+    if first < 2 or low[first - 1] != low[last]:
+        return False  # not a quoted name: "use ssl_context", "http.sslverify"
+    if low[first:last] in _ENV_NAMES:
+        return False  # an environment variable's name counts wherever it is
+    ahead = low[first - 2]
+    if ahead in _QUOTES or ahead in _NAME_CHARS or ahead == ord("\\"):
+        return False  # triple quotes, a prefix (b"...", f"..."), an escaped quote
+    after = low[last + 1 : last + 3].lstrip(b" ")[:1]
+    if after == b"]":  # a list's last item, not a key (``kw["verify_certs"]``)
+        item = first - 2
+        while item >= 0 and low[item] in _BLANKS:
+            item -= 1
+        return item >= 0 and low[item] == ord(",")
+    return after in (b",", b")")
+
+
+def _counts(low: bytes, index: int, pos: int, known: dict[int, bool]) -> bool:
     """Tell whether the word ``_PATTERNS[index]`` at ``pos`` counts.
 
-    ``also`` keeps, for the file, the results of the ``_ALSO`` tests already made.
+    ``known`` keeps, for the file, the results of the ``_ALSO`` tests (by pattern index) and of
+    ``_sets_by_name`` already made.
     """
     word = _PATTERNS[index]
-    if not _narrow(low, word, pos):
+    if not _narrow(low, word, pos, known):
         return False
     test = _ALSO.get(word)
     if test is None:
         return True
-    if index not in also:
-        also[index] = test(low)
-    return also[index]
+    if index not in known:
+        known[index] = test(low)
+    return known[index]
 
 
 def may_contain_findings(data: bytes) -> bool:
@@ -174,9 +235,9 @@ def may_contain_findings(data: bytes) -> bool:
     common in unrelated code, its places are then checked one by one for a narrower form.
     """
     low = data.lower()
-    also: dict[int, bool] = {}
+    known: dict[int, bool] = {}
     return any(
-        index < _WORD_COUNT and _counts(low, index, pos, also) for index, pos in _places(low)
+        index < _WORD_COUNT and _counts(low, index, pos, known) for index, pos in _places(low)
     )
 
 
@@ -198,9 +259,11 @@ def hot_places(data: bytes, extra: tuple[bytes, ...] = ()) -> list[int]:
     """
     low = data.lower()
     find = low.find
-    also: dict[int, bool] = {}
+    known: dict[int, bool] = {}
     hits = [
-        pos for index, pos in _places(low) if index >= _WORD_COUNT or _counts(low, index, pos, also)
+        pos
+        for index, pos in _places(low)
+        if index >= _WORD_COUNT or _counts(low, index, pos, known)
     ]
     short = [name for name in extra if len(name) <= 2]
     if short:
