@@ -281,14 +281,19 @@ class Analyzer:
 
     # -- driving -------------------------------------------------------------------------
 
-    def run(self) -> list[RawFinding]:
-        """Analyze the module and return its findings, sorted by position."""
+    def run(self, *, callers: bool = True) -> list[RawFinding]:
+        """Analyze the module and return its findings, sorted by position.
+
+        ``callers=False`` leaves the callers of ``followed_functions`` unchecked, for a
+        ``check_callers`` on a tree that holds more of them.
+        """
         self.visit_body(self.tree.body)
         while self._pending:
             func, scopes, class_attrs = self._pending.pop(0)
             if self._is_hot(func):
                 self._visit_function(func, scopes, class_attrs)
-        self._finish_param_sinks(self.tree)
+        if callers:
+            self._finish_param_sinks(self.tree)
         self._finish_contexts()
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
 
@@ -303,7 +308,7 @@ class Analyzer:
         return tuple(dict.fromkeys(sink[0].name for sink in self._param_sinks))
 
     def check_callers(self, tree: ast.Module) -> list[RawFinding]:
-        """Check the callers of ``followed_functions`` in ``tree`` as well, after ``run``.
+        """Check the callers of ``followed_functions`` in ``tree``, after ``run``.
 
         ``tree`` is the same module parsed with more of its functions: the tree that ``run``
         saw may have left out the functions that call them (a cut source, see the runner).

@@ -85,17 +85,18 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
         return
     result.parsed += 1
     analyzer = Analyzer(tree, data, path, hot=lines_of(data, places) if partial else None)
-    raw = analyzer.run()
+    # A cut tree may lack the callers of a function that passes a parameter on to a sink:
+    # they are looked for below, in a tree with them.
+    raw = analyzer.run(callers=not partial)
     if partial and analyzer.follows_callers:
-        # A parameter reaches a sink: its callers may sit in cut functions. Parse again with
-        # the lines that name those functions hot too, and check the callers found there.
+        # Parse again with the lines that name those functions hot too.
         followed = tuple(name.lower().encode() for name in analyzer.followed_functions)
         wider = _parse_cut(data, hot_places(data, names + followed), path)
         if wider is None:
             with contextlib.suppress(SyntaxError, ValueError, RecursionError):
                 wider = ast.parse(data, filename=path)
-        if wider is not None:  # else a cut function is not Python: no caller there to check
-            raw = analyzer.check_callers(wider)
+        # No wider tree: a cut function is not Python, and the cut tree is all there is.
+        raw = analyzer.check_callers(wider if wider is not None else tree)
     allows = find_allows(data.decode("utf-8", "replace")) if b"sslcustomize:" in data else {}
     for code, line, column in raw:
         if allows.get(line):
