@@ -373,7 +373,8 @@ def module_names(data: bytes) -> tuple[bytes, ...]:
 # from newline to newline instead of trying every byte; the first line is matched apart.
 _STATEMENTS: dict[int, tuple[re.Pattern[bytes], re.Pattern[bytes]]] = {}
 _DEFS = (b"def ", b"async def ", b"class ")
-_MEMBER = re.compile(rb"^([ \t]+)\S", re.MULTILINE)  # a class's first member: its indentation
+# A body's first statement (not a comment): its indentation.
+_MEMBER = re.compile(rb"^([ \t]+)[^\s#]", re.MULTILINE)
 
 
 def _statements(depth: int) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
@@ -390,22 +391,29 @@ _NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 
 
 _BLOCK_STARTS = (b"@", *_DEFS)
+# Statements whose body may hold defs and classes: ``if TYPE_CHECKING:`` with overloads,
+# ``try:``/``except ImportError:`` with fallbacks.
+_COMPOUNDS = (b"if ", b"elif ", b"else:", b"try:", b"except", b"finally:", b"with ", b"async with ")
+# The kinds of block.
+DEF, TABLE, COMPOUND = 0, 1, 2
 
 
-def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, int, bytes | None]]:
-    """Return the (first, end, table name) of defs, classes and tables at one indentation.
+def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, int, int, bytes]]:
+    """Return the (first, end, kind, table name) of the blocks at one indentation.
 
-    The name is ``None`` for a def or class.
+    Blocks: defs and classes (``DEF``), multi-line tables (``TABLE``, with the name they
+    bind) and compound statements whose header is one line (``COMPOUND``); the name is empty
+    but for a table.
 
     Only lines at this indentation or less are looked at (a regex finds them), so the bodies
-    of the blocks cost nothing; a decorator's block runs to the end of the def below it, a
-    table's to the next statement.
+    of the blocks cost nothing; a decorator's block runs to the end of the def below it, the
+    others' to the next statement.
     """
     first_line, other_lines = _statements(depth)
     head = first_line.match(data, start, stop)  # ``start`` is a line's start
     starts = [head.end()] if head is not None else []
     starts += [m.end() for m in other_lines.finditer(data, start, stop)]
-    blocks: list[tuple[int, int, bytes | None]] = []
+    blocks: list[tuple[int, int, int, bytes]] = []
     rfind, startswith = data.rfind, data.startswith
     i, n = 0, len(starts)
     while i < n:
@@ -415,9 +423,14 @@ def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, i
         if depth and pos - rfind(b"\n", 0, pos) - 1 != depth:
             i += 1
             continue
-        is_def = startswith(_BLOCK_STARTS, pos)
-        table = None if is_def else _TABLE.match(data, pos)
-        if not is_def and table is None:
+        name = b""
+        if startswith(_BLOCK_STARTS, pos):
+            kind = DEF
+        elif table := _TABLE.match(data, pos):
+            kind, name = TABLE, table.group(1)
+        elif startswith(_COMPOUNDS, pos) and _one_line_header(data, pos):
+            kind = COMPOUND
+        else:
             i += 1
             continue
         first = pos - depth
@@ -425,9 +438,21 @@ def _blocks(data: bytes, start: int, stop: int, depth: int) -> list[tuple[int, i
             i += 1  # decorators, then the def or class they decorate
         i += 1
         end = rfind(b"\n", 0, starts[i]) + 1 if i < n else stop
-        if table is None or data.count(b"\n", first, end) > 1:  # one-line tables cost nothing
-            blocks.append((first, end, table and table.group(1)))
+        if kind != TABLE or data.count(b"\n", first, end) > 1:  # one-line tables cost nothing
+            blocks.append((first, end, kind, name))
     return blocks
+
+
+def _one_line_header(data: bytes, pos: int) -> bool:
+    """Tell whether the statement at ``pos`` ends its header with a colon on its first line.
+
+    ``if TYPE_CHECKING:``, ``else:  # comment``; not ``if (a and`` nor ``if a: b = 1``.
+    """
+    newline = data.find(b"\n", pos)
+    line = data[pos : newline if newline >= 0 else len(data)]
+    if b"#" in line and not any(quote in line for quote in b"'\""):
+        line = line[: line.find(b"#")]
+    return line.rstrip().endswith(b":")
 
 
 def _is_hot(data: bytes, first: int, end: int, depth: int, places: list[int]) -> bool:
@@ -473,8 +498,10 @@ def hot_source(data: bytes, places: list[int]) -> bytes | None:
 
     Other module-level and class-level statements stay, so names resolve as in the whole
     file; a cold method's or unused table's first line becomes ``pass`` so that its class
-    stays valid. The result is only a faster input for ``ast.parse``: if it does not parse,
-    the whole file is parsed.
+    stays valid. Cold functions in the body of a one-line-header compound statement
+    (``if TYPE_CHECKING:``, ``try:``, ``else:``) at module or class level are blanked the same
+    way. The result is only a faster input for ``ast.parse``: if it does not parse, the whole
+    file is parsed.
 
     Args:
         data: The file's bytes.
@@ -486,12 +513,12 @@ def hot_source(data: bytes, places: list[int]) -> bytes | None:
     pieces: list[bytes] = []
     kept = 0  # data[:kept] is in pieces
     count = data.count
-    for first, end, table in _blocks(data, 0, len(data), 0):
-        if table:
-            if _is_used(data, table, first, end):
+    for first, end, kind, name in _blocks(data, 0, len(data), 0):
+        if kind == TABLE:
+            if _is_used(data, name, first, end):
                 continue
-        elif _is_hot(data, first, end, 0, places):
-            cut = _cut_members(data, first, end, places)
+        elif kind == COMPOUND or _is_hot(data, first, end, 0, places):
+            cut = _cut_body(data, first, end, 0, places)
             if cut is None:
                 continue
             pieces.append(data[kept:first])
@@ -507,32 +534,43 @@ def hot_source(data: bytes, places: list[int]) -> bytes | None:
     return b"".join(pieces)
 
 
-def _cut_members(data: bytes, first: int, end: int, places: list[int]) -> bytes | None:
-    """Return a hot class with its cold methods and unused tables cut; ``None``: nothing cut."""
+def _cut_body(data: bytes, first: int, end: int, depth: int, places: list[int]) -> bytes | None:
+    """Return a class or compound statement with its cold members cut; ``None``: nothing cut.
+
+    Its members are at one indentation below ``depth``: a cold def or class, or an unused
+    table, becomes ``pass``; a compound statement has its own body cut. A function stays
+    whole, whatever it holds.
+    """
     header = first
-    while data.startswith(b"@", header):
+    while data.startswith(b"@", header, end):
         header = data.find(b"\n", header) + 1
         while header < end and data[header] in b" \t\r\n)":  # a decorator's other lines
             header = data.find(b"\n", header) + 1
-    if not data.startswith(b"class ", header):
-        return None  # a function stays whole
+    if data.startswith((b"def ", b"async def "), header + depth):
+        return None
     body = data.find(b"\n", header) + 1
     member = _MEMBER.search(data, body, end)
-    if member is None:
+    if member is None or len(member.group(1)) <= depth:
         return None
-    depth = len(member.group(1))
+    inner_depth = len(member.group(1))
     pieces: list[bytes] = []
     kept = first
     count = data.count
-    for inner, inner_end, table in _blocks(data, body, end, depth):
-        if (
-            _is_used(data, table, inner, inner_end)
-            if table
-            else _is_hot(data, inner, inner_end, depth, places)
+    for inner, inner_end, kind, name in _blocks(data, body, end, inner_depth):
+        if kind == COMPOUND:
+            cut = _cut_body(data, inner, inner_end, inner_depth, places)
+            if cut is None:
+                continue
+        elif (
+            _is_used(data, name, inner, inner_end)
+            if kind == TABLE
+            else _is_hot(data, inner, inner_end, inner_depth, places)
         ):
             continue
+        else:
+            cut = b" " * inner_depth + b"pass" + b"\n" * count(b"\n", inner, inner_end)
         pieces.append(data[kept:inner])
-        pieces.append(b" " * depth + b"pass" + b"\n" * count(b"\n", inner, inner_end))
+        pieces.append(cut)
         kept = inner_end
     if not pieces:
         return None
