@@ -50,14 +50,9 @@ from sslcustomize._lint._scoring import load_labels, score, total  # noqa: E402
 BANDIT_TESTS = "B501,B502,B503,B504,B323"
 RUFF_RULES = "S501,S502,S503,S504,S323"
 
-# Runs the lint command through its own parser, so that the benchmark does not depend on the
-# other command modules.
-_OURS = (
-    "import argparse, sys\n"
-    "from sslcustomize._cli import _lint\n"
-    "p = argparse.ArgumentParser(); _lint.register(p.add_subparsers())\n"
-    "a = p.parse_args(['lint', *sys.argv[1:]]); sys.exit(a.handler(a))\n"
-)
+# What the ``sslcustomize`` console script runs (``sslcustomize lint ...``), without depending
+# on the script being installed.
+_OURS = "from sslcustomize._cli import entrypoint\nentrypoint()\n"
 
 
 def _tool(name: str) -> list[str]:
@@ -79,7 +74,17 @@ def _env() -> dict[str, str]:
 def command(tool: str, paths: list[str]) -> list[str]:
     """Return the command line that runs one tool on paths with JSON output."""
     if tool == "sslcustomize":
-        return [sys.executable, "-c", _OURS, "--format", "json", "--tests", "report", *paths]
+        return [
+            sys.executable,
+            "-c",
+            _OURS,
+            "lint",
+            "--format",
+            "json",
+            "--tests",
+            "report",
+            *paths,
+        ]
     if tool == "bandit":
         return [*_tool("bandit"), "-q", "-r", "-f", "json", "-t", BANDIT_TESTS, *paths]
     return [

@@ -181,3 +181,50 @@ def test_lint_does_not_import_what_it_does_not_use(insecure: Path) -> None:
     )
     assert proc.stderr.strip().splitlines()[-1] == "[]"
     assert json.loads(proc.stdout)["findings"][0]["code"] == "SSC101"
+
+
+def test_console_script_ends_without_teardown_and_loses_no_output(tmp_path: Path) -> None:
+    """``python -m sslcustomize lint`` ends at once (no exit handler runs) with all its output.
+
+    The output is large enough to sit in stdout's buffer when the process ends; an exit
+    handler registered before the command shows that the teardown is skipped.
+    """
+    for i in range(300):
+        (tmp_path / f"m{i}.py").write_text(INSECURE)
+    script = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('teardown ran', file=sys.stderr))\n"
+        "from sslcustomize._cli import entrypoint\n"
+        "sys.argv = ['sslcustomize', 'lint', '--format', 'json', sys.argv[1]]\n"
+        "entrypoint()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 1
+    assert len(json.loads(proc.stdout)["findings"]) == 300
+    assert "teardown ran" not in proc.stderr
+
+
+def test_console_script_stops_quietly_when_its_reader_goes(tmp_path: Path) -> None:
+    """``sslcustomize lint | head -1``: no traceback from the flush before the quick exit.
+
+    The status is the findings' (1) when the output went out in one write that the closed pipe
+    cut short, or 141 (as for SIGPIPE) when a later write failed.
+    """
+    for i in range(300):
+        (tmp_path / f"m{i}.py").write_text(INSECURE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sslcustomize", "lint", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    assert proc.stdout.readline().startswith(str(tmp_path).encode())
+    proc.stdout.close()  # the reader goes away while the linter still writes
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait() in {1, 141}
+    assert b"Traceback" not in err
+    assert err.endswith(b"300 finding(s) in 300 file(s)\n") or proc.returncode == 141

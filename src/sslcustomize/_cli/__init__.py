@@ -67,6 +67,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit status."""
+    return _run(argv)[0]
+
+
+def _run(argv: Sequence[str] | None) -> tuple[int, bool]:
+    """Run the command line; return its exit status and whether the process may end at once.
+
+    A command sets ``quick_exit`` when it leaves nothing that the interpreter's teardown must
+    do (no threads, temporary files or exit handlers of its own).
+    """
     arguments = sys.argv[1:] if argv is None else list(argv)
     # The first word that is not an option names the command (the top level has no option
     # that takes a value); anything else (help, a typo) gets every command.
@@ -76,13 +85,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
-        return EXIT_USAGE
+        return EXIT_USAGE, False
     try:
-        return int(handler(args))
+        return int(handler(args)), getattr(args, "quick_exit", False)
     except KeyboardInterrupt:
-        return 130
+        return 130, False
     except BrokenPipeError:
-        return _reader_gone()
+        return _reader_gone(), False
 
 
 def _reader_gone() -> int:
@@ -103,4 +112,14 @@ def _reader_gone() -> int:
 
 def entrypoint() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    status, quick = _run(None)
+    if quick:
+        # Skip the interpreter's teardown: after a lint of 2,000 files it takes 7 ms, a
+        # fortieth of the run, to free what the process is about to give back anyway.
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BrokenPipeError:
+            status = _reader_gone()
+        os._exit(status)
+    sys.exit(status)

@@ -77,7 +77,8 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--isolated", action="store_true", help="ignore [tool.sslcustomize.lint] in pyproject.toml"
     )
-    parser.set_defaults(handler=run)
+    # Nothing to clean up at exit: the console script ends the process without a teardown.
+    parser.set_defaults(handler=run, quick_exit=True)
 
 
 def _codes(values: list[str]) -> list[str] | None:
