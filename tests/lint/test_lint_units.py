@@ -619,3 +619,16 @@ def test_sibling_constants_pattern_matches_the_multiline_one(parts: list[bytes])
     data = b"".join(parts)
     expected = [m.groups() for m in _MULTILINE_ASSIGNMENT.finditer(data)]
     assert [m.groups() for m in _ASSIGNMENT.finditer(b"\n" + data)] == expected
+
+
+def test_sibling_constants_take_the_last_assignment_of_each_whole_name(tmp_path: Path) -> None:
+    """A name is read where it starts a line and is the whole name; the last assignment wins."""
+    from sslcustomize._lint._siblings import sibling_constants
+
+    module = tmp_path / "settings.py"
+    module.write_bytes(
+        b"VERIFY = True\nVERIFY_X = False\nOTHER = 1\n  VERIFY = None\nVERIFY = False\n"
+        b"MODE: str = 'CERT_NONE'  # note\n"
+    )
+    found = sibling_constants(str(module), ("VERIFY", "VERIFY_X", "MODE", "MISSING", "OTHER"))
+    assert found == {"VERIFY": "False", "VERIFY_X": "False", "MODE": "'CERT_NONE'"}
