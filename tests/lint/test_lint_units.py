@@ -86,7 +86,9 @@ _PIECES = sorted({part for pattern in _PATTERNS for part in (pattern[:2], patter
 def test_prefilter_finds_every_place_of_every_word(parts: list[bytes]) -> None:
     """One leftmost-first pass, plus the places it skips inside its matches, finds them all."""
     low = b"".join(parts)
-    assert sorted(_places(low)) == _every_place(low)
+    places = _places(low)
+    assert sorted(places) == _every_place(low)
+    assert [pos for _, pos in places] == sorted(pos for _, pos in places)  # word_places needs
 
 
 def test_prefilter_finds_a_word_that_starts_inside_another() -> None:

@@ -127,7 +127,11 @@ _HIDDEN = tuple(_hidden(index) for index in range(len(_PATTERNS)))
 
 
 def _places(low: bytes) -> list[tuple[int, int]]:
-    """Return the (pattern index, place) of every pattern in ``low``, overlapping ones too."""
+    """Return the (pattern index, place) of every pattern in ``low``, overlapping ones too.
+
+    In order of place: a hidden place comes after the match it starts in and before the next
+    match, which starts after that match ends.
+    """
     places = []
     for index, start, _ in _SEARCH.find_matches_as_indexes(low):
         places.append((index, start))
@@ -228,20 +232,41 @@ def _counts(low: bytes, index: int, pos: int, known: dict[int, bool]) -> bool:
     return known[index]
 
 
-def may_contain_findings(data: bytes) -> bool:
-    """Tell whether a file's bytes contain any word that some rule needs.
+def word_places(data: bytes) -> list[int] | None:
+    """Return the places of the words in a file, one per line at most, or ``None``.
 
-    The bytes are lowered once and searched for all the words in one pass. Where a word is
-    common in unrelated code, its places are then checked one by one for a narrower form.
+    ``None`` when no word that some rule needs counts in the file: it cannot contain a
+    finding. The bytes are lowered once and searched for all the words in one pass; where a
+    word is common in unrelated code, its places are then checked one by one for a narrower
+    form. The places (sorted) also hold the words that only heat a line (``_HOT_ONLY``); they
+    are ``hot_places``' start.
     """
     low = data.lower()
     known: dict[int, bool] = {}
-    return any(
-        index < _WORD_COUNT and _counts(low, index, pos, known) for index, pos in _places(low)
-    )
+    places = []
+    candidate = False
+    line_end = -1  # the end of the last line with a place: its other words need no look
+    find = low.find
+    for index, pos in _places(low):  # in order (see ``_places``)
+        if pos < line_end:
+            continue
+        if index >= _WORD_COUNT or _counts(low, index, pos, known):
+            candidate = candidate or index < _WORD_COUNT
+            places.append(pos)
+            line_end = find(b"\n", pos)
+            if line_end < 0:
+                line_end = len(low)
+    return places if candidate else None
 
 
-def hot_places(data: bytes, extra: tuple[bytes, ...] = ()) -> list[int]:
+def may_contain_findings(data: bytes) -> bool:
+    """Tell whether a file's bytes contain any word that some rule needs (``word_places``)."""
+    return word_places(data) is not None
+
+
+def hot_places(
+    data: bytes, extra: tuple[bytes, ...] = (), words: list[int] | None = None
+) -> list[int]:
     """Return, in order, the places of the words that some rule needs (see ``hot_lines``).
 
     A word counts in the same narrower forms as in ``may_contain_findings``: "OpenSSL" or a
@@ -253,18 +278,16 @@ def hot_places(data: bytes, extra: tuple[bytes, ...] = ()) -> list[int]:
             A name of one or two characters counts only as a whole name (``u`` in ``u()``,
             not in every word): an alias as short as that must not hide its users
             (``from ssl import _create_unverified_context as u``).
+        words: ``word_places(data)``, if the caller has it already.
 
     Returns:
         Byte offsets into ``data``, sorted; a line may hold several.
     """
+    hits = list(words if words is not None else word_places(data) or ())
+    if not extra:
+        return hits
     low = data.lower()
     find = low.find
-    known: dict[int, bool] = {}
-    hits = [
-        pos
-        for index, pos in _places(low)
-        if index >= _WORD_COUNT or _counts(low, index, pos, known)
-    ]
     short = [name for name in extra if len(name) <= 2]
     if short:
         extra = tuple(name for name in extra if len(name) > 2)
@@ -311,7 +334,14 @@ _MODULE_NAME = re.compile(
 )
 # Smaller files are parsed whole: cutting them saves less than it costs.
 PARTIAL_MIN_BYTES = 2_000
-__all__ += ["PARTIAL_MIN_BYTES", "hot_places", "hot_source", "lines_of", "module_names"]
+__all__ += [
+    "PARTIAL_MIN_BYTES",
+    "hot_places",
+    "hot_source",
+    "lines_of",
+    "module_names",
+    "word_places",
+]
 
 
 # An import line: ``from module import a, b as c`` (one line, or in parentheses) or

@@ -20,8 +20,8 @@ from sslcustomize._lint._prefilter import (
     hot_places,
     hot_source,
     lines_of,
-    may_contain_findings,
     module_names,
+    word_places,
 )
 from sslcustomize._lint._suppress import find_allows
 
@@ -66,7 +66,8 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
         # too. Said at once, without searching megabytes of machine code for rule words.
         result.errors.append(LintError(path=path, message="cannot parse: not Python source"))
         return
-    if not may_contain_findings(data):
+    words = word_places(data)
+    if words is None:
         return
     tree = None
     places: list[int] = []
@@ -74,7 +75,7 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
     if len(data) >= PARTIAL_MIN_BYTES:
         # Big files: parse only the functions that hold a rule word (see ``hot_source``).
         names = module_names(data)
-        places = hot_places(data, names)
+        places = hot_places(data, names, words)
         tree = _parse_cut(data, places, path)
     partial = tree is not None
     try:
@@ -91,7 +92,7 @@ def lint_source(data: bytes, path: str, result: LintResult) -> None:
     if partial and analyzer.follows_callers:
         # Parse again with the lines that name those functions hot too.
         followed = tuple(name.lower().encode() for name in analyzer.followed_functions)
-        wider = _parse_cut(data, hot_places(data, names + followed), path)
+        wider = _parse_cut(data, hot_places(data, names + followed, words), path)
         if wider is None:
             with contextlib.suppress(SyntaxError, ValueError, RecursionError):
                 wider = ast.parse(data, filename=path)
