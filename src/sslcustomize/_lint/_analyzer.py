@@ -40,7 +40,27 @@ __all__ = ["Analyzer", "RawFinding"]
 
 RawFinding = tuple[str, int, int]  # code, line, 1-based column
 
-_Scope = dict[str, Value]
+
+class _Sibling:
+    """A name imported from a sibling module, until it is used (see ``Analyzer._settle``).
+
+    Most imported names are never looked up, and reading a sibling file for them is a tenth
+    of the analysis on a site-packages tree.
+    """
+
+    __slots__ = ("name", "node", "path")
+
+    def __init__(self, path: str, name: str, node: ast.AST) -> None:
+        self.path = path
+        self.name = name
+        self.node = node
+
+    def read(self) -> Value:
+        """Return the name's value: a literal the sibling module assigns it, or unknown."""
+        return _constant(sibling_constants(self.path, (self.name,)).get(self.name), self.node)
+
+
+_Scope = dict[str, "Value | _Sibling"]
 _KwMap = dict[str, tuple[Value, ast.AST]]
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -326,7 +346,7 @@ class Analyzer:
             names = {
                 name.lower().encode()
                 for name, value in self.module_scope.items()
-                if _suspect(value)
+                if _suspect(_settle(self.module_scope, name, value))
             }
             self._hot = hot_lines(self.source, tuple(names))
         first = getattr(node, "lineno", 1) - 1
@@ -385,9 +405,8 @@ class Analyzer:
     def _visit_import_from(self, node: ast.ImportFrom) -> None:
         sibling = sibling_file(self.path, node.level, node.module)
         if sibling is not None:
-            found = sibling_constants(sibling, tuple(a.name for a in node.names))
             for alias in node.names:
-                self.scopes[-1][alias.asname or alias.name] = _constant(found.get(alias.name), node)
+                self.scopes[-1][alias.asname or alias.name] = _Sibling(sibling, alias.name, node)
             if node.level or not node.module:
                 return
         elif node.level or not node.module:
@@ -1149,7 +1168,7 @@ class Analyzer:
         """Return what a name is bound to, innermost scope first."""
         for scope in reversed(self.scopes):
             if name in scope:
-                return scope[name]
+                return _settle(scope, name, scope[name])
         if hasattr(builtins, name):
             return Ref(f"builtins.{name}")
         if self._star_modules:  # ``from ssl import *``: CERT_NONE is ssl.CERT_NONE
@@ -1164,7 +1183,7 @@ class Analyzer:
             return Const(node.value, node)
         if isinstance(node, ast.Attribute):
             if _is_self(node.value) and self.class_attrs and node.attr in self.class_attrs:
-                return self.class_attrs[node.attr]
+                return _settle(self.class_attrs, node.attr, self.class_attrs[node.attr])
             base = self.resolve(node.value)
             if isinstance(base, Ref):
                 return Ref(t.normalize(f"{base.qualname}.{node.attr}"))
@@ -1256,7 +1275,7 @@ class Analyzer:
             return self.resolve(node.args[0])
         if name == "builtins.super" and self.class_attrs is not None:
             # ``super().cert_verify(...)`` in a subclass of ``HTTPAdapter``: the base's method
-            return self.class_attrs.get(_BASE, UNKNOWN)
+            return _settle(self.class_attrs, _BASE, self.class_attrs.get(_BASE, UNKNOWN))
         if name == "builtins.getattr" and len(node.args) >= 2:
             base, attr = self.resolve(node.args[0]), _str(self.resolve(node.args[1]))
             if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
@@ -1443,6 +1462,13 @@ def _attribute_owner(node: ast.expr) -> ast.expr | None:
     ):
         return node.args[0]
     return None
+
+
+def _settle(scope: _Scope, name: str, value: Value | _Sibling) -> Value:
+    """Return a scope's value for a name, reading a sibling's constant the first time."""
+    if isinstance(value, _Sibling):
+        value = scope[name] = value.read()
+    return value
 
 
 def _constant(text: str | None, node: ast.AST) -> Value:
