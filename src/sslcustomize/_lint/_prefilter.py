@@ -173,14 +173,32 @@ _SETS_BY_NAME = -1  # the key of ``_sets_by_name``'s answer in ``known``
 def _sets_by_name(low: bytes, known: dict[int, bool]) -> bool:
     """Tell whether the file calls something that takes a name as a string before a comma.
 
-    ``kw.setdefault("verify", False)``, ``setattr(s, "verify", False)``, also written over
-    several lines or with comments between: in such a file, a quoted name followed by a comma
-    may be one of these names, not an item of a data table.
+    ``kw.setdefault("verify", False)``, ``setattr(s, "verify", False)``,
+    ``s.__setattr__("verify", 0)``, also written over several lines or with comments between:
+    in such a file, a quoted name followed by a comma may be one of these names, not an item of
+    a data table. The names count as whole names only: not ``'dio_tcsetattr'`` in a table.
     """
     answer = known.get(_SETS_BY_NAME)
     if answer is None:
-        answer = known[_SETS_BY_NAME] = b"setattr" in low or b"setdefault" in low
+        answer = known[_SETS_BY_NAME] = any(
+            _has_name(low, name) for name in (b"setattr", b"setdefault")
+        )
     return answer
+
+
+def _has_name(low: bytes, name: bytes) -> bool:
+    """Tell whether ``name`` is in ``low`` as a whole name, or inside ``__name__``."""
+    pos = low.find(name)
+    while pos >= 0:
+        end = pos + len(name)
+        before = low[pos - 1] if pos else 0
+        after = low[end] if end < len(low) else 0
+        if (before not in _NAME_CHARS and after not in _NAME_CHARS) or (
+            low.startswith(b"__", pos - 2) and low.startswith(b"__", end)
+        ):
+            return True
+        pos = low.find(name, end)
+    return False
 
 
 def _in_row(low: bytes, pos: int, end: int) -> bool:
