@@ -13,6 +13,10 @@ import os
 import sys
 from collections.abc import Sequence
 
+TYPE_CHECKING = False  # not typing's: the lint command does not import typing
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["entrypoint", "main"]
 
 # Command modules, in the order ``--help`` lists them.
@@ -36,8 +40,46 @@ EXIT_USAGE = 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for `... | head`
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, told the terminal's width without ``shutil``.
+
+    argparse makes a formatter for every argument added, and the default one imports
+    ``shutil`` (with bz2, lzma and zlib) for ``get_terminal_size``: 4 ms of every command,
+    a seventieth of a lint of 2,000 files. The width is found the same way: ``COLUMNS``,
+    else the terminal of stdout, else 80.
+    """
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _terminal_columns() -> int:
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors end with a hint of what to do."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
@@ -67,10 +109,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit status."""
-    return _run(argv)[0]
+    return _dispatch(argv)[0]
 
 
-def _run(argv: Sequence[str] | None) -> tuple[int, bool]:
+def _dispatch(argv: Sequence[str] | None) -> tuple[int, bool]:
     """Run the command line; return its exit status and whether the process may end at once.
 
     A command sets ``quick_exit`` when it leaves nothing that the interpreter's teardown must
@@ -112,7 +154,7 @@ def _reader_gone() -> int:
 
 def entrypoint() -> None:
     """Console-script entry point."""
-    status, quick = _run(None)
+    status, quick = _dispatch(None)
     if quick:
         # Skip the interpreter's teardown: after a lint of 2,000 files it takes 7 ms, a
         # fortieth of the run, to free what the process is about to give back anyway.
