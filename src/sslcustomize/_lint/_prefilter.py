@@ -117,12 +117,19 @@ def _hidden(index: int) -> tuple[tuple[int, int], ...]:
     return tuple(
         (offset, other_index)
         for offset in range(len(word))
-        for other_index, other in enumerate(_PATTERNS)
+        for other_index in _STARTING_WITH.get(word[offset], ())
         if (offset or other_index != index)
-        and (word.startswith(other, offset) or other.startswith(word[offset:]))
+        and (
+            word.startswith(_PATTERNS[other_index], offset)
+            or _PATTERNS[other_index].startswith(word[offset:])
+        )
     )
 
 
+# First byte -> the patterns that start with it (``_hidden`` looks at only these).
+_STARTING_WITH: dict[int, list[int]] = {}
+for _index, _pattern in enumerate(_PATTERNS):
+    _STARTING_WITH.setdefault(_pattern[0], []).append(_index)
 _HIDDEN = tuple(_hidden(index) for index in range(len(_PATTERNS)))
 
 

@@ -54,7 +54,13 @@ def sibling_file(path: str | None, level: int, module: str | None) -> str | None
     """
     if path is None:
         return None
-    return _module_file(os.path.dirname(os.path.abspath(path)), level, module)
+    return _module_file(_directory(path), level, module)
+
+
+@lru_cache(maxsize=64)
+def _directory(path: str) -> str:
+    """The absolute directory of a file: asked once per import, the same for a whole file."""
+    return os.path.dirname(os.path.abspath(path))
 
 
 @lru_cache(maxsize=4096)
