@@ -168,6 +168,7 @@ def test_prefilter_keeps_tls_names(source: bytes) -> None:
         b'__all__ = ["create_ssl_context", "TLSFeature"]\n',
         b"PAIRS = [\n    ('ss', 'ss'),\n    ('ssl', 'ssl'),\n]\n",
         b"PHP = ['dio_tcsetattr', 'ftp_ssl_connect', 'locale_setdefault']\n",
+        b'APDL = ("LSLN", "/VERIFY", "NOVERIFY", "sigVerify")\n',
         b"run(['curl', '-fsSL', url])\n",
         b"run(['wget', '-q', url])\n",
         b"socket.gethostname()\n",

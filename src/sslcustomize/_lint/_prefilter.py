@@ -51,8 +51,6 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
         b"verify_certs",
         b"verify_none",  # pyOpenSSL's VERIFY_NONE
         b"cert_verify",  # requests' HTTPAdapter.cert_verify, overridden or called
-        b"verify'",
-        b'verify"',
         b"verify:",
         b"sverify",
     ),
