@@ -669,3 +669,16 @@ def test_discover_walks_like_os_walk(tmp_path: Path) -> None:
     assert missing == []
     assert str(tmp_path / "dangling.py") in found  # named like a source file: reported if unread
     assert not any("/link/" in path for path in found)
+
+
+def test_callers_spread_over_lines_are_found() -> None:
+    """A caller whose name and argument sit on different lines is still checked."""
+    source = (
+        b"import requests\n\ndef fetch(url, check):\n    return requests.get(url, verify=check)\n\n"
+        b"class Job:\n    def run(self):\n        return (self\n            .fetch)(\n"
+        b"            'https://a',\n            False,\n        )\n\n"
+        b"    fetch = staticmethod(fetch)\n"
+    )
+    result = LintResult()
+    lint_source(source + b"# pad\n" * 600, "spread.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC101", 11)]
