@@ -391,6 +391,22 @@ class Analyzer:
         """Names have nothing below them worth visiting."""
 
     _visit_constant = _visit_name
+    _visit_pass = _visit_name
+
+    def _visit_attribute(self, node: ast.Attribute) -> None:
+        """``a.b.c``: only the innermost value may hold something to visit (a call)."""
+        value = node.value
+        while type(value) is ast.Attribute:
+            value = value.value
+        kind = type(value)
+        if kind not in _LEAVES:
+            (_HANDLERS.get(kind) or _handler(kind))(self, value)
+
+    def _visit_keyword(self, node: ast.keyword) -> None:
+        """A keyword argument: its value (``generic_visit`` without the loop over fields)."""
+        kind = type(node.value)
+        if kind not in _LEAVES:
+            (_HANDLERS.get(kind) or _handler(kind))(self, node.value)
 
     # -- statements ----------------------------------------------------------------------
 
