@@ -169,6 +169,8 @@ def test_prefilter_keeps_tls_names(source: bytes) -> None:
         b"PAIRS = [\n    ('ss', 'ss'),\n    ('ssl', 'ssl'),\n]\n",
         b"PHP = ['dio_tcsetattr', 'ftp_ssl_connect', 'locale_setdefault']\n",
         b'APDL = ("LSLN", "/VERIFY", "NOVERIFY", "sigVerify")\n',
+        b"try:\n    fetch()\nexcept (ssl.SSLError, SSLZeroReturnError, ssl.CertificateError):\n"
+        b"    pass\n",
         b"run(['curl', '-fsSL', url])\n",
         b"run(['wget', '-q', url])\n",
         b"socket.gethostname()\n",
@@ -682,3 +684,14 @@ def test_callers_spread_over_lines_are_found() -> None:
     result = LintResult()
     lint_source(source + b"# pad\n" * 600, "spread.py", result)
     assert [(f.code, f.line) for f in result.findings] == [("SSC101", 11)]
+
+
+def test_exception_names_heat_nothing() -> None:
+    """Catching or raising an SSL exception is no reason to analyze a function."""
+    from sslcustomize._lint._prefilter import is_tls_name
+
+    source = b"import ssl\ndef f():\n    raise ssl.SSLError()\ndef g(BaseSSLError):\n    pass\n"
+    assert hot_lines(source, (b"basesslerror",))[:3] == [True, False, False]
+    assert not is_tls_name(b"urllib3.util.ssl_.BaseSSLError")
+    assert is_tls_name(b"urllib3.util.ssl_.create_urllib3_context")
+    assert is_tls_name(b"ssl._create_unverified_context")

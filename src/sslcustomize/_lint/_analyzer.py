@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 from sslcustomize._lint import _tables as t
 from sslcustomize._lint._commands import Token, scan_command, tokens_of
-from sslcustomize._lint._prefilter import hot_lines, lines_of, may_contain_findings
+from sslcustomize._lint._prefilter import hot_lines, is_tls_name, lines_of
 from sslcustomize._lint._siblings import sibling_constants, sibling_file
 from sslcustomize._lint._values import (
     UNKNOWN,
@@ -1368,7 +1368,7 @@ def _suspect(value: Value) -> bool:
         )
     if isinstance(value, Ref):
         # An alias of a TLS name (``from sslcustomize import create_legacy_context as legacy``).
-        return may_contain_findings(value.qualname.encode())
+        return is_tls_name(value.qualname.encode())
     return isinstance(value, DictVal | SeqVal | Partial | Instance)
 
 

@@ -29,6 +29,8 @@ _ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
 _NAME_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
 _QUOTES = frozenset(b"'\"")
 _BLANKS = frozenset(b" \t\r\n")
+# The rest of a name after a word.
+_NAME_REST = re.compile(rb"[a-z0-9_]*")
 # The rest of a quoted name after a word, closing quote included.
 _NAME_TAIL = re.compile(rb"[a-z0-9_]*['\"]")
 _ENV_NAMES = frozenset(name.lower().encode() for name in ENV_VARS)
@@ -167,9 +169,27 @@ def _narrow(low: bytes, word: bytes, pos: int, known: dict[int, bool]) -> bool:
             return after in (b":", b"]")
         if _in_row(low, pos, end) and not _sets_by_name(low, known):
             return False
-    if _START in forms and before not in _ALNUM:
+    if _START in forms and before not in _ALNUM and not _names_an_error(low, end):
         return True
     return any(low.startswith(form, pos - offset) for offset, form in _FORMS[word])
+
+
+def _names_an_error(low: bytes, end: int) -> bool:
+    """Tell whether the name that a word ends at ``end`` starts is an exception's (or leads to one).
+
+    ``SSLError``, ``SSLZeroReturnError``, ``ssl.SSLError``, ``ssl.CertificateError``: no rule
+    reads an exception class, and functions that only catch or raise one (a twentieth of the
+    code parsed on a site-packages tree) need no analysis.
+    """
+    rest = _name_end(low, end)
+    if rest == end and low.startswith(b".", end):
+        rest = _name_end(low, end + 1)
+    return low.startswith(b"error", rest - 5)
+
+
+def _name_end(low: bytes, start: int) -> int:
+    match = _NAME_REST.match(low, start)
+    return match.end() if match else start
 
 
 _SETS_BY_NAME = -1  # the key of ``_sets_by_name``'s answer in ``known``
@@ -361,6 +381,7 @@ __all__ += [
     "PARTIAL_MIN_BYTES",
     "hot_places",
     "hot_source",
+    "is_tls_name",
     "lines_of",
     "module_names",
     "word_places",
@@ -377,9 +398,14 @@ _COMMENT = re.compile(rb"#[^\n]*")
 
 
 @lru_cache(maxsize=4096)
-def _is_tls_name(qualname: bytes) -> bool:
-    """``may_contain_findings`` for an imported name; the same names recur from file to file."""
-    return may_contain_findings(qualname)
+def is_tls_name(qualname: bytes) -> bool:
+    """Tell whether an imported name (``ssl._create_unverified_context``) may carry a weakening.
+
+    ``may_contain_findings`` for its qualified name, but not an exception class
+    (``urllib3.util.ssl_.BaseSSLError``): no rule reads one. The same names recur from file
+    to file.
+    """
+    return not qualname.lower().endswith(b"error") and may_contain_findings(qualname)
 
 
 def _imported_names(data: bytes) -> list[bytes]:
@@ -398,9 +424,9 @@ def _imported_names(data: bytes) -> list[bytes]:
             module = line.group(1) + b"."
             for part in _COMMENT.sub(b"", line.group(2)).strip(b"() \t").split(b","):
                 words = part.split()
-                if words and words[0] != b"*" and _is_tls_name(module + words[0]):
+                if words and words[0] != b"*" and is_tls_name(module + words[0]):
                     names.append(words[-1])
-        elif line is not None and _is_tls_name(line.group(3)):
+        elif line is not None and is_tls_name(line.group(3)):
             names.append(line.group(4))
         end = find(b"\n", pos)
         pos = find(b"import ", end) if end >= 0 else -1
