@@ -695,3 +695,22 @@ def test_exception_names_heat_nothing() -> None:
     assert not is_tls_name(b"urllib3.util.ssl_.BaseSSLError")
     assert is_tls_name(b"urllib3.util.ssl_.create_urllib3_context")
     assert is_tls_name(b"ssl._create_unverified_context")
+
+
+@pytest.mark.parametrize(
+    ("source", "name"),
+    [
+        (b"from requests import request as r\nimport ssl\n", b"r"),
+        (b"from x.session import send as s\nimport ssl\n", b"s"),
+        (b"import ssl\nfrom mylib import (\n    other,\n    ssl_helper as h,\n)\n", b"h"),
+        (b"from ssl import (\n    _create_unverified_context as u,\n)\n", b"u"),
+    ],
+)
+def test_imported_names_looked_at_only_where_they_can_be(source: bytes, name: bytes) -> None:
+    """Import statements without a word are passed over, but not those with a word in
+    parentheses on a later line, nor those whose module and name make a word across the dot."""
+    from sslcustomize._lint._prefilter import module_names, word_places
+
+    words = word_places(source)
+    assert name in module_names(source, words)
+    assert module_names(source, words) == module_names(source)

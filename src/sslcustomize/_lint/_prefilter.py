@@ -408,42 +408,61 @@ def is_tls_name(qualname: bytes) -> bool:
     return not qualname.lower().endswith(b"error") and may_contain_findings(qualname)
 
 
-def _imported_names(data: bytes) -> list[bytes]:
+def _imported_names(data: bytes, words: list[int] | None) -> list[bytes]:
     """Return the names that imports bind to a TLS object (``Analyzer``'s suspect ``Ref``s).
 
     ``from sslcustomize import create_legacy_context as legacy`` binds ``legacy``: a function
     that calls ``legacy()`` holds no rule word of its own. Only the lines where ``import ``
-    occurs are matched.
+    occurs are matched, and of those (when ``words``, the file's ``word_places``, are given)
+    only the statements that hold a word, or whose module ends in ``session`` or ``requests``
+    (``from requests import request`` is ``requests.request``, a word across the dot): a name
+    is a TLS name only if its module or itself holds a word, or one spans the dot.
     """
     names = []
     find = data.find
     pos = find(b"import ")
     while pos >= 0:
-        line = _IMPORT_LINE.match(data, data.rfind(b"\n", 0, pos) + 1)
-        if line is not None and line.group(1) is not None:
-            module = line.group(1) + b"."
-            for part in _COMMENT.sub(b"", line.group(2)).strip(b"() \t").split(b","):
-                words = part.split()
-                if words and words[0] != b"*" and is_tls_name(module + words[0]):
-                    names.append(words[-1])
-        elif line is not None and is_tls_name(line.group(3)):
-            names.append(line.group(4))
+        start = data.rfind(b"\n", 0, pos) + 1
         end = find(b"\n", pos)
+        if words is None or _has_word(data, words, start, pos, end):
+            line = _IMPORT_LINE.match(data, start)
+            if line is not None and line.group(1) is not None:
+                module = line.group(1) + b"."
+                for part in _COMMENT.sub(b"", line.group(2)).strip(b"() \t").split(b","):
+                    parts = part.split()
+                    if parts and parts[0] != b"*" and is_tls_name(module + parts[0]):
+                        names.append(parts[-1])
+            elif line is not None and is_tls_name(line.group(3)):
+                names.append(line.group(4))
         pos = find(b"import ", end) if end >= 0 else -1
     return names
 
 
-def module_names(data: bytes) -> tuple[bytes, ...]:
+def _has_word(data: bytes, words: list[int], start: int, pos: int, end: int) -> bool:
+    """``_imported_names``' test of the import statement on the line ``data[start:end]``."""
+    end = end if end >= 0 else len(data)
+    paren = data.find(b"(", pos, end)
+    if paren >= 0:  # names in parentheses, over several lines (as ``_IMPORT_LINE`` reads them)
+        close = data.find(b")", paren)
+        end = close if close >= 0 else len(data)
+    at = bisect_left(words, start)
+    if at < len(words) and words[at] < end:
+        return True
+    return data[start:pos].rstrip().lower().endswith((b"session", b"requests"))
+
+
+def module_names(data: bytes, words: list[int] | None = None) -> tuple[bytes, ...]:
     """Return the lowercased module-level names that may carry a weakening into a function.
 
     As the analyzer's module scope has them: names bound to literals that rules test, to
-    dict/list/tuple displays or ``partial``s, and imported TLS names.
+    dict/list/tuple displays or ``partial``s, and imported TLS names. ``words``: the file's
+    ``word_places``, if the caller has them (fewer import statements are then looked at).
     """
     names = [m.group(1) for m in _MODULE_NAME.finditer(data)]
     first = _MODULE_NAME.match(b"\n" + data[: data.find(b"\n") + 1 or len(data)])
     if first is not None:
         names.insert(0, first.group(1))
-    names += _imported_names(data)
+    names += _imported_names(data, words)
     return tuple(dict.fromkeys(name.lower() for name in names))
 
 

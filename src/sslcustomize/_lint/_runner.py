@@ -79,7 +79,7 @@ def _lint_one(data: bytes, path: str, result: LintResult) -> Analyzer | None:
     names: tuple[bytes, ...] = ()
     if len(data) >= PARTIAL_MIN_BYTES:
         # Big files: parse only the functions that hold a rule word (see ``hot_source``).
-        names = module_names(data)
+        names = module_names(data, words)
         places = hot_places(data, names, words)
         tree = _parse_cut(data, places, path)
     partial = tree is not None
