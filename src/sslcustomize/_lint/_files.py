@@ -77,7 +77,7 @@ def _walk(top: str, skipped: Callable[[str, str], bool], files: list[str]) -> No
     except OSError:
         return
     directories = []
-    names = []
+    sources = []
     for entry in entries:
         try:
             is_directory = entry.is_dir()
@@ -85,14 +85,15 @@ def _walk(top: str, skipped: Callable[[str, str], bool], files: list[str]) -> No
             is_directory = False
         if is_directory:
             directories.append(entry)
-        else:
-            names.append(entry.name)
-    join = os.path.join
-    for name in sorted(names):
-        if name.endswith((".py", ".pyi")):
-            path = join(top, name)
-            if not skipped(path, name):
-                files.append(path)
-    for entry in sorted(directories, key=lambda e: e.name):
+        elif entry.name.endswith((".py", ".pyi")):
+            sources.append(entry)
+    files.extend(
+        entry.path for entry in sorted(sources, key=_name) if not skipped(entry.path, entry.name)
+    )
+    for entry in sorted(directories, key=_name):
         if not skipped(entry.path, entry.name) and not entry.is_symlink():
             _walk(entry.path, skipped, files)
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
