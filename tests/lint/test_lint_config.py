@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,3 +151,39 @@ def test_docs_example_is_a_valid_config(tmp_path: Path) -> None:
     assert "legacy/" in config.exclude
     assert "node_modules" in config.exclude
     assert config.tests == "note"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[tool.sslcustomize.lint]\nignore = ["SSC105"]\n',
+        '[tool."sslcustomize".lint]\nignore = ["SSC105"]\n',
+        "[tool.sslcustomize]\nlint = { ignore = ['SSC105'] }\n",
+        '[tool]\nsslcustomize.lint.ignore = ["SSC105"]\n',
+        "[tool]\nsslcustomize = { lint = { ignore = ['SSC105'] } }\n",
+        "[tool . sslcustomize . lint]\nignore = ['SSC105']\n",
+    ],
+)
+def test_every_spelling_of_the_table_is_read(tmp_path: Path, text: str) -> None:
+    """However TOML spells the table, it is found (the cheap test before parsing lets it by)."""
+    from sslcustomize._lint._config import find_config
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndependencies = ["sslcustomize>=0.2"]\n\n' + text
+    )
+    assert find_config(str(tmp_path)).ignore == ("SSC105",)
+
+
+def test_a_dependency_on_sslcustomize_is_not_a_table(tmp_path: Path) -> None:
+    """A pyproject.toml that only depends on sslcustomize is not parsed: no tomllib import."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndependencies = ["sslcustomize>=0.2", "requests"]\n'
+    )
+    script = (
+        "import sys\nfrom sslcustomize._lint._config import find_config\n"
+        "find_config(sys.argv[1])\nprint('tomllib' in sys.modules, 'tomli' in sys.modules)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.split() == ["False", "False"]
