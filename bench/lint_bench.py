@@ -21,7 +21,9 @@ In one run, on the same trees, it measures:
 The linter's modules are compiled to bytecode first, as an installed package's are.
 Each tree is first read once by ``cat``-like reading so that no tool pays for a cold page cache
 that the one before it warmed: every tool starts from the same (warm) cache, and none keeps a
-cache of its own (ruff ``--no-cache``; this linter and bandit have none).
+cache of its own (ruff ``--no-cache``; this linter and bandit have none). Neither ruff nor this
+linter reads a configuration file (``--isolated`` for both): the directory the bench is run
+from must not change what is timed.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ def command(tool: str, paths: list[str]) -> list[str]:
             "-c",
             _OURS,
             "lint",
+            "--isolated",
             "--format",
             "json",
             "--tests",
