@@ -714,3 +714,24 @@ def test_imported_names_looked_at_only_where_they_can_be(source: bytes, name: by
     words = word_places(source)
     assert name in module_names(source, words)
     assert module_names(source, words) == module_names(source)
+
+
+def test_keep_holds_what_parsed_files_made_up_to_a_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``keep`` gets one analyzer per parsed file, until the parsed bytes pass the budget."""
+    from sslcustomize._lint import _runner
+
+    source = "import requests\nrequests.get('https://x', verify=False)\n"
+    paths = []
+    for i in range(5):
+        (tmp_path / f"m{i}.py").write_text(source)
+        paths.append(str(tmp_path / f"m{i}.py"))
+    (tmp_path / "plain.py").write_text("x = 1\n")  # not parsed: nothing to keep
+    paths.append(str(tmp_path / "plain.py"))
+    monkeypatch.setattr(_runner, "_HOARD_BYTES", 3 * len(source))
+    kept: list[object] = []
+    result = lint_files(paths, jobs=1, keep=kept)
+    assert len(result.findings) == 5
+    assert len(kept) == 3
+    assert all(hasattr(thing, "tree") for thing in kept)

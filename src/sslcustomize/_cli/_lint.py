@@ -138,7 +138,10 @@ def run(args: argparse.Namespace) -> int:
     # A short-lived process that makes millions of AST nodes without cycles: the cyclic GC only
     # costs time here (about a quarter of the run on the standard library).
     gc.disable()
-    result = lint_files(files, jobs=args.jobs)
+    # What the analysis made stays unfreed in ``args`` until the console script ends the
+    # process without a teardown (``quick_exit``); an in-process caller frees it on return.
+    args.kept = []
+    result = lint_files(files, jobs=args.jobs, keep=args.kept)
     result.findings = [
         replace(f, in_tests=tests == "note" and is_test_path(f.path))
         for f in result.findings

@@ -163,16 +163,23 @@ def _read(path: str) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def lint_files(paths: Sequence[str], *, jobs: int | None = None) -> LintResult:
+def lint_files(
+    paths: Sequence[str], *, jobs: int | None = None, keep: list[object] | None = None
+) -> LintResult:
     """Lint files, in forked worker processes when there are many.
 
     Args:
         paths: The files to lint.
         jobs: How many processes to use; by default, one per core when there are enough files.
+        keep: If given, what this process's analysis of each parsed file made (its syntax
+            trees) is appended here instead of being freed, up to a budget (see ``_Hoard``):
+            for a caller that ends the process right after, without freeing its memory (the
+            console script). Forked workers always do so.
 
     Returns:
         The findings, sorted by path and position, and the files that could not be linted.
     """
+    hoard = None if keep is None else _Hoard(_HOARD_BYTES, keep)
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     # ASTs hold no reference cycles: collecting while millions of nodes are made is wasted time.
     was_enabled = gc.isenabled()
@@ -180,9 +187,9 @@ def lint_files(paths: Sequence[str], *, jobs: int | None = None) -> LintResult:
     try:
         if workers <= 1 or len(paths) < _PARALLEL_THRESHOLD or not _can_fork():
             result = LintResult()
-            _lint_paths(paths, result)
+            _lint_paths(paths, result, hoard)
         else:
-            result = _lint_forked(paths, min(workers, len(paths)))
+            result = _lint_forked(paths, min(workers, len(paths)), hoard)
     finally:
         if was_enabled:
             gc.enable()
@@ -205,7 +212,7 @@ _MAX_ITEMS = 4096
 _ITEM = struct.Struct("=I")
 
 
-def _lint_forked(paths: Sequence[str], workers: int) -> LintResult:
+def _lint_forked(paths: Sequence[str], workers: int, hoard: _Hoard | None) -> LintResult:
     """Lint files in this process and ``workers - 1`` forked copies of it.
 
     The children start at once, with every module imported (no second interpreter start-up).
@@ -232,7 +239,7 @@ def _lint_forked(paths: Sequence[str], workers: int) -> LintResult:
             os.close(result_out)
             children.append((pid, result_in))
         result = LintResult()
-        _drain(queue_in, items, result)
+        _drain(queue_in, items, result, hoard)
         failed = False
         for pid, result_in in children:
             with os.fdopen(result_in, "rb") as pipe:
@@ -281,18 +288,19 @@ def _drain(
 
 
 class _Hoard:
-    """What a forked child keeps of each file it parsed, instead of freeing it.
+    """What a process keeps of each file it parsed, instead of freeing it.
 
-    The child ends with ``os._exit``: freeing a file's syntax tree as the next file starts is
-    work that the end of the process would make needless (about 4% of a lint of a
-    site-packages tree). Up to ``room`` bytes of parsed source (a tree takes about 25 times
-    its source's size), so that memory stays bounded on any tree.
+    A forked child ends with ``os._exit``, and the console script without a teardown: freeing
+    a file's syntax tree as the next file starts is work that the end of the process makes
+    needless (about 4% of a lint of a site-packages tree). Up to ``room`` bytes of parsed
+    source (a tree takes about 25 times its source's size), so that memory stays bounded on
+    any tree.
     """
 
     __slots__ = ("kept", "room")
 
-    def __init__(self, room: int) -> None:
-        self.kept: list[object] = []
+    def __init__(self, room: int, kept: list[object] | None = None) -> None:
+        self.kept: list[object] = [] if kept is None else kept
         self.room = room
 
     def keep(self, thing: object, size: int) -> None:
