@@ -735,3 +735,21 @@ def test_keep_holds_what_parsed_files_made_up_to_a_budget(
     assert len(result.findings) == 5
     assert len(kept) == 3
     assert all(hasattr(thing, "tree") for thing in kept)
+
+
+@pytest.mark.parametrize("padding", [0, 600], ids=["parsed whole", "cut"])
+def test_ssl_imported_by_name_is_linted(padding: int) -> None:
+    """``__import__("ssl")`` and ``importlib.import_module("ssl")``, however spread out, as
+    a file's only mention of ssl: the file is linted and the module's uses resolved."""
+    source = (
+        b'm = __import__(\n    "ssl"  # by name\n)\n\n'
+        b"def fetch(url):\n    return m._create_unverified_context()\n\n"
+        b"def other():\n    import importlib\n"
+        b"    n = importlib.import_module(\n        'ssl',\n    )\n"
+        b"    return n._create_unverified_context()\n"
+        b"\n" + b"# pad\n" * padding
+    )
+    assert may_contain_findings(source)
+    result = LintResult()
+    lint_source(source, "dynamic.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC203", 6), ("SSC203", 13)]

@@ -1287,7 +1287,19 @@ class Analyzer:
                 return callee.receiver
         return UNKNOWN
 
-    def _resolve_call_of(self, name: str, node: ast.Call) -> Value:  # noqa: PLR0911 - per case
+    def _imported_module(self, name: str, node: ast.Call) -> Value:
+        """``__import__("ssl")``, ``importlib.import_module("ssl")``: the module they return.
+
+        ``__import__("a.b")`` returns ``a`` unless a ``fromlist`` is given.
+        """
+        module = _str(self.resolve(node.args[0])) if node.args else None
+        if not module or not all(part.isidentifier() for part in module.split(".")):
+            return UNKNOWN
+        if name == "builtins.__import__" and len(node.args) < 4 and not node.keywords:
+            module = module.split(".")[0]
+        return Ref(t.normalize(module))
+
+    def _resolve_call_of(self, name: str, node: ast.Call) -> Value:  # noqa: PLR0911, PLR0912 - per case
         """The value of a call of a module-level callable (``ssl.SSLContext(...)``, ``dict()``)."""
         origin = t.CONTEXT_FACTORIES.get(name)
         if origin is not None:
@@ -1310,6 +1322,8 @@ class Analyzer:
         if name == "builtins.super" and self.class_attrs is not None:
             # ``super().cert_verify(...)`` in a subclass of ``HTTPAdapter``: the base's method
             return _settle(self.class_attrs, _BASE, self.class_attrs.get(_BASE, UNKNOWN))
+        if name in _IMPORT_CALLS:
+            return self._imported_module(name, node)
         if name == "builtins.getattr" and len(node.args) >= 2:
             base, attr = self.resolve(node.args[0]), _str(self.resolve(node.args[1]))
             if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
@@ -1547,6 +1561,8 @@ _BASE = "super()"
 
 # Reported even inside an opt-out branch: not a weakening that a parameter switches on.
 _ALWAYS = frozenset({"SSC001", "SSC901"})
+# Calls that return a module named by a string.
+_IMPORT_CALLS = frozenset({"builtins.__import__", "importlib.import_module"})
 _ENVIRONS = frozenset({"os.environ"})
 _WEAKENING_WORDS = (b"verify", b"cert_none", b"check_hostname", b"_create_unverified", b"cert_reqs")
 

@@ -161,12 +161,13 @@ def _narrow(low: bytes, word: bytes, pos: int, known: dict[int, bool]) -> bool:
     if word in _KEY_WORDS:
         if before in _QUOTES and low[end : end + 1] == bytes((before,)):
             # A string that is only the word ("'ssl',", "'verify',": a row of a data table)
-            # counts as a key (``{"ssl": False}``, ``kw["verify"]``), and as an item only where
-            # it may be a name given to a call (see ``_sets_by_name``).
+            # counts as a key (``{"ssl": False}``, ``kw["verify"]``), and before a comma only
+            # where it may be a name given to a call (see ``_sets_by_name``).
             after = low[end + 1 : end + 3].lstrip(b" ")[:1]
-            if after == b",":
-                return _sets_by_name(low, known)
-            return after in (b":", b"]")
+            if after in (b":", b"]") or (after == b"," and _sets_by_name(low, known)):
+                return True
+            # ``__import__("ssl")``, ``importlib.import_module("ssl")``: the module by name.
+            return _imports_by_name(low, known)
         if _in_row(low, pos, end) and not _sets_by_name(low, known):
             return False
     if _START in forms and before not in _ALNUM and not _names_an_error(low, end):
@@ -193,6 +194,7 @@ def _name_end(low: bytes, start: int) -> int:
 
 
 _SETS_BY_NAME = -1  # the key of ``_sets_by_name``'s answer in ``known``
+_IMPORTS_BY_NAME = -2  # the key of ``_imports_by_name``'s answer in ``known``
 
 
 def _sets_by_name(low: bytes, known: dict[int, bool]) -> bool:
@@ -208,6 +210,18 @@ def _sets_by_name(low: bytes, known: dict[int, bool]) -> bool:
         answer = known[_SETS_BY_NAME] = any(
             _has_name(low, name) for name in (b"setattr", b"setdefault")
         )
+    return answer
+
+
+def _imports_by_name(low: bytes, known: dict[int, bool]) -> bool:
+    """Tell whether the file calls ``__import__`` or ``import_module``.
+
+    In such a file a string that is only ``"ssl"`` may name the module to import, however
+    the call is spread over lines or commented.
+    """
+    answer = known.get(_IMPORTS_BY_NAME)
+    if answer is None:
+        answer = known[_IMPORTS_BY_NAME] = b"__import__" in low or _has_name(low, b"import_module")
     return answer
 
 
@@ -373,7 +387,8 @@ def hot_lines(data: bytes, extra: tuple[bytes, ...] = ()) -> list[bool]:
 # ``_STATEMENTS``; ``module_names`` puts one before the first line.)
 _MODULE_NAME = re.compile(
     rb"\n([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*"
-    rb"(?:[\[({]|False\b|True\b|None\b|''|\"\"|'0'|\"0\"|functools\.partial|partial)"
+    rb"(?:[\[({]|False\b|True\b|None\b|''|\"\"|'0'|\"0\"|functools\.partial|partial"
+    rb"|__import__\(|importlib\.import_module\(|import_module\()"
 )
 # Smaller files are parsed whole: cutting them saves less than it costs.
 PARTIAL_MIN_BYTES = 2_000

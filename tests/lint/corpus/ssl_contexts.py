@@ -63,6 +63,19 @@ def dynamic_lookup(host):
     return urllib.request.urlopen("https://" + host, context=ctx)
 
 
+import importlib  # noqa: E402
+
+
+def dynamic_import(host):
+    module = __import__("ssl")
+    ctx = module._create_unverified_context()  # expect: SSC203
+    other = importlib.import_module("ssl")
+    loose = other._create_unverified_context()  # expect: SSC203
+    data = __import__("json").loads("{}")  # expect: none
+    urllib.request.urlopen("https://" + host, context=loose, data=data)
+    return urllib.request.urlopen("https://" + host, context=ctx)
+
+
 def bare_contexts(host):
     a = ssl.SSLContext()  # expect: SSC204
     b = SSLContext(ssl.PROTOCOL_TLS)  # expect: SSC204
