@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 from sslcustomize._lint import _tables as t
 from sslcustomize._lint._commands import Token, scan_command, tokens_of
-from sslcustomize._lint._prefilter import hot_lines, is_tls_name, lines_of
+from sslcustomize._lint._prefilter import hot_lines, is_tls_name, lines_of, places_of
 from sslcustomize._lint._siblings import sibling_constants, sibling_file
 from sslcustomize._lint._values import (
     UNKNOWN,
@@ -748,14 +748,7 @@ class Analyzer:
         """
         if self.source is None or not all(name.isascii() for name in names):
             return None  # bytes that are not UTF-8 may spell a name otherwise
-        places = []
-        for name in names:
-            encoded = name.encode()
-            pos = self.source.find(encoded)
-            while pos >= 0:
-                places.append(pos)
-                pos = self.source.find(encoded, pos + 1)
-        places.sort()
+        places = sorted(places_of(self.source, tuple(name.encode() for name in names)))
         flags = lines_of(self.source, places)
         return [number for number, flag in enumerate(flags, 1) if flag]
 

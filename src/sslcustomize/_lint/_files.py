@@ -10,10 +10,13 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from fnmatch import translate
+from operator import attrgetter
 
 from sslcustomize._lint._config import is_test_path, matches
 
 __all__ = ["discover"]
+
+_NAME = attrgetter("name")  # a DirEntry's name, to sort by
 
 
 def discover(
@@ -88,12 +91,8 @@ def _walk(top: str, skipped: Callable[[str, str], bool], files: list[str]) -> No
         elif entry.name.endswith((".py", ".pyi")):
             sources.append(entry)
     files.extend(
-        entry.path for entry in sorted(sources, key=_name) if not skipped(entry.path, entry.name)
+        entry.path for entry in sorted(sources, key=_NAME) if not skipped(entry.path, entry.name)
     )
-    for entry in sorted(directories, key=_name):
+    for entry in sorted(directories, key=_NAME):
         if not skipped(entry.path, entry.name) and not entry.is_symlink():
             _walk(entry.path, skipped, files)
-
-
-def _name(entry: os.DirEntry[str]) -> str:
-    return entry.name

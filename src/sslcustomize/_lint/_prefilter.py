@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Callable
 from functools import lru_cache
 
 from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
@@ -151,7 +152,7 @@ def _places(low: bytes) -> list[tuple[int, int]]:
 def _narrow(low: bytes, word: bytes, pos: int, known: dict[int, bool]) -> bool:
     """Tell whether ``word`` at ``pos`` of ``low`` is a narrower form of it (``_ALSO`` aside).
 
-    ``known`` keeps, for the file, the answers of ``_sets_by_name``.
+    ``known`` keeps, for the file, the answers of ``_sets_by_name`` and ``_imports_by_name``.
     """
     forms = _WORDS[word]
     if not forms:
@@ -197,6 +198,14 @@ _SETS_BY_NAME = -1  # the key of ``_sets_by_name``'s answer in ``known``
 _IMPORTS_BY_NAME = -2  # the key of ``_imports_by_name``'s answer in ``known``
 
 
+def _once(low: bytes, known: dict[int, bool], key: int, test: Callable[[bytes], bool]) -> bool:
+    """Return ``test(low)``, made once per file: ``known`` keeps the file's answers by key."""
+    answer = known.get(key)
+    if answer is None:
+        answer = known[key] = test(low)
+    return answer
+
+
 def _sets_by_name(low: bytes, known: dict[int, bool]) -> bool:
     """Tell whether the file calls something that takes a name as a string before a comma.
 
@@ -205,12 +214,11 @@ def _sets_by_name(low: bytes, known: dict[int, bool]) -> bool:
     in such a file, a quoted name followed by a comma may be one of these names, not an item of
     a data table. The names count as whole names only: not ``'dio_tcsetattr'`` in a table.
     """
-    answer = known.get(_SETS_BY_NAME)
-    if answer is None:
-        answer = known[_SETS_BY_NAME] = any(
-            _has_name(low, name) for name in (b"setattr", b"setdefault")
-        )
-    return answer
+    return _once(low, known, _SETS_BY_NAME, _calls_setters)
+
+
+def _calls_setters(low: bytes) -> bool:
+    return _has_name(low, b"setattr") or _has_name(low, b"setdefault")
 
 
 def _imports_by_name(low: bytes, known: dict[int, bool]) -> bool:
@@ -219,10 +227,11 @@ def _imports_by_name(low: bytes, known: dict[int, bool]) -> bool:
     In such a file a string that is only ``"ssl"`` may name the module to import, however
     the call is spread over lines or commented.
     """
-    answer = known.get(_IMPORTS_BY_NAME)
-    if answer is None:
-        answer = known[_IMPORTS_BY_NAME] = b"__import__" in low or _has_name(low, b"import_module")
-    return answer
+    return _once(low, known, _IMPORTS_BY_NAME, _calls_importers)
+
+
+def _calls_importers(low: bytes) -> bool:
+    return b"__import__" in low or _has_name(low, b"import_module")
 
 
 def _has_name(low: bytes, name: bytes) -> bool:
@@ -275,18 +284,14 @@ def _in_row(low: bytes, pos: int, end: int) -> bool:
 def _counts(low: bytes, index: int, pos: int, known: dict[int, bool]) -> bool:
     """Tell whether the word ``_PATTERNS[index]`` at ``pos`` counts.
 
-    ``known`` keeps, for the file, the results of the ``_ALSO`` tests (by pattern index) and of
-    ``_sets_by_name`` already made.
+    ``known`` keeps, for the file, the answers of the ``_ALSO`` tests (by pattern index) and of
+    ``_sets_by_name`` and ``_imports_by_name`` (see ``_once``).
     """
     word = _PATTERNS[index]
     if not _narrow(low, word, pos, known):
         return False
     test = _ALSO.get(word)
-    if test is None:
-        return True
-    if index not in known:
-        known[index] = test(low)
-    return known[index]
+    return test is None or _once(low, known, index, test)
 
 
 def word_places(data: bytes) -> list[int] | None:
@@ -344,20 +349,27 @@ def hot_places(
     if not extra:
         return hits
     low = data.lower()
-    find = low.find
     short = [name for name in extra if len(name) <= 2]
     if short:
         extra = tuple(name for name in extra if len(name) > 2)
         pattern = rb"(?<![\w.])(?:%s)(?!\w)" % b"|".join(map(re.escape, short))
         hits += [m.start() for m in re.finditer(pattern, low)]
-    for word in extra:
-        pos = find(word)
-        while pos >= 0:
-            hits.append(pos)
-            end = find(b"\n", pos)  # one place per line is enough
-            pos = find(word, end) if end >= 0 else -1
+    hits += places_of(low, extra)
     hits.sort()
     return hits
+
+
+def places_of(data: bytes, words: tuple[bytes, ...]) -> list[int]:
+    """Return places of ``words`` in ``data``: for each word, its first on each line (unsorted)."""
+    find = data.find
+    places = []
+    for word in words:
+        pos = find(word)
+        while pos >= 0:
+            places.append(pos)
+            end = find(b"\n", pos)  # one place per line is enough
+            pos = find(word, end) if end >= 0 else -1
+    return places
 
 
 def lines_of(data: bytes, places: list[int]) -> list[bool]:
@@ -399,6 +411,7 @@ __all__ += [
     "is_tls_name",
     "lines_of",
     "module_names",
+    "places_of",
     "word_places",
 ]
 
