@@ -321,6 +321,7 @@ def wss_server(pki: _pki.TestPKI) -> Iterator[Callable[[str], str]]:
         # 2,000 connections each: 10 failed with a plain context, 11 under a policy, none
         # without tickets. A race of the library's design, not of verification.
         context.num_tickets = 0
+        # As patient as its clients (30 s; the server's default is 10 s).
         server = serve(echo, "127.0.0.1", 0, ssl=context, open_timeout=30)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
