@@ -11,6 +11,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from ._der import CertificateFacts, DERError, parse_certificate
+from ._escape import visible
 from ._frozen import dataclass
 
 __all__ = [
@@ -283,10 +284,11 @@ def _explain(  # noqa: PLR0917 - the fields of one sentence
         "not_after": leaf.not_after,
         "not_before": leaf.not_before,
         "now": now,
-        "names": ", ".join(leaf.names) or "no names",
-        "host": host,
-        "subject": leaf.subject.short(),
-        "top_issuer": certs[-1].issuer.short(),
+        # The certificate's words are the server's (a MITM's too): escaped, never obeyed.
+        "names": visible(", ".join(leaf.names)) or "no names",
+        "host": visible(host),
+        "subject": visible(leaf.subject.short()),
+        "top_issuer": visible(certs[-1].issuer.short()),
         # `trust --ca` needs the CA among what the server sends; otherwise pin the server.
         "for_this_host": (
             f"for this host only: {commands.ca}"
@@ -295,7 +297,7 @@ def _explain(  # noqa: PLR0917 - the fields of one sentence
             f"{commands.pin}"
         ),
         "pin_command": commands.pin,
-        "message": message,
+        "message": visible(message),
     }
     problem, fix = _EXPLANATIONS.get(reason, _EXPLANATIONS["invalid"])
     return problem.format(**fields), fix.format(**fields)

@@ -19,6 +19,7 @@ from .._seen import load_sightings, missing_intermediate, report_file
 from .._state import current_policy
 from .._verify import Check
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from ._escape import shown
 from ._output import console, fail, print_json
 
 __all__ = ["environment_entry", "inspect_target", "register"]
@@ -186,47 +187,46 @@ def run(args: argparse.Namespace) -> int:
 
 def render(document: dict[str, Any]) -> None:
     """Print a check result for a person."""
-    from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
-    from rich.tree import Tree  # noqa: PLC0415
+    from rich.tree import Tree  # noqa: PLC0415 - rich only for the CLI
 
     out = console()
     via = f" (STARTTLS {document['starttls']})" if document["starttls"] else ""
-    tree = Tree(f"[bold]{escape(document['target'])}[/]{via} {document['tls_version']}")
+    tree = Tree(f"[bold]{shown(document['target'])}[/]{via} {document['tls_version']}")
     node = tree
     for index, cert in enumerate(document["chain"]):
         label = "leaf" if index == 0 else f"#{index}"
-        node = node.add(f"[bold]{escape(cert['subject'] or '(empty subject)')}[/] ({label})")
-        node.add(f"issuer: {escape(cert['issuer'])}")
+        node = node.add(f"[bold]{shown(cert['subject'] or '(empty subject)')}[/] ({label})")
+        node.add(f"issuer: {shown(cert['issuer'])}")
         node.add(f"valid: {cert['not_before']} to {cert['not_after']}")
         node.add(f"key: {cert['key']}, signature: {cert['signature_algorithm']}")
         if cert["names"]:
-            node.add(f"names: {escape(', '.join(cert['names']))}")
+            node.add(f"names: {shown(', '.join(cert['names']))}")
         node.add(f"pin: {cert['pin']}")
         node.add(f"sha256: {cert['sha256']}")
     out.print(tree)
     origin = f" ({document['origin']})" if document["origin"] else ""
     expires = f", expires {document['expires']}" if document["expires"] else ""
-    out.print(f"rule: {escape(document['rule'])}{escape(origin)}, mode {document['mode']}{expires}")
+    out.print(f"rule: {shown(document['rule'])}{shown(origin)}, mode {document['mode']}{expires}")
     for error in document["policy_errors"]:
-        out.print(f"[red]policy error:[/] {escape(error)} (strict defaults apply)")
+        out.print(f"[red]policy error:[/] {shown(error)} (strict defaults apply)")
     others = " for other clients" if document["clients"] else ""
     if document["verdict"] == "verified":
         out.print(f"[green bold]verified[/]{others}")
     else:
         out.print(f"[red bold]rejected[/]{others}: {', '.join(document['reasons'])}")
         for problem in document["problems"]:
-            out.print(f"  [red]{problem['reason']}[/]: {escape(problem['problem'])}")
-            out.print(f"    fix: {escape(problem['fix'])}")
+            out.print(f"  [red]{problem['reason']}[/]: {shown(problem['problem'])}")
+            out.print(f"    fix: {shown(problem['fix'])}")
     for row in document["clients"]:
         because = f" ({', '.join(row['variables'])})" if row["variables"] else ""
         if row["verdict"] == "verified":
-            out.print(f"[green bold]verified[/] for {escape(row['client'])}{escape(because)}")
+            out.print(f"[green bold]verified[/] for {shown(row['client'])}{shown(because)}")
         else:
             reasons = ", ".join(row["reasons"])
             out.print(
-                f"[red bold]rejected[/] for {escape(row['client'])}{escape(because)}: {reasons}"
+                f"[red bold]rejected[/] for {shown(row['client'])}{shown(because)}: {reasons}"
             )
         for note in row["notes"]:
-            out.print(f"  [yellow]note:[/] {escape(note)}")
+            out.print(f"  [yellow]note:[/] {shown(note)}")
     for note in document["notes"]:
-        out.print(f"[yellow]note:[/] {escape(note)}")
+        out.print(f"[yellow]note:[/] {shown(note)}")

@@ -11,6 +11,7 @@ from typing import Any
 from .._probe import STARTTLS_PORTS, ProbeError, parse_target
 from . import EXIT_FAILURE, EXIT_OK
 from ._check import inspect_target
+from ._escape import shown, visible
 from ._output import console, fail, print_json
 
 __all__ = ["register"]
@@ -91,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
         writer.writerow(columns)
         for row in rows:
             cells = {**row, "reasons": " ".join(row["reasons"])}
-            writer.writerow(["" if cells[c] is None else cells[c] for c in columns])
+            # A server's words (an error text) never reach a terminal that shows the CSV raw.
+            writer.writerow(["" if cells[c] is None else visible(str(cells[c])) for c in columns])
     else:
         _render(rows)
     return EXIT_OK if all(row["verdict"] == "verified" for row in rows) else EXIT_FAILURE
@@ -115,7 +117,6 @@ def _scan_all(
 
 
 def _render(rows: list[dict[str, Any]]) -> None:
-    from rich.markup import escape  # noqa: PLC0415
     from rich.table import Table  # noqa: PLC0415
 
     table = Table(title=f"{len(rows)} target(s)", title_justify="left")
@@ -125,9 +126,9 @@ def _render(rows: list[dict[str, Any]]) -> None:
     colours = {"verified": "green", "rejected": "red", "error": "yellow"}
     for row in rows:
         verdict = f"[{colours[row['verdict']]}]{row['verdict']}[/]"
-        detail = ", ".join(row["reasons"]) or escape(row["error"] or "")
+        detail = ", ".join(row["reasons"]) or shown(row["error"] or "")
         table.add_row(
-            escape(row["target"]), row["starttls"] or "-", verdict, detail,
-            escape(row["rule"] or ""), (row["not_after"] or "")[:10], row["pin"] or "",
+            shown(row["target"]), row["starttls"] or "-", verdict, detail,
+            shown(row["rule"] or ""), (row["not_after"] or "")[:10], row["pin"] or "",
         )  # fmt: skip
     console().print(table)

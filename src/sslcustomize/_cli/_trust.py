@@ -23,6 +23,7 @@ from ..exceptions import PolicyError
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._check import inspect_target
 from ._enable import add_scope, scope_path
+from ._escape import shown
 from ._output import console, fail, print_json
 
 __all__ = ["register"]
@@ -181,13 +182,16 @@ def _what_to_trust(
 def _show(
     args: argparse.Namespace, target: Target, path: str, document: dict[str, Any], der: bytes
 ) -> None:
-    shown = describe(der)
+    cert = describe(der)
     out = console()
-    out.print(f"[bold]{target}[/]: {', '.join(document['reasons']) or 'verified'}")
-    out.print(f"  subject: {shown.subject}\n  issuer:  {shown.issuer}")
-    out.print(f"  valid:   {shown.not_before} to {shown.not_after}\n  pin:     {shown.pin}")
+    # Subject, issuer and names are the server's words (a MITM's too): shown, never obeyed.
+    out.print(f"[bold]{shown(target)}[/]: {', '.join(document['reasons']) or 'verified'}")
+    out.print(f"  subject: {shown(cert.subject)}\n  issuer:  {shown(cert.issuer)}")
+    if cert.names:
+        out.print(f"  names:   {shown(', '.join(cert.names))}")
+    out.print(f"  valid:   {cert.not_before} to {cert.not_after}\n  pin:     {cert.pin}")
     what = "its CA" if args.ca else "exactly this key"
-    out.print(f"Trust {what} for {host_pattern(target)} in {pretty(path)}?")
+    out.print(f"Trust {what} for {shown(host_pattern(target))} in {shown(pretty(path))}?")
 
 
 def _apply(  # noqa: PLR0917 - the parts of one edit
