@@ -13,6 +13,7 @@ import pytest
 import tomlkit
 
 import _pki
+from _fixtures import run_python
 from sslcustomize import _state
 from sslcustomize._cli import main
 
@@ -168,3 +169,64 @@ def test_expires_that_is_not_a_date(capsys: pytest.CaptureFixture[str]) -> None:
     assert "'tomorrow' is not a date: write YYYY-MM-DD" in err
     assert "--days N" in err
     assert "fromisoformat" not in err
+
+
+def _expired_policy(path: Path, port: int, pin: str, expires: dt.date) -> int:
+    """Append an exception for localhost:PORT; return the line of its table."""
+    text = path.read_text()
+    path.write_text(
+        f"{text}\n[[exception]]\nhost = 'localhost:{port}'\npin = ['{pin}']\n"
+        f"expires = {expires}\nreason = 'NAS, ticket OPS-5'\n"
+    )
+    return text.count("\n") + 2
+
+
+_FETCH = """
+    import json, sys, urllib.request
+    try:
+        urllib.request.urlopen("https://localhost:{port}/", timeout=10)
+        print(json.dumps("ok"))
+    except Exception as error:
+        print(json.dumps(str(getattr(error, "reason", error))))
+"""
+
+
+def test_an_expired_exception_is_named_where_the_failure_shows(
+    pki: _pki.TestPKI, https_server: StartServer, user_policy: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """After expires: the rejection and check name file:line, the date and the renewal."""
+    _, port = https_server(pki["self_signed"], "localhost")
+    line = _expired_policy(user_policy, port, pki["self_signed"].pin, TODAY)
+    renew = f"sslcustomize trust --days 90 localhost:{port}"
+    message = json.loads(run_python(_FETCH.format(port=port)).stdout)
+    assert message.startswith(f"certificate rejected for localhost:{port}")
+    assert f"({user_policy}:{line}) expired on {TODAY}" in message
+    assert f"renew it with {renew} (it keeps its reason)" in message
+    _state.set_policy(None)
+    assert main(["check", "--json", f"localhost:{port}"]) == 1
+    expired = json.loads(capsys.readouterr().out)["expired_exception"]
+    assert expired["origin"] == f"{user_policy}:{line}"
+    assert (expired["expires"], expired["renew"]) == (TODAY.isoformat(), renew)
+    assert expired["reason"] == "NAS, ticket OPS-5"
+    _state.set_policy(None)
+    assert main(["check", f"localhost:{port}"]) == 1
+    assert f"expired exception: the exception for localhost:{port}" in capsys.readouterr().out
+    # The renewal, pasted (plus --yes): connects again and keeps the reason.
+    assert main(["trust", "--yes", *renew.split()[2:]]) == 0
+    assert json.loads(run_python(_FETCH.format(port=port)).stdout) == "ok"
+    (entry,) = _exceptions(user_policy)
+    assert (entry["reason"], entry["expires"]) == ("NAS, ticket OPS-5", TODAY + dt.timedelta(90))
+
+
+def test_an_unexpired_exception_connects_and_names_nothing(
+    pki: _pki.TestPKI, https_server: StartServer, user_policy: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """The twin: the day before expires it applies, and nothing speaks of expiry."""
+    _, port = https_server(pki["self_signed"], "localhost")
+    _expired_policy(user_policy, port, pki["self_signed"].pin, TODAY + dt.timedelta(1))
+    assert json.loads(run_python(_FETCH.format(port=port)).stdout) == "ok"
+    _state.set_policy(None)
+    assert main(["check", "--json", f"localhost:{port}"]) == 0
+    assert json.loads(capsys.readouterr().out)["expired_exception"] is None

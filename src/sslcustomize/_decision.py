@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 
-from ._frozen import dataclass
+from ._frozen import dataclass, replace
 from ._hosts import normalize_host
 from ._policy import ContextRule, HostException, Mode, Origin, Policy, TrustSource
 
@@ -42,6 +42,8 @@ class Decision:
         rule: Which rule decided: ``default``, ``context NAME`` or ``exception PATTERN``.
         origin: The file and line of that rule (``None`` for built-in defaults).
         exception: The exception that applied, if any.
+        expired: The exception that would have applied had it not expired (only when none
+            applies), so that a rejection can name it and its renewal.
         fallback: True when the policy files were broken and strict defaults apply.
         environment: The CA-bundle variables this context's clients read (see
             :mod:`._envtrust`); the sources of those ``added`` are in ``trust``.
@@ -57,6 +59,7 @@ class Decision:
     rule: str = "default"
     origin: Origin | None = None
     exception: HostException | None = None
+    expired: HostException | None = None
     fallback: bool = False
     environment: tuple[EnvTrust, ...] = ()
 
@@ -146,7 +149,8 @@ def decide(
         raise TypeError("decide() needs today= together with host=")
     found = find_exception(policy, host, port, today)
     if found is None:
-        return decision
+        expired = _expired_exception(policy, host, port, today)
+        return decision if expired is None else replace(decision, expired=expired)
     return Decision(
         mode=found.mode or mode,
         trust=trust,
@@ -172,3 +176,14 @@ def find_exception(
     except ValueError:
         return None
     return policy.index.lookup(name, port, lambda item: not item.expired(today))
+
+
+def _expired_exception(
+    policy: Policy, host: str, port: int | None, today: dt.date
+) -> HostException | None:
+    """Return the most specific expired exception for ``host`` and ``port``, if any."""
+    try:
+        name = normalize_host(host)
+    except ValueError:
+        return None
+    return policy.index.lookup(name, port, lambda item: item.expired(today))

@@ -36,6 +36,7 @@ else:
 
 
 __all__ = [
+    "DEFAULT_EXCEPTION_DAYS",
     "ContextRule",
     "HostException",
     "LayerFile",

@@ -22,6 +22,7 @@ __all__ = [
     "explain",
     "fix_for_record",
     "reasons_for_code",
+    "renewal",
     "target_text",
     "trust_command",
 ]
@@ -75,7 +76,12 @@ def target_text(host: str, port: int | None, starttls: str | None = None) -> str
 
 
 def trust_command(
-    host: str | None, port: int | None, *, starttls: str | None = None, ca: bool = False
+    host: str | None,
+    port: int | None,
+    *,
+    starttls: str | None = None,
+    ca: bool = False,
+    days: int | None = None,
 ) -> str:
     """Return the ``sslcustomize trust`` command that, pasted, trusts this server.
 
@@ -85,14 +91,38 @@ def trust_command(
         starttls: The STARTTLS protocol the client spoke before TLS (``smtp``, ``imap``,
             ``pop3``, ``ftp``), so that the command fetches the certificate the same way.
         ca: Trust the CA the server sends instead of pinning its key.
+        days: Give the exception this many days (``--days N``).
     """
     words = ["sslcustomize", "trust"]
     if ca:
         words.append("--ca")
+    if days is not None:
+        words += ["--days", str(days)]
     if starttls:
         words += ["--starttls", starttls]
     words.append(target_text(host, port, starttls) if host else "HOST")
     return " ".join(words)
+
+
+def renewal(
+    *,
+    pattern: str,
+    origin: str,
+    expired_on: dt.date | None,
+    host: str | None,
+    port: int | None,
+    starttls: str | None = None,
+    days: int,
+) -> str:
+    """Name an expired exception that would have applied, and the command that renews it.
+
+    ``sslcustomize trust --days N HOST`` keeps the reason of the exception it replaces.
+    """
+    command = trust_command(host, port, starttls=starttls, days=days)
+    return (
+        f"the exception for {visible(pattern)} ({visible(origin)}) expired on {expired_on}: "
+        f"if it is still wanted, renew it with {command} (it keeps its reason)"
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

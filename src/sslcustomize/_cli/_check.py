@@ -12,9 +12,9 @@ from .._contexts import policy_context
 from .._decision import Decision, decide
 from .._envtrust import EnvTrust
 from .._frozen import replace
-from .._policy import Policy
+from .._policy import DEFAULT_EXCEPTION_DAYS, Policy
 from .._probe import STARTTLS_PORTS, ProbeError, Target, fetch_chain, parse_target
-from .._reasons import explain
+from .._reasons import explain, renewal, trust_command
 from .._seen import load_sightings, missing_intermediate, report_file
 from .._state import current_policy
 from .._verify import Check
@@ -84,6 +84,7 @@ def inspect_target(
         "origin": str(decision.origin) if decision.origin else None,
         "mode": decision.mode,
         "expires": exception.expires.isoformat() if exception and exception.expires else None,
+        "expired_exception": _expired(decision, target, policy),
         "policy_errors": [str(error) for error in policy.errors],
         "verdict": "verified" if analysis.verified else "rejected",
         "reasons": [problem.reason for problem in analysis.problems],
@@ -94,6 +95,25 @@ def inspect_target(
         "chain": [dataclasses.asdict(describe(der)) for der in chain],
     }
     return document, analysis.verified, chain
+
+
+def _expired(decision: Decision, target: Target, policy: Policy) -> dict[str, Any] | None:
+    """The expired exception that would have applied, and the command that renews it."""
+    expired = decision.expired
+    if expired is None:
+        return None
+    days = policy.exception_days.value or DEFAULT_EXCEPTION_DAYS
+    return {
+        "host": str(expired.host),
+        "origin": str(expired.origin),
+        "expires": expired.expires.isoformat() if expired.expires else None,
+        "reason": expired.reason,
+        "renew": trust_command(target.host, target.port, starttls=target.starttls, days=days),
+        "advice": renewal(
+            pattern=str(expired.host), origin=str(expired.origin), expired_on=expired.expires,
+            host=target.host, port=target.port, starttls=target.starttls, days=days,
+        ),
+    }  # fmt: skip
 
 
 def _seen_intermediate(
@@ -207,6 +227,8 @@ def render(document: dict[str, Any]) -> None:
     origin = f" ({document['origin']})" if document["origin"] else ""
     expires = f", expires {document['expires']}" if document["expires"] else ""
     out.print(f"rule: {shown(document['rule'])}{shown(origin)}, mode {document['mode']}{expires}")
+    if document["expired_exception"]:
+        out.print(f"[yellow]expired exception:[/] {shown(document['expired_exception']['advice'])}")
     for error in document["policy_errors"]:
         out.print(f"[red]policy error:[/] {shown(error)} (strict defaults apply)")
     others = " for other clients" if document["clients"] else ""
