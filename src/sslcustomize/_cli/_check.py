@@ -193,11 +193,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         target = parse_target(args.target, args.starttls)
     except ValueError as error:
-        return fail(str(error))
+        return fail(str(error), as_json=args.json)
     try:
         document, verified, _ = inspect_target(target, args.context, args.timeout)
     except ProbeError as error:
-        return fail(f"could not check {target}: {error}", EXIT_USAGE)
+        return fail(f"could not check {target}: {error}", EXIT_USAGE, as_json=args.json)
     if args.json:
         print_json(document)
     else:

@@ -39,7 +39,14 @@ def console() -> Any:
     return Console(highlight=False, soft_wrap=True, width=width)
 
 
-def fail(message: str, code: int = 2) -> int:
-    """Print ``sslcustomize: message`` on stderr and return ``code``."""
+def fail(message: str, code: int = 2, *, as_json: bool = False) -> int:
+    """Print ``sslcustomize: message`` on stderr and return ``code``.
+
+    With ``as_json`` (the command was given ``--json``), stdout also gets a JSON document
+    ``{"version": 1, "error": {"message": ..., "exit": code}}``, so that a program reading
+    the output gets JSON whether the command succeeded or not.
+    """
     sys.stderr.write(f"sslcustomize: {message}\n")
+    if as_json:
+        print_json({"error": {"message": message, "exit": code}})
     return code

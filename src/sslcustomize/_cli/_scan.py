@@ -81,8 +81,10 @@ def run(args: argparse.Namespace) -> int:
     """Scan every target and print the results."""
     try:
         targets = _read_targets(args.file)
-    except (OSError, ValueError) as error:
-        return fail(str(error))
+    except OSError as error:
+        return fail(f"cannot read {args.file}: {error.strerror or error}", as_json=args.json)
+    except ValueError as error:
+        return fail(str(error), as_json=args.json)
     rows = _scan_all(targets, args)
     if args.json:
         print_json({"results": rows})

@@ -484,4 +484,4 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _add(args)
     except _RefusedError as refusal:
-        return fail(str(refusal), refusal.code)
+        return fail(str(refusal), refusal.code, as_json=args.json)
