@@ -40,7 +40,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "(replacing the one for the same host and port). The file's comments and layout are "
         "kept.",
     )
-    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument("target", metavar="TARGET", nargs="?")
+    parser.add_argument(
+        "--ca-file",
+        metavar="FILE",
+        help="instead of a TARGET: add this PEM bundle of CA certificates (your organisation's "
+        "CA) to the layer's trust list, for every host",
+    )
     parser.add_argument(
         "--starttls", choices=sorted(STARTTLS_PORTS), help="speak this protocol before TLS"
     )
@@ -481,7 +487,26 @@ def _add(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Fetch, show, confirm, write; or say why not."""
+    if args.ca_file is not None or args.target is None:
+        return _run_ca_file(args)
     try:
         return _add(args)
     except _RefusedError as refusal:
         return fail(str(refusal), refusal.code, as_json=args.json)
+
+
+def _run_ca_file(args: argparse.Namespace) -> int:
+    if args.ca_file is None:
+        return fail("nothing to trust: give TARGET (host[:port]) or --ca-file FILE", EXIT_USAGE)
+    if args.target is not None:
+        return fail(
+            "give TARGET or --ca-file, not both: --ca-file trusts a CA for every host",
+            EXIT_USAGE,
+            as_json=args.json,
+        )
+    from ._cafile import CAFileError, add_ca_file  # noqa: PLC0415 - only for --ca-file
+
+    try:
+        return add_ca_file(args)
+    except CAFileError as error:
+        return fail(str(error), EXIT_USAGE, as_json=args.json)
