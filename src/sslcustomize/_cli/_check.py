@@ -13,7 +13,15 @@ from .._decision import Decision, decide
 from .._envtrust import EnvTrust
 from .._frozen import replace
 from .._policy import DEFAULT_EXCEPTION_DAYS, Policy
-from .._probe import STARTTLS_PORTS, ProbeError, Target, fetch_chain, parse_target
+from .._probe import (
+    STARTTLS_PORTS,
+    ProbeError,
+    Proxy,
+    Target,
+    fetch_chain,
+    parse_target,
+    proxy_for,
+)
 from .._reasons import explain, renewal, trust_command
 from .._seen import load_sightings, missing_intermediate, report_file
 from .._state import current_policy
@@ -22,7 +30,7 @@ from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._escape import shown
 from ._output import console, fail, print_json
 
-__all__ = ["environment_entry", "inspect_target", "register"]
+__all__ = ["add_proxy", "environment_entry", "inspect_target", "register"]
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,12 +49,24 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument("--context", metavar="NAME", help="check as this named context would")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
+    add_proxy(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
 
 
+def add_proxy(parser: argparse.ArgumentParser) -> None:
+    """Add ``--proxy`` to a command that connects (check, trust, scan)."""
+    parser.add_argument(
+        "--proxy",
+        metavar="URL",
+        help="connect through this proxy: http://HOST:PORT (CONNECT), socks5://HOST:PORT or "
+        "socks5h://HOST:PORT (the proxy resolves names); '' for none (default: HTTPS_PROXY, "
+        "else ALL_PROXY, unless NO_PROXY names the host)",
+    )
+
+
 def inspect_target(
-    target: Target, context: str | None, timeout: float
+    target: Target, context: str | None, timeout: float, proxy: Proxy | None = None
 ) -> tuple[dict[str, Any], bool, tuple[bytes, ...]]:
     """Fetch and judge ``target``: the JSON-ready document, whether it verified, the chain.
 
@@ -56,7 +76,7 @@ def inspect_target(
     policy = current_policy()
     today = dt.datetime.now(dt.timezone.utc).date()
     decision = decide(policy, host=target.host, port=target.port, context=context, today=today)
-    chain, version = fetch_chain(target, timeout=timeout)
+    chain, version = fetch_chain(target, timeout=timeout, proxy=proxy)
     name = context or "sslcustomize.check"
     # Verify with the very settings a client's policy context has (3.13's strict flags too).
     reference = policy_context(name)
@@ -73,8 +93,11 @@ def inspect_target(
     )
     clients = _client_verdicts(policy, plan, chain, target, today)
     exception = decision.exception
+    reasons = [problem.reason for problem in analysis.problems]
     document = {
         "target": str(target),
+        "proxy": str(proxy) if proxy else None,
+        "interception": _interception(proxy, target, chain, reasons),
         "host": target.host,
         "port": target.port,
         "starttls": target.starttls,
@@ -87,7 +110,7 @@ def inspect_target(
         "expired_exception": _expired(decision, target, policy),
         "policy_errors": [str(error) for error in policy.errors],
         "verdict": "verified" if analysis.verified else "rejected",
-        "reasons": [problem.reason for problem in analysis.problems],
+        "reasons": reasons,
         "problems": [dataclasses.asdict(problem) for problem in analysis.problems],
         "notes": list(analysis.notes) + [entry.describe() for entry in _ignored(decision)],
         "environment": [environment_entry(e) for e in policy.environment],
@@ -114,6 +137,44 @@ def _expired(decision: Decision, target: Target, policy: Policy) -> dict[str, An
             host=target.host, port=target.port, starttls=target.starttls, days=days,
         ),
     }  # fmt: skip
+
+
+# What an intercepting proxy's own CA looks like to a client that does not trust it.
+_INTERCEPTED = ("unknown_issuer", "self_signed", "incomplete_chain")
+
+
+def _interception(
+    proxy: Proxy | None, target: Target, chain: tuple[bytes, ...], reasons: list[str]
+) -> dict[str, Any] | None:
+    """Say what a chain that came through a proxy and fails for want of an issuer means.
+
+    A TLS-inspecting proxy presents, for every host, a certificate it issued with its own CA;
+    a tunnelling proxy presents the server's. An untrusted issuer through a proxy is the
+    signature of the first: name that CA and how to trust it, for one host or for all.
+    """
+    if proxy is None or not any(reason in _INTERCEPTED for reason in reasons):
+        return None
+    top = describe(chain[-1])
+    issuer = top.subject if top.self_issued else top.issuer
+    sent = top.self_issued and len(chain) > 1
+    host_only = f"sslcustomize trust --ca --proxy {proxy} {target}" if sent else None
+    every = "sslcustomize trust --ca-file PROXY-CA.pem"
+    advice = (
+        f"the chain came through the proxy {proxy} and is issued by '{issuer}', which the "
+        "policy does not trust: a proxy that intercepts TLS presents certificates of its own "
+        "CA, not the server's. If it is your organisation's inspection proxy, get its CA "
+        "certificate from IT and trust it for the proxied hosts: "
+        + (f"{host_only} (this host), or " if host_only else "")
+        + f"{every} (every host); if it is not, someone is intercepting this connection"
+    )
+    return {
+        "proxy": str(proxy),
+        "issuer": issuer,
+        "ca_sent": sent,
+        "trust_host": host_only,
+        "trust_every_host": every,
+        "advice": advice,
+    }
 
 
 def _seen_intermediate(
@@ -192,10 +253,11 @@ def run(args: argparse.Namespace) -> int:
     """Check the target and print the result."""
     try:
         target = parse_target(args.target, args.starttls)
+        proxy = proxy_for(target, args.proxy)
     except ValueError as error:
         return fail(str(error), as_json=args.json)
     try:
-        document, verified, _ = inspect_target(target, args.context, args.timeout)
+        document, verified, _ = inspect_target(target, args.context, args.timeout, proxy)
     except ProbeError as error:
         return fail(f"could not check {target}: {error}", EXIT_USAGE, as_json=args.json)
     if args.json:
@@ -211,6 +273,7 @@ def render(document: dict[str, Any]) -> None:
 
     out = console()
     via = f" (STARTTLS {document['starttls']})" if document["starttls"] else ""
+    via += f" through the proxy {shown(document['proxy'])}" if document["proxy"] else ""
     tree = Tree(f"[bold]{shown(document['target'])}[/]{via} {document['tls_version']}")
     node = tree
     for index, cert in enumerate(document["chain"]):
@@ -239,6 +302,11 @@ def render(document: dict[str, Any]) -> None:
         for problem in document["problems"]:
             out.print(f"  [red]{problem['reason']}[/]: {shown(problem['problem'])}")
             out.print(f"    fix: {shown(problem['fix'])}")
+    _render_after(out, document)
+
+
+def _render_after(out: Any, document: dict[str, Any]) -> None:
+    """Print the verdicts per client, the notes, and what an intercepting proxy means."""
     for row in document["clients"]:
         because = f" ({', '.join(row['variables'])})" if row["variables"] else ""
         if row["verdict"] == "verified":
@@ -252,3 +320,5 @@ def render(document: dict[str, Any]) -> None:
             out.print(f"  [yellow]note:[/] {shown(note)}")
     for note in document["notes"]:
         out.print(f"[yellow]note:[/] {shown(note)}")
+    if document["interception"]:
+        out.print(f"[red bold]interception:[/] {shown(document['interception']['advice'])}")

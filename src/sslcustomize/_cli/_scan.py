@@ -8,9 +8,9 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .._probe import STARTTLS_PORTS, ProbeError, parse_target
+from .._probe import STARTTLS_PORTS, ProbeError, parse_target, proxy_for
 from . import EXIT_FAILURE, EXIT_OK
-from ._check import inspect_target
+from ._check import add_proxy, inspect_target
 from ._escape import shown, visible
 from ._output import console, fail, print_json
 
@@ -32,6 +32,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--timeout", type=float, default=10.0, help="seconds per target (default 10)"
     )
+    add_proxy(parser)
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print a JSON document")
     output.add_argument("--csv", action="store_true", help="print CSV")
@@ -59,7 +60,9 @@ def _scan_one(target_text: str, protocol: str | None, args: argparse.Namespace) 
     row: dict[str, Any] = {"target": target_text, "starttls": protocol}
     try:
         target = parse_target(target_text, protocol)
-        document, _, _ = inspect_target(target, args.context, args.timeout)
+        document, _, _ = inspect_target(
+            target, args.context, args.timeout, proxy_for(target, args.proxy)
+        )
     except (ValueError, ProbeError) as error:
         return {
             **row, "verdict": "error", "reasons": [], "rule": None, "error": str(error),

@@ -17,12 +17,12 @@ from .._frozen import dataclass, replace
 from .._hosts import HostPattern, parse_host_pattern
 from .._paths import pretty, unscoped_policy
 from .._policy import HostException, parse_policy
-from .._probe import STARTTLS_PORTS, ProbeError, Target, parse_target
+from .._probe import STARTTLS_PORTS, ProbeError, Target, parse_target, proxy_for
 from .._shadows import find_shadows
 from .._state import current_policy
 from ..exceptions import PolicyError
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
-from ._check import inspect_target
+from ._check import add_proxy, inspect_target
 from ._enable import add_scope, scope_path
 from ._escape import shown
 from ._output import console, fail, print_json
@@ -76,6 +76,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--force", action="store_true", help="add it even if it verifies already")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
+    add_proxy(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
 
@@ -434,6 +435,7 @@ def _add(args: argparse.Namespace) -> int:
     _asked_expiry(args)  # refuse a bad date before connecting
     try:
         target = parse_target(args.target, args.starttls)
+        proxy = proxy_for(target, args.proxy)
     except ValueError as error:
         raise _RefusedError(str(error)) from None
     policy = current_policy()
@@ -444,7 +446,7 @@ def _add(args: argparse.Namespace) -> int:
         )
     edit = _plan_edit(args, target)
     try:
-        document, verified, chain = inspect_target(target, None, args.timeout)
+        document, verified, chain = inspect_target(target, None, args.timeout, proxy)
     except ProbeError as error:
         raise _RefusedError(f"could not fetch the certificate of {target}: {error}") from None
     if verified and not args.force:
