@@ -66,19 +66,44 @@ def _source_certificates(source: TrustSource) -> list[bytes]:
     return list(bundle_certificates(path))
 
 
+def _system_pem() -> tuple[bytes, set[str]]:
+    """Return the system store's bundle file as it is, and the paths that are the store.
+
+    Not parsed: 144 anchors take 0.3 s through OpenSSL's reader, a copy a millisecond. The
+    paths (the file and the hashed directory, resolved) let a source that names the store
+    again (``SSL_CERT_FILE`` often does) be left out instead of read a second time.
+    """
+    store = find_system_store()
+    same = {os.path.realpath(p) for p in (store.file, store.directory) if p}
+    if store.file is None:
+        return b"", set()
+    with open(store.file, "rb") as file:
+        return file.read(), same
+
+
 def write_bundle(policy: Policy, path: str) -> Bundle:
     """Write every anchor of ``policy``'s default trust to ``path`` (PEM); describe it.
 
+    The system store's own bundle is copied as it is; the other sources are read as OpenSSL
+    reads them (CA certificates only) and appended once each.
+
     Raises:
         TrustError: A trust source cannot be read (no system store, a broken bundle).
+        OSError: The system bundle cannot be read, or the bundle cannot be written.
     """
     sources = decide(policy).trust
+    system, covered = b"", set[str]()
+    if any(source.kind == "system" for source in sources):
+        system, covered = _system_pem()
     seen: dict[bytes, None] = {}
-    system = 0
     for source in sources:
-        certificates = _source_certificates(source)
-        if source.kind == "system":
-            system += len(set(certificates) - set(seen))
-        seen.update(dict.fromkeys(certificates))
-    atomic_write(path, "".join(ssl.DER_cert_to_PEM_cert(der) for der in seen))
-    return Bundle(path=path, count=len(seen), extra=len(seen) - system)
+        if source.kind == "system" and system:
+            continue
+        if source.path and os.path.realpath(source.path) in covered:
+            continue
+        seen.update(dict.fromkeys(_source_certificates(source)))
+    extra = "".join(ssl.DER_cert_to_PEM_cert(der) for der in seen)
+    system_text = system.decode("ascii", errors="replace").rstrip("\n")
+    atomic_write(path, f"{system_text}\n{extra}" if system_text else extra)
+    count = system_text.count("-----BEGIN CERTIFICATE-----")
+    return Bundle(path=path, count=count + len(seen), extra=len(seen))
