@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import sys
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +15,7 @@ import tomlkit
 
 import _pki
 from _fixtures import WritePolicy, run_python
+from _namespace import namespace_problem, run_in_overlays
 from sslcustomize import _state
 from sslcustomize._cli import main
 
@@ -127,3 +131,26 @@ def test_trust_needs_a_target_or_a_ca_file(capsys: pytest.CaptureFixture[str]) -
     assert "give TARGET (host[:port]) or --ca-file FILE" in capsys.readouterr().err
     assert main(["trust", "--ca-file", "x.pem", "localhost:1"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(namespace_problem() is not None, reason=str(namespace_problem()))
+def test_ca_file_for_the_system_layer(
+    pki: _pki.TestPKI, https_server: StartServer, tmp_path: Path
+) -> None:
+    """As root, --scope system writes /etc/sslcustomize (an overlay); a new Python trusts it."""
+    root = tmp_path / "corp-root.pem"
+    root.write_bytes(pki.root_pem)
+    _, port = https_server(pki["good"], "localhost")
+    fetch = shlex.quote(textwrap.dedent(_FETCH.format(port=port)))
+    python = shlex.quote(sys.executable)
+    script = (
+        f"{python} -c {fetch} && "
+        f"{python} -m sslcustomize trust --ca-file {shlex.quote(str(root))} --scope system && "
+        f"cat /etc/sslcustomize/policy.toml && {python} -c {fetch}"
+    )
+    result = run_in_overlays(["/etc"], tmp_path / "scratch", [script], timeout=120)
+    assert result.returncode == 0, result.stderr
+    before, *_, after = result.stdout.split("\n")[:-1]
+    assert (before, after) == ("SSLCertVerificationError", "ok")  # no policy yet, then the CA
+    assert 'trust = ["system", "/etc/sslcustomize/ca/corp-root.pem"]' in result.stdout
+    assert not Path("/etc/sslcustomize/ca/corp-root.pem").exists()  # the overlay is gone
