@@ -185,3 +185,15 @@ def test_proxy_selection_rules() -> None:
     assert proxy_for(target, None, {**env, "NO_PROXY": "xcorp.example"}) is not None
     mail = Target(host="mail.corp.example", port=25, starttls="smtp")
     assert proxy_for(mail, None, env) is None  # not HTTP: only --proxy tunnels it
+
+
+def test_pinning_through_an_intercepting_proxy_says_what_it_pins(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, interceptor: LoopbackProxy,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """trust --pin through an inspecting proxy notes that it pins the proxy, and suggests --ca."""
+    _, port = https_server(pki["good"], "localhost")
+    argv = ["trust", "--yes", "--scope", "user", "--proxy", interceptor.url, f"localhost:{port}"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"comes from the proxy {interceptor.url}, not the server" in out

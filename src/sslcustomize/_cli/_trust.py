@@ -287,6 +287,13 @@ def _show(  # noqa: PLR0917 - the parts of one prompt
     if cert.names:
         out.print(f"  names:   {shown(', '.join(cert.names))}")
     out.print(f"  valid:   {cert.not_before} to {cert.not_after}\n  pin:     {cert.pin}")
+    if document["interception"] and not args.ca:
+        # A pin through an inspecting proxy pins the proxy's forged key for this host.
+        out.print(
+            f"[yellow]note:[/] this certificate comes from the proxy {shown(document['proxy'])}"
+            ", not the server: pinning it trusts the proxy for this host; to trust the "
+            "proxy's CA instead, use --ca (this host) or --ca-file (every host)"
+        )
     what = "its CA" if args.ca else "exactly this key"
     out.print(f"Trust {what} for {shown(host_pattern(target))} in {shown(pretty(path))}")
     out.print(f"  {_lifetime(kept)}")
