@@ -147,9 +147,14 @@ def decide(
         return decision
     if today is None:
         raise TypeError("decide() needs today= together with host=")
-    found = find_exception(policy, host, port, today)
+    try:
+        name = normalize_host(host)
+    except ValueError:
+        return decision
+    found = policy.index.lookup(name, port, lambda item: not item.expired(today))
     if found is None:
-        expired = _expired_exception(policy, host, port, today)
+        # Only where no exception applies: the one that would have, had it not expired.
+        expired = policy.index.lookup(name, port, lambda item: item.expired(today))
         return decision if expired is None else replace(decision, expired=expired)
     return Decision(
         mode=found.mode or mode,
@@ -165,25 +170,3 @@ def decide(
         fallback=policy.fallback,
         environment=environment,
     )
-
-
-def find_exception(
-    policy: Policy, host: str, port: int | None, today: dt.date
-) -> HostException | None:
-    """Return the most specific unexpired exception for ``host`` and ``port``."""
-    try:
-        name = normalize_host(host)
-    except ValueError:
-        return None
-    return policy.index.lookup(name, port, lambda item: not item.expired(today))
-
-
-def _expired_exception(
-    policy: Policy, host: str, port: int | None, today: dt.date
-) -> HostException | None:
-    """Return the most specific expired exception for ``host`` and ``port``, if any."""
-    try:
-        name = normalize_host(host)
-    except ValueError:
-        return None
-    return policy.index.lookup(name, port, lambda item: item.expired(today))
