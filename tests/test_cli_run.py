@@ -126,3 +126,25 @@ def test_the_bundle_keeps_the_system_store(
     assert system <= bundle
     assert ssl.PEM_cert_to_DER_cert(pki.root_pem.decode()) in bundle
     assert len(bundle) == len(system) + 1
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_gets_the_extra_ca(
+    pki: _pki.TestPKI, https_server: StartServer, dev_root: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """git (GIT_SSL_CAINFO) gets past TLS with --ca; without it, verification fails."""
+    monkeypatch.setenv("HOME", str(tmp_path))  # no user's git configuration
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    url = https_server(pki["good"], "localhost").url(path="/repo.git")
+    git = ["git", "ls-remote", url]
+    status = main(["run", "--quiet", "--ca", str(dev_root), "--", *git])
+    verified = capfd.readouterr().err
+    assert main(["run", "--quiet", "--", *git]) != 0
+    refused = capfd.readouterr().err
+    # git with GnuTLS (Debian's) or OpenSSL words it differently; either names the failure.
+    failures = ("server certificate verification failed", "SSL certificate problem")
+    assert any(failure in refused for failure in failures)
+    assert "trust.pem" in refused  # GnuTLS names the CAfile: run's bundle, through GIT_SSL_CAINFO
+    assert not any(failure in verified for failure in failures)
+    assert (status, verified) == (0, "")  # past TLS, git accepts what the server answers
