@@ -148,3 +148,23 @@ def test_git_gets_the_extra_ca(
     assert "trust.pem" in refused  # GnuTLS names the CAfile: run's bundle, through GIT_SSL_CAINFO
     assert not any(failure in verified for failure in failures)
     assert (status, verified) == (0, "")  # past TLS, git accepts what the server answers
+
+
+def test_uv_pip_gets_the_extra_ca(
+    pki: _pki.TestPKI, https_server: StartServer, dev_root: Path,
+    capfd: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """uv pip (SSL_CERT_FILE) reaches an index whose CA is the extra CA; without it, refused."""
+    uv = pytest.importorskip("uv").find_uv_bin()
+    index = https_server(pki["good"], "localhost").url(path="/simple")
+    install = [
+        uv, "pip", "install", "--dry-run", "--no-cache", "--python", sys.executable,
+        "--index-url", index, "no-such-package",
+    ]  # fmt: skip
+    main(["run", "--quiet", "--", *install])
+    refused = capfd.readouterr().err
+    main(["run", "--quiet", "--ca", str(dev_root), "--", *install])
+    verified = capfd.readouterr().err
+    assert "invalid peer certificate" in refused
+    assert "invalid peer certificate" not in verified
+    assert "Content-Type" in verified  # past TLS: uv read the server's (plain text) answer
