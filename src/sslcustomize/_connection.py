@@ -21,7 +21,8 @@ from ._der import pin_or_none
 from ._engine import Settings, settings_of
 from ._gate import Gate
 from ._plan import Plan, make_plan
-from ._reasons import explain
+from ._policy import DEFAULT_EXCEPTION_DAYS
+from ._reasons import explain, renewal
 from ._replay import der_chain
 from ._runtime import Runtime, SessionEntry
 from ._state import current_runtime
@@ -182,6 +183,13 @@ def rejection(
             problem = explained
     if verdict.reasons[:1] == ("unknown_issuer",) and decision.ignored_environment:
         fix = _ignored_variables_fix(decision)
+    if decision.expired is not None:
+        # The commonest cause after a date passes: say so where the failure shows.
+        expired = decision.expired
+        fix = renewal(
+            pattern=str(expired.host), origin=str(expired.origin), expired_on=expired.expires,
+            host=host, port=port, starttls=starttls_protocol(), days=DEFAULT_EXCEPTION_DAYS,
+        ) + f"; otherwise: {fix}"  # fmt: skip
     message = (
         f"certificate rejected for {where}: {problem} [{', '.join(verdict.reasons)}] "
         f"under {by}{fallback}. Fix: {fix}."

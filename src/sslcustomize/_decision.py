@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 
-from ._frozen import dataclass
+from ._frozen import dataclass, replace
 from ._hosts import normalize_host
 from ._policy import ContextRule, HostException, Mode, Origin, Policy, TrustSource
 
@@ -42,6 +42,8 @@ class Decision:
         rule: Which rule decided: ``default``, ``context NAME`` or ``exception PATTERN``.
         origin: The file and line of that rule (``None`` for built-in defaults).
         exception: The exception that applied, if any.
+        expired: The exception that would have applied had it not expired (only when none
+            applies), so that a rejection can name it and its renewal.
         fallback: True when the policy files were broken and strict defaults apply.
         environment: The CA-bundle variables this context's clients read (see
             :mod:`._envtrust`); the sources of those ``added`` are in ``trust``.
@@ -57,6 +59,7 @@ class Decision:
     rule: str = "default"
     origin: Origin | None = None
     exception: HostException | None = None
+    expired: HostException | None = None
     fallback: bool = False
     environment: tuple[EnvTrust, ...] = ()
 
@@ -144,9 +147,15 @@ def decide(
         return decision
     if today is None:
         raise TypeError("decide() needs today= together with host=")
-    found = find_exception(policy, host, port, today)
-    if found is None:
+    try:
+        name = normalize_host(host)
+    except ValueError:
         return decision
+    found = policy.index.lookup(name, port, lambda item: not item.expired(today))
+    if found is None:
+        # Only where no exception applies: the one that would have, had it not expired.
+        expired = policy.index.lookup(name, port, lambda item: item.expired(today))
+        return decision if expired is None else replace(decision, expired=expired)
     return Decision(
         mode=found.mode or mode,
         trust=trust,
@@ -161,14 +170,3 @@ def decide(
         fallback=policy.fallback,
         environment=environment,
     )
-
-
-def find_exception(
-    policy: Policy, host: str, port: int | None, today: dt.date
-) -> HostException | None:
-    """Return the most specific unexpired exception for ``host`` and ``port``."""
-    try:
-        name = normalize_host(host)
-    except ValueError:
-        return None
-    return policy.index.lookup(name, port, lambda item: not item.expired(today))

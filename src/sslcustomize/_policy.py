@@ -36,6 +36,7 @@ else:
 
 
 __all__ = [
+    "DEFAULT_EXCEPTION_DAYS",
     "ContextRule",
     "HostException",
     "LayerFile",
@@ -155,6 +156,10 @@ class LayerFile:
     lock: Mapping[str, Origin] = field(default_factory=dict)
 
 
+#: How long an exception added by ``sslcustomize trust`` lives unless told (``exception_days``).
+DEFAULT_EXCEPTION_DAYS = 90
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Policy:
     """The effective policy of the process, with provenance.
@@ -176,6 +181,7 @@ class Policy:
     report_sink: Setting[str] = Setting(value="sqlite")
     report_path: Setting[str | None] = Setting(value=None)
     report_group: Setting[str | None] = Setting(value=None)
+    exception_days: Setting[int] = Setting(value=DEFAULT_EXCEPTION_DAYS)
     exceptions: tuple[HostException, ...] = ()
     contexts: Mapping[str, ContextRule] = field(default_factory=dict)
     locked: Mapping[str, Origin] = field(default_factory=dict)
@@ -378,7 +384,7 @@ def _dotted(key: KeyPath) -> str:
 
 _TOP_KEYS = (
     "version", "mode", "trust", "minimum_tls", "allow_code_opt_out", "lock", "report",
-    "exception", "context",
+    "exception", "context", "exception_days",
 )  # fmt: skip
 _REPORT_KEYS = ("sink", "path", "group")
 _EXCEPTION_KEYS = ("host", "pin", "ca", "check_hostname", "mode", "expires", "reason")
@@ -459,6 +465,13 @@ def _parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
         scalars["allow_code_opt_out"] = reader.setting(allowed, ("allow_code_opt_out",))
     if "report" in data:
         _read_report(reader, data["report"], scalars)
+    if "exception_days" in data:
+        days = data["exception_days"]
+        if not isinstance(days, int) or isinstance(days, bool) or not 0 <= days <= 36500:
+            raise reader.error(
+                ("exception_days",), f"must be a number of days (0 for none), not {days!r}"
+            )
+        scalars["exception_days"] = reader.setting(days, ("exception_days",))
     trust = reader.trust(data["trust"], ("trust",)) if "trust" in data else ()
     lock = _read_lock(reader, data.get("lock"), layer) if "lock" in data else {}
     exceptions = tuple(_read_exceptions(reader, data.get("exception", [])))
@@ -666,6 +679,7 @@ def merge_layers(layers: list[LayerFile]) -> Policy:
         report_sink=scalars.get("report_sink", defaults.report_sink),
         report_path=scalars.get("report_path", defaults.report_path),
         report_group=scalars.get("report_group", defaults.report_group),
+        exception_days=scalars.get("exception_days", defaults.exception_days),
         trust=tuple(trust) if trust_set else SYSTEM_TRUST,
         exceptions=tuple(e for e in exceptions if e is not None),
         contexts=contexts,

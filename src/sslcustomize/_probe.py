@@ -7,17 +7,29 @@ sent after the handshake.
 
 from __future__ import annotations
 
+import base64
+import os
 import socket
 import ssl
-from dataclasses import dataclass
-from urllib.parse import urlsplit
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
 
 from ._hosts import parse_address
 from ._reasons import STARTTLS_PORTS
 from ._replay import der_chain
 from .exceptions import SSLCustomizeError
 
-__all__ = ["STARTTLS_PORTS", "ProbeError", "Target", "fetch_chain", "parse_target"]
+__all__ = [
+    "STARTTLS_PORTS",
+    "ProbeError",
+    "Proxy",
+    "Target",
+    "fetch_chain",
+    "parse_proxy",
+    "parse_target",
+    "proxy_for",
+]
 
 # Implicit-TLS URL schemes and their default ports.
 SCHEMES = {"https": 443, "smtps": 465, "imaps": 993, "pop3s": 995, "ftps": 990, "ldaps": 636}
@@ -193,8 +205,234 @@ def _plain_text_hint(target: Target, timeout: float) -> str:
     )
 
 
-def fetch_chain(target: Target, *, timeout: float = 10.0) -> tuple[tuple[bytes, ...], str]:
+# --- Proxies: HTTP CONNECT and SOCKS5 tunnels, as the clients behind them connect -----------
+
+_PROXY_SCHEMES = {"http": 8080, "socks5": 1080, "socks5h": 1080}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Proxy:
+    """A proxy to tunnel through: ``http`` (CONNECT), ``socks5`` or ``socks5h``.
+
+    With ``socks5h`` the proxy resolves the server's name; with ``socks5``, this side does.
+    """
+
+    scheme: str
+    host: str
+    port: int
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    def __str__(self) -> str:
+        """Return the proxy's URL without its credentials."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}:{self.port}"
+
+
+def parse_proxy(text: str) -> Proxy:
+    """Parse ``http://[user:pass@]host:port``, ``socks5://...`` or ``socks5h://...``.
+
+    Raises:
+        ValueError: Not a proxy URL this can use; the message says what is.
+    """
+    parts = urlsplit(text if "://" in text else f"http://{text}")
+    scheme = parts.scheme.lower()
+    if scheme not in _PROXY_SCHEMES:
+        raise ValueError(
+            f"proxy {text!r}: use http://HOST:PORT (CONNECT), socks5://HOST:PORT or "
+            "socks5h://HOST:PORT"
+        )
+    if not parts.hostname:
+        raise ValueError(f"proxy {text!r}: no host")
+    try:
+        port = parts.port or _PROXY_SCHEMES[scheme]
+    except ValueError:
+        raise ValueError(f"proxy {text!r}: bad port") from None
+    return Proxy(
+        scheme=scheme,
+        host=parts.hostname,
+        port=port,
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else None,
+    )
+
+
+def proxy_for(
+    target: Target, explicit: str | None, environ: Mapping[str, str] | None = None
+) -> Proxy | None:
+    """Return the proxy to reach ``target`` through, as curl and Python's clients pick it.
+
+    ``explicit`` (``--proxy``) wins; ``""`` means none. Otherwise, for a target that speaks
+    TLS first, ``https_proxy``/``HTTPS_PROXY`` (else ``all_proxy``/``ALL_PROXY``) unless
+    ``no_proxy``/``NO_PROXY`` names the host. STARTTLS protocols are not HTTP: only
+    ``--proxy`` tunnels them.
+
+    Raises:
+        ValueError: The proxy URL cannot be used.
+    """
+    if explicit is not None:
+        return parse_proxy(explicit) if explicit.strip() else None
+    if target.starttls:
+        return None
+    environ = os.environ if environ is None else environ
+    url = next(
+        (
+            environ[name]
+            for name in ("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")
+            if environ.get(name, "").strip()
+        ),
+        None,
+    )
+    if url is None or _bypassed(target, environ):
+        return None
+    return parse_proxy(url.strip())
+
+
+def _bypassed(target: Target, environ: Mapping[str, str]) -> bool:
+    """Tell whether ``no_proxy`` names the target, as curl and urllib read it.
+
+    Entries: ``*``, a name or a parent domain (``.corp.example`` or ``corp.example``), an
+    address, each with an optional ``:port``.
+    """
+    listed = environ.get("no_proxy") or environ.get("NO_PROXY") or ""
+    host = target.host.lower().strip("[]")
+    for raw in listed.split(","):
+        entry = raw.strip().lower()
+        if not entry:
+            continue
+        if entry == "*":
+            return True
+        name, port = entry, None
+        if entry.startswith("["):
+            name, _, rest = entry[1:].partition("]")
+            port = rest.removeprefix(":") or None
+        elif entry.count(":") == 1:
+            name, _, port = entry.partition(":")
+        if port is not None and port != str(target.port):
+            continue
+        name = name.lstrip(".")
+        if host == name or host.endswith("." + name):
+            return True
+    return False
+
+
+def _connect_proxy(proxy: Proxy, timeout: float) -> socket.socket:
+    try:
+        return socket.create_connection((proxy.host, proxy.port), timeout=timeout)
+    except socket.gaierror as error:
+        raise ProbeError(f"cannot resolve the proxy {proxy}: {error.strerror}") from None
+    except ConnectionRefusedError:
+        raise ProbeError(f"connection to the proxy {proxy} refused") from None
+    except TimeoutError:
+        raise ProbeError(f"no answer from the proxy {proxy} within {timeout:g} s") from None
+    except OSError as error:
+        raise ProbeError(
+            f"cannot connect to the proxy {proxy}: {error.strerror or error}"
+        ) from None
+
+
+def _http_connect(sock: socket.socket, proxy: Proxy, target: Target) -> None:
+    """Ask an HTTP proxy for a tunnel (RFC 9110 CONNECT); nothing of TLS is sent before 200."""
+    authority = str(target)
+    request = f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n"
+    if proxy.username is not None:
+        credentials = f"{proxy.username}:{proxy.password or ''}".encode()
+        request += f"Proxy-Authorization: Basic {base64.b64encode(credentials).decode()}\r\n"
+    sock.sendall((request + "\r\n").encode("latin-1"))
+    lines = _Lines(sock)
+    try:
+        status = lines.line()
+        while lines.line():
+            pass
+    except ProbeError:
+        raise ProbeError(f"the proxy {proxy} closed the connection after CONNECT") from None
+    words = status.split(" ", 2)
+    if len(words) < 2 or not words[0].startswith("HTTP/") or words[1] != "200":
+        raise ProbeError(f"the proxy {proxy} refused CONNECT {authority}: {status[:80]!r}")
+    if lines.buffer:
+        raise ProbeError(f"the proxy {proxy} sent data before the TLS handshake")
+
+
+def _recv_exactly(sock: socket.socket, count: int, proxy: Proxy) -> bytes:
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            raise ProbeError(f"the SOCKS proxy {proxy} closed the connection")
+        data += chunk
+    return data
+
+
+_SOCKS_ERRORS = {
+    1: "general failure", 2: "not allowed by its rules", 3: "network unreachable",
+    4: "host unreachable", 5: "connection refused", 6: "TTL expired",
+    7: "command not supported", 8: "address type not supported",
+}  # fmt: skip
+
+
+def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target) -> None:
+    """Ask a SOCKS5 proxy for a tunnel (RFC 1928; user and password, RFC 1929)."""
+    methods = b"\x00\x02" if proxy.username is not None else b"\x00"
+    sock.sendall(b"\x05" + bytes([len(methods)]) + methods)
+    version, method = _recv_exactly(sock, 2, proxy)
+    if version != 5 or method not in methods:
+        raise ProbeError(f"the SOCKS proxy {proxy} accepts none of our methods")
+    if method == 2:
+        user = (proxy.username or "").encode()[:255]
+        password = (proxy.password or "").encode()[:255]
+        sock.sendall(b"\x01" + bytes([len(user)]) + user + bytes([len(password)]) + password)
+        if _recv_exactly(sock, 2, proxy)[1] != 0:
+            raise ProbeError(f"the SOCKS proxy {proxy} refused the user name and password")
+    address = parse_address(target.host)
+    if address is None and proxy.scheme == "socks5":  # resolved here, as PySocks' socks5:// does
+        try:
+            resolved = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
+        except socket.gaierror as error:
+            raise ProbeError(f"cannot resolve {target.host}: {error.strerror}") from None
+        address = parse_address(str(resolved[0][4][0]).partition("%")[0])
+    if address is None:
+        name = target.host.encode("idna")
+        destination = b"\x03" + bytes([len(name)]) + name
+    else:
+        destination = (b"\x01" if address.version == 4 else b"\x04") + address.packed
+    sock.sendall(b"\x05\x01\x00" + destination + target.port.to_bytes(2, "big"))
+    reply = _recv_exactly(sock, 4, proxy)
+    if reply[1] != 0:
+        why = _SOCKS_ERRORS.get(reply[1], f"error {reply[1]}")
+        raise ProbeError(f"the SOCKS proxy {proxy} could not connect to {target}: {why}")
+    kind = reply[3]
+    rest = {1: 4, 4: 16}.get(kind)
+    length = rest if rest is not None else _recv_exactly(sock, 1, proxy)[0]
+    _recv_exactly(sock, length + 2, proxy)
+
+
+def _tunnel(target: Target, proxy: Proxy, timeout: float) -> socket.socket:
+    """Return a socket tunnelled to ``target`` through ``proxy``."""
+    sock = _connect_proxy(proxy, timeout)
+    try:
+        if proxy.scheme == "http":
+            _http_connect(sock, proxy, target)
+        else:
+            _socks5_connect(sock, proxy, target)
+    except TimeoutError:
+        sock.close()
+        raise ProbeError(f"no answer from the proxy {proxy} within {timeout:g} s") from None
+    except OSError as error:
+        sock.close()
+        raise ProbeError(f"the proxy {proxy} failed: {error.strerror or error}") from None
+    except ProbeError:
+        sock.close()
+        raise
+    return sock
+
+
+def fetch_chain(
+    target: Target, *, timeout: float = 10.0, proxy: Proxy | None = None
+) -> tuple[tuple[bytes, ...], str]:
     """Connect to ``target`` and return the chain it sends (DER, leaf first) and TLS version.
+
+    Through ``proxy`` the chain is the one the proxy presents: the server's through a plain
+    tunnel, the proxy's own through one that intercepts TLS.
 
     Raises:
         ProbeError: The server could not be reached or did not complete a TLS handshake.
@@ -206,7 +444,12 @@ def fetch_chain(target: Target, *, timeout: float = 10.0) -> tuple[tuple[bytes, 
     # SNI carries names only, never addresses (RFC 6066).
     server_hostname = None if parse_address(target.host) is not None else target.host
     try:
-        with socket.create_connection((target.host, target.port), timeout=timeout) as sock:
+        opened = (
+            _tunnel(target, proxy, timeout)
+            if proxy is not None
+            else socket.create_connection((target.host, target.port), timeout=timeout)
+        )
+        with opened as sock:
             if target.starttls:
                 _starttls(sock, target.starttls)
             with context.wrap_socket(sock, server_hostname=server_hostname) as tls:
@@ -220,7 +463,9 @@ def fetch_chain(target: Target, *, timeout: float = 10.0) -> tuple[tuple[bytes, 
         raise ProbeError(f"no answer from {target} within {timeout:g} s") from None
     except ssl.SSLError as error:
         reason = error.reason or str(error)
-        hint = "" if target.starttls else _plain_text_hint(target, timeout)
+        hint = "" if target.starttls or proxy is not None else _plain_text_hint(target, timeout)
+        if proxy is not None:
+            hint = f" (through the proxy {proxy})"
         raise ProbeError(f"TLS handshake with {target} failed: {reason}{hint}") from None
     except OSError as error:
         raise ProbeError(f"cannot connect to {target}: {error.strerror or error}") from None

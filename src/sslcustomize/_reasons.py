@@ -11,6 +11,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from ._der import CertificateFacts, DERError, parse_certificate
+from ._escape import visible
 from ._frozen import dataclass
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "explain",
     "fix_for_record",
     "reasons_for_code",
+    "renewal",
     "target_text",
     "trust_command",
 ]
@@ -74,7 +76,12 @@ def target_text(host: str, port: int | None, starttls: str | None = None) -> str
 
 
 def trust_command(
-    host: str | None, port: int | None, *, starttls: str | None = None, ca: bool = False
+    host: str | None,
+    port: int | None,
+    *,
+    starttls: str | None = None,
+    ca: bool = False,
+    days: int | None = None,
 ) -> str:
     """Return the ``sslcustomize trust`` command that, pasted, trusts this server.
 
@@ -84,14 +91,38 @@ def trust_command(
         starttls: The STARTTLS protocol the client spoke before TLS (``smtp``, ``imap``,
             ``pop3``, ``ftp``), so that the command fetches the certificate the same way.
         ca: Trust the CA the server sends instead of pinning its key.
+        days: Give the exception this many days (``--days N``).
     """
     words = ["sslcustomize", "trust"]
     if ca:
         words.append("--ca")
+    if days is not None:
+        words += ["--days", str(days)]
     if starttls:
         words += ["--starttls", starttls]
     words.append(target_text(host, port, starttls) if host else "HOST")
     return " ".join(words)
+
+
+def renewal(
+    *,
+    pattern: str,
+    origin: str,
+    expired_on: dt.date | None,
+    host: str | None,
+    port: int | None,
+    starttls: str | None = None,
+    days: int,
+) -> str:
+    """Name an expired exception that would have applied, and the command that renews it.
+
+    ``sslcustomize trust --days N HOST`` keeps the reason of the exception it replaces.
+    """
+    command = trust_command(host, port, starttls=starttls, days=days)
+    return (
+        f"the exception for {visible(pattern)} ({visible(origin)}) expired on {expired_on}: "
+        f"if it is still wanted, renew it with {command} (it keeps its reason)"
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -283,10 +314,11 @@ def _explain(  # noqa: PLR0917 - the fields of one sentence
         "not_after": leaf.not_after,
         "not_before": leaf.not_before,
         "now": now,
-        "names": ", ".join(leaf.names) or "no names",
-        "host": host,
-        "subject": leaf.subject.short(),
-        "top_issuer": certs[-1].issuer.short(),
+        # The certificate's words are the server's (a MITM's too): escaped, never obeyed.
+        "names": visible(", ".join(leaf.names)) or "no names",
+        "host": visible(host),
+        "subject": visible(leaf.subject.short()),
+        "top_issuer": visible(certs[-1].issuer.short()),
         # `trust --ca` needs the CA among what the server sends; otherwise pin the server.
         "for_this_host": (
             f"for this host only: {commands.ca}"
@@ -295,7 +327,7 @@ def _explain(  # noqa: PLR0917 - the fields of one sentence
             f"{commands.pin}"
         ),
         "pin_command": commands.pin,
-        "message": message,
+        "message": visible(message),
     }
     problem, fix = _EXPLANATIONS.get(reason, _EXPLANATIONS["invalid"])
     return problem.format(**fields), fix.format(**fields)

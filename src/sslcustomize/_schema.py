@@ -89,6 +89,13 @@ def policy_schema() -> dict[str, Any]:
             "trust": trust,
             "minimum_tls": minimum_tls,
             "allow_code_opt_out": opt_out,
+            "exception_days": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 36500,
+                "description": "days an exception added by `sslcustomize trust` lives unless "
+                "told (--days, --expires); 0 for no expiry",
+            },
             "lock": {
                 "type": "array",
                 "items": {"enum": list(LOCKABLE)},

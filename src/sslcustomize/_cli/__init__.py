@@ -8,9 +8,11 @@ Exit status: 0 ok, 1 a verdict of failure (rejected host, findings), 2 usage or 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
@@ -107,9 +109,47 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+# What the commands import beyond the standard library (the hook needs none of it). A Python
+# reached by `enable --scope system` runs the hook without them: `python -m sslcustomize`
+# there must say where the command line lives, not end in a traceback.
+_CLI_DEPENDENCIES = frozenset({"rich", "tomlkit", "platformdirs", "cryptography", "ahocorasick_rs"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit status."""
     return _dispatch(argv)[0]
+
+
+def _missing_dependency(name: str) -> int:
+    sys.stderr.write(
+        f"sslcustomize: the command line needs {name}, which this Python ({sys.executable}) "
+        "does not have: run the `sslcustomize` command of the environment it was installed "
+        "in, or install it here "
+        f"with {sys.executable} -m pip install sslcustomize\n"
+    )
+    return EXIT_USAGE
+
+
+def _show_warning(  # noqa: PLR0917 - warnings.showwarning's signature
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """Print the package's own warnings as one line each, without Python's file and source."""
+    from ..exceptions import SSLCustomizeWarning  # noqa: PLC0415 - loaded by the commands
+
+    if not issubclass(category, SSLCustomizeWarning):
+        _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
+        return
+    stream = file if file is not None else sys.stderr
+    with contextlib.suppress(OSError, ValueError):  # stderr closed: say nothing, as Python
+        stream.write(f"sslcustomize: warning: {message}\n")
+
+
+_PYTHON_SHOWWARNING = warnings.showwarning
 
 
 def _dispatch(argv: Sequence[str] | None) -> tuple[int, argparse.Namespace | None]:
@@ -124,18 +164,25 @@ def _dispatch(argv: Sequence[str] | None) -> tuple[int, argparse.Namespace | Non
     # The first word that is not an option names the command (the top level has no option
     # that takes a value); anything else (help, a typo) gets every command.
     chosen = next((a for a in arguments if not a.startswith("-")), None)
-    parser = build_parser(chosen)
-    args = parser.parse_args(arguments)
-    handler = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return EXIT_USAGE, None
-    try:
-        status = int(handler(args))
-    except KeyboardInterrupt:
-        return 130, None
-    except BrokenPipeError:
-        return _reader_gone(), None
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            parser = build_parser(chosen)
+            args = parser.parse_args(arguments)
+            handler = getattr(args, "handler", None)
+            if handler is None:
+                parser.print_help()
+                return EXIT_USAGE, None
+            status = int(handler(args))
+        except ModuleNotFoundError as error:
+            missing = (error.name or "").partition(".")[0]
+            if missing not in _CLI_DEPENDENCIES:
+                raise
+            return _missing_dependency(missing), None
+        except KeyboardInterrupt:
+            return 130, None
+        except BrokenPipeError:
+            return _reader_gone(), None
     return status, args if getattr(args, "quick_exit", False) else None
 
 

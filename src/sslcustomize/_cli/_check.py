@@ -12,16 +12,25 @@ from .._contexts import policy_context
 from .._decision import Decision, decide
 from .._envtrust import EnvTrust
 from .._frozen import replace
-from .._policy import Policy
-from .._probe import STARTTLS_PORTS, ProbeError, Target, fetch_chain, parse_target
-from .._reasons import explain
+from .._policy import DEFAULT_EXCEPTION_DAYS, Policy
+from .._probe import (
+    STARTTLS_PORTS,
+    ProbeError,
+    Proxy,
+    Target,
+    fetch_chain,
+    parse_target,
+    proxy_for,
+)
+from .._reasons import explain, renewal, trust_command
 from .._seen import load_sightings, missing_intermediate, report_file
 from .._state import current_policy
 from .._verify import Check
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from ._escape import shown
 from ._output import console, fail, print_json
 
-__all__ = ["environment_entry", "inspect_target", "register"]
+__all__ = ["add_proxy", "environment_entry", "inspect_target", "register"]
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,12 +49,24 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument("--context", metavar="NAME", help="check as this named context would")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
+    add_proxy(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
 
 
+def add_proxy(parser: argparse.ArgumentParser) -> None:
+    """Add ``--proxy`` to a command that connects (check, trust, scan)."""
+    parser.add_argument(
+        "--proxy",
+        metavar="URL",
+        help="connect through this proxy: http://HOST:PORT (CONNECT), socks5://HOST:PORT or "
+        "socks5h://HOST:PORT (the proxy resolves names); '' for none (default: HTTPS_PROXY, "
+        "else ALL_PROXY, unless NO_PROXY names the host)",
+    )
+
+
 def inspect_target(
-    target: Target, context: str | None, timeout: float
+    target: Target, context: str | None, timeout: float, proxy: Proxy | None = None
 ) -> tuple[dict[str, Any], bool, tuple[bytes, ...]]:
     """Fetch and judge ``target``: the JSON-ready document, whether it verified, the chain.
 
@@ -55,7 +76,7 @@ def inspect_target(
     policy = current_policy()
     today = dt.datetime.now(dt.timezone.utc).date()
     decision = decide(policy, host=target.host, port=target.port, context=context, today=today)
-    chain, version = fetch_chain(target, timeout=timeout)
+    chain, version = fetch_chain(target, timeout=timeout, proxy=proxy)
     name = context or "sslcustomize.check"
     # Verify with the very settings a client's policy context has (3.13's strict flags too).
     reference = policy_context(name)
@@ -72,8 +93,11 @@ def inspect_target(
     )
     clients = _client_verdicts(policy, plan, chain, target, today)
     exception = decision.exception
+    reasons = [problem.reason for problem in analysis.problems]
     document = {
         "target": str(target),
+        "proxy": str(proxy) if proxy else None,
+        "interception": _interception(proxy, target, chain, reasons),
         "host": target.host,
         "port": target.port,
         "starttls": target.starttls,
@@ -83,9 +107,10 @@ def inspect_target(
         "origin": str(decision.origin) if decision.origin else None,
         "mode": decision.mode,
         "expires": exception.expires.isoformat() if exception and exception.expires else None,
+        "expired_exception": _expired(decision, target, policy),
         "policy_errors": [str(error) for error in policy.errors],
         "verdict": "verified" if analysis.verified else "rejected",
-        "reasons": [problem.reason for problem in analysis.problems],
+        "reasons": reasons,
         "problems": [dataclasses.asdict(problem) for problem in analysis.problems],
         "notes": list(analysis.notes) + [entry.describe() for entry in _ignored(decision)],
         "environment": [environment_entry(e) for e in policy.environment],
@@ -93,6 +118,63 @@ def inspect_target(
         "chain": [dataclasses.asdict(describe(der)) for der in chain],
     }
     return document, analysis.verified, chain
+
+
+def _expired(decision: Decision, target: Target, policy: Policy) -> dict[str, Any] | None:
+    """The expired exception that would have applied, and the command that renews it."""
+    expired = decision.expired
+    if expired is None:
+        return None
+    days = policy.exception_days.value or DEFAULT_EXCEPTION_DAYS
+    return {
+        "host": str(expired.host),
+        "origin": str(expired.origin),
+        "expires": expired.expires.isoformat() if expired.expires else None,
+        "reason": expired.reason,
+        "renew": trust_command(target.host, target.port, starttls=target.starttls, days=days),
+        "advice": renewal(
+            pattern=str(expired.host), origin=str(expired.origin), expired_on=expired.expires,
+            host=target.host, port=target.port, starttls=target.starttls, days=days,
+        ),
+    }  # fmt: skip
+
+
+# What an intercepting proxy's own CA looks like to a client that does not trust it.
+_INTERCEPTED = ("unknown_issuer", "self_signed", "incomplete_chain")
+
+
+def _interception(
+    proxy: Proxy | None, target: Target, chain: tuple[bytes, ...], reasons: list[str]
+) -> dict[str, Any] | None:
+    """Say what a chain that came through a proxy and fails for want of an issuer means.
+
+    A TLS-inspecting proxy presents, for every host, a certificate it issued with its own CA;
+    a tunnelling proxy presents the server's. An untrusted issuer through a proxy is the
+    signature of the first: name that CA and how to trust it, for one host or for all.
+    """
+    if proxy is None or not any(reason in _INTERCEPTED for reason in reasons):
+        return None
+    top = describe(chain[-1])
+    issuer = top.subject if top.self_issued else top.issuer
+    sent = top.self_issued and len(chain) > 1
+    host_only = f"sslcustomize trust --ca --proxy {proxy} {target}" if sent else None
+    every = "sslcustomize trust --ca-file PROXY-CA.pem"
+    advice = (
+        f"the chain came through the proxy {proxy} and is issued by '{issuer}', which the "
+        "policy does not trust: a proxy that intercepts TLS presents certificates of its own "
+        "CA, not the server's. If it is your organisation's inspection proxy, get its CA "
+        "certificate from IT and trust it for the proxied hosts: "
+        + (f"{host_only} (this host), or " if host_only else "")
+        + f"{every} (every host); if it is not, someone is intercepting this connection"
+    )
+    return {
+        "proxy": str(proxy),
+        "issuer": issuer,
+        "ca_sent": sent,
+        "trust_host": host_only,
+        "trust_every_host": every,
+        "advice": advice,
+    }
 
 
 def _seen_intermediate(
@@ -171,12 +253,13 @@ def run(args: argparse.Namespace) -> int:
     """Check the target and print the result."""
     try:
         target = parse_target(args.target, args.starttls)
+        proxy = proxy_for(target, args.proxy)
     except ValueError as error:
-        return fail(str(error))
+        return fail(str(error), as_json=args.json)
     try:
-        document, verified, _ = inspect_target(target, args.context, args.timeout)
+        document, verified, _ = inspect_target(target, args.context, args.timeout, proxy)
     except ProbeError as error:
-        return fail(f"could not check {target}: {error}", EXIT_USAGE)
+        return fail(f"could not check {target}: {error}", EXIT_USAGE, as_json=args.json)
     if args.json:
         print_json(document)
     else:
@@ -186,47 +269,56 @@ def run(args: argparse.Namespace) -> int:
 
 def render(document: dict[str, Any]) -> None:
     """Print a check result for a person."""
-    from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
-    from rich.tree import Tree  # noqa: PLC0415
+    from rich.tree import Tree  # noqa: PLC0415 - rich only for the CLI
 
     out = console()
     via = f" (STARTTLS {document['starttls']})" if document["starttls"] else ""
-    tree = Tree(f"[bold]{escape(document['target'])}[/]{via} {document['tls_version']}")
+    via += f" through the proxy {shown(document['proxy'])}" if document["proxy"] else ""
+    tree = Tree(f"[bold]{shown(document['target'])}[/]{via} {document['tls_version']}")
     node = tree
     for index, cert in enumerate(document["chain"]):
         label = "leaf" if index == 0 else f"#{index}"
-        node = node.add(f"[bold]{escape(cert['subject'] or '(empty subject)')}[/] ({label})")
-        node.add(f"issuer: {escape(cert['issuer'])}")
+        node = node.add(f"[bold]{shown(cert['subject'] or '(empty subject)')}[/] ({label})")
+        node.add(f"issuer: {shown(cert['issuer'])}")
         node.add(f"valid: {cert['not_before']} to {cert['not_after']}")
         node.add(f"key: {cert['key']}, signature: {cert['signature_algorithm']}")
         if cert["names"]:
-            node.add(f"names: {escape(', '.join(cert['names']))}")
+            node.add(f"names: {shown(', '.join(cert['names']))}")
         node.add(f"pin: {cert['pin']}")
         node.add(f"sha256: {cert['sha256']}")
     out.print(tree)
     origin = f" ({document['origin']})" if document["origin"] else ""
     expires = f", expires {document['expires']}" if document["expires"] else ""
-    out.print(f"rule: {escape(document['rule'])}{escape(origin)}, mode {document['mode']}{expires}")
+    out.print(f"rule: {shown(document['rule'])}{shown(origin)}, mode {document['mode']}{expires}")
+    if document["expired_exception"]:
+        out.print(f"[yellow]expired exception:[/] {shown(document['expired_exception']['advice'])}")
     for error in document["policy_errors"]:
-        out.print(f"[red]policy error:[/] {escape(error)} (strict defaults apply)")
+        out.print(f"[red]policy error:[/] {shown(error)} (strict defaults apply)")
     others = " for other clients" if document["clients"] else ""
     if document["verdict"] == "verified":
         out.print(f"[green bold]verified[/]{others}")
     else:
         out.print(f"[red bold]rejected[/]{others}: {', '.join(document['reasons'])}")
         for problem in document["problems"]:
-            out.print(f"  [red]{problem['reason']}[/]: {escape(problem['problem'])}")
-            out.print(f"    fix: {escape(problem['fix'])}")
+            out.print(f"  [red]{problem['reason']}[/]: {shown(problem['problem'])}")
+            out.print(f"    fix: {shown(problem['fix'])}")
+    _render_after(out, document)
+
+
+def _render_after(out: Any, document: dict[str, Any]) -> None:
+    """Print the verdicts per client, the notes, and what an intercepting proxy means."""
     for row in document["clients"]:
         because = f" ({', '.join(row['variables'])})" if row["variables"] else ""
         if row["verdict"] == "verified":
-            out.print(f"[green bold]verified[/] for {escape(row['client'])}{escape(because)}")
+            out.print(f"[green bold]verified[/] for {shown(row['client'])}{shown(because)}")
         else:
             reasons = ", ".join(row["reasons"])
             out.print(
-                f"[red bold]rejected[/] for {escape(row['client'])}{escape(because)}: {reasons}"
+                f"[red bold]rejected[/] for {shown(row['client'])}{shown(because)}: {reasons}"
             )
         for note in row["notes"]:
-            out.print(f"  [yellow]note:[/] {escape(note)}")
+            out.print(f"  [yellow]note:[/] {shown(note)}")
     for note in document["notes"]:
-        out.print(f"[yellow]note:[/] {escape(note)}")
+        out.print(f"[yellow]note:[/] {shown(note)}")
+    if document["interception"]:
+        out.print(f"[red bold]interception:[/] {shown(document['interception']['advice'])}")

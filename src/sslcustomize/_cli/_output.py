@@ -7,6 +7,8 @@ import os
 import sys
 from typing import Any
 
+from .._escape import visible
+
 __all__ = ["JSON_VERSION", "console", "fail", "plain", "print_json"]
 
 JSON_VERSION = 1
@@ -39,7 +41,15 @@ def console() -> Any:
     return Console(highlight=False, soft_wrap=True, width=width)
 
 
-def fail(message: str, code: int = 2) -> int:
-    """Print ``sslcustomize: message`` on stderr and return ``code``."""
-    sys.stderr.write(f"sslcustomize: {message}\n")
+def fail(message: str, code: int = 2, *, as_json: bool = False) -> int:
+    """Print ``sslcustomize: message`` on stderr and return ``code``.
+
+    With ``as_json`` (the command was given ``--json``), stdout also gets a JSON document
+    ``{"version": 1, "error": {"message": ..., "exit": code}}``, so that a program reading
+    the output gets JSON whether the command succeeded or not.
+    """
+    # Errors quote servers (a greeting, a proxy's answer): never a control character raw.
+    sys.stderr.write(f"sslcustomize: {visible(message)}\n")
+    if as_json:
+        print_json({"error": {"message": message, "exit": code}})
     return code

@@ -98,6 +98,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         return fail(str(error))
     if not os.path.exists(path):
+        if args.path:  # named on purpose: a typo must not read as "nothing to report"
+            return fail(
+                f"--path {path}: no such file (without --path, report reads the policy's "
+                "report file)",
+                as_json=args.json,
+            )
         records: list[dict[str, Any]] = []
     else:
         try:
@@ -118,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
             atomic_write(args.html, _html(groups, records, path))
         except OSError as error:
             return fail(f"cannot write {args.html}: {error.strerror or error}")
+        sys.stderr.write(f"sslcustomize: wrote {os.path.abspath(args.html)}\n")
     dropped = dropped_records(path)
     if args.json:
         print_json({"source": path, "records": len(records), "dropped": dropped, "hosts": groups})

@@ -10,8 +10,10 @@ import sys
 import tempfile
 
 from .._paths import ENV_POLICY, process_policy_paths
-from .._policy import load_policy, policy_files
+from .._policy import Policy, load_policy, policy_files
+from .._trust import TrustError
 from . import EXIT_USAGE
+from ._bundle import BUNDLE_VARIABLES, Bundle, write_bundle
 from ._output import fail
 
 __all__ = ["register"]
@@ -23,8 +25,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "run",
         help="run a program under the policy without enabling anything",
         description="Run COMMAND with the policy applied to it and to the Python programs it "
-        "starts (through SSLCUSTOMIZE_POLICY). The programs' Python must have sslcustomize "
-        "installed.",
+        "starts (through SSLCUSTOMIZE_POLICY; their Python must have sslcustomize). Programs "
+        "it cannot hook (curl, git, node, a Python without sslcustomize) get the policy's "
+        "trust: SSL_CERT_FILE, CURL_CA_BUNDLE, GIT_SSL_CAINFO, NODE_EXTRA_CA_CERTS and "
+        "REQUESTS_CA_BUNDLE name one bundle of every anchor the policy trusts (the system "
+        "store included), never the extra CAs alone.",
     )
     parser.add_argument("--policy", metavar="FILE", help="use FILE as the process layer")
     parser.add_argument("--mode", choices=("enforce", "report"), help="override the mode")
@@ -34,6 +39,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="append",
         default=[],
         help="also trust this CA bundle (adds to the policy's trust, never replaces it)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="do not say which programs get what (on stderr)"
     )
     parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     parser.set_defaults(handler=run)
@@ -77,9 +85,44 @@ def run(args: argparse.Namespace) -> int:
             file.write(_overrides(args, files))
         env = dict(os.environ)
         env[ENV_POLICY] = os.pathsep.join([*process, overrides])
+        policy = load_policy([*files, ("process", overrides, True)])
+        try:
+            bundle = write_bundle(policy, os.path.join(directory, "trust.pem"))
+        except (TrustError, OSError) as error:
+            bundle = None
+            sys.stderr.write(
+                f"sslcustomize run: programs that sslcustomize cannot hook keep their own "
+                f"trust: the policy's could not be written as one bundle ({error})\n"
+            )
+        if bundle is not None:
+            env.update(dict.fromkeys(BUNDLE_VARIABLES, bundle.path))
+            if not args.quiet:
+                sys.stderr.write(_announcement(bundle, policy))
         try:
             return subprocess.call(command, env=env)  # noqa: S603 - the user's own command
         except OSError as error:
             return fail(f"cannot run {command[0]}: {error.strerror}")
         finally:
             sys.stdout.flush()
+
+
+def _announcement(bundle: Bundle, policy: Policy) -> str:
+    """Say once which children get the whole policy and which only its trust."""
+    locked = (
+        " (under the system lock on trust, sslcustomize-hooked programs ignore these variables "
+        "and say so)"
+        if "trust" in policy.locked
+        else ""
+    )
+    return (
+        "sslcustomize run: Python programs with sslcustomize run under the full policy; other "
+        f"programs (curl, git, node, Pythons without it) get only its trust, "
+        f"{bundle.count} anchors{_made_of(bundle)} through "
+        f"{', '.join(BUNDLE_VARIABLES)}{locked}\n"
+    )
+
+
+def _made_of(bundle: Bundle) -> str:
+    if bundle.extra == bundle.count:
+        return ""
+    return f" (the system store and {bundle.extra} more)" if bundle.extra else " (the system store)"

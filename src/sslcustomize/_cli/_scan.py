@@ -8,9 +8,10 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .._probe import STARTTLS_PORTS, ProbeError, parse_target
+from .._probe import STARTTLS_PORTS, ProbeError, parse_target, proxy_for
 from . import EXIT_FAILURE, EXIT_OK
-from ._check import inspect_target
+from ._check import add_proxy, inspect_target
+from ._escape import shown, visible
 from ._output import console, fail, print_json
 
 __all__ = ["register"]
@@ -31,6 +32,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--timeout", type=float, default=10.0, help="seconds per target (default 10)"
     )
+    add_proxy(parser)
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print a JSON document")
     output.add_argument("--csv", action="store_true", help="print CSV")
@@ -58,7 +60,9 @@ def _scan_one(target_text: str, protocol: str | None, args: argparse.Namespace) 
     row: dict[str, Any] = {"target": target_text, "starttls": protocol}
     try:
         target = parse_target(target_text, protocol)
-        document, _, _ = inspect_target(target, args.context, args.timeout)
+        document, _, _ = inspect_target(
+            target, args.context, args.timeout, proxy_for(target, args.proxy)
+        )
     except (ValueError, ProbeError) as error:
         return {
             **row, "verdict": "error", "reasons": [], "rule": None, "error": str(error),
@@ -80,8 +84,10 @@ def run(args: argparse.Namespace) -> int:
     """Scan every target and print the results."""
     try:
         targets = _read_targets(args.file)
-    except (OSError, ValueError) as error:
-        return fail(str(error))
+    except OSError as error:
+        return fail(f"cannot read {args.file}: {error.strerror or error}", as_json=args.json)
+    except ValueError as error:
+        return fail(str(error), as_json=args.json)
     rows = _scan_all(targets, args)
     if args.json:
         print_json({"results": rows})
@@ -91,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
         writer.writerow(columns)
         for row in rows:
             cells = {**row, "reasons": " ".join(row["reasons"])}
-            writer.writerow(["" if cells[c] is None else cells[c] for c in columns])
+            # A server's words (an error text) never reach a terminal that shows the CSV raw.
+            writer.writerow(["" if cells[c] is None else visible(str(cells[c])) for c in columns])
     else:
         _render(rows)
     return EXIT_OK if all(row["verdict"] == "verified" for row in rows) else EXIT_FAILURE
@@ -115,7 +122,6 @@ def _scan_all(
 
 
 def _render(rows: list[dict[str, Any]]) -> None:
-    from rich.markup import escape  # noqa: PLC0415
     from rich.table import Table  # noqa: PLC0415
 
     table = Table(title=f"{len(rows)} target(s)", title_justify="left")
@@ -125,9 +131,9 @@ def _render(rows: list[dict[str, Any]]) -> None:
     colours = {"verified": "green", "rejected": "red", "error": "yellow"}
     for row in rows:
         verdict = f"[{colours[row['verdict']]}]{row['verdict']}[/]"
-        detail = ", ".join(row["reasons"]) or escape(row["error"] or "")
+        detail = ", ".join(row["reasons"]) or shown(row["error"] or "")
         table.add_row(
-            escape(row["target"]), row["starttls"] or "-", verdict, detail,
-            escape(row["rule"] or ""), (row["not_after"] or "")[:10], row["pin"] or "",
+            shown(row["target"]), row["starttls"] or "-", verdict, detail,
+            shown(row["rule"] or ""), (row["not_after"] or "")[:10], row["pin"] or "",
         )  # fmt: skip
     console().print(table)

@@ -13,16 +13,18 @@ from .. import _state
 from .._analysis import describe
 from .._der import spki_pin
 from .._files import atomic_write
+from .._frozen import dataclass, replace
 from .._hosts import HostPattern, parse_host_pattern
-from .._paths import pretty
-from .._policy import parse_policy
-from .._probe import STARTTLS_PORTS, ProbeError, Target, parse_target
+from .._paths import pretty, unscoped_policy
+from .._policy import HostException, parse_policy
+from .._probe import STARTTLS_PORTS, ProbeError, Target, parse_target, proxy_for
 from .._shadows import find_shadows
 from .._state import current_policy
 from ..exceptions import PolicyError
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
-from ._check import inspect_target
+from ._check import add_proxy, inspect_target
 from ._enable import add_scope, scope_path
+from ._escape import shown
 from ._output import console, fail, print_json
 
 __all__ = ["register"]
@@ -38,7 +40,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "(replacing the one for the same host and port). The file's comments and layout are "
         "kept.",
     )
-    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument("target", metavar="TARGET", nargs="?")
+    parser.add_argument(
+        "--ca-file",
+        metavar="FILE",
+        help="instead of a TARGET: add this PEM bundle of CA certificates (your organisation's "
+        "CA) to the layer's trust list, for every host",
+    )
     parser.add_argument(
         "--starttls", choices=sorted(STARTTLS_PORTS), help="speak this protocol before TLS"
     )
@@ -48,9 +56,19 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--ca", action="store_true", help="trust the CA the server sends, for this host"
     )
     when = parser.add_mutually_exclusive_group()
-    when.add_argument("--expires", metavar="DATE", type=dt.date.fromisoformat, help="YYYY-MM-DD")
+    when.add_argument(
+        "--expires",
+        metavar="DATE",
+        type=_date,
+        help="YYYY-MM-DD (default: the replaced exception's date, else today plus the "
+        "policy's exception_days, 90 unless set)",
+    )
     when.add_argument("--days", type=int, metavar="N", help="expire N days from today")
-    parser.add_argument("--reason", metavar="TEXT", help="why (a ticket, an owner)")
+    parser.add_argument(
+        "--reason",
+        metavar="TEXT",
+        help="why (a ticket, an owner); default: the replaced exception's reason, else asked",
+    )
     add_scope(parser)
     parser.add_argument(
         "--no-check-hostname", action="store_true", help="with --pin: do not check the name"
@@ -58,12 +76,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--force", action="store_true", help="add it even if it verifies already")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
+    add_proxy(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
 
 
-def _expires(args: argparse.Namespace) -> dt.date | None:
-    """Return the expiry asked for; refuse one that would be dead on arrival."""
+def _asked_expiry(args: argparse.Namespace) -> dt.date | None:
+    """Return the expiry ``--expires``/``--days`` ask for; refuse one dead on arrival."""
     today = dt.date.today()
     expires: dt.date | None = args.expires
     if args.days is not None:
@@ -78,6 +97,34 @@ def _expires(args: argparse.Namespace) -> dt.date | None:
     return expires
 
 
+def _expiry(
+    args: argparse.Namespace, existing: HostException | None, default_days: int
+) -> dt.date | None:
+    """The expiry to write: asked for, else the replaced exception's, else the default.
+
+    Re-trusting a re-keyed appliance keeps the date its exception had; an exception that
+    has expired (being renewed) or never existed gets the policy's ``exception_days``.
+    """
+    asked = _asked_expiry(args)
+    if asked is not None:
+        return asked
+    today = dt.date.today()
+    if existing is not None and existing.expires is not None and existing.expires > today:
+        return existing.expires
+    return today + dt.timedelta(days=default_days) if default_days else None
+
+
+def _date(text: str) -> dt.date:
+    """Parse ``--expires``: an ISO date, with a usage error that says so."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a date: write YYYY-MM-DD (for example "
+            f"{dt.date.today() + dt.timedelta(days=90)}), or use --days N"
+        ) from None
+
+
 def host_pattern(target: Target) -> str:
     """Return the ``host`` an exception for ``target`` names: always with its port.
 
@@ -89,7 +136,7 @@ def host_pattern(target: Target) -> str:
 
 
 def _exception_table(
-    args: argparse.Namespace, target: Target, values: dict[str, Any], expires: dt.date | None
+    args: argparse.Namespace, target: Target, values: dict[str, Any], kept: _Kept
 ) -> Any:
     import tomlkit  # noqa: PLC0415 - only when writing
 
@@ -99,10 +146,58 @@ def _exception_table(
         table[key] = value
     if args.no_check_hostname:
         table["check_hostname"] = False
-    if expires is not None:
-        table["expires"] = expires
-    table["reason"] = args.reason or f"added with `sslcustomize trust` on {dt.date.today()}"
+    if kept.expires is not None:
+        table["expires"] = kept.expires
+    table["reason"] = kept.reason
     return table
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Kept:
+    """The expiry and reason an edit writes, and whether they come from the old exception."""
+
+    expires: dt.date | None
+    reason: str
+    kept_expires: bool = False
+    kept_reason: bool = False
+
+
+def _policy_text(path: str) -> str:
+    """The file ``trust`` edits, as text ("" when it does not exist yet)."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    except FileNotFoundError:
+        return ""
+    except PermissionError:
+        raise _RefusedError(
+            f"cannot read {path}: permission denied (root for --scope system)"
+        ) from None
+    except (IsADirectoryError, NotADirectoryError, UnicodeDecodeError) as error:
+        raise _RefusedError(f"cannot use {path} as a policy file: {_why(error)}") from None
+    except OSError as error:
+        raise _RefusedError(f"cannot read {path}: {_why(error)}") from None
+
+
+def _existing(path: str, layer: str, pattern: HostPattern) -> HostException | None:
+    """Return the exception for ``pattern`` in the file to edit; refuse a broken file.
+
+    Raises:
+        _RefusedError: The file cannot be read or is not a valid policy (an edit through a
+            TOML library would fail with its traceback, or keep the error).
+    """
+    text = _policy_text(path)
+    if not text:
+        return None
+    try:
+        parsed = parse_policy(text, path=path, layer=layer)
+    except PolicyError as error:
+        raise _RefusedError(
+            f"{error}: fix that line of the policy file (sslcustomize explain lists every "
+            "error), then run this again; nothing was written"
+        ) from None
+    same = [entry for entry in parsed.exceptions if entry.host == pattern]
+    return same[0] if same else None
 
 
 def _same_host(entry: Any, pattern: HostPattern) -> bool:
@@ -112,7 +207,7 @@ def _same_host(entry: Any, pattern: HostPattern) -> bool:
         return False
 
 
-def _write(path: str, table: Any) -> tuple[int, bool]:
+def _write(path: str, layer: str, table: Any) -> tuple[int, bool]:
     """Put ``table`` in ``path`` as an [[exception]]; validate before replacing.
 
     An exception for the same host and port is replaced in place (a key change re-trusted
@@ -123,10 +218,7 @@ def _write(path: str, table: Any) -> tuple[int, bool]:
     """
     import tomlkit  # noqa: PLC0415
 
-    text = ""
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as file:
-            text = file.read()
+    text = _policy_text(path)
     document = tomlkit.parse(text) if text else tomlkit.document()
     if "version" not in document:
         document.add("version", 1)
@@ -142,10 +234,11 @@ def _write(path: str, table: Any) -> tuple[int, bool]:
     else:
         entries.append(table)
     new_text = tomlkit.dumps(document)
-    layer = parse_policy(new_text, path=path, layer="user")  # raises PolicyError: nothing written
+    # Raises PolicyError: nothing written.
+    parsed = parse_policy(new_text, path=path, layer=layer)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     atomic_write(path, new_text)
-    written = [e for e in layer.exceptions if e.host == pattern]
+    written = [e for e in parsed.exceptions if e.host == pattern]
     return (written[-1].origin.line or 0) if written else 0, bool(same)
 
 
@@ -178,31 +271,51 @@ def _what_to_trust(
     return {"ca": [ca_path]}, chain[-1], chain[-1]
 
 
-def _show(
-    args: argparse.Namespace, target: Target, path: str, document: dict[str, Any], der: bytes
-) -> None:
-    shown = describe(der)
-    out = console()
-    out.print(f"[bold]{target}[/]: {', '.join(document['reasons']) or 'verified'}")
-    out.print(f"  subject: {shown.subject}\n  issuer:  {shown.issuer}")
-    out.print(f"  valid:   {shown.not_before} to {shown.not_after}\n  pin:     {shown.pin}")
-    what = "its CA" if args.ca else "exactly this key"
-    out.print(f"Trust {what} for {host_pattern(target)} in {pretty(path)}?")
-
-
-def _apply(  # noqa: PLR0917 - the parts of one edit
+def _show(  # noqa: PLR0917 - the parts of one prompt
     args: argparse.Namespace,
     target: Target,
     path: str,
-    values: dict[str, Any],
-    ca: bytes | None,
-    expires: dt.date | None,
+    document: dict[str, Any],
+    der: bytes,
+    kept: _Kept,
+) -> None:
+    cert = describe(der)
+    out = console()
+    # Subject, issuer and names are the server's words (a MITM's too): shown, never obeyed.
+    out.print(f"[bold]{shown(target)}[/]: {', '.join(document['reasons']) or 'verified'}")
+    out.print(f"  subject: {shown(cert.subject)}\n  issuer:  {shown(cert.issuer)}")
+    if cert.names:
+        out.print(f"  names:   {shown(', '.join(cert.names))}")
+    out.print(f"  valid:   {cert.not_before} to {cert.not_after}\n  pin:     {cert.pin}")
+    if document["interception"] and not args.ca:
+        # A pin through an inspecting proxy pins the proxy's forged key for this host.
+        out.print(
+            f"[yellow]note:[/] this certificate comes from the proxy {shown(document['proxy'])}"
+            ", not the server: pinning it trusts the proxy for this host; to trust the "
+            "proxy's CA instead, use --ca (this host) or --ca-file (every host)"
+        )
+    what = "its CA" if args.ca else "exactly this key"
+    out.print(f"Trust {what} for {shown(host_pattern(target))} in {shown(pretty(path))}")
+    out.print(f"  {_lifetime(kept)}")
+
+
+def _lifetime(kept: _Kept) -> str:
+    """Say until when and why, and what was kept from the exception replaced."""
+    until = f"until {kept.expires}" if kept.expires else "with no expiry"
+    until += " (kept)" if kept.kept_expires else ""
+    because = f"reason '{shown(kept.reason)}'" if kept.reason else "no reason yet"
+    return f"{until}, {because}{' (kept)' if kept.kept_reason else ''}"
+
+
+def _apply(
+    args: argparse.Namespace, target: Target, edit: _Edit, values: dict[str, Any], ca: bytes | None
 ) -> tuple[int, bool]:
+    path = edit.path
     try:
         if ca is not None:
             os.makedirs(os.path.dirname(values["ca"][0]), exist_ok=True)
             atomic_write(values["ca"][0], ssl.DER_cert_to_PEM_cert(ca))
-        return _write(path, _exception_table(args, target, values, expires))
+        return _write(path, edit.layer, _exception_table(args, target, values, edit.kept))
     except PolicyError as error:
         raise _RefusedError(
             f"the new exception would not be valid, nothing written: {error}"
@@ -234,15 +347,102 @@ def _warn_shadows(pattern: str) -> None:
             sys.stderr.write(f"sslcustomize: warning: {shadow}\n")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Edit:
+    """Which file an edit changes, as which layer, and the expiry and reason it writes."""
+
+    path: str
+    layer: str
+    existing: HostException | None
+    kept: _Kept
+
+
+def _plan_edit(args: argparse.Namespace, target: Target) -> _Edit:
+    """Find the file, its exception for the target, and what the new one keeps from it."""
+    try:
+        layer, path = (args.scope, scope_path(args)) if args.scope else unscoped_policy()
+    except ValueError as error:
+        raise _RefusedError(str(error)) from None
+    existing = _existing(path, layer, parse_host_pattern(host_pattern(target)))
+    days = current_policy().exception_days.value
+    expires = _expiry(args, existing, days)
+    if args.reason:
+        reason, kept_reason = args.reason, False
+    elif existing is not None:
+        reason, kept_reason = existing.reason, True
+    else:
+        reason, kept_reason = "", False
+    kept = _Kept(
+        expires=expires,
+        reason=reason,
+        kept_expires=existing is not None and expires is not None and expires == existing.expires,
+        kept_reason=kept_reason,
+    )
+    return _Edit(path=path, layer=layer, existing=existing, kept=kept)
+
+
+def _ask_reason(edit: _Edit, *, interactive: bool) -> _Edit:
+    """Fill in the reason: asked on a terminal, else a dated default."""
+    if edit.kept.reason:
+        return edit
+    reason = ""
+    if interactive:
+        sys.stdout.write("Reason (a ticket, an owner; Enter for none): ")
+        sys.stdout.flush()
+        reason = sys.stdin.readline().strip()
+    reason = reason or f"added with `sslcustomize trust` on {dt.date.today()}"
+    return replace(edit, kept=replace(edit.kept, reason=reason))
+
+
+def _renew(args: argparse.Namespace, target: Target, edit: _Edit) -> int:
+    """Change only the reason or expiry of the exception that already verifies the target."""
+    import tomlkit  # noqa: PLC0415 - only when writing
+
+    assert edit.existing is not None  # noqa: S101 - the caller checked
+    path = edit.path
+    document_toml = tomlkit.parse(_policy_text(path))
+    pattern = edit.existing.host
+    for entry in document_toml["exception"]:
+        if _same_host(entry, pattern):
+            if edit.kept.expires is not None:
+                entry["expires"] = edit.kept.expires
+            entry["reason"] = edit.kept.reason
+            break
+    new_text = tomlkit.dumps(document_toml)
+    try:
+        parse_policy(new_text, path=path, layer=edit.layer)
+        atomic_write(path, new_text)
+    except PolicyError as error:
+        raise _RefusedError(f"the change would not be valid, nothing written: {error}") from None
+    except OSError as error:
+        raise _RefusedError(f"cannot write {path}: {_why(error)}") from None
+    if args.json:
+        print_json({
+            "target": str(target), "host": host_pattern(target), "path": path,
+            "line": edit.existing.origin.line, "replaced": False, "renewed": True,
+            "expires": edit.kept.expires, "reason": edit.kept.reason,
+        })  # fmt: skip
+    else:
+        console().print(
+            f"updated the exception for {shown(host_pattern(target))} at "
+            f"{shown(pretty(path))}:{edit.existing.origin.line}: {_lifetime(edit.kept)}"
+        )
+    return EXIT_OK
+
+
+def _asks_for_lifetime(args: argparse.Namespace) -> bool:
+    return bool(args.reason or args.days is not None or args.expires is not None)
+
+
 def _add(args: argparse.Namespace) -> int:
     if args.no_check_hostname and args.ca:
         raise _RefusedError(
             "--no-check-hostname goes with --pin only: a CA alone must name the host"
         )
-    expires = _expires(args)
+    _asked_expiry(args)  # refuse a bad date before connecting
     try:
         target = parse_target(args.target, args.starttls)
-        path = scope_path(args)
+        proxy = proxy_for(target, args.proxy)
     except ValueError as error:
         raise _RefusedError(str(error)) from None
     policy = current_policy()
@@ -251,40 +451,71 @@ def _add(args: argparse.Namespace) -> int:
             f"the system policy ({policy.locked['exception']}) locks exceptions: ask the "
             "administrator to add this one to /etc/sslcustomize/policy.toml"
         )
+    edit = _plan_edit(args, target)
     try:
-        document, verified, chain = inspect_target(target, None, args.timeout)
+        document, verified, chain = inspect_target(target, None, args.timeout, proxy)
     except ProbeError as error:
         raise _RefusedError(f"could not fetch the certificate of {target}: {error}") from None
     if verified and not args.force:
+        mine = edit.existing is not None and document["rule"] == f"exception {edit.existing.host}"
+        if mine and _asks_for_lifetime(args):
+            return _renew(args, target, edit)
+        hint = (
+            "; to change its reason or expiry, give --reason, --days or --expires" if mine else ""
+        )
         raise _RefusedError(
-            f"{target} already verifies under rule '{document['rule']}': nothing to trust "
-            "(add --force to add an exception anyway)",
+            f"{target} already verifies under rule '{document['rule']}': nothing to trust"
+            f"{hint} (add --force to add an exception anyway)",
             EXIT_FAILURE,
         )
-    values, shown_der, ca = _what_to_trust(args, target, path, chain)
+    values, shown_der, ca = _what_to_trust(args, target, edit.path, chain)
     if not args.json:
-        _show(args, target, path, document, shown_der)
+        _show(args, target, edit.path, document, shown_der, edit.kept)
     if not args.yes:
         if not sys.stdin.isatty():
             raise _RefusedError("not a terminal, so nothing was written: add --yes to confirm")
         if not _confirm("Add this exception?"):
             raise _RefusedError("nothing written", EXIT_FAILURE)
-    line, replaced = _apply(args, target, path, values, ca, expires)
+    edit = _ask_reason(edit, interactive=not args.yes)
+    line, replaced = _apply(args, target, edit, values, ca)
     if args.json:
         print_json({
-            "target": str(target), "host": host_pattern(target), "path": path, "line": line,
-            "replaced": replaced, **values,
+            "target": str(target), "host": host_pattern(target), "path": edit.path, "line": line,
+            "replaced": replaced, "expires": edit.kept.expires, "reason": edit.kept.reason,
+            **values,
         })  # fmt: skip
     else:
         done = "replaced the exception" if replaced else "added an exception"
-        console().print(f"{done} for {host_pattern(target)} at {pretty(path)}:{line}")
+        console().print(
+            f"{done} for {shown(host_pattern(target))} at {shown(pretty(edit.path))}:{line}, "
+            f"{_lifetime(edit.kept)}"
+        )
     _warn_shadows(host_pattern(target))
     return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
     """Fetch, show, confirm, write; or say why not."""
+    if args.ca_file is not None or args.target is None:
+        return _run_ca_file(args)
     try:
         return _add(args)
     except _RefusedError as refusal:
-        return fail(str(refusal), refusal.code)
+        return fail(str(refusal), refusal.code, as_json=args.json)
+
+
+def _run_ca_file(args: argparse.Namespace) -> int:
+    if args.ca_file is None:
+        return fail("nothing to trust: give TARGET (host[:port]) or --ca-file FILE", EXIT_USAGE)
+    if args.target is not None:
+        return fail(
+            "give TARGET or --ca-file, not both: --ca-file trusts a CA for every host",
+            EXIT_USAGE,
+            as_json=args.json,
+        )
+    from ._cafile import CAFileError, add_ca_file  # noqa: PLC0415 - only for --ca-file
+
+    try:
+        return add_ca_file(args)
+    except CAFileError as error:
+        return fail(str(error), EXIT_USAGE, as_json=args.json)

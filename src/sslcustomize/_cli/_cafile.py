@@ -1,0 +1,176 @@
+"""``sslcustomize trust --ca-file FILE``: add an organisation's CA to a layer's ``trust`` list.
+
+The certificates are checked first (PEM, every one a CA), copied beside the policy file (in
+``ca/``, so that a later change to the original, perhaps in a user's home, changes nothing
+that a policy trusts), and the copy is added to the layer's ``trust`` with the file's comments
+and layout kept. The effective trust is never narrowed: a layer that names ``trust`` for the
+first time keeps ``"system"`` when the policy trusted the system store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import ssl
+from typing import Any
+
+from .._der import DERError, parse_certificate
+from .._files import atomic_write
+from .._paths import pretty, unscoped_policy
+from .._policy import parse_policy
+from .._state import current_policy, set_policy
+from ..exceptions import PolicyError
+from . import EXIT_OK
+from ._enable import scope_path
+from ._escape import shown
+from ._output import console, print_json
+
+__all__ = ["CAFileError", "add_ca_file"]
+
+_PEM = re.compile(
+    r"-----BEGIN CERTIFICATE-----\s*(.*?)\s*-----END CERTIFICATE-----", flags=re.DOTALL
+)
+
+
+class CAFileError(Exception):
+    """A refusal: the message says what is wrong and what to do (exit 2)."""
+
+
+def _ca_certificates(name: str) -> list[tuple[str, bytes]]:
+    """Return ``(subject, DER)`` of each certificate of ``name``; refuse what is not all CAs."""
+    try:
+        with open(name, encoding="ascii") as file:
+            text = file.read()
+    except FileNotFoundError:
+        raise CAFileError(f"--ca-file {name}: no such file") from None
+    except (UnicodeDecodeError, IsADirectoryError):
+        raise CAFileError(
+            f"--ca-file {name}: not a PEM file (convert DER with "
+            f"openssl x509 -inform der -in {name} -out ca.pem)"
+        ) from None
+    except OSError as error:
+        raise CAFileError(f"--ca-file {name}: {error.strerror or error}") from None
+    found = []
+    for number, match in enumerate(_PEM.finditer(text), start=1):
+        block = f"-----BEGIN CERTIFICATE-----\n{match.group(1)}\n-----END CERTIFICATE-----\n"
+        try:
+            der = ssl.PEM_cert_to_DER_cert(block)
+            facts = parse_certificate(der)
+        except (ValueError, DERError):
+            raise CAFileError(f"--ca-file {name}: certificate {number} cannot be read") from None
+        subject = facts.subject.rfc4514 or "(empty subject)"
+        if not facts.ca:
+            raise CAFileError(
+                f"--ca-file {name}: certificate {number} ({shown(subject)}) is not a CA "
+                "(no basicConstraints CA:TRUE): to trust one server's certificate, use "
+                "sslcustomize trust HOST[:PORT] (it pins that server's key)"
+            )
+        found.append((subject, der))
+    if not found:
+        raise CAFileError(f"--ca-file {name}: no PEM certificate in it")
+    return found
+
+
+def _copy_path(policy_path: str, name: str) -> str:
+    base = os.path.splitext(os.path.basename(name))[0] or "ca"
+    return os.path.join(os.path.dirname(policy_path), "ca", f"{base}.pem")
+
+
+def _edit(text: str, copy: str, *, keep_system: bool) -> tuple[str, bool]:
+    """Add ``copy`` to the document's ``trust``; return the text and whether it changed."""
+    import tomlkit  # noqa: PLC0415 - only when writing
+
+    document = tomlkit.parse(text) if text else tomlkit.document()
+    if "version" not in document:
+        document.add("version", 1)
+    trust: Any = document.get("trust")
+    if trust is None:
+        sources = ["system", copy] if keep_system else [copy]
+        # Before any table: a top-level key written after [[exception]] would belong to it.
+        body = document.body
+        index = next(
+            (i for i, (key, item) in enumerate(body) if key is None and _is_table(item)),
+            None,
+        )
+        if index is None:
+            document.add("trust", sources)
+        else:
+            document.add("trust", sources)  # appended, then moved above the first table
+            item = body.pop()
+            body.insert(index, item)
+        return tomlkit.dumps(document), True
+    if copy in [str(entry) for entry in trust]:
+        return text, False
+    trust.append(copy)
+    return tomlkit.dumps(document), True
+
+
+def _is_table(item: Any) -> bool:
+    from tomlkit.items import AoT, Table  # noqa: PLC0415
+
+    return isinstance(item, Table | AoT)
+
+
+def add_ca_file(args: argparse.Namespace) -> int:
+    """Check ``args.ca_file``, copy it beside the policy file and add it to ``trust``.
+
+    Raises:
+        CAFileError: The file is not a bundle of CA certificates, a lock forbids the change,
+            or the policy file cannot be edited.
+    """
+    certificates = _ca_certificates(args.ca_file)
+    policy = current_policy()
+    if "trust" in policy.locked and args.scope != "system":
+        raise CAFileError(
+            f"the system policy ({policy.locked['trust']}) locks trust: ask the administrator "
+            "to add this CA to /etc/sslcustomize/policy.toml (sslcustomize trust --ca-file "
+            f"{args.ca_file} --scope system)"
+        )
+    try:
+        layer, path = (args.scope, scope_path(args)) if args.scope else unscoped_policy()
+    except ValueError as error:
+        raise CAFileError(str(error)) from None
+    copy = _copy_path(path, args.ca_file)
+    keep_system = any(source.kind == "system" for source in policy.trust)
+    try:
+        text = _read(path, layer)
+        new_text, changed = _edit(text, copy, keep_system=keep_system)
+        if changed:
+            os.makedirs(os.path.dirname(copy), exist_ok=True)
+            atomic_write(copy, "".join(ssl.DER_cert_to_PEM_cert(der) for _, der in certificates))
+            parse_policy(new_text, path=path, layer=layer)  # nothing written if invalid
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            atomic_write(path, new_text)
+    except PolicyError as error:
+        raise CAFileError(
+            f"{error}: fix that line of the policy file, then run this again; nothing was written"
+        ) from None
+    except PermissionError:
+        raise CAFileError(
+            f"cannot write {path}: permission denied (root for --scope system)"
+        ) from None
+    except OSError as error:
+        raise CAFileError(f"cannot write {path}: {error.strerror or error}") from None
+    set_policy(None)
+    subjects = [subject for subject, _ in certificates]
+    if args.json:
+        print_json({"path": path, "ca_file": copy, "added": changed, "certificates": subjects})
+        return EXIT_OK
+    out = console()
+    done = "added" if changed else "already trusted:"
+    out.print(f"{done} {shown(pretty(copy))} to trust in {shown(pretty(path))}")
+    for subject in subjects:
+        out.print(f"  CA: {shown(subject)}")
+    return EXIT_OK
+
+
+def _read(path: str, layer: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    except FileNotFoundError:
+        return ""
+    # Validate the file as it is first: an edit of a broken file would keep it broken.
+    parse_policy(text, path=path, layer=layer)
+    return text

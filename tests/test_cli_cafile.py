@@ -1,0 +1,156 @@
+"""trust --ca-file: an organisation's CA added to a layer's trust by command, checked first."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import textwrap
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+import tomlkit
+
+import _pki
+from _fixtures import WritePolicy, run_python
+from _namespace import namespace_problem, run_in_overlays
+from sslcustomize import _state
+from sslcustomize._cli import main
+
+if TYPE_CHECKING:
+    from conftest import StartServer
+
+_FETCH = """
+    import urllib.request
+    try:
+        urllib.request.urlopen("https://localhost:{port}/", timeout=10)
+        print("ok")
+    except Exception as error:
+        print(type(getattr(error, "reason", error)).__name__)
+"""
+
+
+@pytest.fixture
+def user_policy() -> Path:
+    """The user layer's file with a comment and an exception table already in it."""
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "sslcustomize" / "policy.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "# corporate settings\nversion = 1\n\n[[exception]]\nhost = 'nas.example'\n"
+        "mode = 'report'\nreason = 'lab'\n"
+    )
+    return path
+
+
+def _check(port: int, capsys: pytest.CaptureFixture[str]) -> str:
+    _state.set_policy(None)
+    main(["check", "--json", f"localhost:{port}"])
+    verdict: str = json.loads(capsys.readouterr().out)["verdict"]
+    return verdict
+
+
+def test_ca_file_is_trusted_for_every_host(
+    pki: _pki.TestPKI, https_server: StartServer, user_policy: Path, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """The corporate root verifies its servers; a foreign root's server is still rejected."""
+    root = tmp_path / "corp-root.pem"
+    root.write_bytes(pki.root_pem)
+    _, good = https_server(pki["good"], "localhost")
+    _, foreign = https_server(pki["unknown_issuer"], "localhost")
+    assert _check(good, capsys) == "rejected"
+    assert main(["trust", "--ca-file", str(root), "--scope", "user"]) == 0
+    out = capsys.readouterr().out
+    copy = user_policy.parent / "ca" / "corp-root.pem"
+    assert f"added {copy}" in out.replace("~", os.path.expanduser("~"))
+    assert "CA: CN=sslcustomize test root CA" in out
+    text = user_policy.read_text()
+    assert text.startswith("# corporate settings\nversion = 1\n")
+    assert tomlkit.parse(text).unwrap()["trust"] == ["system", str(copy)]
+    assert text.index("trust") < text.index("[[exception]]")  # a top-level key, not the table's
+    assert copy.read_bytes() == pki.root_pem
+    assert _check(good, capsys) == "verified"
+    assert _check(foreign, capsys) == "rejected"
+    assert run_python(_FETCH.format(port=good)).stdout.strip() == "ok"
+    assert run_python(_FETCH.format(port=foreign)).stdout.strip() == "CertificateRejected"
+    # Again: nothing changes.
+    assert main(["trust", "--ca-file", str(root), "--scope", "user"]) == 0
+    assert "already trusted" in capsys.readouterr().out
+    assert user_policy.read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("leaf", "is not a CA (no basicConstraints CA:TRUE)"),
+        ("garbage", "no PEM certificate in it"),
+        (None, "no such file"),
+    ],
+)
+def test_ca_file_that_is_not_a_ca_is_refused(
+    content: str | None, message: str, pki: _pki.TestPKI, user_policy: Path, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """A server's own certificate, a non-PEM file, a missing file: exit 2, nothing written."""
+    before = user_policy.read_text()
+    name = tmp_path / "bundle.pem"
+    if content == "leaf":
+        name.write_bytes(pki["self_signed"].leaf_pem)
+    elif content == "garbage":
+        name.write_text("not a certificate\n")
+    assert main(["trust", "--ca-file", str(name), "--scope", "user"]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1
+    assert user_policy.read_text() == before
+    assert not (user_policy.parent / "ca").exists()
+
+
+def test_ca_file_refused_under_a_lock_on_trust(
+    pki: _pki.TestPKI, user_policy: Path, write_policy: WritePolicy, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """The system layer locks trust: a user's --ca-file is refused and names who can add it."""
+    system = write_policy("lock = ['trust']\n")
+    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
+    root = tmp_path / "corp-root.pem"
+    root.write_bytes(pki.root_pem)
+    before = user_policy.read_text()
+    assert main(["trust", "--json", "--ca-file", str(root), "--scope", "user"]) == 2
+    captured = capsys.readouterr()
+    assert "locks trust" in json.loads(captured.out)["error"]["message"]
+    assert "--scope system" in captured.err
+    assert user_policy.read_text() == before
+
+
+def test_trust_needs_a_target_or_a_ca_file(capsys: pytest.CaptureFixture[str]) -> None:
+    """Neither, or both: a usage error that says what to give."""
+    assert main(["trust"]) == 2
+    assert "give TARGET (host[:port]) or --ca-file FILE" in capsys.readouterr().err
+    assert main(["trust", "--ca-file", "x.pem", "localhost:1"]) == 2
+    assert "not both" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(namespace_problem() is not None, reason=str(namespace_problem()))
+def test_ca_file_for_the_system_layer(
+    pki: _pki.TestPKI, https_server: StartServer, tmp_path: Path
+) -> None:
+    """As root, --scope system writes /etc/sslcustomize (an overlay); a new Python trusts it."""
+    root = tmp_path / "corp-root.pem"
+    root.write_bytes(pki.root_pem)
+    _, port = https_server(pki["good"], "localhost")
+    fetch = shlex.quote(textwrap.dedent(_FETCH.format(port=port)))
+    python = shlex.quote(sys.executable)
+    script = (
+        f"{python} -c {fetch} && "
+        f"{python} -m sslcustomize trust --ca-file {shlex.quote(str(root))} --scope system && "
+        f"cat /etc/sslcustomize/policy.toml && {python} -c {fetch}"
+    )
+    result = run_in_overlays(["/etc"], tmp_path / "scratch", [script], timeout=120)
+    assert result.returncode == 0, result.stderr
+    before, *_, after = result.stdout.split("\n")[:-1]
+    assert (before, after) == ("SSLCertVerificationError", "ok")  # no policy yet, then the CA
+    assert 'trust = ["system", "/etc/sslcustomize/ca/corp-root.pem"]' in result.stdout
+    assert not Path("/etc/sslcustomize/ca/corp-root.pem").exists()  # the overlay is gone

@@ -1,0 +1,199 @@
+"""check, trust and scan behind a proxy: CONNECT and SOCKS5, tunnelling and intercepting.
+
+The intercepting proxy plays a corporate TLS-inspection proxy (its own CA, a certificate per
+host); its twin tunnels to the real server. Each test asserts the proxy was asked for the
+target, so that a direct connection cannot pass for a proxied one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+import trustme
+
+import _pki
+from _proxy import LoopbackProxy, serve_proxy
+from sslcustomize import _state
+from sslcustomize._cli import main
+from sslcustomize._probe import Target, parse_proxy, proxy_for
+
+if TYPE_CHECKING:
+    from conftest import StartServer
+
+
+@pytest.fixture
+def trust_root(pki: _pki.TestPKI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A user policy trusting the system store and the test root (the real servers' CA)."""
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "sslcustomize" / "policy.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"version = 1\ntrust = ['system', '{root}']\n")
+    return path
+
+
+@pytest.fixture
+def tunnel() -> Iterator[LoopbackProxy]:
+    """A proxy that tunnels to the server asked for."""
+    with serve_proxy() as proxy:
+        yield proxy
+
+
+@pytest.fixture
+def inspection_ca() -> trustme.CA:
+    """The CA of the TLS-inspection proxy."""
+    return trustme.CA(organization_name="Corp TLS Inspection")
+
+
+@pytest.fixture
+def interceptor(inspection_ca: trustme.CA) -> Iterator[LoopbackProxy]:
+    """A proxy that intercepts TLS with its own CA."""
+    with serve_proxy(intercept=inspection_ca) as proxy:
+        yield proxy
+
+
+def _check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    _state.set_policy(None)
+    code = main(["check", "--json", *argv])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_check_through_a_tunnelling_proxy(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, tunnel: LoopbackProxy,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """--proxy http://...: the server's own chain comes through and verifies."""
+    _, port = https_server(pki["good"], "localhost")
+    code, document = _check(capsys, "--proxy", tunnel.url, f"localhost:{port}")
+    assert (code, document["verdict"]) == (0, "verified")
+    assert document["proxy"] == tunnel.url
+    assert document["interception"] is None
+    assert tunnel.requests == [f"CONNECT localhost:{port}"]
+
+
+def test_check_through_a_socks5_proxy(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, tunnel: LoopbackProxy,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """socks5h:// (the proxy resolves) and socks5:// (resolved here) both tunnel."""
+    _, port = https_server(pki["good"], "localhost")
+    assert _check(capsys, "--proxy", tunnel.socks_url, f"localhost:{port}")[0] == 0
+    socks5 = tunnel.socks_url.replace("socks5h", "socks5")
+    assert _check(capsys, "--proxy", socks5, f"localhost:{port}")[0] == 0
+    assert tunnel.requests == [f"SOCKS localhost:{port}", f"SOCKS 127.0.0.1:{port}"]
+
+
+def test_https_proxy_and_no_proxy_are_honoured(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, tunnel: LoopbackProxy,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """HTTPS_PROXY is used; NO_PROXY naming the host, or --proxy '', goes direct."""
+    _, port = https_server(pki["good"], "localhost")
+    monkeypatch.setenv("HTTPS_PROXY", tunnel.url)
+    assert _check(capsys, f"localhost:{port}")[1]["proxy"] == tunnel.url
+    assert _check(capsys, "--proxy", "", f"localhost:{port}")[1]["proxy"] is None
+    monkeypatch.setenv("NO_PROXY", "example.org,localhost")
+    assert _check(capsys, f"localhost:{port}")[1]["proxy"] is None
+    assert tunnel.requests == [f"CONNECT localhost:{port}"]
+
+
+def test_an_intercepting_proxy_is_named_with_how_to_trust_it(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, interceptor: LoopbackProxy,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """The proxy's own chain is shown, rejected, and the advice names its CA and the commands."""
+    _, port = https_server(pki["good"], "localhost")
+    code, document = _check(capsys, "--proxy", interceptor.url, f"localhost:{port}")
+    assert code == 1
+    assert document["reasons"][0] == "unknown_issuer"
+    assert "Corp TLS Inspection" in document["chain"][0]["issuer"]
+    interception = document["interception"]
+    assert "Corp TLS Inspection" in interception["issuer"]
+    assert interception["trust_host"] == (
+        f"sslcustomize trust --ca --proxy {interceptor.url} localhost:{port}"
+    )
+    assert "trust --ca-file PROXY-CA.pem" in interception["advice"]
+    _state.set_policy(None)
+    assert main(["check", "--proxy", interceptor.url, f"localhost:{port}"]) == 1
+    out = capsys.readouterr().out
+    assert f"through the proxy {interceptor.url}" in out
+    assert "interception: the chain came through the proxy" in out
+
+
+def test_trusting_the_inspection_ca_for_the_proxied_host(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, interceptor: LoopbackProxy,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """The advised `trust --ca --proxy` (pasted, --yes) makes the proxied host verify."""
+    _, port = https_server(pki["good"], "localhost")
+    command = _check(capsys, "--proxy", interceptor.url, f"localhost:{port}")[1]["interception"]
+    argv = command["trust_host"].split()[1:]
+    _state.set_policy(None)
+    assert main([*argv[:1], "--yes", "--scope", "user", *argv[1:]]) == 0
+    capsys.readouterr()
+    code, document = _check(capsys, "--proxy", interceptor.url, f"localhost:{port}")
+    assert (code, document["rule"]) == (0, f"exception localhost:{port}")
+    # The tunnel's twin: the real server, not the proxy's CA, still verifies too.
+    assert _check(capsys, "--proxy", "", f"localhost:{port}")[0] == 0
+
+
+def test_scan_through_a_proxy(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, interceptor: LoopbackProxy,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """scan --proxy checks each target through the proxy."""
+    _, port = https_server(pki["good"], "localhost")
+    targets = tmp_path / "targets.txt"
+    targets.write_text(f"localhost:{port}\n")
+    assert main(["scan", "--json", "--proxy", interceptor.url, str(targets)]) == 1
+    (row,) = json.loads(capsys.readouterr().out)["results"]
+    assert row["reasons"][0] == "unknown_issuer"
+    assert interceptor.requests == [f"CONNECT localhost:{port}"]
+
+
+def test_a_proxy_that_refuses_says_so(
+    pki: _pki.TestPKI, https_server: StartServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CONNECT answered 403: one line naming the proxy and its answer, exit 2."""
+    _, port = https_server(pki["good"], "localhost")
+    with serve_proxy(refuse=True) as proxy:
+        assert main(["check", "--proxy", proxy.url, f"localhost:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert f"the proxy {proxy.url} refused CONNECT localhost:{port}" in err
+    assert "403" in err
+
+
+def test_proxy_selection_rules() -> None:
+    """parse_proxy and proxy_for: schemes, credentials kept out of the name, NO_PROXY forms."""
+    proxy = parse_proxy("http://alice:s%40cret@127.0.0.1:3128")
+    assert (str(proxy), proxy.username, proxy.password) == (
+        "http://127.0.0.1:3128", "alice", "s@cret",
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="use http://HOST:PORT"):
+        parse_proxy("ftp://127.0.0.1:21")
+    target = Target(host="api.corp.example", port=443)
+    env = {"HTTPS_PROXY": "http://127.0.0.1:3128"}
+    assert str(proxy_for(target, None, env)) == "http://127.0.0.1:3128"
+    for no_proxy in ("*", "corp.example", ".corp.example", "api.corp.example:443"):
+        assert proxy_for(target, None, {**env, "NO_PROXY": no_proxy}) is None
+    assert proxy_for(target, None, {**env, "NO_PROXY": "api.corp.example:8443"}) is not None
+    assert proxy_for(target, None, {**env, "NO_PROXY": "xcorp.example"}) is not None
+    mail = Target(host="mail.corp.example", port=25, starttls="smtp")
+    assert proxy_for(mail, None, env) is None  # not HTTP: only --proxy tunnels it
+
+
+def test_pinning_through_an_intercepting_proxy_says_what_it_pins(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, interceptor: LoopbackProxy,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """trust --pin through an inspecting proxy notes that it pins the proxy, and suggests --ca."""
+    _, port = https_server(pki["good"], "localhost")
+    argv = ["trust", "--yes", "--scope", "user", "--proxy", interceptor.url, f"localhost:{port}"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"comes from the proxy {interceptor.url}, not the server" in out
