@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from ._hosts import parse_address
 from ._reasons import STARTTLS_PORTS
 from ._replay import der_chain
+from ._sslclass import StdlibContext
 from .exceptions import SSLCustomizeError
 
 __all__ = ["STARTTLS_PORTS", "ProbeError", "Target", "fetch_chain", "parse_target"]
@@ -199,7 +200,7 @@ def fetch_chain(target: Target, *, timeout: float = 10.0) -> tuple[tuple[bytes, 
     Raises:
         ProbeError: The server could not be reached or did not complete a TLS handshake.
     """
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context = StdlibContext(ssl.PROTOCOL_TLS_CLIENT)
     # Fetch whatever chain is sent: it is verified offline afterwards.
     context.check_hostname = False  # sslcustomize: allow(probe: chain verified offline)
     context.verify_mode = ssl.CERT_NONE  # sslcustomize: allow(probe: chain verified offline)

@@ -17,21 +17,8 @@ from ._shared import on_import
 
 __all__ = ["extract", "inject", "inject_from_startup", "is_injected", "replaced_attributes"]
 
-#: What starts the hooks of each client library: the import of one of its modules, and the
-#: hook module (in this package) that patches it. A hook module is imported only then, so a
-#: process that never imports a client library never loads its hooks. In this order.
-LIBRARY_TRIGGERS = (
-    ("urllib3.connection", "_urllib3"),
-    ("pip._vendor.urllib3.connection", "_urllib3"),
-    ("requests.adapters", "_requests"),
-    ("pip._vendor.requests.adapters", "_requests"),
-    ("httpx._config", "_httpx"),
-    ("httpx._transports.default", "_httpx"),
-    ("httpx", "_httpx"),
-    ("aiohttp.connector", "_aiohttp"),
-    ("pip._internal.cli.index_command", "_pip"),
-    ("pip._internal.cli.req_command", "_pip"),
-)
+#: What starts the hooks of each client library (one declaration, in the startup module).
+LIBRARY_TRIGGERS = _sslcustomize_startup.TRIGGERS
 
 _lock = _thread.allocate_lock()
 _patcher = Patcher()

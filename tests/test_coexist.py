@@ -1,0 +1,262 @@
+"""Beside truststore and pip-system-certs, and whatever the order of imports, the policy governs.
+
+Every test runs a fresh interpreter through the ``.pth`` hook, with a policy that trusts only
+the test root and refuses code opt-outs. The legitimate twin (a server of the test root)
+must succeed; the MITM (a self-signed server, or verification turned off by code) must be
+rejected by sslcustomize, not crash and not pass.
+
+pip-system-certs injects truststore into every interpreter of the environment it is
+installed in, so it cannot sit in the test environment itself: its test builds a throw-away
+virtual environment from the wheels in ``SSLCUSTOMIZE_TEST_WHEELHOUSE`` (a directory holding
+``pip_system_certs-5.3``, ``truststore-0.10.5`` and a pip 24.2+ wheel; ``pip download`` fills
+it before the tests, tests themselves never leave loopback) and is skipped without one.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+import _pki
+from _fixtures import WritePolicy
+
+if TYPE_CHECKING:
+    from conftest import StartServer
+
+pytestmark = pytest.mark.skipif(
+    not any((Path(p) / "sslcustomize.pth").is_file() for p in sys.path if p),
+    reason="needs a wheel install (the .pth hook); run through nox",
+)
+
+ATTEMPT = """
+import sys, sslcustomize
+
+def attempt(call):
+    try:
+        call()
+    except Exception as error:
+        seen = error
+        while seen is not None and not isinstance(seen, sslcustomize.CertificateRejected):
+            seen = seen.__cause__ or seen.__context__ or (
+                getattr(seen, "reason", None) if isinstance(getattr(seen, "reason", None),
+                BaseException) else None)
+        if seen is None:
+            return "ERROR " + type(error).__name__ + " " + str(error)[:300]
+        return "REJECTED " + ",".join(seen.reasons)
+    return "OK"
+"""
+
+
+@pytest.fixture
+def policy(pki: _pki.TestPKI, write_policy: WritePolicy, tmp_path: Path) -> Path:
+    """A policy trusting only the test root and refusing code opt-outs."""
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    return write_policy(
+        f"trust = ['{root}']\nallow_code_opt_out = false\n[report]\nsink = 'none'\n"
+    )
+
+
+@pytest.fixture
+def servers(pki: _pki.TestPKI, https_server: StartServer) -> tuple[str, str]:
+    """A server of the test root (the legitimate twin) and a self-signed MITM; their URLs."""
+    return (
+        https_server(pki["good"], "localhost").url(),
+        https_server(pki["self_signed"], "localhost").url(),
+    )
+
+
+def run(
+    code: str, args: list[str], policy: Path, python: str = sys.executable, *flags: str
+) -> list[str]:
+    """Run ``code`` under the policy in a fresh interpreter; return its output lines."""
+    result = subprocess.run(
+        [python, *flags, "-c", ATTEMPT + textwrap.dedent(code), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "SSLCUSTOMIZE_POLICY": str(policy)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.stdout.splitlines()
+
+
+# -- truststore ---------------------------------------------------------------------------------
+
+TRUSTSTORE_CALLS = """
+import ssl, urllib.request, requests, truststore
+good, mitm = sys.argv[1], sys.argv[2]
+direct = lambda: truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+for url in (good, mitm):
+    print(attempt(lambda: urllib.request.urlopen(url, timeout=20).read()))
+    print(attempt(lambda: requests.get(url, timeout=20).text))
+    print(attempt(lambda: urllib.request.urlopen(url, timeout=20, context=direct()).read()))
+    print(attempt(lambda: urllib.request.urlopen(
+        url, timeout=20, context=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)).read()))
+print(attempt(lambda: requests.get(mitm, timeout=20, verify=False).text))
+print(isinstance(ssl.create_default_context(), ssl.SSLContext))
+"""
+
+TRUSTSTORE_ORDERS = {
+    # truststore.inject_into_ssl() before any client library is imported (its README's way)
+    "inject first": "import truststore; truststore.inject_into_ssl()\n" + TRUSTSTORE_CALLS,
+    # a client and a policy context first, then inject_into_ssl()
+    "clients first": (
+        "import requests, ssl; ssl.create_default_context(); requests.Session()\n"
+        "import truststore; truststore.inject_into_ssl()\n" + TRUSTSTORE_CALLS
+    ),
+}
+
+
+@pytest.mark.parametrize("order", sorted(TRUSTSTORE_ORDERS))
+def test_truststore_injected_keeps_the_policy(
+    order: str, servers: tuple[str, str], policy: Path
+) -> None:
+    """After truststore.inject_into_ssl(), in either order: the policy's trust and refusals."""
+    lines = run(TRUSTSTORE_ORDERS[order], list(servers), policy)
+    # Plain ssl.SSLContext(PROTOCOL_TLS_CLIENT) is truststore's after the injection.
+    assert lines[:4] == ["OK"] * 4
+    assert lines[4:8] == ["REJECTED self_signed"] * 4
+    assert lines[8:] == ["REJECTED self_signed", "True"]
+
+
+def test_truststore_context_without_injection_keeps_the_policy(
+    servers: tuple[str, str], policy: Path
+) -> None:
+    """truststore.SSLContext used directly (as pip 24.2+ does) trusts the policy's CA only."""
+    code = """
+    import ssl, urllib.request, truststore
+    for url in sys.argv[1:]:
+        context = truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        print(attempt(lambda: urllib.request.urlopen(url, timeout=20, context=context).read()))
+    print(ssl.SSLContext.__module__)
+    """
+    assert run(code, list(servers), policy) == ["OK", "REJECTED self_signed", "ssl"]
+
+
+# -- pip-system-certs ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pip_system_certs_venv(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A virtual environment with pip-system-certs, truststore and sslcustomize; its python."""
+    wheelhouse = os.environ.get("SSLCUSTOMIZE_TEST_WHEELHOUSE", "")
+    if not wheelhouse or not any(Path(wheelhouse).glob("pip_system_certs-*.whl")):
+        pytest.skip("SSLCUSTOMIZE_TEST_WHEELHOUSE holds no pip-system-certs wheel")
+    venv = tmp_path_factory.mktemp("psc") / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+    )
+    python = str(venv / "bin" / "python")
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout.strip()  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-index", "--find-links", wheelhouse,
+         "--target", site, "pip-system-certs", "truststore", "pip>=24.2"],
+        check=True, timeout=300,
+    )  # fmt: skip
+    # This environment's packages (requests, sslcustomize) without its .pth files; then
+    # sslcustomize's own .pth line, as an install there would write it.
+    ours = sysconfig.get_path("purelib")
+    (Path(site) / "00-test-environment.pth").write_text(ours + "\n")
+    (Path(site) / "sslcustomize.pth").write_text((Path(ours) / "sslcustomize.pth").read_text())
+    return python
+
+
+def test_pip_system_certs_venv_keeps_the_policy(
+    pip_system_certs_venv: str, servers: tuple[str, str], policy: Path
+) -> None:
+    """pip-system-certs beside sslcustomize: no RecursionError; the policy's trust, refusals."""
+    code = """
+    import ssl, urllib.request, requests
+    print(ssl.SSLContext.__module__)
+    for url in sys.argv[1:]:
+        print(attempt(lambda: urllib.request.urlopen(url, timeout=20).read()))
+        print(attempt(lambda: requests.get(url, timeout=20).text))
+    print(attempt(lambda: requests.get(sys.argv[2], timeout=20, verify=False).text))
+    """
+    lines = run(code, list(servers), policy, pip_system_certs_venv)
+    assert lines[0] == "pip._vendor.truststore._api"  # pip-system-certs did inject
+    assert lines[1:] == ["OK", "OK", *["REJECTED self_signed"] * 3]
+
+
+# -- import orders (issue 21 #4) ----------------------------------------------------------------
+
+LIBRARIES = {
+    "requests": ("requests", "requests.get(URL, timeout=20, verify=VERIFY)"),
+    "urllib3": (
+        "urllib3",
+        "urllib3.PoolManager(retries=False, cert_reqs='CERT_REQUIRED' if VERIFY else "
+        "'CERT_NONE').request('GET', URL)",
+    ),
+    "pip._vendor.urllib3": (
+        "pip._vendor.urllib3",
+        "pip._vendor.urllib3.PoolManager(retries=False, cert_reqs='CERT_REQUIRED' if VERIFY "
+        "else 'CERT_NONE').request('GET', URL)",
+    ),
+    "httpx": ("httpx", "httpx.get(URL, verify=VERIFY)"),
+    "aiohttp": ("aiohttp", "asyncio.run(aiohttp_get(URL, VERIFY))"),
+}
+
+ORDERS = {
+    "library first": "import {module}\nimport ssl, asyncio\n",
+    "ssl first": "import ssl\nimport {module}\nimport asyncio\n",
+    "asyncio first": "import ssl, asyncio\nimport {module}\n",
+    "re-imported": (
+        "import ssl, asyncio, {module}\n"
+        "for name in [n for n in sys.modules if n == '{module}' or n.startswith('{module}.')]:\n"
+        "    del sys.modules[name]\n"
+        "import {module}\n"
+    ),
+}
+
+AIOHTTP = """
+async def aiohttp_get(url, verify):
+    import aiohttp
+    async with aiohttp.ClientSession() as s, s.get(url, ssl=None if verify else False) as r:
+        return await r.text()
+"""
+
+
+def _matrix_code(library: str, order: str) -> str:
+    module, call = LIBRARIES[library]
+    body = ORDERS[order].format(module=module)
+    return (
+        AIOHTTP
+        + body
+        + "import pip._vendor.urllib3\n" * (module == "pip._vendor.urllib3")
+        + f"for URL, VERIFY in ((sys.argv[1], True), (sys.argv[2], True), (sys.argv[2], False)):\n"
+        f"    print(attempt(lambda: {call}))\n"
+    )
+
+
+@pytest.mark.parametrize("order", sorted(ORDERS))
+@pytest.mark.parametrize("library", sorted(LIBRARIES))
+def test_hooks_apply_in_every_import_order(
+    library: str, order: str, servers: tuple[str, str], policy: Path
+) -> None:
+    """Whatever the order of imports, the policy's CA is trusted and an opt-out is refused."""
+    lines = run(_matrix_code(library, order), list(servers), policy)
+    assert lines == ["OK", "REJECTED self_signed", "REJECTED self_signed"]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 15), reason="lazy imports (PEP 810) need 3.15+")
+@pytest.mark.parametrize("library", sorted(LIBRARIES))
+def test_hooks_apply_under_lazy_imports(
+    library: str, servers: tuple[str, str], policy: Path
+) -> None:
+    """Under ``-X lazy_imports=all`` the hooks still apply (PEP 810 loads through the finder)."""
+    code = _matrix_code(library, "ssl first")
+    lines = run(code, list(servers), policy, sys.executable, "-X", "lazy_imports=all")
+    assert lines == ["OK", "REJECTED self_signed", "REJECTED self_signed"]
