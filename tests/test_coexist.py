@@ -270,3 +270,95 @@ def test_hooks_apply_under_lazy_imports(
     code = _matrix_code(library, "ssl first")
     lines = run(code, list(servers), policy, sys.executable, "-X", "lazy_imports=all")
     assert lines == ["OK", "REJECTED self_signed", "REJECTED self_signed"]
+
+
+# -- a hook that cannot apply fails closed (issue 21 #4) ---------------------------------------
+
+# A urllib3 laid out otherwise: util.ssl_ has no create_urllib3_context, so the hook finds
+# nothing to patch. Its contexts are Python's class, made in its own modules; get() wraps
+# the socket itself, aget() lets asyncio wrap it (no frame of the library on the stack then).
+UNHOOKABLE = {
+    "__init__.py": "from .connection import get, aget\n",
+    "util/__init__.py": "",
+    "util/ssl_.py": "import ssl\n",
+    "connection.py": """
+import asyncio, socket, ssl, urllib.parse
+from .util import ssl_
+
+def context(verify):
+    made = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    made.load_default_certs()
+    if not verify:
+        made.check_hostname = False
+        made.verify_mode = ssl.CERT_NONE
+    return made
+
+def get(url, verify):
+    parts = urllib.parse.urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=20) as raw:
+        with context(verify).wrap_socket(raw, server_hostname=parts.hostname) as tls:
+            tls.sendall(b"GET / HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n")
+            return tls.recv(100)
+
+async def _aget(url, verify):
+    parts = urllib.parse.urlsplit(url)
+    made = context(verify)
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port, ssl=made,
+                                                   server_hostname=parts.hostname)
+    writer.write(b"GET / HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n")
+    data = await reader.read(100)
+    writer.close()
+    return data
+
+def aget(url, verify):
+    return asyncio.run(_aget(url, verify))
+""",
+}
+
+UNHOOKABLE_CALLS = """
+import ssl, urllib3
+for name in [n for n in sys.modules if n.startswith('urllib3')]:
+    del sys.modules[name]
+import urllib3  # imported again: said once all the same
+good, mitm = sys.argv[1], sys.argv[2]
+for call in (urllib3.get, urllib3.aget):
+    for url, verify in ((good, True), (mitm, True), (mitm, False)):
+        print(attempt(lambda: call(url, verify)))
+"""
+
+
+@pytest.mark.parametrize("opt_out", [False, True])
+def test_unhookable_library_fails_closed(
+    opt_out: bool,
+    pki: _pki.TestPKI,
+    write_policy: WritePolicy,
+    servers: tuple[str, str],
+    tmp_path: Path,
+) -> None:
+    """A library whose hook finds nothing verifies as Python does; its opt-out is refused."""
+    for name, text in UNHOOKABLE.items():
+        path = tmp_path / "lib" / "urllib3" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = write_policy(
+        f"trust = ['{root}']\nallow_code_opt_out = {str(opt_out).lower()}\n"
+        "[report]\nsink = 'none'\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", ATTEMPT + UNHOOKABLE_CALLS, *servers],
+        capture_output=True, text=True, timeout=120, check=False,
+        # The library's own trust is Python's default store: here the test root.
+        env={**os.environ, "SSLCUSTOMIZE_POLICY": str(policy), "SSL_CERT_FILE": str(root),
+             "PYTHONPATH": str(tmp_path / "lib")},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("sslcustomize: cannot hook urllib3") == 1, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    refused = "ERROR SSLCertVerificationError"
+    for lines in (result.stdout.splitlines()[:3], result.stdout.splitlines()[3:]):
+        assert lines[0] == "OK"  # the legitimate twin
+        assert lines[1].startswith(refused)  # the MITM, as Python alone
+        # The code's opt-out: obeyed only where the policy allows code opt-outs.
+        assert lines[2] == "OK" if opt_out else lines[2].startswith(refused)

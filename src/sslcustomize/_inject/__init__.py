@@ -11,7 +11,7 @@ import _sslcustomize_startup
 
 from .._policy import Policy, load_policy
 from .._state import announce, set_policy
-from . import _stdlib
+from . import _stdlib, _unhooked
 from ._patcher import Patcher
 from ._shared import on_import
 
@@ -54,7 +54,10 @@ def _library_hook(patcher: Patcher, trigger: str, hooks: str) -> Callable[[types
     def hook(module: types.ModuleType) -> None:
         import importlib  # noqa: PLC0415 - only once a client library is imported
 
-        importlib.import_module(f"{__name__}.{hooks}").patch(patcher, trigger, module)
+        try:
+            importlib.import_module(f"{__name__}.{hooks}").patch(patcher, trigger, module)
+        except Exception as error:  # noqa: BLE001 - any failure: that library fails closed
+            _unhooked.unhooked(patcher, trigger, module, error)
 
     return hook
 
