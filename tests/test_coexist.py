@@ -217,6 +217,16 @@ LIBRARIES = {
     ),
     "httpx": ("httpx", "httpx.get(URL, verify=VERIFY)"),
     "aiohttp": ("aiohttp", "asyncio.run(aiohttp_get(URL, VERIFY))"),
+    # websockets has no hook of its own: ssl=True is ssl.create_default_context() (the stdlib
+    # factory hook); the opt-out is that context with verification turned off by code.
+    "websockets": (
+        "websockets.sync.client",
+        "websockets.sync.client.connect(URL, open_timeout=30, ssl=ws_context(VERIFY)).close()",
+    ),
+    "websockets.asyncio": (
+        "websockets.asyncio.client",
+        "asyncio.run(websockets_get(URL, VERIFY))",
+    ),
 }
 
 ORDERS = {
@@ -236,6 +246,19 @@ async def aiohttp_get(url, verify):
     import aiohttp
     async with aiohttp.ClientSession() as s, s.get(url, ssl=None if verify else False) as r:
         return await r.text()
+
+def ws_context(verify):
+    import ssl
+    context = ssl.create_default_context()
+    if not verify:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+async def websockets_get(url, verify):
+    import websockets.asyncio.client
+    async with websockets.asyncio.client.connect(url, open_timeout=30, ssl=ws_context(verify)):
+        pass
 """
 
 
@@ -251,20 +274,28 @@ def _matrix_code(library: str, order: str) -> str:
     )
 
 
+def _servers_for(library: str, request: pytest.FixtureRequest) -> list[str]:
+    """The legitimate twin's and the MITM's URLs: websocket servers for websockets."""
+    if library.startswith("websockets"):
+        start = request.getfixturevalue("wss_server")
+        return [start("good"), start("self_signed")]
+    return list(request.getfixturevalue("servers"))
+
+
 @pytest.mark.parametrize("order", sorted(ORDERS))
 @pytest.mark.parametrize("library", sorted(LIBRARIES))
 def test_hooks_apply_in_every_import_order(
-    library: str, order: str, servers: tuple[str, str], policy: Path
+    library: str, order: str, request: pytest.FixtureRequest, policy: Path
 ) -> None:
     """Whatever the order of imports, the policy's CA is trusted and an opt-out is refused."""
-    lines = run(_matrix_code(library, order), list(servers), policy)
+    lines = run(_matrix_code(library, order), _servers_for(library, request), policy)
     assert lines == ["OK", "REJECTED self_signed", "REJECTED self_signed"]
 
 
 @pytest.mark.skipif(sys.version_info < (3, 15), reason="lazy imports (PEP 810) need 3.15+")
 @pytest.mark.parametrize("library", sorted(LIBRARIES))
 def test_hooks_apply_under_lazy_imports(
-    library: str, servers: tuple[str, str], policy: Path
+    library: str, request: pytest.FixtureRequest, policy: Path
 ) -> None:
     """Under ``-X lazy_imports=all`` the hooks still apply (PEP 810 loads through the finder)."""
     module = LIBRARIES[library][0]
@@ -278,7 +309,9 @@ def test_hooks_apply_under_lazy_imports(
         # httpcore 1.x sets __module__ on the names of its __init__, lazy ones included.
         pytest.skip(f"{module} fails under lazy imports without sslcustomize too")
     code = _matrix_code(library, "ssl first")
-    lines = run(code, list(servers), policy, sys.executable, "-X", "lazy_imports=all")
+    lines = run(
+        code, _servers_for(library, request), policy, sys.executable, "-X", "lazy_imports=all"
+    )
     assert lines == ["OK", "REJECTED self_signed", "REJECTED self_signed"]
 
 
