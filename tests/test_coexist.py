@@ -27,6 +27,7 @@ import pytest
 
 import _pki
 from _fixtures import WritePolicy
+from _index import PROJECT, WHEEL, serve_index, write_wheel
 
 if TYPE_CHECKING:
     from conftest import StartServer
@@ -199,6 +200,56 @@ def test_pip_system_certs_venv_keeps_the_policy(
     lines = run(code, list(servers), policy, pip_system_certs_venv)
     assert lines[0] == "pip._vendor.truststore._api"  # pip-system-certs did inject
     assert lines[1:] == ["OK", "OK", *["REJECTED self_signed"] * 3]
+
+
+def _pip(python: str, args: list[str], policy: Path | None) -> subprocess.CompletedProcess[str]:
+    """Run that environment's pip, without the machine's pip configuration."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "SSLCUSTOMIZE_"))}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    if policy is not None:
+        env["SSLCUSTOMIZE_POLICY"] = str(policy)
+    command = [python, "-m", "pip", *args, "--no-cache-dir", "--disable-pip-version-check"]
+    return subprocess.run(
+        [*command, "--retries", "0", "--timeout", "20"],
+        capture_output=True, text=True, timeout=180, check=False, env=env,
+    )  # fmt: skip
+
+
+def test_pip_installs_in_pip_system_certs_venv(
+    pip_system_certs_venv: str, policy: Path, tmp_path: Path
+) -> None:
+    """pip itself runs in that venv under a policy: a local wheel installs (no RecursionError)."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    write_wheel(wheels / WHEEL)
+    args = ["install", "--no-index", "--find-links", str(wheels), "--target", str(tmp_path / "t")]
+    result = _pip(pip_system_certs_venv, [*args, PROJECT], policy)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "RecursionError" not in result.stderr
+    assert (tmp_path / "t" / "sslcustomize_probe" / "__init__.py").is_file()
+
+
+@pytest.mark.parametrize("case", ["good", "unknown_issuer"])
+def test_pip_vendored_truststore_gets_the_policys_trust(
+    case: str, pip_system_certs_venv: str, pki: _pki.TestPKI, policy: Path, tmp_path: Path
+) -> None:
+    """pip (its vendored truststore) trusts an index of the policy's CA; an attacker's, not."""
+    args = ["download", "--no-deps", "-d", str(tmp_path / "d")]
+    with serve_index(pki[case], tmp_path / "index") as url:
+        result = _pip(pip_system_certs_venv, [*args, "--index-url", url, PROJECT], policy)
+        # Control: without the policy, truststore alone does not trust the test root.
+        alone = _pip(pip_system_certs_venv, [*args, "--index-url", url, PROJECT], None)
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output, output
+    assert "RecursionError" not in output, output
+    assert alone.returncode != 0
+    if case == "good":
+        assert result.returncode == 0, output
+        assert (tmp_path / "d" / WHEEL).is_file()
+    else:
+        assert result.returncode != 0
+        assert "unknown_issuer" in output or "CERTIFICATE_VERIFY_FAILED" in output, output
+        assert not (tmp_path / "d" / WHEEL).exists()
 
 
 # -- import orders (issue 21 #4) ----------------------------------------------------------------
