@@ -15,19 +15,22 @@ without one it is skipped, except under ``CI=true``, where it fails.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import sysconfig
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import _pki
 from _fixtures import WritePolicy
 from _index import PROJECT, WHEEL, serve_index, write_wheel
+from _namespace import namespace_problem, run_in_overlays
+from sslcustomize._discovery import discover
 
 if TYPE_CHECKING:
     from conftest import StartServer
@@ -159,11 +162,9 @@ def wheelhouse() -> str:
     return found
 
 
-@pytest.fixture(scope="module")
-def pip_system_certs_venv(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A virtual environment with pip-system-certs, truststore and sslcustomize; its python."""
+def _tools_venv(venv: Path) -> tuple[str, str]:
+    """Make a venv with pip-system-certs, truststore and pip 24.2+; its python and purelib."""
     wheels = wheelhouse()
-    venv = tmp_path_factory.mktemp("psc") / "venv"
     subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
     )
@@ -177,6 +178,13 @@ def pip_system_certs_venv(tmp_path_factory: pytest.TempPathFactory) -> str:
          "--target", site, "pip-system-certs", "truststore", "pip>=24.2"],
         check=True, timeout=300,
     )  # fmt: skip
+    return python, site
+
+
+@pytest.fixture(scope="module")
+def pip_system_certs_venv(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A virtual environment with pip-system-certs, truststore and sslcustomize; its python."""
+    python, site = _tools_venv(tmp_path_factory.mktemp("psc") / "venv")
     # This environment's packages (requests, sslcustomize) without its .pth files; then
     # sslcustomize's own .pth line, as an install there would write it.
     ours = sysconfig.get_path("purelib")
@@ -250,6 +258,89 @@ def test_pip_vendored_truststore_gets_the_policys_trust(
         assert result.returncode != 0
         assert "unknown_issuer" in output or "CERTIFICATE_VERIFY_FAILED" in output, output
         assert not (tmp_path / "d" / WHEEL).exists()
+
+
+# -- reached by system scope -------------------------------------------------------------------
+
+# Makes ssl refuse the factories the startup hook sets: a hook that cannot apply.
+FREEZE_SSL = (
+    "import ssl, types; ssl.__class__ = type('Frozen', (types.ModuleType,), {'__setattr__': "
+    "lambda m, n, v: (_ for _ in ()).throw(AttributeError(n)) if n == 'create_default_context' "
+    "else types.ModuleType.__setattr__(m, n, v)})\n"
+)
+
+
+@pytest.fixture(scope="module")
+def system_scope(tmp_path_factory: pytest.TempPathFactory, pki: _pki.TestPKI) -> dict[str, Any]:
+    """``enable --scope system`` in a throw-away namespace; venvs with pip-system-certs only."""
+    problem = namespace_problem()
+    if problem:
+        pytest.skip(problem)
+    scratch = tmp_path_factory.mktemp("system")
+    venvs = {"psc": _tools_venv(scratch / "psc")[0]}
+    python, site = _tools_venv(scratch / "frozen")
+    (Path(site) / "zz-freeze-ssl.pth").write_text(FREEZE_SSL)
+    venvs["frozen"] = python
+    ca = scratch / "policy-ca.pem"
+    ca.write_bytes(pki.root_pem)
+    stdlibs = sorted({i.stdlib for i in discover() if i.eligible})
+    trees = ["/etc", "/usr/local/lib", *stdlibs]
+    import _servers
+
+    with (
+        _servers.serve_https(pki["good"], "localhost") as good,
+        _servers.serve_https(pki["self_signed"], "localhost") as mitm,
+    ):
+        spec = {"trees": trees, "venvs": venvs, "ca": str(ca), "good": good.url(),
+                "mitm": mitm.url()}  # fmt: skip
+        result = run_in_overlays(
+            trees,
+            scratch / "overlays",
+            [sys.executable, str(Path(__file__).with_name("_coexist_scenario.py")),
+             json.dumps(spec)],
+        )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    observed: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    observed["venvs"] = venvs
+    return observed
+
+
+@pytest.mark.slow
+def test_system_scope_governs_a_pip_system_certs_venv(system_scope: dict[str, Any]) -> None:
+    """A venv with pip-system-certs but not sslcustomize, reached by system scope: the policy."""
+    assert system_scope["enable"][0] == 0, system_scope["enable"]
+    seen = system_scope["clients"]["psc"]
+    assert seen.get("ssl_context") == "pip._vendor.truststore._api", seen  # injected first
+    assert "Traceback" not in seen["stderr"], seen["stderr"]
+    assert seen["calls"] == ["OK"] * 3 + ["REJECTED self_signed"] * 4, seen
+
+
+@pytest.mark.slow
+def test_system_scope_doctor_names_the_tools_and_tells_the_truth(
+    system_scope: dict[str, Any],
+) -> None:
+    """doctor names the tools per venv; covered where the policy governs, not where it cannot."""
+    rows = {name: row for row in system_scope["doctor"] for name in _venv_names(row, system_scope)}
+    psc, frozen = rows["psc"], rows["frozen"]
+    tools = ["truststore", "pip-system-certs", "pip's vendored truststore"]
+    assert psc["covered"], psc
+    assert psc["by"] == "system hook", psc
+    assert [t["tool"] for t in psc["trust_tools"]] == tools
+    assert {t["decides"] for t in psc["trust_tools"]} == {"the policy"}
+    assert psc["ssl_context_replaced_by"] == "pip._vendor.truststore._api.SSLContext"
+    # The startup hook ran there, but ssl's factories could not be replaced.
+    assert not frozen["covered"], frozen
+    assert "could not hook ssl's factories" in frozen["reason"], frozen
+    assert [t["decides"] for t in frozen["trust_tools"]] == tools
+    # Not covered, yet not weaker than Python alone: the MITM is still refused.
+    calls = system_scope["clients"]["frozen"]["calls"]
+    assert [c.split()[0] for c in calls[3:6]] == ["ERROR"] * 3, calls
+
+
+def _venv_names(row: dict[str, Any], scenario: dict[str, Any]) -> list[str]:
+    """The scenario's names for the venv a doctor row describes (none for other interpreters)."""
+    paths = {os.path.abspath(p) for p in [*row["names"], row["path"]]}  # venv pythons are links
+    return [n for n, python in scenario["venvs"].items() if os.path.abspath(python) in paths]
 
 
 # -- import orders (issue 21 #4) ----------------------------------------------------------------
