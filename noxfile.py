@@ -14,6 +14,11 @@ PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
 def tests(session: nox.Session) -> None:
     """Run the test suite against a wheel install (the .pth startup hook needs one)."""
     session.install(".[test]")
+    # Wheels for tests/test_coexist.py's pip-system-certs venv (the tests stay on loopback).
+    wheelhouse = str(session.cache_dir / "wheelhouse")
+    wheels = ("pip-system-certs==5.3", "truststore==0.10.5", "pip==25.3")
+    session.run("python", "-m", "pip", "download", "-q", "--no-deps", "-d", wheelhouse, *wheels)
+    session.env["SSLCUSTOMIZE_TEST_WHEELHOUSE"] = wheelhouse
     session.run("coverage", "erase")
     session.run("coverage", "run", "-m", "pytest", *session.posargs)
     session.run("coverage", "combine", "--quiet", success_codes=[0, 1])

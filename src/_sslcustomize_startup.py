@@ -97,35 +97,68 @@ def policy_configured() -> bool:
 
 
 class PostImportHooks:
-    """A ``sys.meta_path`` finder that runs a callback right after a module is imported.
+    """A ``sys.meta_path`` finder that runs callbacks right after a module's body has run.
 
     It asks the finders behind it for the real spec and wraps only the loader's
-    ``exec_module``; the module is otherwise imported exactly as without it.
+    ``exec_module``; the module is otherwise imported exactly as without it. Callbacks run
+    when the body has *finished*, whatever the order or timing of imports:
+
+    * a module already imported: at once, if its body has finished;
+    * a module whose body is still running (a context made while ``aiohttp.connector`` is
+      still loading injects, and asks for a hook on that half-loaded module): when its
+      body finishes, never before;
+    * a module imported later, eagerly or lazily (PEP 810 lazy imports load the module
+      through this same finder when the name is first used): when its body finishes;
+    * a module imported again (removed from ``sys.modules``, or ``importlib.reload``):
+      again, on the new body. Callbacks stay registered until :meth:`unregister`.
     """
 
     def __init__(self) -> None:
         """Create an empty registry; :meth:`register` adds hooks."""
         self._hooks: dict[str, list[Hook]] = {}
         self._busy: set[str] = set()
+        # Half-loaded modules whose loader is not ours (their import began before we were
+        # asked): their callbacks run at the first import after their body has finished.
+        self._pending: dict[str, list[Hook]] = {}
 
     def register(self, name: str, callback: "Hook") -> None:
-        """Call ``callback(module)`` once ``name`` is imported (at once if it already is)."""
-        module = sys.modules.get(name)
-        if module is not None:
-            _call(callback, module)
-            return
+        """Call ``callback(module)`` each time ``name``'s body has run (now if it has)."""
         self._hooks.setdefault(name, []).append(callback)
         if not _installed(self):
             sys.meta_path.insert(0, self)
+        module = sys.modules.get(name)
+        if module is None:
+            return
+        if not _initializing(module):
+            _call(callback, module)
+        elif not isinstance(getattr(module.__spec__, "loader", None), _HookedLoader):
+            self._pending.setdefault(name, []).append(callback)
 
     def unregister(self, callback: "Hook") -> None:
         """Forget ``callback`` for every module it waits for."""
-        for name in list(self._hooks):
-            self._hooks[name] = [cb for cb in self._hooks[name] if cb is not callback]
-            if not self._hooks[name]:
-                del self._hooks[name]
+        for registry in (self._hooks, self._pending):
+            for name in list(registry):
+                registry[name] = [cb for cb in registry[name] if cb is not callback]
+                if not registry[name]:
+                    del registry[name]
         if not self._hooks and _installed(self):
             sys.meta_path.remove(self)
+
+    def run(self, name: str, module: "ModuleType") -> None:
+        """Run the callbacks of ``name`` on ``module``, whose body has just finished."""
+        self._pending.pop(name, None)
+        for callback in list(self._hooks.get(name, ())):
+            _call(callback, module)
+        self.run_pending()
+
+    def run_pending(self) -> None:
+        """Run the callbacks waiting for half-loaded modules whose bodies have finished."""
+        for name in list(self._pending):
+            module = sys.modules.get(name)
+            if module is None or not _initializing(module):
+                for callback in self._pending.pop(name, ()):
+                    if module is not None:
+                        _call(callback, module)
 
     def find_spec(
         self,
@@ -134,6 +167,8 @@ class PostImportHooks:
         target: "ModuleType | None" = None,
     ) -> "ModuleSpec | None":
         """Find ``fullname`` with the other finders and wrap its loader if it is watched."""
+        if self._pending:
+            self.run_pending()
         if fullname not in self._hooks or fullname in self._busy:
             return None
         self._busy.add(fullname)
@@ -143,30 +178,37 @@ class PostImportHooks:
             self._busy.discard(fullname)
         if spec is None or not hasattr(spec.loader, "exec_module"):
             return spec
-        spec.loader = _HookedLoader(spec.loader, self._hooks.pop(fullname))  # type: ignore[assignment]
-        if not self._hooks and _installed(self):
-            sys.meta_path.remove(self)
+        spec.loader = _HookedLoader(spec.loader, self, fullname)  # type: ignore[assignment]
         return spec
 
 
-class _HookedLoader:
-    """Delegate to the real loader, then run the callbacks on the fresh module."""
+def _initializing(module: "ModuleType") -> bool:
+    """Tell whether ``module``'s body is still running (importlib's own flag)."""
+    return bool(getattr(getattr(module, "__spec__", None), "_initializing", False))
 
-    def __init__(self, loader: object, callbacks: "list[Hook]") -> None:
+
+class _HookedLoader:
+    """Delegate to the real loader, then run the callbacks on the module it has filled."""
+
+    def __init__(self, loader: object, hooks: PostImportHooks, name: str) -> None:
         self._loader = loader
-        self._callbacks = callbacks
+        self._hooks = hooks
+        self._name = name
 
     def create_module(self, spec: "ModuleSpec") -> "ModuleType | None":
         return self._loader.create_module(spec)  # type: ignore[attr-defined, no-any-return]
 
     def exec_module(self, module: "ModuleType") -> None:
         self._loader.exec_module(module)  # type: ignore[attr-defined]
-        # Put the real loader back so that reload(), inspect and linecache see it.
+        # Put the real loader back so that inspect and linecache see it (reload() finds the
+        # module again, through us).
         module.__loader__ = self._loader  # type: ignore[assignment]
         if module.__spec__ is not None:
             module.__spec__.loader = self._loader  # type: ignore[assignment]
-        for callback in self._callbacks:
-            _call(callback, module)
+            # importlib clears this only after exec_module returns; the callbacks need the
+            # module seen as finished (a callback may register another for it).
+            module.__spec__._initializing = False  # type: ignore[attr-defined]  # noqa: SLF001
+        self._hooks.run(self._name, module)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._loader, name)
@@ -207,7 +249,33 @@ FACTORIES = (
     "_create_stdlib_context",
     "_create_unverified_context",
 )
-LIBRARIES = ("urllib3", "requests", "httpx", "aiohttp", "websockets", "pip._vendor.urllib3")
+LIBRARIES = (
+    "urllib3",
+    "requests",
+    "httpx",
+    "aiohttp",
+    "websockets",
+    "pip._vendor.urllib3",
+    "truststore",
+    "pip._vendor.truststore",
+)
+#: The module whose import starts the hooks of each client library, and the hook module (in
+#: sslcustomize._inject) that patches it. Watched from ssl's import on, so that a hook asked
+#: for while one of them is still loading runs when its body has finished. In this order.
+TRIGGERS = (
+    ("urllib3.connection", "_urllib3"),
+    ("pip._vendor.urllib3.connection", "_urllib3"),
+    ("requests.adapters", "_requests"),
+    ("pip._vendor.requests.adapters", "_requests"),
+    ("httpx._config", "_httpx"),
+    ("httpx._transports.default", "_httpx"),
+    ("httpx", "_httpx"),
+    ("aiohttp.connector", "_aiohttp"),
+    ("pip._internal.cli.index_command", "_pip"),
+    ("pip._internal.cli.req_command", "_pip"),
+    ("truststore._api", "_truststore"),
+    ("pip._vendor.truststore._api", "_truststore"),
+)
 
 
 def _activate(ssl: "ModuleType") -> None:
@@ -221,7 +289,7 @@ def _activate(ssl: "ModuleType") -> None:
     for name in FACTORIES:
         original = getattr(ssl, name)
         setattr(ssl, name, _stand_in(ssl, name, original))
-    for library in LIBRARIES:
+    for library in (*LIBRARIES, *(trigger for trigger, _ in TRIGGERS)):
         hooks.register(library, _finish)
 
 

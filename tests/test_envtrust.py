@@ -500,13 +500,13 @@ def _pip_download(index: str, system: Path, target: Path, env: dict[str, str]) -
 def pip_index(tmp_path: Path) -> tuple[trustme.CA, Path, Path]:
     """An index served by a server whose CA is in the returned PEM file only (and its URL)."""
     pytest.importorskip("pip")
-    from test_thirdparty_pip import WHEEL, _write_wheel
+    from _index import WHEEL, write_wheel
 
     ca = trustme.CA()
     root = tmp_path / "index"
     project = root / "simple" / "sslcustomize-probe"
     project.mkdir(parents=True)
-    _write_wheel(project / WHEEL)
+    write_wheel(project / WHEEL)
     (project / "index.html").write_text(f'<a href="{WHEEL}">{WHEEL}</a>\n')
     return ca, _pem(ca, tmp_path / "index-ca.pem"), root
 

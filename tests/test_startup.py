@@ -229,8 +229,8 @@ def test_cache_and_state_dirs_follow_platformdirs(
         assert getattr(_paths, function)() == expected
 
 
-def test_post_import_hooks_run_once_and_keep_the_real_loader() -> None:
-    """A registered hook runs after the module executes; the module keeps its own loader."""
+def test_post_import_hooks_run_after_each_body_and_keep_the_real_loader() -> None:
+    """A hook runs after the module's body, again on a re-import; the module keeps its loader."""
     code = """
     import sys, _sslcustomize_startup as s
     seen = []
@@ -240,6 +240,27 @@ def test_post_import_hooks_run_once_and_keep_the_real_loader() -> None:
     print(seen, type(json.__loader__).__name__, hooks in sys.meta_path)
     hooks.register("json", lambda m: seen.append("again"))
     print(seen)
+    del sys.modules["json"]
+    import json
+    print(seen)
     """
     out = run_python(code).stdout.splitlines()
-    assert out == ["['json'] SourceFileLoader False", "['json', 'again']"]
+    assert out == [
+        "['json'] SourceFileLoader True",
+        "['json', 'again']",
+        "['json', 'again', 'json', 'again']",
+    ]
+
+
+def test_post_import_hook_asked_for_mid_import_waits_for_the_body(tmp_path: Path) -> None:
+    """A hook asked for while its module's body runs sees the finished module, not half of it."""
+    package = tmp_path / "halfpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from . import mod\nimport json\n")
+    (package / "mod.py").write_text(
+        "import _sslcustomize_startup as s\n"
+        "s.hooks.register('halfpkg.mod', lambda m: print('hooked', hasattr(m, 'LATE')))\n"
+        "LATE = 1\n"
+    )
+    code = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import halfpkg; print('done')"
+    assert run_python(code).stdout.splitlines() == ["hooked True", "done"]

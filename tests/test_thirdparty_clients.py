@@ -297,42 +297,6 @@ def test_client_certificate(
 # -- websockets, HTTP/2, proxies ---------------------------------------------------------------
 
 
-@pytest.fixture
-def wss_server(pki: _pki.TestPKI) -> Iterator[Callable[[str], str]]:
-    """``wss_server(case)``: a websockets echo server on localhost; returns its wss:// URL."""
-    import threading
-
-    from websockets.sync.server import ServerConnection, serve
-
-    import _servers
-
-    servers: list[Any] = []
-
-    def echo(connection: ServerConnection) -> None:
-        for message in connection:
-            connection.send(message)
-
-    def start(case: str) -> str:
-        context = _servers.server_context(pki[case])
-        # No TLS 1.3 session tickets. websockets' sync connections read in one thread while
-        # writing in another, on the same OpenSSL connection, which OpenSSL does not support:
-        # when the tickets arrive as the client writes its request, the request can be lost
-        # ("[SSL] internal error" on write, or a handshake that times out). Measured on 3.10,
-        # 2,000 connections each: 10 failed with a plain context, 11 under a policy, none
-        # without tickets. A race of the library's design, not of verification.
-        context.num_tickets = 0
-        # As patient as its clients (30 s; the server's default is 10 s).
-        server = serve(echo, "127.0.0.1", 0, ssl=context, open_timeout=30)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        # By address: "localhost" may try ::1 first, which this server does not listen on.
-        return f"wss://127.0.0.1:{server.socket.getsockname()[1]}/"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-
-
 def _websockets_async(url: str) -> str:
     from websockets.asyncio.client import connect
 

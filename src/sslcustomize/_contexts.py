@@ -1,7 +1,8 @@
 """Build ``SSLContext`` objects under the policy, and the named-context registry.
 
-Contexts are instances of :class:`PolicyContext`, a subclass of :class:`ssl.SSLContext`
-whose sockets turn a failed verification into :class:`~sslcustomize.CertificateRejected`.
+Contexts are instances of :class:`PolicyContext`, a subclass of Python's own
+:class:`ssl.SSLContext` (:mod:`._sslclass`, whatever the name ``ssl.SSLContext`` holds) whose
+sockets turn a failed verification into :class:`~sslcustomize.CertificateRejected`.
 ``ssl.SSLContext`` itself is never rebound (rebinding it is what causes RecursionError
 reports against truststore: truststore#121, #143, #214).
 
@@ -24,6 +25,7 @@ from ._decision import Decision, longest_prefix
 from ._engine import ADDITIVE_STEPS, REPLACING_STEPS, Step, add_step, normalize
 from ._policy import SYSTEM_TRUST
 from ._runtime import Runtime
+from ._sslclass import PYTHON_SSLCONTEXT, StdlibContext
 from ._state import current_runtime
 from ._trust import TrustError, anchors_for, default_verify_locations
 from .exceptions import LegacyContextWarning, SharedContextError
@@ -128,8 +130,8 @@ def _load_default_paths_without_variables(context: PolicyContext) -> None:
 
 
 def _recorded(name: str) -> Callable[..., Any]:
-    """Wrap ``ssl.SSLContext.<name>`` so that the call is kept in the context's recipe."""
-    method = getattr(ssl.SSLContext, name)
+    """Wrap Python's ``SSLContext.<name>`` so that the call is kept in the context's recipe."""
+    method = getattr(PYTHON_SSLCONTEXT, name)
 
     @functools.wraps(method)
     def recorded(self: PolicyContext, *args: Any, **kwargs: Any) -> Any:
@@ -151,7 +153,7 @@ def _recorded(name: str) -> Callable[..., Any]:
     return recorded
 
 
-class PolicyContext(ssl.SSLContext):
+class PolicyContext(StdlibContext):
     """A client context made under the policy.
 
     It behaves as the :class:`ssl.SSLContext` it is; callers may set ALPN, ciphers, versions,
@@ -322,35 +324,80 @@ def policy_context(
 
 AnyPolicyContext = TypeVar("AnyPolicyContext", bound="PolicyContext")
 
-# kind -> kind with gevent's SSLContext mixed in, built once (see _instance_class).
-_with_gevent: dict[type[PolicyContext], type[PolicyContext]] = {}
+# (kind, substitute) -> kind with the substitute mixed in, built once (see _instance_class).
+_with_substitute: dict[tuple[type[Any], type[Any]], type[Any]] = {}
 
 
 def _instance_class(kind: type[AnyPolicyContext]) -> type[AnyPolicyContext]:
-    """Return the class to instantiate for ``kind``: itself, or itself over gevent's class.
+    """Return the class to instantiate for ``kind``: itself, or itself over a substitute.
 
-    ``gevent.monkey.patch_ssl()`` rebinds ``ssl.SSLContext`` to ``gevent.ssl.SSLContext``.
-    When sslcustomize was imported before that (``import ssl`` first, then a context, then
-    ``patch_all()``), ``kind`` derives from the stdlib class, whose
-    property setters call ``super(SSLContext, SSLContext)`` through ssl's module global: now
-    gevent's class, so setting ``minimum_version`` recursed without end (RecursionError), and
-    ``wrap_socket`` would make a blocking stdlib socket in a cooperative program. Mixing in
-    gevent's class gives its setters (which name the stdlib class directly), its cooperative
-    ``SSLSocket`` and ``isinstance(context, ssl.SSLContext)``; ``kind`` stays first in the
-    MRO, so ``_wrap_socket``/``_wrap_bio`` are still the policy's. Only gevent's class is
-    mixed in: another replacement (truststore's) verifies on its own terms.
+    Some tools rebind ``ssl.SSLContext`` to a subclass of Python's class, and libraries
+    imported after that check ``isinstance(context, ssl.SSLContext)`` against it (aiohttp's
+    ``ssl=`` argument). A policy context is then also an instance of the substitute, in one
+    of two ways, decided by what the substitute is for:
+
+    * gevent's class (``gevent.monkey.patch_ssl()``) moves bytes cooperatively and leaves
+      verification to OpenSSL: it is mixed in *with its behaviour* (its cooperative
+      ``SSLSocket``); ``kind`` stays first in the MRO, so ``_wrap_socket``/``_wrap_bio`` are
+      still the policy's.
+    * Any other substitute (truststore's ``inject_into_ssl()``, which pip-system-certs
+      calls) is mixed in *for its identity only*: every attribute it defines is shadowed by
+      what ``kind`` has for that name. Such a class is a verifier of its own that forwards
+      to an inner context; under the policy the policy is the verifier (truststore's own
+      contexts are governed through their inner context, see ``_inject._truststore``), so
+      nothing of it may run on a policy context.
     """
     current = ssl.SSLContext
-    if current in kind.__mro__:
+    if current in kind.__mro__ or not isinstance(current, type):
         return kind
-    gevent_ssl = sys.modules.get("gevent.ssl")
-    if gevent_ssl is None or current is not getattr(gevent_ssl, "SSLContext", None):
-        return kind
-    mixed = _with_gevent.get(kind)
-    if mixed is None or not issubclass(mixed, current):
-        namespace = {"__module__": kind.__module__, "__qualname__": kind.__qualname__}
-        mixed = _with_gevent[kind] = type(kind.__name__, (kind, current), namespace)
+    if not issubclass(current, PYTHON_SSLCONTEXT):
+        return kind  # not a subclass of Python's class: it cannot be mixed in
+    mixed = _with_substitute.get((kind, current))
+    if mixed is None:
+        gevent_ssl = sys.modules.get("gevent.ssl")
+        if gevent_ssl is not None and current is getattr(gevent_ssl, "SSLContext", None):
+            namespace = {}
+        else:
+            namespace = _identity_only(kind, current)
+        namespace.update(__module__=kind.__module__, __qualname__=kind.__qualname__)
+        mixed = _with_substitute[kind, current] = type(kind.__name__, (kind, current), namespace)
     return cast("type[AnyPolicyContext]", mixed)
+
+
+class _Hidden:
+    """Hide an attribute that a substitute class added and Python's class does not have."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __get__(self, instance: object, owner: object = None) -> Any:
+        raise AttributeError(self._name)
+
+
+def _no_init(self: object, *args: object, **kwargs: object) -> None:
+    """Python's ``SSLContext`` does all in ``__new__``; a substitute's ``__init__`` must not run."""
+
+
+_OWN_NAMES = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__"})
+
+
+def _identity_only(kind: type[Any], substitute: type[Any]) -> dict[str, Any]:
+    """Shadow every attribute ``substitute`` adds with what ``kind`` has for that name."""
+    namespace: dict[str, Any] = {}
+    for cls in substitute.__mro__:
+        if cls in kind.__mro__:
+            continue
+        for name in vars(cls):
+            if name in _OWN_NAMES or name in namespace:
+                continue
+            owner = next((c for c in kind.__mro__ if name in vars(c)), None)
+            if name == "__init__" and owner in (None, object):
+                namespace[name] = _no_init
+            elif owner is None:
+                namespace[name] = _Hidden(name)
+            else:
+                namespace[name] = vars(owner)[name]
+    return namespace
 
 
 def build_context(

@@ -47,6 +47,30 @@ except Exception:
     user_site = ""
 startup = sys.modules.get("_sslcustomize_startup")
 custom = sys.modules.get("sitecustomize")
+# Trust tools on this interpreter's path, and whether one replaced ssl.SSLContext at startup
+# (pip-system-certs does, from its .pth).
+tools = []
+for name, parts in (("truststore", ("truststore", "__init__.py")),
+                    ("pip-system-certs", ("pip_system_certs", "__init__.py")),
+                    ("pip's vendored truststore", ("pip", "_vendor", "truststore", "__init__.py"))):
+    for entry in sys.path:
+        if entry and os.path.isfile(os.path.join(entry, *parts)):
+            tools.append(name)
+            break
+early = sys.modules.get("ssl")
+replaced = getattr(early, "SSLContext", None)
+replaced = "" if replaced is None or replaced.__module__ == "ssl" else (
+    replaced.__module__ + "." + replaced.__name__)
+# Where a policy is configured, the hook must have put sslcustomize's factories on ssl.
+hooked = None
+try:
+    if startup is not None and startup.policy_configured():
+        import ssl
+        factory = ssl.create_default_context
+        hooked = bool(getattr(factory, "sslcustomize_original", None) or
+                      getattr(factory, "__module__", "").startswith("sslcustomize"))
+except Exception:
+    hooked = False
 print(json.dumps({
     "implementation": getattr(getattr(sys, "implementation", None), "name", "cpython"),
     "version": list(sys.version_info[:3]),
@@ -58,6 +82,9 @@ print(json.dumps({
     "user_site": user_site,
     "startup": getattr(startup, "__file__", "") or "",
     "sitecustomize": getattr(custom, "__file__", "") or "",
+    "tools": tools,
+    "ssl_context_replaced_by": replaced,
+    "hooked": hooked,
 }))
 """
 
@@ -80,6 +107,9 @@ class Interpreter:
     user_site: str = ""
     startup: str = ""
     sitecustomize: str = ""
+    tools: tuple[str, ...] = ()
+    ssl_context_replaced_by: str = ""
+    hooked: bool | None = None
     error: str = ""
 
     @property
@@ -98,7 +128,7 @@ class Interpreter:
         Args:
             runtime_roots: ``(directory, label)`` of each private runtime installed.
         """
-        if not self.startup:
+        if not self.startup or self.hooked is False:
             return ""
         startup = os.path.realpath(self.startup)
         for root, label in runtime_roots:
@@ -118,6 +148,15 @@ class Interpreter:
             return f"Python {self.version_text} is older than 3.10"
         if self.covered_by(runtime_roots):
             return ""
+        return self._missing_hook()
+
+    def _missing_hook(self) -> str:
+        """Say what is missing in an eligible interpreter that is not covered."""
+        if self.startup and self.hooked is False:
+            beside = f" ({self.ssl_context_replaced_by} replaced ssl.SSLContext)" * bool(
+                self.ssl_context_replaced_by
+            )
+            return f"the startup hook ran but could not hook ssl's factories{beside}"
         if not os.access(self.stdlib, os.W_OK):
             return f"no hook: {self.stdlib} is read-only for this user (run enable as root)"
         return "no hook: run `sslcustomize enable --scope system` (again) to cover it"
@@ -185,6 +224,9 @@ def probe(path: str, *, timeout: float = 20.0) -> Interpreter:
         user_site=str(facts["user_site"]),
         startup=str(facts["startup"]),
         sitecustomize=str(facts["sitecustomize"]),
+        tools=tuple(str(t) for t in facts.get("tools", ())),
+        ssl_context_replaced_by=str(facts.get("ssl_context_replaced_by") or ""),
+        hooked=None if facts.get("hooked") is None else bool(facts["hooked"]),
     )
 
 

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable
 
 from ._frozen import dataclass, replace
+from ._sslclass import PYTHON_SSLCONTEXT, StdlibContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -198,7 +199,7 @@ _FIXED_VERSION_PROTOCOLS = {int(ssl.PROTOCOL_TLS), int(ssl.PROTOCOL_TLS_CLIENT)}
 def _replay(context: ssl.SSLContext, recipe: tuple[Step, ...], keep: Callable[[str], bool]) -> None:
     for name, args in recipe:
         if keep(name):
-            getattr(ssl.SSLContext, name)(context, *args)
+            getattr(PYTHON_SSLCONTEXT, name)(context, *args)
 
 
 def _verification(
@@ -242,7 +243,7 @@ def build_engine(
         ssl.SSLError: A recorded call failed on the copy (a file changed since).
         OSError: Likewise.
     """
-    context = ssl.SSLContext(settings.protocol)
+    context = StdlibContext(settings.protocol)
     context.check_hostname = False  # sslcustomize: allow(the replay below sets it from the spec)
 
     def keep(name: str) -> bool:

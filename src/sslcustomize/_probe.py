@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlsplit
 from ._hosts import parse_address
 from ._reasons import STARTTLS_PORTS
 from ._replay import der_chain
+from ._sslclass import StdlibContext
 from .exceptions import SSLCustomizeError
 
 __all__ = [
@@ -437,7 +438,7 @@ def fetch_chain(
     Raises:
         ProbeError: The server could not be reached or did not complete a TLS handshake.
     """
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context = StdlibContext(ssl.PROTOCOL_TLS_CLIENT)
     # Fetch whatever chain is sent: it is verified offline afterwards.
     context.check_hostname = False  # sslcustomize: allow(probe: chain verified offline)
     context.verify_mode = ssl.CERT_NONE  # sslcustomize: allow(probe: chain verified offline)

@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from ._files import cache_directory, private_directory, read_regular, trusted_path
 from ._frozen import dataclass
 from ._policy import TrustSource
+from ._sslclass import StdlibContext
 from .exceptions import TrustError
 
 __all__ = [
@@ -204,7 +205,7 @@ def _openssl_read(data: bytes, path: str) -> _Bundle:
     try:
         with os.fdopen(descriptor, "wb") as file:
             file.write(data)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context = StdlibContext(ssl.PROTOCOL_TLS_CLIENT)
         try:
             context.load_verify_locations(cafile=temporary)
         except ssl.SSLError as exc:

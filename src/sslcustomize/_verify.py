@@ -20,6 +20,7 @@ from ._frozen import dataclass
 from ._policy import TrustSource
 from ._reasons import diagnose
 from ._replay import ReplayResult, replay_chain
+from ._sslclass import StdlibContext
 from ._trust import anchors_for
 
 __all__ = [
@@ -85,7 +86,7 @@ def leaf_oracle(
 
     Dates are not checked unless ``check_time`` (a pin trusts the key, not its certificate).
     """
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context = StdlibContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = check_hostname
     context.hostname_checks_common_name = common_name
     context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
@@ -212,7 +213,7 @@ def _oracle(
     verify_flags: int,
     common_name: bool,  # noqa: FBT001
 ) -> ssl.SSLContext:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context = StdlibContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = check_hostname
     context.verify_flags = ssl.VerifyFlags(verify_flags)
     context.hostname_checks_common_name = common_name

@@ -203,6 +203,7 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
         "shadowed_exceptions": [str(s) for s in find_shadows(policy.exceptions, today)],
         "certifi": _certifi_comparison(trust_store),
         "third_party": _third_party(),
+        "trust_tools": _trust_tools(),
     }
 
 
@@ -263,6 +264,55 @@ def _third_party() -> list[dict[str, Any]]:
             importlib.util.find_spec(f"sslcustomize._inject.{hook}") is not None
         )
         rows.append({"client": name, "version": version, "covered": covered, "by": hook})
+    return rows
+
+
+# What decides what when another trust tool is present (docs/clients.md, "Working beside
+# truststore and pip-system-certs").
+_TRUST_TOOLS = {
+    "truststore": (
+        "the policy decides: truststore's client contexts verify under it, through their "
+        "inner context; truststore still asks the OS after the handshake on macOS/Windows"
+    ),
+    "pip-system-certs": (
+        "the policy decides: it injects truststore at every start of this environment's "
+        "interpreters, whose contexts then verify under the policy"
+    ),
+}
+
+
+def _trust_tools() -> list[dict[str, Any]]:
+    """List the other trust tools installed here, whether one is active now, and who decides."""
+    from importlib import metadata  # noqa: PLC0415
+
+    from .._sslclass import substitute  # noqa: PLC0415
+
+    replaced = substitute()
+    active = f"{replaced.__module__}.{replaced.__qualname__}" if replaced is not None else None
+    rows: list[dict[str, Any]] = []
+    for name, decides in _TRUST_TOOLS.items():
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+        rows.append({"tool": name, "version": version, "decides": decides})
+    try:
+        pip = metadata.version("pip")
+    except metadata.PackageNotFoundError:
+        pip = None
+    if pip is not None and importlib.util.find_spec("pip._vendor.truststore") is not None:
+        rows.append(
+            {
+                "tool": "pip's vendored truststore",
+                "version": pip,
+                "decides": _TRUST_TOOLS["truststore"],
+            }
+        )
+    for row in rows:
+        row["ssl_context_replaced_by"] = active
+        row["covered"] = _hook_in_place()
+        if not row["covered"]:
+            row["decides"] = f"{row['tool']} decides alone: no sslcustomize hook in this process"
     return rows
 
 
@@ -385,6 +435,10 @@ def _render_policy(out: Any, facts: dict[str, Any]) -> None:
     for row in facts["third_party"]:
         state = "[green]covered[/]" if row["covered"] else "[red]not covered[/]"
         out.print(f"{row['client']} {row['version']}: {state}")
+    for row in facts["trust_tools"]:
+        out.print(f"{row['tool']} {row['version']}: {row['decides']}")
+        if row["ssl_context_replaced_by"]:
+            out.print(f"  ssl.SSLContext is {row['ssl_context_replaced_by']} in this process")
 
 
 def _render_tables(out: Any, facts: dict[str, Any]) -> None:

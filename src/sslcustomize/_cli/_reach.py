@@ -102,6 +102,11 @@ def coverage(extra: Sequence[str] = ()) -> list[dict[str, Any]]:
                 "by": by,
                 "reason": "" if by else interpreter.reason(roots),
                 "hook": _hook_state(interpreter),
+                "trust_tools": [
+                    {"tool": tool, "decides": "the policy" if by else tool}
+                    for tool in interpreter.tools
+                ],
+                "ssl_context_replaced_by": interpreter.ssl_context_replaced_by,
             }
         )
     return rows
@@ -131,6 +136,9 @@ def render_coverage(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         state = "[green]yes[/]" if row["covered"] else "[red]no[/]"
         names = row["path"] + ("" if len(row["names"]) < 2 else f" (+{len(row['names']) - 1})")
-        table.add_row(names, row["version"] or "?", state, row["by"] or row["reason"])
+        tools = ", ".join(t["tool"] for t in row.get("trust_tools", ()))
+        decides = "the policy decides" if row["covered"] else "they decide alone"
+        beside = f"; beside {tools}: {decides}" * bool(tools)
+        table.add_row(names, row["version"] or "?", state, (row["by"] or row["reason"]) + beside)
     console().print(table)
     print("venvs made from a covered interpreter are covered too; `python -S` runs without hooks")

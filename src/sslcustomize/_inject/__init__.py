@@ -11,27 +11,14 @@ import _sslcustomize_startup
 
 from .._policy import Policy, load_policy
 from .._state import announce, set_policy
-from . import _stdlib
+from . import _stdlib, _unhooked
 from ._patcher import Patcher
 from ._shared import on_import
 
 __all__ = ["extract", "inject", "inject_from_startup", "is_injected", "replaced_attributes"]
 
-#: What starts the hooks of each client library: the import of one of its modules, and the
-#: hook module (in this package) that patches it. A hook module is imported only then, so a
-#: process that never imports a client library never loads its hooks. In this order.
-LIBRARY_TRIGGERS = (
-    ("urllib3.connection", "_urllib3"),
-    ("pip._vendor.urllib3.connection", "_urllib3"),
-    ("requests.adapters", "_requests"),
-    ("pip._vendor.requests.adapters", "_requests"),
-    ("httpx._config", "_httpx"),
-    ("httpx._transports.default", "_httpx"),
-    ("httpx", "_httpx"),
-    ("aiohttp.connector", "_aiohttp"),
-    ("pip._internal.cli.index_command", "_pip"),
-    ("pip._internal.cli.req_command", "_pip"),
-)
+#: What starts the hooks of each client library (one declaration, in the startup module).
+LIBRARY_TRIGGERS = _sslcustomize_startup.TRIGGERS
 
 _lock = _thread.allocate_lock()
 _patcher = Patcher()
@@ -67,7 +54,10 @@ def _library_hook(patcher: Patcher, trigger: str, hooks: str) -> Callable[[types
     def hook(module: types.ModuleType) -> None:
         import importlib  # noqa: PLC0415 - only once a client library is imported
 
-        importlib.import_module(f"{__name__}.{hooks}").patch(patcher, trigger, module)
+        try:
+            importlib.import_module(f"{__name__}.{hooks}").patch(patcher, trigger, module)
+        except Exception as error:  # noqa: BLE001 - any failure: that library fails closed
+            _unhooked.unhooked(patcher, trigger, module, error)
 
     return hook
 

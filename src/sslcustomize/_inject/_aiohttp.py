@@ -75,7 +75,10 @@ def _patch(patcher: Patcher) -> Callable[[types.ModuleType], None]:
         verified = getattr(connector, "_SSL_CONTEXT_VERIFIED", None)
         unverified = getattr(connector, "_SSL_CONTEXT_UNVERIFIED", None)
         if original is None or verified is None or unverified is None:
-            return
+            # An aiohttp laid out otherwise: its contexts are out of the policy's reach.
+            raise LookupError("aiohttp.connector.TCPConnector._get_ssl_context not found")
+        if hasattr(original, "__sslcustomize_original__"):
+            return  # hooked already (the module seen again)
 
         @functools.wraps(original)
         def _get_ssl_context(self: Any, req: Any) -> Any:

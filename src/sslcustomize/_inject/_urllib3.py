@@ -19,6 +19,7 @@ Contexts are named ``urllib3``, or ``requests`` when requests made the connectio
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import ssl
 import sys
@@ -184,18 +185,23 @@ def _wrapper(
 
 def _patch(patcher: Patcher, root: str) -> Callable[[types.ModuleType], None]:
     def patch(connection: types.ModuleType) -> None:
-        ssl_ = sys.modules.get(root + ".util.ssl_")
-        util = sys.modules.get(root + ".util")
+        # Imported, not looked up: under lazy imports (PEP 810) urllib3.connection can have
+        # run while util.ssl_ is still a name waiting to be loaded.
+        ssl_ = importlib.import_module(root + ".util.ssl_")
+        util = importlib.import_module(root + ".util")
         found = getattr(ssl_, "create_urllib3_context", None)
         if found is None:
-            return
-        original: Callable[..., ssl.SSLContext] = found
-        factory = _factory(root, original)
+            # urllib3 without the factory it has had since 1.13: nothing here is hooked, and
+            # its contexts ignore the policy. Said (once per import) by the caller.
+            raise LookupError(f"{root}.util.ssl_.create_urllib3_context not found")
+        # A module imported again finds the factory of an earlier import already hooked.
+        original: Callable[..., ssl.SSLContext] = getattr(found, "__sslcustomize_original__", found)
+        factory = found if found is not original else _factory(root, original)
         for module in (ssl_, util, connection):
             if getattr(module, "create_urllib3_context", None) is original:
                 patcher.replace(module, "create_urllib3_context", factory)
         wrap = getattr(connection, "_ssl_wrap_socket_and_match_hostname", None)
-        if wrap is not None:  # urllib3 2.x
+        if wrap is not None and not hasattr(wrap, "__sslcustomize_original__"):  # urllib3 2.x
             patcher.replace(
                 connection, "_ssl_wrap_socket_and_match_hostname", _wrapper(root, wrap, original)
             )
