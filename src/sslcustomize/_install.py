@@ -29,12 +29,11 @@ import os
 import re
 import shutil
 import stat
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._discovery import Interpreter
+from ._discovery import Interpreter, isolated_run
 from ._files import cache_directory
 
 __all__ = [
@@ -343,22 +342,15 @@ def _open_to_everyone(runtime: str) -> None:
 
 
 def _compile(interpreter: Interpreter, runtime: str) -> None:
-    """Compile an interpreter's hook and the runtime with it (bytecode is per version)."""
+    """Compile an interpreter's hook and the runtime with it (bytecode is per version).
+
+    Raises:
+        subprocess.CalledProcessError: The interpreter could not compile them.
+    """
     stdlib = os.path.realpath(interpreter.stdlib)
-    subprocess.run(  # noqa: S603 - the interpreter being hooked, with our own arguments
-        [
-            interpreter.path,
-            "-I",
-            "-S",
-            "-m",
-            "compileall",
-            "-q",
-            os.path.join(stdlib, "sitecustomize.py"),
-            runtime,
-        ],
-        check=True,
-        capture_output=True,
-    )
+    argv = [interpreter.path, "-I", "-S", "-m", "compileall", "-q"]
+    completed = isolated_run([*argv, os.path.join(stdlib, "sitecustomize.py"), runtime])
+    completed.check_returncode()
 
 
 def _displaced(original: dict[str, Any] | None, target: str, runtime: str) -> str:
