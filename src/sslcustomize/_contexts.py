@@ -11,7 +11,6 @@ the first handshake, not by the first context: making a context stays cheap.
 
 from __future__ import annotations
 
-import _thread
 import functools
 import os
 import ssl
@@ -22,6 +21,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 
 from ._decision import Decision, longest_prefix
 from ._engine import ADDITIVE_STEPS, REPLACING_STEPS, Step, add_step, normalize
+from ._locks import fork_safe_lock
 from ._policy import SYSTEM_TRUST
 from ._runtime import Runtime
 from ._state import current_runtime
@@ -247,7 +247,7 @@ for _name in (*REPLACING_STEPS, *ADDITIVE_STEPS):
 # --- Factories ---------------------------------------------------------------------------------
 
 _warned: set[str] = set()
-_warn_lock = _thread.allocate_lock()
+_warn_lock = fork_safe_lock()
 
 
 def _say_once(message: str) -> None:

@@ -21,7 +21,6 @@ A process re-checks its bundles at most every :data:`REFRESH_INTERVAL` seconds (
 
 from __future__ import annotations
 
-import _thread
 import os
 import ssl
 import stat
@@ -30,6 +29,7 @@ from collections.abc import Iterable
 
 from ._files import cache_directory, private_directory, read_regular, trusted_path
 from ._frozen import dataclass
+from ._locks import fork_safe_lock
 from ._policy import TrustSource
 from .exceptions import TrustError
 
@@ -311,7 +311,7 @@ def refresh_generation() -> int:
     return int(_clock() // REFRESH_INTERVAL)
 
 
-_lock = _thread.allocate_lock()
+_lock = fork_safe_lock()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -325,14 +325,6 @@ class _Seen:
 
 _seen: dict[str, _Seen] = {}
 _by_content: dict[str, Anchors] = {}
-
-
-def _after_fork_in_child() -> None:
-    global _lock  # noqa: PLW0603 - a lock another thread held at fork() would never be released
-    _lock = _thread.allocate_lock()
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _stat_key(path: str) -> tuple[int, ...]:
