@@ -127,9 +127,7 @@ if hold:
 
 
 @pytest.mark.parametrize("hold", ["hold", "idle"])
-def test_fork_while_a_thread_loads_the_policy(
-    tmp_path: Path, pki: _pki.TestPKI, hold: str
-) -> None:
+def test_fork_while_a_thread_loads_the_policy(tmp_path: Path, pki: _pki.TestPKI, hold: str) -> None:
     """A child forked while another thread holds the policy load makes contexts and verifies."""
     system, process = _policies(tmp_path, pki)
     process.write_text("version = 1\n")  # the hook is on from startup; nothing to warn about
