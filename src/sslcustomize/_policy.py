@@ -466,7 +466,9 @@ def _toml_tree(text: str, path: str) -> dict[str, Any]:
 
 
 def _parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
-    data, lines = cached_parse(text, path, lambda source: _toml_tree(source, path), locate_keys)
+    data, lines = cached_parse(
+        text, path, lambda source: _toml_tree(source, path), locate_keys, system=layer == "system"
+    )
     reader = _Reader(lines, path, layer)
     reader.check_keys(data, _TOP_KEYS, ())
     version = data.get("version", SCHEMA_VERSION)
