@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +23,7 @@ from .._install import (
     user_root,
 )
 from .._paths import pretty
-from . import EXIT_OK, EXIT_USAGE
+from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._output import console, fail
 
 __all__ = ["coverage", "reach", "render_coverage", "unreach"]
@@ -78,11 +79,27 @@ def unreach(scope: str) -> int:
     if not os.path.exists(os.path.join(root, MANIFEST)):
         return EXIT_OK
     try:
-        restored = uninstall(root)
+        result = uninstall(root)
     except PermissionError as error:
         return fail(f"cannot restore {error.filename}: permission denied; run as root")
-    print(f"disabled: restored {len(restored)} file(s) as they were and removed {pretty(root)}")
-    return EXIT_OK
+    except OSError as error:
+        return fail(f"cannot undo {pretty(root)}: {error}", EXIT_FAILURE)
+    if not result.kept:
+        print(
+            f"disabled: restored {len(result.restored)} file(s) as they were and removed "
+            f"{pretty(root)}"
+        )
+    else:
+        print(f"partly disabled: restored {len(result.restored)} file(s) as they were")
+    for problem in result.problems:
+        print(f"not restored: {problem}", file=sys.stderr)
+    if result.kept:
+        print(
+            f"the hooks not restored still load the runtime: {pretty(root)} stays; fix the "
+            f"above and run `sslcustomize disable --scope {scope}` again",
+            file=sys.stderr,
+        )
+    return EXIT_FAILURE if result.problems else EXIT_OK
 
 
 def coverage(extra: Sequence[str] = ()) -> list[dict[str, Any]]:
