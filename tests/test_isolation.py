@@ -204,3 +204,35 @@ def test_every_subprocess_of_the_package_is_audited() -> None:
         and any(starter in path.read_text() for starter in starters)
     )
     assert found == ["_cli/_run.py", "_discovery.py"]
+
+
+# --- Free-threaded builds are found (issue 21 #7) ------------------------------------------------
+
+_FREE_THREADED = """#!/bin/sh
+# Stands for a free-threaded CPython (none is packaged here): answers the probe as one would.
+echo '{"implementation": "cpython", "version": [3, 14, 2], "executable": "'"$0"'",
+ "prefix": "/opt/ft", "base_prefix": "/opt/ft", "stdlib": "/opt/ft/lib/python3.14t",
+ "purelib": "/opt/ft/lib/python3.14t/site-packages", "user_site": "", "startup": "",
+ "sitecustomize": "", "free_threaded": true}' | tr -d '\\n'
+echo
+"""
+
+
+def test_doctor_finds_free_threaded_interpreters(tmp_path: Path) -> None:
+    """python3.14t on PATH is probed and listed as free-threaded; look-alike names are not."""
+    bin_directory = tmp_path / "bin"
+    bin_directory.mkdir()
+    for name in ("python3.14t", "python3.14td", "python3.14t-config", "python3.14-config"):
+        (bin_directory / name).write_text(_FREE_THREADED)
+        (bin_directory / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_directory}{os.pathsep}{os.environ['PATH']}"}
+    result = subprocess.run(
+        [CLI, "doctor", "--json"], env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    rows = json.loads(result.stdout)["interpreters"]
+    found = [r for r in rows if r["path"].startswith(str(bin_directory))]
+    assert [(Path(r["path"]).name, r["version"], r["free_threaded"]) for r in found] == [
+        ("python3.14t", "3.14.2", True)
+    ]
+    assert found[0]["covered"] is False
+    assert not any(r["free_threaded"] for r in rows if r not in found)  # the lab's builds

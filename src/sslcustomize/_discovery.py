@@ -1,6 +1,7 @@
 """Find the Python interpreters of the machine and ask each one what covers it.
 
-Places looked at: ``PATH``, ``/usr/bin``, ``/usr/local/bin``, pyenv's versions
+Places looked at (``python3``, ``python3.X`` and free-threaded ``python3.Xt``): ``PATH``,
+``/usr/bin``, ``/usr/local/bin``, pyenv's versions
 (``$PYENV_ROOT`` or ``~/.pyenv``), uv's managed Pythons (``$UV_PYTHON_INSTALL_DIR`` or
 ``~/.local/share/uv/python``) and any named with ``--python``. Each candidate is started once
 with a small probe (it works on Python 2.7 too, to say why it is not covered); interpreters
@@ -37,7 +38,8 @@ __all__ = [
 ]
 
 MINIMUM = (3, 10)
-_NAME = re.compile(r"^python(3(\.\d+)?)?$")
+# python3, python3.12, and free-threaded builds: python3.13t, python3.14t (issue 21 #7).
+_NAME = re.compile(r"^python(3(\.\d+t?)?)?$")
 # Where child interpreters run: a directory only root can write, whoever the caller is.
 SAFE_CWD = "/"
 
@@ -59,6 +61,10 @@ try:
     user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else ""
 except Exception:
     user_site = ""
+try:
+    free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+except Exception:
+    free_threaded = False
 startup = sys.modules.get("_sslcustomize_startup")
 custom = sys.modules.get("sitecustomize")
 print(json.dumps({
@@ -72,6 +78,7 @@ print(json.dumps({
     "user_site": user_site,
     "startup": getattr(startup, "__file__", "") or "",
     "sitecustomize": getattr(custom, "__file__", "") or "",
+    "free_threaded": free_threaded,
 }))
 """
 
@@ -94,6 +101,7 @@ class Interpreter:
     user_site: str = ""
     startup: str = ""
     sitecustomize: str = ""
+    free_threaded: bool = False
     error: str = ""
 
     @property
@@ -155,11 +163,13 @@ def candidates(extra: Iterable[str] = ()) -> list[str]:
             continue
         found += [os.path.join(directory, n) for n in names if _NAME.match(n)]
     pyenv = os.environ.get("PYENV_ROOT") or os.path.join(_home(), ".pyenv")
-    found += sorted(glob.glob(os.path.join(pyenv, "versions", "*", "bin", "python3")))
+    for name in ("python3", "python3.*t"):  # a free-threaded build may lack python3
+        found += sorted(glob.glob(os.path.join(pyenv, "versions", "*", "bin", name)))
     uv = os.environ.get("UV_PYTHON_INSTALL_DIR") or os.path.join(
         os.environ.get("XDG_DATA_HOME") or os.path.join(_home(), ".local", "share"), "uv", "python"
     )
-    found += sorted(glob.glob(os.path.join(uv, "*", "bin", "python3")))
+    for name in ("python3", "python3.*t"):
+        found += sorted(glob.glob(os.path.join(uv, "*", "bin", name)))
     found += [os.path.abspath(p) for p in extra]
     unique: list[str] = []
     for path in found:
@@ -238,6 +248,7 @@ def probe(path: str, *, timeout: float = 20.0) -> Interpreter:
         user_site=str(facts["user_site"]),
         startup=str(facts["startup"]),
         sitecustomize=str(facts["sitecustomize"]),
+        free_threaded=bool(facts.get("free_threaded", False)),
     )
 
 

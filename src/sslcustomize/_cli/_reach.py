@@ -113,6 +113,7 @@ def coverage(extra: Sequence[str] = ()) -> list[dict[str, Any]]:
                 "path": interpreter.path,
                 "names": list(interpreter.names),
                 "version": interpreter.version_text,
+                "free_threaded": interpreter.free_threaded,
                 "implementation": interpreter.implementation,
                 "stdlib": interpreter.stdlib,
                 "covered": bool(by),
@@ -148,6 +149,7 @@ def render_coverage(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         state = "[green]yes[/]" if row["covered"] else "[red]no[/]"
         names = row["path"] + ("" if len(row["names"]) < 2 else f" (+{len(row['names']) - 1})")
-        table.add_row(names, row["version"] or "?", state, row["by"] or row["reason"])
+        version = (row["version"] or "?") + (" free-threaded" if row["free_threaded"] else "")
+        table.add_row(names, version, state, row["by"] or row["reason"])
     console().print(table)
     print("venvs made from a covered interpreter are covered too; `python -S` runs without hooks")
