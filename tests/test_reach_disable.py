@@ -44,10 +44,15 @@ def test_disable_undoes_what_it_can_and_a_second_run_finishes(
     if problem:
         pytest.skip(problem)
     eligible = [i for i in discover() if i.eligible]
-    pyenv = [i for i in eligible if "/.pyenv/versions/3.10" in os.path.realpath(i.stdlib)]
+    own = os.path.realpath(os.path.dirname(os.__file__))  # the CLI's own: it must stay
+    pyenv = [
+        os.path.realpath(i.stdlib)
+        for i in eligible
+        if "/.pyenv/versions/" in os.path.realpath(i.stdlib) and os.path.realpath(i.stdlib) != own
+    ]
     if not pyenv:
-        pytest.skip("needs pyenv's Python 3.10 to remove")
-    victim = os.path.realpath(pyenv[0].stdlib)
+        pytest.skip("needs a pyenv Python other than this one's to remove")
+    victim = pyenv[0]
     others = sorted({os.path.realpath(i.stdlib) for i in eligible} - {victim})
     out = tmp_path / "out"
     out.mkdir()
