@@ -136,6 +136,7 @@ def test_enable_and_disable_system_from_a_planted_directory_run_none_of_it(
     trees = ["/etc", "/usr/local/lib", *stdlibs]
     script = (
         f"cd {directory} && {CLI} enable --scope system >{tmp_path}/enable.out 2>&1 && "
+        f"ls /usr/local/lib/sslcustomize/policy-cache >{tmp_path}/cache.list && "
         f"{CLI} doctor --json >{tmp_path}/doctor.json && "
         f"{CLI} disable --scope system >{tmp_path}/disable.out 2>&1"
     )
@@ -146,6 +147,8 @@ def test_enable_and_disable_system_from_a_planted_directory_run_none_of_it(
     rows = json.loads((tmp_path / "doctor.json").read_text())["interpreters"]
     hooked = {os.path.realpath(r["stdlib"]) for r in rows if r["by"] == "system hook"}
     assert set(stdlibs) - {os.path.realpath(os.path.dirname(os.__file__))} <= hooked
+    # enable parsed the system policy as root: users' processes find it in root's cache.
+    assert len((tmp_path / "cache.list").read_text().split()) == 1
 
 
 def test_startup_hook_imports_the_package_beside_it(

@@ -7,6 +7,7 @@ module turns it into commands' output.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -23,6 +24,8 @@ from .._install import (
     user_root,
 )
 from .._paths import pretty
+from .._policy import policy_files, read_layer
+from ..exceptions import PolicyError
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._output import console, fail
 
@@ -56,6 +59,8 @@ def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
         )
     except OSError as error:
         return fail(f"cannot install the hooks: {error}", EXIT_USAGE)
+    if args.scope == "system":
+        _warm_system_cache()
     print(
         f"runtime: {pretty(os.path.join(root, ''))} (undo: sslcustomize disable --scope "
         f"{args.scope})"
@@ -71,6 +76,17 @@ def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
             "write (listed above); ask an administrator for `sslcustomize enable --scope system`"
         )
     return EXIT_OK
+
+
+def _warm_system_cache() -> None:
+    """Parse the system policy once as root, so that no user's process has to (its cache).
+
+    A broken or missing policy is left for the processes to report, as they would.
+    """
+    for layer, path, _ in policy_files():
+        if layer == "system":
+            with contextlib.suppress(PolicyError, OSError):
+                read_layer(layer, path)
 
 
 def unreach(scope: str) -> int:
