@@ -336,6 +336,7 @@ def _finish(_module: "ModuleType") -> None:
     if _failed:
         return
     try:
+        _import_beside("sslcustomize")
         from sslcustomize import _inject  # noqa: PLC0415 - the point: only when needed
 
         _inject.inject_from_startup()
@@ -345,6 +346,29 @@ def _finish(_module: "ModuleType") -> None:
             f"sslcustomize: cannot apply the policy: {exc!r}; "
             "verifying with Python's own defaults instead\n"
         )
+
+
+def _import_beside(name: str) -> None:
+    """Import ``name`` from this module's own directory, not from wherever ``sys.path`` says.
+
+    The package is imported at the first context, when ``sys.path[0]`` may be the current
+    directory (``-c``, ``-m``, the REPL): a ``sslcustomize`` planted there by another user must
+    not run in place of the one installed beside this module (issue 22 #1). Where it is not
+    beside it (an editable install), the normal import finds it.
+    """
+    if name in sys.modules:
+        return
+    external = sys.modules["_frozen_importlib_external"]
+    spec = external.PathFinder.find_spec(name, [os.path.dirname(os.path.abspath(__file__))])
+    if spec is None or spec.loader is None:
+        return
+    module = sys.modules["_frozen_importlib"].module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
 
 
 def deactivate() -> None:

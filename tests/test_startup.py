@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -178,6 +179,8 @@ def test_startup_never_raises_when_the_package_is_broken(
     shadow = tmp_path / "shadow" / "sslcustomize"
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise RuntimeError('broken install')\n")
+    # The startup module imports the package beside it: both go first on the path.
+    shutil.copy(startup.__file__, shadow.parent)
     env = {
         "SSLCUSTOMIZE_POLICY": str(write_policy("version = 1\n")),
         "PYTHONPATH": str(shadow.parent),

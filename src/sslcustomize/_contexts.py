@@ -12,7 +12,6 @@ the first handshake, not by the first context: making a context stays cheap.
 
 from __future__ import annotations
 
-import _thread
 import functools
 import os
 import ssl
@@ -23,6 +22,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 
 from ._decision import Decision, longest_prefix
 from ._engine import ADDITIVE_STEPS, REPLACING_STEPS, Step, add_step, normalize
+from ._locks import fork_safe_lock
 from ._policy import SYSTEM_TRUST
 from ._runtime import Runtime
 from ._sslclass import PYTHON_SSLCONTEXT, StdlibContext
@@ -249,7 +249,7 @@ for _name in (*REPLACING_STEPS, *ADDITIVE_STEPS):
 # --- Factories ---------------------------------------------------------------------------------
 
 _warned: set[str] = set()
-_warn_lock = _thread.allocate_lock()
+_warn_lock = fork_safe_lock()
 
 
 def _say_once(message: str) -> None:

@@ -1,14 +1,20 @@
 """Find the Python interpreters of the machine and ask each one what covers it.
 
-Places looked at: ``PATH``, ``/usr/bin``, ``/usr/local/bin``, pyenv's versions
+Places looked at (``python3``, ``python3.X`` and free-threaded ``python3.Xt``): ``PATH``,
+``/usr/bin``, ``/usr/local/bin``, pyenv's versions
 (``$PYENV_ROOT`` or ``~/.pyenv``), uv's managed Pythons (``$UV_PYTHON_INSTALL_DIR`` or
 ``~/.local/share/uv/python``) and any named with ``--python``. Each candidate is started once
 with a small probe (it works on Python 2.7 too, to say why it is not covered); interpreters
 that share a standard-library directory are one interpreter with several names.
+
+Every child interpreter the package starts is isolated from the caller (issue 22 #1: root ran
+a ``json.py`` another user had planted in the directory ``sudo sslcustomize doctor`` was run
+from): see :func:`isolated_run`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -22,18 +28,28 @@ from ._frozen import replace
 
 __all__ = [
     "MINIMUM",
+    "SAFE_CWD",
     "Interpreter",
     "candidates",
     "discover",
+    "isolated_environment",
+    "isolated_run",
     "probe",
 ]
 
 MINIMUM = (3, 10)
-_NAME = re.compile(r"^python(3(\.\d+)?)?$")
+# python3, python3.12, and free-threaded builds: python3.13t, python3.14t (issue 21 #7).
+_NAME = re.compile(r"^python(3(\.\d+t?)?)?$")
+# Where child interpreters run: a directory only root can write, whoever the caller is.
+SAFE_CWD = "/"
 
 # Runs in the interpreter being asked; Python 2.7 syntax on purpose (to report it as older).
+# Its first line drops the current directory ('' for ``-c``) before anything is imported:
+# Python before 3.11 has no -P, and PYTHONSAFEPATH is set for the others (belt and braces).
 _PROBE = r"""
-import json, os, sys
+import sys
+sys.path[:] = [p for p in sys.path if p and p != "."]
+import json, os
 try:
     import sysconfig
     stdlib = sysconfig.get_path("stdlib")
@@ -45,6 +61,10 @@ try:
     user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else ""
 except Exception:
     user_site = ""
+try:
+    free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+except Exception:
+    free_threaded = False
 startup = sys.modules.get("_sslcustomize_startup")
 custom = sys.modules.get("sitecustomize")
 # Trust tools on this interpreter's path, and whether one replaced ssl.SSLContext at startup
@@ -85,6 +105,7 @@ print(json.dumps({
     "tools": tools,
     "ssl_context_replaced_by": replaced,
     "hooked": hooked,
+    "free_threaded": free_threaded,
 }))
 """
 
@@ -110,6 +131,7 @@ class Interpreter:
     tools: tuple[str, ...] = ()
     ssl_context_replaced_by: str = ""
     hooked: bool | None = None
+    free_threaded: bool = False
     error: str = ""
 
     @property
@@ -180,11 +202,13 @@ def candidates(extra: Iterable[str] = ()) -> list[str]:
             continue
         found += [os.path.join(directory, n) for n in names if _NAME.match(n)]
     pyenv = os.environ.get("PYENV_ROOT") or os.path.join(_home(), ".pyenv")
-    found += sorted(glob.glob(os.path.join(pyenv, "versions", "*", "bin", "python3")))
+    for name in ("python3", "python3.*t"):  # a free-threaded build may lack python3
+        found += sorted(glob.glob(os.path.join(pyenv, "versions", "*", "bin", name)))
     uv = os.environ.get("UV_PYTHON_INSTALL_DIR") or os.path.join(
         os.environ.get("XDG_DATA_HOME") or os.path.join(_home(), ".local", "share"), "uv", "python"
     )
-    found += sorted(glob.glob(os.path.join(uv, "*", "bin", "python3")))
+    for name in ("python3", "python3.*t"):
+        found += sorted(glob.glob(os.path.join(uv, "*", "bin", name)))
     found += [os.path.abspath(p) for p in extra]
     unique: list[str] = []
     for path in found:
@@ -194,18 +218,57 @@ def candidates(extra: Iterable[str] = ()) -> list[str]:
     return unique
 
 
-def probe(path: str, *, timeout: float = 20.0) -> Interpreter:
-    """Start ``path`` once and return what it says about itself."""
+def isolated_environment() -> dict[str, str]:
+    """Return the environment for a child interpreter: the caller's, without Python's own.
+
+    Every ``PYTHON*`` variable goes (``PYTHONPATH``, ``PYTHONHOME``, ``PYTHONSTARTUP``,
+    ``PYTHONUSERBASE``...), and ``PYTHONSAFEPATH=1`` keeps the current directory off
+    ``sys.path`` on 3.11+. Not ``-E``: the child must still see ``SSLCUSTOMIZE_POLICY``,
+    which its startup hook ignores under ``-E`` as Python ignores its own variables.
+    """
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    environment["PYTHONSAFEPATH"] = "1"
+    return environment
+
+
+def _user_site_is_ours() -> bool:
+    """Tell whether the user base Python would read (``~/.local``) belongs to this user.
+
+    ``sudo`` may keep the caller's ``HOME``: root must not run the ``.pth`` files of another
+    user's site directory, so a child then runs with ``-s``.
+    """
+    owners = []
+    for path in (_home(), os.path.join(_home(), ".local")):
+        with contextlib.suppress(OSError):
+            owners.append(os.stat(path).st_uid)
+    return all(owner == os.geteuid() for owner in owners)
+
+
+def isolated_run(
+    argv: Sequence[str], *, timeout: float | None = None, user_site: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Run a child interpreter (``argv[0]``) isolated from the caller's directory and variables.
+
+    It runs in :data:`SAFE_CWD` with :func:`isolated_environment`, and with ``-s`` unless
+    ``user_site`` is asked for and the user site directory belongs to this user. Output is
+    captured as text; the exit status is not checked.
+    """
+    flags = [] if user_site and _user_site_is_ours() else ["-s"]
+    return subprocess.run(  # noqa: S603 - an interpreter of the machine, with our own arguments
+        [argv[0], *flags, *argv[1:]],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=isolated_environment(),
+        cwd=SAFE_CWD,
+        check=False,
+    )
+
+
+def probe(path: str, *, timeout: float = 20.0) -> Interpreter:
+    """Start ``path`` once, isolated, and return what it says about itself."""
     try:
-        completed = subprocess.run(  # noqa: S603 - an interpreter the user has on the machine
-            [path, "-c", _PROBE],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=environment,
-            check=False,
-        )
+        completed = isolated_run([path, "-c", _PROBE], timeout=timeout, user_site=True)
     except (OSError, subprocess.SubprocessError) as exc:
         return Interpreter(path=path, names=(path,), error=f"cannot run: {exc}")
     try:
@@ -227,6 +290,7 @@ def probe(path: str, *, timeout: float = 20.0) -> Interpreter:
         tools=tuple(str(t) for t in facts.get("tools", ())),
         ssl_context_replaced_by=str(facts.get("ssl_context_replaced_by") or ""),
         hooked=None if facts.get("hooked") is None else bool(facts["hooked"]),
+        free_threaded=bool(facts.get("free_threaded", False)),
     )
 
 

@@ -14,12 +14,12 @@ them: the decision for a context adds the sources of the variables that apply to
 
 from __future__ import annotations
 
-import _thread
 import os
 import sys
 from collections.abc import Mapping
 
 from ._frozen import dataclass
+from ._locks import fork_safe_lock
 from ._policy import Origin, TrustSource
 
 TYPE_CHECKING = False
@@ -200,7 +200,7 @@ def entry_for_path(environment: tuple[EnvTrust, ...], path: str, name: str) -> E
 # --- Said once per process -----------------------------------------------------------------------
 
 _said: set[str] = set()
-_said_lock = _thread.allocate_lock()
+_said_lock = fork_safe_lock()
 
 
 def first_notice(variable: str) -> bool:
@@ -214,7 +214,7 @@ def first_notice(variable: str) -> bool:
 
 def _after_fork_in_child() -> None:
     global _said_lock  # noqa: PLW0603 - a lock another thread held at fork() would stay held
-    _said_lock = _thread.allocate_lock()
+    _said_lock = fork_safe_lock()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)

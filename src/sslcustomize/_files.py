@@ -10,6 +10,7 @@ __all__ = [
     "cache_directory",
     "private_directory",
     "read_regular",
+    "root_path",
     "trusted_path",
 ]
 
@@ -32,20 +33,22 @@ def atomic_write(path: str, text: str, mode: int = 0o644) -> None:
         raise
 
 
-def read_regular(path: str, limit: int, *, private: bool = False) -> bytes:
+def read_regular(path: str, limit: int, *, private: bool = False, root_only: bool = False) -> bytes:
     """Read a regular file (symlinks to one are followed) of at most ``limit`` bytes.
 
     Opened non-blocking (a FIFO with no writer would hang the open) and checked with ``fstat``
     on the descriptor before any read, so a FIFO, a device (``/dev/zero``, ``/dev/stdin``), a
     socket or a directory is never read, and a swap after the check changes nothing.
     ``private``: the file must also be no link, owned by this user and writable by no one
-    else (a cache entry that is read as trusted).
+    else (a cache entry that is read as trusted). ``root_only``: no link, owned by root and
+    writable by no one else (the system layer's cache entry).
 
     Raises:
         OSError: The file cannot be opened or read (a link, with ``private``).
         ValueError: It is not a regular file, is larger than ``limit``, or is not private.
     """
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_NOFOLLOW if private else 0)
+    strict = private or root_only
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_NOFOLLOW if strict else 0)
     descriptor = os.open(path, flags)
     try:
         info = os.fstat(descriptor)
@@ -53,6 +56,8 @@ def read_regular(path: str, limit: int, *, private: bool = False) -> bytes:
             raise ValueError("not a regular file")
         if private and (info.st_uid != os.geteuid() or info.st_mode & 0o077):
             raise ValueError("not this user's alone")
+        if root_only and (info.st_uid != 0 or info.st_mode & 0o022):
+            raise ValueError("not root's alone")
         chunks: list[bytes] = []
         size = 0
         while size <= limit:
@@ -87,6 +92,23 @@ def private_directory(path: str) -> bool:
     except OSError:
         return False
     return trusted_path(path)
+
+
+def root_path(path: str) -> bool:
+    """Tell whether ``path`` and every directory above it belong to root and only root writes.
+
+    Stricter than :func:`trusted_path`: not even a sticky directory, and not this user.
+    """
+    current = os.sep
+    for part in ["", *[p for p in os.path.realpath(path).split(os.sep) if p]]:
+        current = os.path.join(current, part) if part else current
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return False
+        if stat.S_ISLNK(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
+            return False
+    return True
 
 
 def trusted_path(path: str) -> bool:

@@ -29,18 +29,18 @@ import os
 import re
 import shutil
 import stat
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._discovery import Interpreter
+from ._discovery import Interpreter, isolated_run
 from ._files import cache_directory
 
 __all__ = [
     "MANIFEST",
     "SYSTEM_ROOT",
     "InstallResult",
+    "UninstallResult",
     "install",
     "installed_roots",
     "load_manifest",
@@ -343,22 +343,15 @@ def _open_to_everyone(runtime: str) -> None:
 
 
 def _compile(interpreter: Interpreter, runtime: str) -> None:
-    """Compile an interpreter's hook and the runtime with it (bytecode is per version)."""
+    """Compile an interpreter's hook and the runtime with it (bytecode is per version).
+
+    Raises:
+        subprocess.CalledProcessError: The interpreter could not compile them.
+    """
     stdlib = os.path.realpath(interpreter.stdlib)
-    subprocess.run(  # noqa: S603 - the interpreter being hooked, with our own arguments
-        [
-            interpreter.path,
-            "-I",
-            "-S",
-            "-m",
-            "compileall",
-            "-q",
-            os.path.join(stdlib, "sitecustomize.py"),
-            runtime,
-        ],
-        check=True,
-        capture_output=True,
-    )
+    argv = [interpreter.path, "-I", "-S", "-m", "compileall", "-q"]
+    completed = isolated_run([*argv, os.path.join(stdlib, "sitecustomize.py"), runtime])
+    completed.check_returncode()
 
 
 def _displaced(original: dict[str, Any] | None, target: str, runtime: str) -> str:
@@ -386,33 +379,72 @@ def record_policy(root: str, path: str, data: bytes, created_directories: Sequen
     _save_manifest(root, manifest)
 
 
-def uninstall(root: str) -> list[str]:
-    """Undo everything ``install()`` recorded under ``root``; return the paths restored.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UninstallResult:
+    """What ``uninstall()`` did: paths restored, and what it could not undo (with why).
 
-    A policy file that enable wrote and nobody changed is removed; an edited one stays.
+    ``kept`` tells whether the manifest and runtime were kept for another run (a hook that
+    still exists could not be restored: it still loads the runtime).
+    """
+
+    restored: tuple[str, ...]
+    problems: tuple[str, ...] = ()
+    kept: bool = False
+
+
+def uninstall(root: str) -> UninstallResult:
+    """Undo everything ``install()`` recorded under ``root``, as far as it can be undone.
+
+    A policy file that enable wrote and nobody changed is removed; an edited one stays. A path
+    whose directory is gone (an interpreter removed since, as a distribution upgrade purges
+    one) has nothing left to restore: it is reported and forgotten. A path that exists but
+    cannot be restored is reported and kept in the manifest, with the runtime its hook still
+    loads, so that running it again finishes the job. It never raises for one path.
     """
     manifest = load_manifest(root)
     restored: list[str] = []
+    problems: list[str] = []
     recorded = {entry["path"] for entry in manifest["files"]}
     for cache in manifest.get("caches", []):
         for compiled in glob.glob(os.path.join(cache, "sitecustomize.*.pyc")):
             if compiled not in recorded:
-                os.unlink(compiled)
-                restored.append(compiled)
+                _undo(lambda path=compiled: os.unlink(path), compiled, restored, problems)
+    remaining = []
     for entry in reversed(manifest["files"]):
-        _restore(entry["path"], entry["original"])
-        restored.append(entry["path"])
+        path = entry["path"]
+        if not os.path.isdir(os.path.dirname(path)):
+            problems.append(
+                f"{path}: its directory is gone (interpreter removed?), nothing to restore"
+            )
+            continue
+        if not _undo(lambda e=entry: _restore(e["path"], e["original"]), path, restored, problems):
+            remaining.append(entry)
+    if remaining:
+        manifest["files"] = list(reversed(remaining))
+        _save_manifest(root, manifest)
+        return UninstallResult(restored=tuple(restored), problems=tuple(problems), kept=True)
     policy = manifest.get("policy")
     if policy:
-        restored += _remove_policy(policy)
+        _undo(lambda: restored.extend(_remove_policy(policy)), policy["path"], [], problems)
     if "runtime" in manifest:
         for version in glob.glob(os.path.join(root, "*", "")):
-            shutil.rmtree(version)
+            _undo(lambda v=version: shutil.rmtree(v), version, [], problems)
     if os.path.exists(os.path.join(root, MANIFEST)):
         os.unlink(os.path.join(root, MANIFEST))
     _remove_directories(manifest["directories"])
     _remove_caches(manifest.get("caches_made", []))
-    return restored
+    return UninstallResult(restored=tuple(restored), problems=tuple(problems))
+
+
+def _undo(action: Any, path: str, done: list[str], problems: list[str]) -> bool:
+    """Run one step of the undo; on an error, say which path and why. Tell whether it worked."""
+    try:
+        action()
+    except OSError as error:
+        problems.append(f"{path}: {error.strerror or error}")
+        return False
+    done.append(path)
+    return True
 
 
 def _absent_directories(path: str) -> list[str]:

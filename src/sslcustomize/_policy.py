@@ -418,9 +418,33 @@ def _toml_parser() -> Any:
         import tomllib  # noqa: PLC0415 - only when a policy file is read
 
         return tomllib
-    import tomli  # noqa: PLC0415 # pragma: no cover - Python 3.10
+    return _tomli_beside()  # pragma: no cover - Python 3.10
 
-    return tomli  # pragma: no cover - Python 3.10
+
+def _tomli_beside() -> Any:  # pragma: no cover - Python 3.10
+    """Return tomli from beside this package (a private runtime ships it there), else any.
+
+    Not the first ``tomli`` on ``sys.path``: that may be the current directory (issue 22 #1).
+    """
+    if "tomli" in sys.modules:
+        return sys.modules["tomli"]
+    import importlib.machinery  # noqa: PLC0415 - Python 3.10 only
+    import importlib.util  # noqa: PLC0415 - Python 3.10 only
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.machinery.PathFinder.find_spec("tomli", [here])
+    if spec is None or spec.loader is None:
+        import tomli  # noqa: PLC0415 - installed elsewhere (a venv's own)
+
+        return tomli
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["tomli"] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop("tomli", None)
+        raise
+    return module
 
 
 def _toml_tree(text: str, path: str) -> dict[str, Any]:
@@ -448,7 +472,9 @@ def _toml_tree(text: str, path: str) -> dict[str, Any]:
 
 
 def _parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
-    data, lines = cached_parse(text, path, lambda source: _toml_tree(source, path), locate_keys)
+    data, lines = cached_parse(
+        text, path, lambda source: _toml_tree(source, path), locate_keys, system=layer == "system"
+    )
     reader = _Reader(lines, path, layer)
     reader.check_keys(data, _TOP_KEYS, ())
     version = data.get("version", SCHEMA_VERSION)

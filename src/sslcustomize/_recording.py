@@ -149,6 +149,24 @@ class Recorder:
             origin=entry.why,
         )
 
+    def record_api_opt_out(self, call: str, *, name: str, refused: bool) -> None:
+        """Write the record that code called ``sslcustomize.<call>()`` to leave the policy.
+
+        ``verdict`` is ``refused`` (the hooks stay) or ``opt_out``; ``rule`` names the call.
+        """
+        policy = self._policy
+        origin = policy.allow_code_opt_out.origin if refused else None
+        self._write(
+            context=name,
+            host=None,
+            port=None,
+            mode=policy.mode.value,
+            verdict="refused" if refused else "opt_out",
+            reasons=("code_opt_out",),
+            rule=f"sslcustomize.{call}()",
+            origin=str(origin) if origin else "lock " + ", ".join(sorted(policy.locked)),
+        )
+
     def _write(self, **fields: Any) -> None:
         """Write a record of this process, now, with ``fields``."""
         self._open().write(Record(time=now(), pid=os.getpid(), program=program(), **fields))

@@ -21,7 +21,7 @@ from ._envtrust import EnvTrust, first_notice, say
 from ._frozen import replace
 from ._locks import fork_safe_lock
 from ._policy import HostException, Policy
-from ._trust import anchors_for, refresh_generation
+from ._trust import anchors_for, trust_generation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -127,13 +127,14 @@ class Runtime:
 
     @staticmethod
     def generation() -> int:
-        """Number the current ``REFRESH_INTERVAL`` (60 s): what is built lives one.
+        """Number the state of the trust sources: what is built lives as long as it lasts.
 
         OpenSSL keeps the anchors a context has loaded (a hashed directory's too) for the life
-        of that context, so contexts kept for many connections are rebuilt once per interval:
-        a CA removed from a trusted bundle or directory stops being trusted within it.
+        of that context, so contexts kept for many connections are rebuilt when a trust source
+        changed, which is checked at most once a second (``_trust.trust_generation``): a CA
+        removed from a trusted bundle or directory stops being trusted a second later.
         """
-        return refresh_generation()
+        return trust_generation()
 
     def engine(self, settings: Settings, spec: EngineSpec) -> ssl.SSLContext:
         """Return the engine for ``settings`` changed as ``spec`` says (built once per interval)."""
@@ -157,7 +158,7 @@ class Runtime:
         check_hostname: bool,  # noqa: FBT001 - a cache key
         chain: tuple[bytes, ...],
         host: str | None,
-        _minute: int,
+        _minute: tuple[int, int],
     ) -> Verdict:
         from ._verify import every_reason, judge_chain, leaf_variants  # noqa: PLC0415 - 1st verdict
 
@@ -178,8 +179,8 @@ class Runtime:
         self, settings: Settings, spec: EngineSpec, decision: Decision, chain: tuple[bytes, ...],
         host: str | None,
     ) -> Verdict:  # fmt: skip
-        """Return enforce mode's verdict (cached per chain, host and minute)."""
-        minute = int(time.time() // 60)
+        """Return enforce mode's verdict (cached per chain, host, minute and trust generation)."""
+        minute = (int(time.time() // 60), self.generation())
         return self._verdict(
             settings, spec, decision.pins, decision.check_hostname, chain, host, minute
         )

@@ -7,16 +7,18 @@ context already made verifies.
 
 from __future__ import annotations
 
-import _thread
 import sys
 
+from ._locks import fork_safe_lock
 from ._policy import Policy, load_policy
 from ._runtime import Runtime
 from .exceptions import PolicyWarning
 
 __all__ = ["announce", "current_policy", "current_runtime", "set_policy"]
 
-_lock = _thread.allocate_lock()
+# Held only to read the files and swap the runtime: never while a warning, a log handler or a
+# sink runs (issue 22 #8: a warning shipped over HTTPS made the next context wait for it).
+_lock = fork_safe_lock()
 _runtime: Runtime | None = None
 
 
@@ -30,12 +32,14 @@ def current_runtime() -> Runtime:
     runtime = _runtime
     if runtime is not None:
         return runtime
+    made = None
     with _lock:
         if _runtime is None:
-            policy = load_policy()
-            announce(policy)
-            _runtime = Runtime(policy)
-        return _runtime
+            made = _runtime = Runtime(load_policy())
+        runtime = _runtime
+    if made is not None:
+        announce(made.policy)  # may run the program's warning and logging handlers
+    return runtime
 
 
 def current_policy() -> Policy:

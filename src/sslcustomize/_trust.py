@@ -15,13 +15,13 @@ Where the cache cannot be used, or the bundle holds what a hashed directory cann
 (non-CA certificates, CRLs, ``TRUSTED CERTIFICATE`` blocks), the bundle itself is loaded:
 slower, equally correct.
 
-A process re-checks its bundles at most every :data:`REFRESH_INTERVAL` seconds (one
-``stat`` each), so a context built after that never trusts what a bundle no longer holds.
+A process re-checks its trust sources at most every :data:`REFRESH_INTERVAL` seconds (one
+``stat`` per file and directory), so a context built after that never trusts what a bundle or
+a hashed directory no longer holds.
 """
 
 from __future__ import annotations
 
-import _thread
 import os
 import ssl
 import stat
@@ -29,7 +29,8 @@ import time
 from collections.abc import Iterable
 
 from ._files import cache_directory, private_directory, read_regular, trusted_path
-from ._frozen import dataclass
+from ._frozen import dataclass, replace
+from ._locks import fork_safe_lock
 from ._policy import TrustSource
 from ._sslclass import StdlibContext
 from .exceptions import TrustError
@@ -45,13 +46,14 @@ __all__ = [
     "default_verify_locations",
     "find_system_store",
     "is_hashed_directory",
-    "refresh_generation",
+    "trust_generation",
     "trusted_path",
 ]
 
-#: Seconds between two checks of a trust bundle in a long-lived process. A CA removed from a
-#: bundle stops being trusted by new contexts at most this long after the change.
-REFRESH_INTERVAL = 60.0
+#: Seconds between two checks of the trust sources in a long-lived process. A CA removed from a
+#: bundle or a hashed directory stops being trusted by new contexts at most this long after
+#: the change (issue 22 #14: it was 60 s, and up to two minutes for kept contexts).
+REFRESH_INTERVAL = 1.0
 #: Bundles larger than this are refused (a public-CA bundle is ~220 KB).
 MAX_BUNDLE_SIZE = 16 * 1024 * 1024
 
@@ -307,12 +309,7 @@ def _remove_tree(path: str) -> None:
 _clock = time.monotonic  # tests move time forward
 
 
-def refresh_generation() -> int:
-    """Number the current refresh interval: contexts kept longer are rebuilt in the next one."""
-    return int(_clock() // REFRESH_INTERVAL)
-
-
-_lock = _thread.allocate_lock()
+_lock = fork_safe_lock()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -326,14 +323,6 @@ class _Seen:
 
 _seen: dict[str, _Seen] = {}
 _by_content: dict[str, Anchors] = {}
-
-
-def _after_fork_in_child() -> None:
-    global _lock  # noqa: PLW0603 - a lock another thread held at fork() would never be released
-    _lock = _thread.allocate_lock()
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _stat_key(path: str) -> tuple[int, ...]:
@@ -467,38 +456,124 @@ def _file_covered_by_directory(store: SystemStore) -> bool:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Resolved:
     anchors: Anchors
-    checked: float
+    checked: float  # _clock() of the last check
+    fingerprint: tuple[tuple[int, ...], ...]  # the stat of every file and directory behind it
+    wall: float  # time.time() of the last check, for the racy-timestamp rule
 
 
 _anchor_cache: dict[tuple[TrustSource, ...], _Resolved] = {}
+_epoch = 0
+_epoch_checked = float("-inf")
+
+
+def _stat_or_missing(path: str | None) -> tuple[int, ...]:
+    if path is None:
+        return ()
+    try:
+        return _stat_key(path)
+    except OSError:
+        return (-1,)
+
+
+def _fingerprint(sources: tuple[TrustSource, ...]) -> tuple[tuple[int, ...], ...]:
+    """Return the ``stat`` of each file and directory the sources read (one call each).
+
+    A hashed directory's own ``stat`` changes when an entry is added or removed
+    (``update-ca-certificates``, ``openssl rehash``), a bundle's when it is rewritten.
+    """
+    paths: list[str | None] = []
+    for source in sources:
+        if source.kind == "system":
+            store = _system_store()
+            paths += [store.directory, store.file]
+        elif source.kind == "certifi":
+            try:
+                paths.append(_certifi_bundle())
+            except TrustError:
+                paths.append(None)
+        else:
+            paths.append(source.path)
+    return tuple(_stat_or_missing(path) for path in paths)
+
+
+def _racy(fingerprint: tuple[tuple[int, ...], ...], wall: float) -> bool:
+    """Tell whether something changed within a second of the last check (timestamps tie)."""
+    changed = max((max(key[3], key[4]) for key in fingerprint if len(key) == 5), default=0)
+    return changed >= (wall - 1) * 1e9
 
 
 def anchors_for(sources: Iterable[TrustSource]) -> Anchors:
     """Return the anchors for trust sources, re-checked at most every REFRESH_INTERVAL seconds.
 
-    Between checks no file is touched; a check costs one ``stat`` per bundle, and a bundle
-    whose file changed is read again (its new hashed directory made if needed).
+    Between checks no file is touched; a check costs one ``stat`` per file and directory
+    behind the sources, and a bundle whose file changed is read again (its new hashed
+    directory made if needed). A change advances :func:`trust_generation`.
 
     Raises:
         TrustError: A source cannot be used.
     """
+    global _epoch  # noqa: PLW0603 - one count of trust changes per process
     key = tuple(sources)
     now = _clock()
     resolved = _anchor_cache.get(key)
     if resolved is not None and now - resolved.checked < REFRESH_INTERVAL:
         return resolved.anchors
+    wall = time.time()
+    fingerprint = _fingerprint(key)
+    if (
+        resolved is not None
+        and fingerprint == resolved.fingerprint
+        and not _racy(fingerprint, resolved.wall)
+    ):
+        _anchor_cache[key] = replace(resolved, checked=now, wall=wall)
+        return resolved.anchors
     anchors = Anchors()
     for source in key:
         anchors += _source_anchors(source)
-    _anchor_cache[key] = _Resolved(anchors=anchors, checked=now)
+    if resolved is not None and (
+        fingerprint != resolved.fingerprint or anchors != resolved.anchors
+    ):
+        with _lock:
+            _epoch += 1
+    _anchor_cache[key] = _Resolved(anchors=anchors, checked=now, fingerprint=fingerprint, wall=wall)
     return anchors
+
+
+def trust_generation() -> int:
+    """Number the state of the trust sources in use; it changes when one of them changed.
+
+    Every source resolved so far is checked at most once per :data:`REFRESH_INTERVAL` (a
+    ``stat`` per file and directory): what was built with the anchors of an older
+    generation (engines, shared contexts, cached verdicts) is built again, so a CA removed
+    from a bundle or a hashed directory is not trusted by what is made a second later.
+    """
+    global _epoch_checked  # noqa: PLW0603 - one check of every source per interval
+    now = _clock()
+    if now - _epoch_checked >= REFRESH_INTERVAL:
+        _epoch_checked = now
+        for key in list(_anchor_cache):
+            _recheck(key)
+    return _epoch
+
+
+def _recheck(key: tuple[TrustSource, ...]) -> None:
+    """Check one resolved source list again; one that broke is forgotten (a change too)."""
+    global _epoch  # noqa: PLW0603 - one count of trust changes per process
+    try:
+        anchors_for(key)
+    except (TrustError, OSError):
+        _anchor_cache.pop(key, None)
+        with _lock:
+            _epoch += 1
 
 
 def reset() -> None:
     """Forget every resolved source (tests, and a policy reload)."""
-    global _system  # noqa: PLW0603 - found once per process
+    global _system, _epoch, _epoch_checked  # noqa: PLW0603 - found once per process
     _system = None
+    _epoch_checked = float("-inf")
     _anchor_cache.clear()
     with _lock:
         _seen.clear()
         _by_content.clear()
+        _epoch += 1

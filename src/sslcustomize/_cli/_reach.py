@@ -7,7 +7,9 @@ module turns it into commands' output.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +24,9 @@ from .._install import (
     user_root,
 )
 from .._paths import pretty
-from . import EXIT_OK, EXIT_USAGE
+from .._policy import policy_files, read_layer
+from ..exceptions import PolicyError
+from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._output import console, fail
 
 __all__ = ["coverage", "reach", "render_coverage", "unreach"]
@@ -55,6 +59,8 @@ def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
         )
     except OSError as error:
         return fail(f"cannot install the hooks: {error}", EXIT_USAGE)
+    if args.scope == "system":
+        _warm_system_cache()
     print(
         f"runtime: {pretty(os.path.join(root, ''))} (undo: sslcustomize disable --scope "
         f"{args.scope})"
@@ -72,17 +78,44 @@ def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
     return EXIT_OK
 
 
+def _warm_system_cache() -> None:
+    """Parse the system policy once as root, so that no user's process has to (its cache).
+
+    A broken or missing policy is left for the processes to report, as they would.
+    """
+    for layer, path, _ in policy_files():
+        if layer == "system":
+            with contextlib.suppress(PolicyError, OSError):
+                read_layer(layer, path)
+
+
 def unreach(scope: str) -> int:
     """Undo ``reach`` for ``scope``; print what was restored."""
     root = _root(scope)
     if not os.path.exists(os.path.join(root, MANIFEST)):
         return EXIT_OK
     try:
-        restored = uninstall(root)
+        result = uninstall(root)
     except PermissionError as error:
         return fail(f"cannot restore {error.filename}: permission denied; run as root")
-    print(f"disabled: restored {len(restored)} file(s) as they were and removed {pretty(root)}")
-    return EXIT_OK
+    except OSError as error:
+        return fail(f"cannot undo {pretty(root)}: {error}", EXIT_FAILURE)
+    if not result.kept:
+        print(
+            f"disabled: restored {len(result.restored)} file(s) as they were and removed "
+            f"{pretty(root)}"
+        )
+    else:
+        print(f"partly disabled: restored {len(result.restored)} file(s) as they were")
+    for problem in result.problems:
+        print(f"not restored: {problem}", file=sys.stderr)
+    if result.kept:
+        print(
+            f"the hooks not restored still load the runtime: {pretty(root)} stays; fix the "
+            f"above and run `sslcustomize disable --scope {scope}` again",
+            file=sys.stderr,
+        )
+    return EXIT_FAILURE if result.problems else EXIT_OK
 
 
 def coverage(extra: Sequence[str] = ()) -> list[dict[str, Any]]:
@@ -96,6 +129,7 @@ def coverage(extra: Sequence[str] = ()) -> list[dict[str, Any]]:
                 "path": interpreter.path,
                 "names": list(interpreter.names),
                 "version": interpreter.version_text,
+                "free_threaded": interpreter.free_threaded,
                 "implementation": interpreter.implementation,
                 "stdlib": interpreter.stdlib,
                 "covered": bool(by),
@@ -139,6 +173,7 @@ def render_coverage(rows: list[dict[str, Any]]) -> None:
         tools = ", ".join(t["tool"] for t in row.get("trust_tools", ()))
         decides = "the policy decides" if row["covered"] else "they decide alone"
         beside = f"; beside {tools}: {decides}" * bool(tools)
-        table.add_row(names, row["version"] or "?", state, (row["by"] or row["reason"]) + beside)
+        version = (row["version"] or "?") + (" free-threaded" if row["free_threaded"] else "")
+        table.add_row(names, version, state, (row["by"] or row["reason"]) + beside)
     console().print(table)
     print("venvs made from a covered interpreter are covered too; `python -S` runs without hooks")

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import _thread
 import os
 import types
 from collections.abc import Callable
 
 import _sslcustomize_startup
 
-from .._policy import Policy, load_policy
-from .._state import announce, set_policy
+from .._locks import fork_safe_lock
+from .._policy import Policy, load_policy, policy_files
+from .._state import announce, current_runtime, set_policy
+from ..exceptions import LegacyContextWarning, PolicyError
 from . import _stdlib, _unhooked
 from ._patcher import Patcher
 from ._shared import on_import
@@ -20,7 +21,9 @@ __all__ = ["extract", "inject", "inject_from_startup", "is_injected", "replaced_
 #: What starts the hooks of each client library (one declaration, in the startup module).
 LIBRARY_TRIGGERS = _sslcustomize_startup.TRIGGERS
 
-_lock = _thread.allocate_lock()
+# Held only while hooks are installed or removed: never while a policy is read, announced or
+# recorded (warnings and sinks may run the program's own handlers, which may make a context).
+_lock = fork_safe_lock()
 _patcher = Patcher()
 _pinned_policy = False
 
@@ -29,23 +32,60 @@ def inject(policy: Policy | str | os.PathLike[str] | None = None) -> None:
     """Make every TLS client in this process verify under the policy.
 
     Args:
-        policy: A policy file to use instead of the configured layers, or a ``Policy``;
-            ``None`` uses the layers (system, venv, user, ``SSLCUSTOMIZE_POLICY``).
+        policy: A policy file to use instead of the venv, user and process layers (the system
+            layer stays, with its locks); or a ``Policy`` (under a system lock, only one
+            loaded with that system layer); ``None`` uses the layers (system, venv, user,
+            ``SSLCUSTOMIZE_POLICY``).
+
+    Raises:
+        PolicyError: ``policy`` is a ``Policy`` made without the system layer that locks keys:
+            code cannot lift the administrator's locks.
 
     Calling it again only changes the policy; the hooks are installed once.
+
+    .. warning::
+        Under a system layer's ``lock``, what code does through this API is bounded by it:
+        a policy file is merged above the system layer (locked keys keep the system's value,
+        with a :class:`~sslcustomize.PolicyWarning`), and :func:`extract` is an opt-out like
+        ``verify=False``: recorded, or refused where ``allow_code_opt_out = false``.
     """
     global _pinned_policy  # noqa: PLW0603
-    with _lock:
-        if policy is not None:
-            if not isinstance(policy, Policy):
-                policy = load_policy([("process", os.fspath(policy), True)])
-                announce(policy)
-            set_policy(policy)
+    if policy is not None:
+        if not isinstance(policy, Policy):
+            policy = load_policy([*_system_layer(), ("process", os.fspath(policy), True)])
+            announce(policy)
+        else:
+            _check_bounded(policy)
+        set_policy(policy)
+        with _lock:
             _pinned_policy = True
+    with _lock:
         if not _patcher:
             _stdlib.inject(_patcher)
             for trigger, hooks in LIBRARY_TRIGGERS:
                 on_import(_patcher, trigger, _library_hook(_patcher, trigger, hooks))
+
+
+def _system_layer() -> list[tuple[str, str, bool]]:
+    """Return the system layer's ``(layer, path, required)``, as the startup hook reads it."""
+    return [entry for entry in policy_files() if entry[0] == "system"]
+
+
+def _check_bounded(policy: Policy) -> None:
+    """Refuse a ``Policy`` value that drops the system layer's locks.
+
+    Raises:
+        PolicyError: The system layer locks keys and ``policy`` does not carry those locks.
+    """
+    system = load_policy(_system_layer())
+    if system.locked and dict(policy.locked) != dict(system.locked):
+        raise PolicyError(
+            "the system policy locks "
+            + ", ".join(sorted(system.locked))
+            + ": inject() takes a policy file (merged above the system layer) or a Policy "
+            "loaded with the system layer, never one that drops its locks",
+            path=next(iter(system.locked.values())).path,
+        )
 
 
 def _library_hook(patcher: Patcher, trigger: str, hooks: str) -> Callable[[types.ModuleType], None]:
@@ -68,15 +108,51 @@ def inject_from_startup() -> None:
 
 
 def extract() -> None:
-    """Remove every hook :func:`inject` installed and restore what was there before."""
-    global _pinned_policy  # noqa: PLW0603
+    """Remove every hook :func:`inject` installed and restore what was there before.
+
+    Under a system layer's ``lock`` it is a code opt-out (the process leaves the policy):
+    warned about with :class:`~sslcustomize.LegacyContextWarning` and recorded; where the
+    policy says ``allow_code_opt_out = false`` it is refused, and the hooks stay (a policy
+    that :func:`inject` pinned still gives way to the configured layers).
+    """
+    global _pinned_policy
+    refused = _opt_out_of_a_lock() if _patcher else False
     with _lock:
-        _patcher.undo()
-        _stdlib.remove_stand_ins()
-        _sslcustomize_startup.deactivate()
-        if _pinned_policy:
-            set_policy(None)
-            _pinned_policy = False
+        pinned, _pinned_policy = _pinned_policy, False
+        if not refused:
+            _patcher.undo()
+            _stdlib.remove_stand_ins()
+            _sslcustomize_startup.deactivate()
+    if pinned:
+        set_policy(None)
+
+
+def _opt_out_of_a_lock() -> bool:
+    """Warn about and record ``extract()`` under a system lock; tell whether it is refused."""
+    runtime = current_runtime()
+    policy = runtime.policy
+    if not policy.locked:
+        return False
+    from .._contexts import caller_module  # noqa: PLC0415 - only under a lock
+
+    name = caller_module()
+    refused = not policy.allow_code_opt_out.value
+    origin = policy.allow_code_opt_out.origin or "allow_code_opt_out"
+    if refused:
+        message = (
+            f"{name} called sslcustomize.extract(); the policy ({origin}) refuses code "
+            "opt-outs, so the hooks stay"
+        )
+    else:
+        message = (
+            f"{name} called sslcustomize.extract(): its TLS connections leave the policy "
+            f"that the system layer locks ({', '.join(sorted(policy.locked))})"
+        )
+    from .._report import warn_safely  # noqa: PLC0415 - only under a lock
+
+    warn_safely(message, LegacyContextWarning, stacklevel=4)
+    runtime.recorder.record_api_opt_out("extract", name=name, refused=refused)
+    return refused
 
 
 def is_injected() -> bool:
