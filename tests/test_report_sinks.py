@@ -265,6 +265,7 @@ def test_doctor_and_report_show_dropped_records(tmp_path: Path) -> None:
         "from sslcustomize._cli._doctor import gather; print(gather()['report_dropped'])"
     )
     assert doctor.stdout.strip() == "2"
+    (tmp_path / "r.jsonl").write_text("")
     report = run_python(
         "import sys; from sslcustomize._cli import main; "
         f"sys.exit(main(['report', '--json', '--path', {str(tmp_path / 'r.jsonl')!r}]))",

@@ -82,8 +82,7 @@ def sink_name(policy: Policy) -> str:
     from ._journal import journal_running  # noqa: PLC0415 - only when a sink is opened
 
     system_report = any(
-        layer.layer == "system"
-        and getattr(layer.scalars.get("mode"), "value", None) == "report"
+        layer.layer == "system" and getattr(layer.scalars.get("mode"), "value", None) == "report"
         for layer in policy.files
     )
     return "journal" if system_report and journal_running() else setting.value
