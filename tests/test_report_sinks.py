@@ -395,9 +395,7 @@ def test_records_survive_os_exit_and_sigterm_while_sqlite_is_locked(
     assert count == 5  # the spool went into the database
 
 
-def test_syslog_without_a_listener_spools_then_delivers(
-    tmp_path: Path, clock: list[float]
-) -> None:
+def test_syslog_without_a_listener_spools_then_delivers(tmp_path: Path, clock: list[float]) -> None:
     """Nothing on /dev/log: records are spooled with one warning, then sent once it listens."""
     import socket
 
