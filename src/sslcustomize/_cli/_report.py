@@ -127,9 +127,11 @@ def analyse(records: list[dict[str, Any]]) -> dict[str, Any]:
         program = str(record.get("program") or "unknown program")
         table = servers if _breaks(record) else opt_outs
         entry = table.setdefault(
-            where, {"where": where, "count": 0, "reasons": [], "programs": [], "machines": []}
+            where,
+            {"where": where, "count": 0, "reasons": [], "programs": [], "machines": [], "uids": []},
         )
         entry["count"] += 1
+        _add(entry["uids"], record.get("uid"))  # the journal's trusted _UID
         _add(entry["programs"], program)
         _add(entry["machines"], _machine(record))
         view = programs.setdefault(
@@ -142,6 +144,8 @@ def analyse(records: list[dict[str, Any]]) -> dict[str, Any]:
             _add(view["would_break"], where)
         else:
             _add(view["opt_outs"], where)
+    for entry in (*servers.values(), *opt_outs.values()):
+        entry["uids"].sort()
     for where, entry in servers.items():
         entry["fixes"] = [{"reason": r, "fix": f} for r, f in fixes.get(where, [])]
     failing = [v for v in programs.values() if v["would_break"]]
