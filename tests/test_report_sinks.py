@@ -422,3 +422,18 @@ def test_syslog_without_a_listener_spools_then_delivers(tmp_path: Path, clock: l
 def read_jsonl_hosts(path: str) -> list[dict[str, object]]:
     """The records of a spool file."""
     return _report.read_jsonl(path)[0]
+
+
+def test_spool_is_bounded_and_what_it_cannot_take_is_counted(
+    tmp_path: Path, clock: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full spool takes no more: the rest waits in memory, then is counted as dropped."""
+    monkeypatch.setattr(_report, "SPOOL_LIMIT", 1000)
+    sink = _report.SyslogSink(str(tmp_path / "no-listener"))
+    _quiet_write(sink, 12)
+    assert sink.spool_path is not None
+    spooled = len(_report.read_jsonl(sink.spool_path)[0])
+    assert 0 < spooled < 12
+    sink.close()
+    assert (sink.spooled, sink.dropped) == (spooled, 12 - spooled)
+    assert dropped_records() == 12 - spooled

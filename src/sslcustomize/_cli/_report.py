@@ -420,20 +420,19 @@ def _chart(records: list[dict[str, Any]]) -> str:
             colour = _COLOURS.get(reason, "#bbbbbb")
             parts.append(
                 f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{max(step - 4, 1):.1f}" '
-                f'height="{bar:.1f}" fill="{colour}"><title>{html.escape(day)}: {count} '
-                f"{html.escape(reason)}</title></rect>"
+                f'height="{bar:.1f}" fill="{colour}"><title>{_e(day)}: {count} '
+                f"{_e(reason)}</title></rect>"
             )
         if index % max(1, len(days) // 6) == 0:
             parts.append(
-                f'<text x="{x:.1f}" y="{height - bottom + 14}" font-size="10">'
-                f"{html.escape(day[5:])}</text>"
+                f'<text x="{x:.1f}" y="{height - bottom + 14}" font-size="10">{_e(day[5:])}</text>'
             )
     for index, reason in enumerate(reasons):
         y = height + 20 * index
         colour = _COLOURS.get(reason, "#bbbbbb")
         parts.append(
             f'<rect x="{left}" y="{y - 10}" width="12" height="12" fill="{colour}"/>'
-            f'<text x="{left + 18}" y="{y}" font-size="12">{html.escape(reason)}</text>'
+            f'<text x="{left + 18}" y="{y}" font-size="12">{_e(reason)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
