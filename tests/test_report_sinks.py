@@ -437,3 +437,42 @@ def test_spool_is_bounded_and_what_it_cannot_take_is_counted(
     sink.close()
     assert (sink.spooled, sink.dropped) == (spooled, 12 - spooled)
     assert dropped_records() == 12 - spooled
+
+
+def test_a_long_spool_is_emptied_a_batch_per_record_each_record_once(
+    tmp_path: Path, clock: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spool longer than DRAIN_BATCH: each record takes a batch; none lost, none twice."""
+    import socket
+
+    monkeypatch.setattr(_report, "DRAIN_BATCH", 3)
+    path = str(tmp_path / "log")
+    sink = _report.SyslogSink(path)
+    early = [f"early{i}" for i in range(10)]
+    with pytest.warns(sslcustomize.SSLCustomizeWarning, match="cannot write now"):  # noqa: PT031 - ten writes, one warning
+        for host in early:
+            sink.write(_record(host))
+    assert sink.spool_path is not None
+    received: list[str] = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+        listener.bind(path)
+        listener.setblocking(False)
+        clock[0] += 60
+        for index in range(4):
+            sink.write(_record(f"late{index}"))
+            sink._retry_at = 0  # each record tries at once
+            while True:
+                try:
+                    message = listener.recv(65536).decode()
+                except BlockingIOError:
+                    break
+                received.append(json.loads(message.split(": ", 1)[1])["host"])
+            waiting = [r["host"] for r in _report.read_spool(sink.spool_path)[0]]
+            assert sorted(received + waiting) == sorted(
+                early + [f"late{i}" for i in range(index + 1)]
+            )
+    assert received[:4] == [*early[:3], "late0"]  # three spooled records with each record
+    assert [h for h in received if h.startswith("early")] == early  # oldest first
+    assert [h for h in received if h.startswith("late")] == [f"late{i}" for i in range(4)]
+    assert sorted(received) == sorted(early + [f"late{i}" for i in range(4)])
+    assert _report.spool_files(sink.spool_path) == []

@@ -70,6 +70,7 @@ __all__ = [
     "read_jsonl",
     "read_records",
     "read_source",
+    "read_spool",
     "record_from_fields",
     "spool_files",
     "spools_for_report",
@@ -86,6 +87,9 @@ BUFFER_LIMIT = 1000
 #: The largest a spool may grow, in bytes (about 10,000 records): emptying it into the sink
 #: happens on a connection's path, so it must stay short; beyond, records wait in memory.
 SPOOL_LIMIT = 4 << 20
+#: The most spooled records one write takes from the spool into the sink (the rest waits for
+#: the next record): what recovering from a long outage adds to one connection stays small.
+DRAIN_BATCH = 100
 #: Pauses between tries after a failure, in seconds: doubled from the first up to the last.
 RETRY_PAUSE = (1.0, 30.0)
 DROPPED_LOG = "dropped-records"
@@ -267,7 +271,7 @@ class Sink:
             self._write_batch(batch, wait)
             written = len(batch)
         except SinkRefused as refusal:
-            self._give_back(spooled, taken)
+            self._settle(taken, 0)
             self._refused = True
             self._drop(len(self._pending))
             self._pending.clear()
@@ -277,7 +281,7 @@ class Sink:
             written, error = partial.written, partial.error
         except Exception as failure:  # noqa: BLE001 - a sink must never break the program
             written, error = 0, failure
-        self._give_back(spooled[written:], taken)
+        self._settle(taken, written)
         for _ in range(max(0, written - len(spooled))):
             self._pending.popleft()
         if error is None:
@@ -298,65 +302,69 @@ class Sink:
                 "(counted as dropped if they still cannot be written at exit)"
             )
 
-    def _take_spool(self) -> tuple[list[Record], list[str]]:
-        """Take what the spool holds (this process's or an earlier one's), to write it now.
+    def _take_spool(self) -> tuple[list[Record], list[_Part]]:
+        """Take at most :data:`DRAIN_BATCH` spooled records (any process's), to write them now.
 
-        The spool is renamed first, so one process takes it; so are parts that a process
-        which has since ended took and could not finish. :meth:`_give_back` returns what the
-        sink did not take.
+        Each spool file is claimed by a rename (one process takes it) and read from the offset
+        its name carries; :meth:`_settle` then moves the offset past what the sink took, or
+        removes the file. So a long spool is emptied a batch per record, each line read once,
+        and a process that dies between writing and settling makes duplicates, never losses.
         """
         if self.spool_path is None or self._spool_checked:
             return [], []
         self._spool_checked = True
         records: list[Record] = []
-        taken: list[str] = []
+        parts: list[_Part] = []
         for candidate in spool_files(self.spool_path):
-            if candidate != self.spool_path and _alive(candidate):
+            room = DRAIN_BATCH - len(records)
+            if room <= 0:
+                self._spool_checked = False  # more to take with the next record
+                break
+            stamp, offset, pid = _part_name(self.spool_path, candidate)
+            if pid is not None and pid != os.getpid() and _alive(pid):
                 continue  # another process is writing it into the sink now
-            claimed = f"{self.spool_path}.{os.getpid()}-{time.monotonic_ns()}.draining"
+            claimed = f"{self.spool_path}.{stamp:020d}-{offset}-{os.getpid()}.draining"
             try:
                 os.rename(candidate, claimed)
+                part = _read_part(claimed, stamp, offset, room)
             except OSError:
-                continue
-            try:
-                # Wait for a writer that opened the spool before the rename to end its line.
-                descriptor = os.open(claimed, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-                try:
-                    _lock_until(descriptor, time.monotonic() + MAX_WAIT)
-                    lines = read_jsonl(claimed)[0]
-                finally:
-                    os.close(descriptor)
-            except OSError:
-                continue  # the claimed file stays; ``report`` reads it, a later process takes it
-            taken.append(claimed)
-            for fields in lines:
-                with contextlib.suppress(TypeError):  # not a record: nothing to write
-                    records.append(record_from_fields(fields))
-        return records, taken
+                continue  # another process took it, or it stays for ``report`` and a later one
+            parts.append(part)
+            records.extend(part.records)
+            if not part.complete:
+                self._spool_checked = False
+        return records, parts
 
-    def _give_back(self, rest: list[Record], taken: list[str]) -> None:
-        """Return to the spool what was taken from it and not written; remove the taken files."""
-        if not taken or self.spool_path is None:
+    def _settle(self, parts: list[_Part], written: int) -> None:
+        """After ``written`` records of the batch reached the sink: move each part on.
+
+        A part whose records were all written and whose file was read to its end goes away;
+        the others stay as spool parts, their offset past the records written.
+        """
+        if self.spool_path is None:
             return
-        if rest:
-            try:
-                append_lines(
-                    self.spool_path, [r.to_json() for r in rest], self._spool_gid, locked=True
-                )
-            except (OSError, SinkRefused, PartialWrite):
-                return  # the taken file stays, and ``report`` still reads it
-            self._spool_checked = False
-        for name in taken:
+        for part in parts:
+            done = min(max(written, 0), len(part.records))
+            written -= len(part.records)
+            if done == len(part.records) and part.complete:
+                with contextlib.suppress(OSError):
+                    os.unlink(part.path)
+                continue
+            if done == len(part.records):
+                offset = part.read_to
+            else:
+                offset = part.ends[done - 1] if done else part.offset
+            rest = f"{self.spool_path}.{part.stamp:020d}-{offset}.rest"
             with contextlib.suppress(OSError):
-                os.unlink(name)
+                os.rename(part.path, rest)
+            self._spool_checked = False
 
     def _spool_pending(self) -> bool:
         """Move the records waiting in memory to the spool file; tell whether it took them."""
         if self.spool_path is None or not self._pending:
             return False
-        with contextlib.suppress(OSError):
-            if os.stat(self.spool_path).st_size > SPOOL_LIMIT:
-                return False
+        if _spool_size(self.spool_path) > SPOOL_LIMIT:
+            return False
         batch = list(self._pending)
         try:
             written = append_lines(
@@ -583,8 +591,8 @@ def append_lines(path: str, lines: list[str], gid: int | None, *, locked: bool =
     raise PartialWrite(kept, OSError(f"short write ({written} of {len(data)} bytes)"))
 
 
-def read_jsonl(path: str) -> tuple[list[dict[str, Any]], int]:
-    """Read a JSONL file: the JSON objects of its lines, and how many lines were not JSON.
+def read_jsonl(path: str, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+    """Read a JSONL file from ``offset``: its JSON objects, and how many lines were not JSON.
 
     Lines of ``journalctl -o json`` output (an export of the journal) are read as the records
     they hold. Blank lines are skipped; torn ones are counted.
@@ -598,12 +606,13 @@ def read_jsonl(path: str) -> tuple[list[dict[str, Any]], int]:
 
     records: list[dict[str, Any]] = []
     unreadable = 0
-    with open(path, encoding="utf-8", errors="replace") as file:
+    with open(path, "rb") as file:
+        file.seek(offset)
         for line in file:
             if not line.strip():
                 continue
             try:
-                entry = json.loads(line)
+                entry = json.loads(line.decode("utf-8", "replace"))
             except ValueError:
                 unreadable += 1
                 continue
@@ -865,13 +874,68 @@ def _spool_in_private_dir(kind: str) -> str | None:
         return None
 
 
-def _alive(taken: str) -> bool:
-    """Tell whether the process that took the spool part ``taken`` may still be running."""
-    try:
-        pid = int(taken.rsplit(".", 2)[-2].split("-", maxsplit=1)[0])
-    except ValueError:
-        return False
-    if pid == os.getpid():
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Part:
+    """Records read from one spool file from ``offset``, each with where its line ends."""
+
+    path: str
+    stamp: int
+    offset: int
+    records: list[Record]
+    ends: list[int]
+    read_to: int
+    complete: bool
+
+
+def _part_name(spool: str, path: str) -> tuple[int, int, int | None]:
+    """The time stamp, offset and (for a part being written into the sink) pid in a name."""
+    if path == spool:
+        return time.time_ns(), 0, None
+    middle = path[len(spool) + 1 :].rsplit(".", 1)[0]
+    numbers = [int(n) for n in middle.split("-") if n.isdigit()]
+    numbers += [0] * (2 - len(numbers))
+    return numbers[0], numbers[1], numbers[2] if len(numbers) > 2 else None
+
+
+def _read_part(path: str, stamp: int, offset: int, room: int) -> _Part:
+    """Read at most ``room`` records of a claimed spool file from ``offset``.
+
+    The ``flock`` waits for a writer that opened the file before it was claimed to end its
+    line (:func:`_open_locked`); a line that is not a record is passed over.
+    """
+    import json  # noqa: PLC0415 - only when records are written or read
+
+    records: list[Record] = []
+    ends: list[int] = []
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(descriptor, "rb") as file:
+        _lock_until(descriptor, time.monotonic() + MAX_WAIT)
+        file.seek(offset)
+        position = offset
+        for line in file:
+            # Claimed and locked, the file has no writer left: a last line without its
+            # newline is a torn write, passed over like any line that is not a record.
+            position += len(line)
+            with contextlib.suppress(ValueError, TypeError, AttributeError):  # not a record
+                records.append(record_from_fields(json.loads(line)))
+                ends.append(position)
+            if len(records) >= room:
+                break
+        complete = not file.read(1)
+    return _Part(
+        path=path,
+        stamp=stamp,
+        offset=offset,
+        records=records,
+        ends=ends,
+        read_to=position,
+        complete=complete,
+    )
+
+
+def _alive(pid: int) -> bool:
+    """Tell whether process ``pid`` may still be running."""
+    if pid <= 0:
         return False
     try:
         os.kill(pid, 0)
@@ -883,11 +947,13 @@ def _alive(taken: str) -> bool:
 
 
 def spool_files(spool: str) -> list[str]:
-    """Return the spool file ``spool`` (if it exists) and the parts taken from it, to read."""
+    """Return the parts taken from the spool file ``spool`` (older), then ``spool`` itself."""
     import glob  # noqa: PLC0415 - only when records are read
 
-    taken = glob.glob(glob.escape(spool) + ".*.draining")
-    return [spool, *sorted(taken)] if os.path.exists(spool) else sorted(taken)
+    parts = sorted(
+        glob.glob(glob.escape(spool) + ".*.draining") + glob.glob(glob.escape(spool) + ".*.rest")
+    )
+    return [*parts, spool] if os.path.exists(spool) else parts
 
 
 def spools_for_report() -> list[str]:
@@ -905,8 +971,34 @@ def spools_for_report() -> list[str]:
         directories.extend(sorted(glob.glob(_fallback_dir(0).replace("-0", "-*"))))
     for directory in dict.fromkeys(directories):
         for kind in ("journal", "syslog"):
-            found.extend(spool_files(os.path.join(directory, f"{kind}-spool.jsonl")))
+            spool = os.path.join(directory, f"{kind}-spool.jsonl")
+            if spool_files(spool):
+                found.append(spool)
     return found
+
+
+def _spool_size(spool: str) -> int:
+    """The bytes a spool holds still to be written: its parts past their offsets, and itself."""
+    total = 0
+    for part in spool_files(spool):
+        with contextlib.suppress(OSError):
+            total += os.stat(part).st_size - _part_name(spool, part)[1]
+    return total
+
+
+def read_spool(spool: str) -> tuple[list[dict[str, Any]], int]:
+    """Read the records waiting in a spool: its parts from their offsets, then the spool.
+
+    Raises:
+        OSError: A part cannot be read (one being written into the sink may have moved on).
+    """
+    records: list[dict[str, Any]] = []
+    unreadable = 0
+    for part in spool_files(spool):
+        found, bad = read_jsonl(part, _part_name(spool, part)[1])
+        records.extend(found)
+        unreadable += bad
+    return records, unreadable
 
 
 # --- What was dropped --------------------------------------------------------------------------
@@ -1015,11 +1107,10 @@ def read_source(path: str) -> tuple[list[dict[str, Any]], int]:
                 unreadable += bad
         return records, unreadable
     records, unreadable = _read_file(path)
-    for spool in spool_files(path + SPOOL_SUFFIX):
-        with contextlib.suppress(OSError):
-            found, bad = read_jsonl(spool)
-            records.extend(found)
-            unreadable += bad
+    with contextlib.suppress(OSError):
+        found, bad = read_spool(path + SPOOL_SUFFIX)
+        records.extend(found)
+        unreadable += bad
     return records, unreadable
 
 

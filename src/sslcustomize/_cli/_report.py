@@ -13,7 +13,13 @@ from .._files import atomic_write
 from .._journal import IDENTIFIER, records_from_journal_lines
 from .._reasons import fix_for_record, target_text
 from .._recording import sink_name
-from .._report import default_path, dropped_records, read_source, spools_for_report
+from .._report import (
+    default_path,
+    dropped_records,
+    read_source,
+    read_spool,
+    spools_for_report,
+)
 from .._seen import relabel_records
 from .._state import current_policy
 from . import EXIT_OK
@@ -234,7 +240,7 @@ def _read_journal(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int] 
     records, unreadable = records_from_journal_lines(done.stdout.splitlines())
     for spool in spools_for_report():  # records journald did not take yet
         try:
-            found, bad = read_source(spool)
+            found, bad = read_spool(spool)
         except OSError:
             continue
         records.extend(found)
