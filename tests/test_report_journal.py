@@ -76,7 +76,11 @@ as_root "$PYTHON" -c "$CLIENT" "$PORT" >/dev/null
 as_nobody "$PYTHON" -c "$CLIENT" "$PORT" >/dev/null
 sleep 0.3
 echo "=== running"; report --json
+echo "=== explain"; as_root "$PYTHON" -m sslcustomize explain --json
 stop
+mv /run/systemd/journal/socket /run/journal-socket-away
+echo "=== explain-no-journald"; as_root "$PYTHON" -m sslcustomize explain --json
+mv /run/journal-socket-away /run/systemd/journal/socket
 as_root "$PYTHON" -c "$CLIENT" "$PORT" >/dev/null 2>"$OUT/root-stopped.err"
 as_nobody "$PYTHON" -c "$CLIENT" "$PORT" >/dev/null 2>"$OUT/nobody-stopped.err"
 ls /var/tmp/sslcustomize-65534 > "$OUT/nobody-spool.txt"
@@ -121,6 +125,10 @@ def test_two_uids_reach_the_journal_and_a_stopped_journald_loses_nothing(
     parts = _documents(result.stdout)
     (out / "report.txt").write_text(parts["text"])
 
+    # The default sink of a system report policy: the journal where journald runs (its socket
+    # is there, as systemd keeps it while journald restarts); twin: the per-user database.
+    assert parts["explain"]["report"]["sink"]["value"] == "journal"
+    assert parts["explain-no-journald"]["report"]["sink"]["value"] == "sqlite"
     running = parts["running"]
     assert running["source"] == "the systemd journal"  # the default sink of a system report policy
     assert running["records"] == 4  # two connections by each of two users
