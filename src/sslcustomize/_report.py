@@ -173,8 +173,16 @@ def now() -> str:
 
 
 def program() -> str:
-    """Return argv[0] of this process (or the executable when there is none)."""
-    return sys.argv[0] if sys.argv and sys.argv[0] else sys.executable
+    """Return argv[0] of this process (or the executable when there is none).
+
+    ``python -c CODE`` says ``python3.12 -c``, not a bare ``-c``, so that a report's view
+    per program names something a person recognises.
+    """
+    if not sys.argv or not sys.argv[0]:
+        return sys.executable
+    if sys.argv[0] == "-c":
+        return f"{os.path.basename(sys.executable)} -c"
+    return sys.argv[0]
 
 
 def warn_safely(message: str, category: type[Warning], stacklevel: int = 3) -> None:

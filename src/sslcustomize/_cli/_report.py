@@ -316,6 +316,19 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _user_names(uids: list[Any]) -> list[str]:
+    """``root (0)``, ``nobody (65534)``: a uid with its name on this machine where it has one."""
+    import pwd  # noqa: PLC0415 - POSIX, only for this column
+
+    names = []
+    for uid in uids:
+        try:
+            names.append(f"{pwd.getpwuid(int(uid)).pw_name} ({uid})")
+        except (KeyError, ValueError, TypeError, OverflowError):  # noqa: PERF203 - a uid of another machine
+            names.append(str(uid))
+    return names
+
+
 def _render(analysis: dict[str, Any], source: str, count: int) -> None:
     from rich.table import Table  # noqa: PLC0415 - rich only for the CLI
 
@@ -328,34 +341,44 @@ def _render(analysis: dict[str, Any], source: str, count: int) -> None:
     def joined(values: list[Any]) -> str:
         return shown(", ".join(map(str, values)))
 
+    # Records read from the journal name the user that wrote them (its trusted _UID).
+    users = any(e["uids"] for e in (*analysis["would_break"], *analysis["opt_outs"]))
     if analysis["would_break"]:
         table = Table(title="What would fail under enforce", title_justify="left")
         for column in ("server", "reasons", "programs", "machines", "count", "fix"):
             table.add_column(column)
+            if users and column == "machines":
+                table.add_column("users")
         for entry in analysis["would_break"]:
-            table.add_row(
+            row = [
                 shown(entry["where"]),
                 joined(entry["reasons"]),
                 joined(entry["programs"]),
                 joined(entry["machines"]),
                 str(entry["count"]),
                 shown("; ".join(f["fix"] for f in entry["fixes"])),
-            )
+            ]
+            if users:
+                row.insert(4, joined(_user_names(entry["uids"])))
+            table.add_row(*row)
         out.print(table)
     if analysis["opt_outs"]:
         table = Table(
             title="Code that turns verification off here (enforce still allows it)",
             title_justify="left",
         )
-        for column in ("server", "programs", "machines", "count"):
+        for column in ("server", "programs", "machines", *(("users",) if users else ()), "count"):
             table.add_column(column)
         for entry in analysis["opt_outs"]:
-            table.add_row(
+            row = [
                 shown(entry["where"]),
                 joined(entry["programs"]),
                 joined(entry["machines"]),
                 str(entry["count"]),
-            )
+            ]
+            if users:
+                row.insert(3, joined(_user_names(entry["uids"])))
+            table.add_row(*row)
         out.print(table)
     table = Table(title="By program", title_justify="left")
     for column in ("program", "would fail on", "turns verification off for", "machines"):
