@@ -476,3 +476,33 @@ def test_a_long_spool_is_emptied_a_batch_per_record_each_record_once(
     assert [h for h in received if h.startswith("late")] == [f"late{i}" for i in range(4)]
     assert sorted(received) == sorted(early + [f"late{i}" for i in range(4)])
     assert _report.spool_files(sink.spool_path) == []
+
+
+def test_journal_fields_round_trip_newlines_and_repeats() -> None:
+    """A value with a newline uses the binary form; repeated fields read back as a tuple."""
+    import struct
+
+    from sslcustomize._journal import journal_datagram, record_from_journal
+
+    record = Record(
+        time="t", pid=7, program="p", context="c", host="h", port=443, mode="report",
+        verdict="opt_out", reasons=("code_opt_out", "self_signed"), leaf_subject="CN=a\nb",
+    )  # fmt: skip
+    datagram = journal_datagram(record.fields())
+    assert b"SSLCUSTOMIZE_LEAF_SUBJECT\n" + struct.pack("<Q", 6) + b"CN=a\nb\n" in datagram
+    assert datagram.count(b"SSLCUSTOMIZE_REASONS=") == 2
+    assert b"SYSLOG_IDENTIFIER=sslcustomize\n" in datagram
+    # As journalctl -o json prints it: a repeated field as a list, a binary value as numbers.
+    entry = {
+        "SYSLOG_IDENTIFIER": "sslcustomize", "_UID": "65534", "_HOSTNAME": "web1",
+        "SSLCUSTOMIZE_VERDICT": "opt_out", "SSLCUSTOMIZE_PORT": "443",
+        "SSLCUSTOMIZE_REASONS": ["code_opt_out", "self_signed"],
+        "SSLCUSTOMIZE_LEAF_SUBJECT": list(b"CN=a\nb"), "SSLCUSTOMIZE_PROGRAM": "/usr/bin/x",
+    }  # fmt: skip
+    back = record_from_journal(entry)
+    assert back is not None
+    assert back["reasons"] == ["code_opt_out", "self_signed"]
+    assert (back["leaf_subject"], back["port"], back["uid"], back["machine"]) == (
+        "CN=a\nb", 443, 65534, "web1",
+    )  # fmt: skip
+    assert record_from_journal({**entry, "SYSLOG_IDENTIFIER": "sshd"}) is None  # twin
