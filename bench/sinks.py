@@ -6,6 +6,11 @@
    database (BEGIN EXCLUSIVE) while records are written, against the same writes to a free
    database. Goal: no write longer than MAX_WAIT (50 ms) plus scheduling noise; the records
    written during the lock are all in the database once it is released.
+3. The journal sink (bench_journal): one record sent to a datagram socket that a thread
+   reads (the stand-in for journald: the native protocol's encoding and one sendto), one
+   record spooled while nothing listens (journal, then syslog refused, then a locked append
+   to the spool), and the records that empty a full spool (SPOOL_LIMIT) DRAIN_BATCH at a
+   time once journald is back, against one record into a free SQLite database.
 2. Anchors for a bundle: a cached call (no file touched), a re-check after the refresh
    interval with the file unchanged (one stat), and a first read of a changed bundle (read,
    SHA-256, OpenSSL parse, hashed directory), against loading the bundle into a context.
@@ -16,8 +21,11 @@ Needs the test extra (trustme). Prints figures; always exits 0.
 
 from __future__ import annotations
 
+import signal
 import sqlite3
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -73,6 +81,69 @@ def bench_sink(directory: Path) -> None:
           f"(bound {MAX_WAIT * 1e3:.0f} ms; {tries} tries for 200 records)")  # fmt: skip
     print(f"   ratio of worst stalls (locked / free): {max(locked) / max(baseline):.1f}x")
     print(f"   records kept: {kept} of 202, dropped {sink.dropped}")
+
+
+RECEIVER = """
+import signal, socket, sys
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+listener.bind(sys.argv[1])
+count = 0
+def stop(*_):
+    print(count, flush=True)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+while True:
+    listener.recv(1 << 16)
+    count += 1
+"""
+
+
+def bench_journal(directory: Path) -> None:
+    from sslcustomize._report import DRAIN_BATCH, SPOOL_LIMIT, JournalSink
+
+    free = SqliteSink(str(directory / "baseline.sqlite3"))
+    free.write(RECORD)
+    baseline = statistics.median(_writes(free, 200))  # type: ignore[arg-type]
+    free.close()
+
+    path = str(directory / "journal.socket")
+    # journald's part, in a process of its own: read datagrams as they come, count them.
+    reader = subprocess.Popen(
+        [sys.executable, "-I", "-c", RECEIVER, path], stdout=subprocess.PIPE, text=True
+    )
+    while not Path(path).exists():
+        time.sleep(0.01)
+    no_syslog = str(directory / "no-syslog")
+    sent = _writes(JournalSink(path, no_syslog), 200)  # type: ignore[arg-type]
+
+    down = JournalSink(str(directory / "stopped"), no_syslog)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        spooled = _writes(down, 200)  # type: ignore[arg-type]
+        assert down.spool_path is not None
+        with open(down.spool_path, "a", encoding="utf-8") as spool:  # fill it to its limit
+            line = RECORD.to_json() + "\n"
+            spool.write(line * (SPOOL_LIMIT // len(line) - 200))
+    total = sum(1 for _ in open(down.spool_path, encoding="utf-8"))  # noqa: SIM115 - counted once
+    recovering = JournalSink(path, no_syslog)
+    recovering.spool_path = down.spool_path
+    first = _writes(recovering, 1)[0]  # type: ignore[arg-type]
+    rest = _writes(recovering, total // DRAIN_BATCH + 10)  # type: ignore[arg-type]
+    reader.send_signal(signal.SIGTERM)
+    received = int(reader.communicate(timeout=30)[0])
+    print("3. one record, journal sink (a socket read by another process stands in for journald)")
+    print(f"   SQLite, free database (baseline): median {baseline * 1e3:.3f} ms")
+    print(f"   journal: median {statistics.median(sent) * 1e3:.3f} ms "
+          f"({statistics.median(sent) / baseline:.2f}x), max {max(sent) * 1e3:.2f} ms")  # fmt: skip
+    middle = statistics.median(spooled)
+    print(f"   journald stopped, nothing on /dev/log, spooled: median {middle * 1e3:.3f} ms "
+          f"({middle / baseline:.2f}x), max {max(spooled) * 1e3:.2f} ms")  # fmt: skip
+    print(f"   journald back, a full spool ({total} records, {SPOOL_LIMIT >> 20} MiB): the next "
+          f"record {first * 1e3:.1f} ms ({first / baseline:.0f}x), the following ones "
+          f"{DRAIN_BATCH} spooled records each, median {statistics.median(rest) * 1e3:.1f} ms, "
+          f"max {max(rest) * 1e3:.1f} ms")  # fmt: skip
+    delivered = 200 + total + 1 + len(rest)
+    print(f"   datagrams received {received} of {delivered}, dropped {recovering.dropped}")
 
 
 def bench_anchors(directory: Path) -> None:
@@ -132,6 +203,7 @@ def main() -> None:
         os.environ["XDG_CACHE_HOME"] = str(directory / "cache")
         os.environ["XDG_STATE_HOME"] = str(directory / "state")
         bench_sink(directory)
+        bench_journal(directory)
         bench_anchors(directory)
 
 

@@ -92,3 +92,111 @@ def test_report_without_records_and_sink_none(
     _state.set_policy(None)  # a new command is a new process
     assert main(["report"]) == 2
     assert "--path" in capsys.readouterr().err
+
+
+def _fleet_record(
+    host: str, port: int, program: str, machine: str, *, opt_out: bool = False, reason: str = ""
+) -> Record:
+    return Record(
+        time="2026-12-04T10:00:00+00:00", pid=1, program=program, context="http.client",
+        host=host, port=port, mode="report", machine=machine,
+        verdict="opt_out" if opt_out else "rejected",
+        reasons=("code_opt_out", "self_signed") if opt_out else (reason,),
+    )  # fmt: skip
+
+
+FLEET = [
+    _fleet_record("nas.example", 8443, "backup.py", "web1", reason="self_signed"),
+    _fleet_record("nas.example", 8443, "backup.py", "web2", reason="self_signed"),
+    _fleet_record("mail.example", 465, "mailer.py", "web2", reason="expired"),
+    _fleet_record("127.0.0.1", 9443, "poller.py", "db1", opt_out=True),
+]
+
+
+def _export(directory: Path) -> None:
+    """Two machines' jsonl sinks and one machine's journalctl -o json export."""
+    directory.mkdir()
+    for machine in ("web1", "web2"):
+        sink = open_sink("jsonl", str(directory / f"{machine}.jsonl"))
+        for record in FLEET:
+            if record.machine == machine:
+                sink.write(record)
+        sink.close()
+    from sslcustomize._journal import journal_datagram
+
+    lines = []
+    for record in FLEET:
+        if record.machine == "db1":
+            entry: dict[str, object] = {"__CURSOR": "s=1", "_HOSTNAME": "db1", "_UID": "998"}
+            for field in journal_datagram(record.fields()).decode().splitlines():
+                key, _, value = field.partition("=")
+                entry[key] = [entry[key], value] if key in entry else value
+            lines.append(json.dumps(entry))
+    (directory / "db1.journal.json").write_text("\n".join(lines) + "\n")
+
+
+def test_fleet_directory_what_would_break_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A directory from three machines: breakage per server and program, opt-outs apart."""
+    _export(tmp_path / "fleet")
+    assert main(["report", "--json", "--path", str(tmp_path / "fleet")]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["records"] == 4
+    breaking = {e["where"]: e for e in document["would_break"]}
+    assert set(breaking) == {"nas.example:8443", "mail.example:465"}
+    assert breaking["nas.example:8443"]["machines"] == ["web1", "web2"]
+    assert breaking["nas.example:8443"]["programs"] == ["backup.py"]
+    assert "sslcustomize trust nas.example:8443" in breaking["nas.example:8443"]["fixes"][0]["fix"]
+    (opt_out,) = document["opt_outs"]
+    assert (opt_out["where"], opt_out["machines"]) == ("127.0.0.1:9443", ["db1"])
+    assert document["summary"]["line"] == (
+        "2 machines, 2 programs would fail under enforce (2 servers); "
+        "1 program turns verification off"
+    )
+    assert main(["report", "--path", str(tmp_path / "fleet")]) == 0
+    text = capsys.readouterr().out
+    assert "Code that turns verification off here" in text
+    failing = text.split("What would fail under enforce")[1].split("Code that turns")[0]
+    assert "9443" not in failing  # the opt-out is never listed as breakage
+
+
+def test_opt_outs_alone_break_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only verify=False records: nothing would fail; the HTML lists them apart too."""
+    path = tmp_path / "r.jsonl"
+    sink = open_sink("jsonl", str(path))
+    sink.write(FLEET[3])
+    sink.close()
+    page = tmp_path / "r.html"
+    assert main(["report", "--json", "--path", str(path), "--html", str(page)]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["would_break"] == []
+    assert document["summary"]["line"] == (
+        "nothing would fail under enforce; 1 program turns verification off"
+    )
+    text = page.read_text()
+    assert "Nothing: every recorded connection verified." in text
+    assert "127.0.0.1:9443" in text.split('id="opt-outs"')[1]
+
+
+HOSTILE = "\x1b[2J\x1b[31mCN=[bold green]verified[/]\u202e"
+
+
+def test_record_strings_are_shown_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Terminal escapes and rich markup from a server stay visible text in text and JSON."""
+    path = tmp_path / "r.jsonl"
+    sink = open_sink("jsonl", str(path))
+    sink.write(_fleet_record(HOSTILE, 443, HOSTILE, HOSTILE, reason="self_signed"))
+    sink.close()
+    assert main(["report", "--path", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert "\u202e" not in out
+    assert "\\x1b[2J" in out
+    assert "[bold" in out  # markup printed, not applied (a cell may wrap the rest)
+    assert main(["report", "--json", "--path", str(path)]) == 0
+    raw = capsys.readouterr().out
+    assert "\x1b" not in raw
+    assert json.loads(raw)["would_break"][0]["programs"] == [HOSTILE]  # data kept exact

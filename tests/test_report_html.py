@@ -22,16 +22,17 @@ HOSTILE = '<script>alert("x")</script>'
 def _records(path: Path) -> None:
     sink = open_sink("jsonl", str(path))
     rows = [
-        ("nas.example", 8443, ("self_signed",), "rejected", 1),
-        ("nas.example", 8443, ("self_signed",), "rejected", 2),
-        ("::1", 2525, ("pin_mismatch",), "rejected", 2),
-        ("mail.example", 465, ("expired", "hostname_mismatch"), "rejected", 3),
-        (HOSTILE, 443, ("unknown_issuer",), "rejected", 4),
+        ("nas.example", 8443, ("self_signed",), "rejected", 1, "backup.py", "web1"),
+        ("nas.example", 8443, ("self_signed",), "rejected", 2, "backup.py", "web2"),
+        ("::1", 2525, ("pin_mismatch",), "rejected", 2, "mailer.py", "web2"),
+        ("mail.example", 465, ("expired", "hostname_mismatch"), "rejected", 3, "mailer.py", "db1"),
+        (HOSTILE, 443, ("unknown_issuer",), "rejected", 4, f"{HOSTILE}.py", "db2"),
+        ("127.0.0.1", 9443, ("code_opt_out", "self_signed"), "opt_out", 4, "poller.py", "db1"),
     ]
-    for host, port, reasons, verdict, day in rows:
+    for host, port, reasons, verdict, day, program, machine in rows:
         sink.write(
             Record(
-                time=f"2026-12-0{day}T10:00:00+00:00", pid=1, program=f"{HOSTILE}.py",
+                time=f"2026-12-0{day}T10:00:00+00:00", pid=1, program=program, machine=machine,
                 context="http.client", host=host, port=port, mode="report", verdict=verdict,
                 reasons=reasons,
             )
@@ -61,22 +62,30 @@ def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
 
 
 class _Elements(html.parser.HTMLParser):
-    """Collect tag names and the text of <code class="fix"> elements of a DOM dump."""
+    """Collect tag names, ids in order, <code class="fix"> texts and the summary of a DOM dump."""
 
     def __init__(self) -> None:
         super().__init__()
         self.tags: list[str] = []
+        self.ids: list[str] = []
         self.fixes: list[str] = []
-        self._in_fix = False
+        self.summary = ""
+        self._in: str | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append(tag)
-        self._in_fix = tag == "code" and ("class", "fix") in attrs
+        self.ids.extend(value for name, value in attrs if name == "id" and value)
+        if tag == "code" and ("class", "fix") in attrs:
+            self._in = "fix"
+        elif ("id", "summary") in attrs:
+            self._in = "summary"
 
     def handle_data(self, data: str) -> None:
-        if self._in_fix:
+        if self._in == "fix":
             self.fixes.append(data)
-            self._in_fix = False
+        elif self._in == "summary":
+            self.summary += data
+        self._in = None
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
@@ -92,6 +101,14 @@ def test_html_report_renders_in_chromium(tmp_path: Path) -> None:
     dom = _Elements()
     dom.feed(dumped.stdout)
     assert "script" not in dom.tags  # the hostile host and program were escaped
+    assert dom.summary == (
+        "4 machines, 3 programs would fail under enforce (4 servers); "
+        "1 program turns verification off"
+    )
+    assert dom.ids.index("summary") < dom.ids.index("programs") < dom.ids.index("would-break")
+    opt_outs = dumped.stdout.split('id="opt-outs"')[1]
+    assert "127.0.0.1:9443" in opt_outs
+    assert "127.0.0.1:9443" not in dumped.stdout.split('id="would-break"')[1].split("opt-outs")[0]
     assert HOSTILE in html.unescape(dumped.stdout)
     assert dom.tags.count("rect") >= 5  # bars and legend of the inline SVG
     nas = "sslcustomize check nas.example:8443; if you know this server: sslcustomize trust "

@@ -141,8 +141,8 @@ def test_held_sqlite_lock_costs_one_bounded_try_and_nothing_is_lost(
     assert sink.dropped == 0
 
 
-def test_records_left_at_exit_are_counted_and_shown(tmp_path: Path, clock: list[float]) -> None:
-    """A lock still held at exit: the buffered records are counted in the dropped-records log."""
+def test_records_left_at_exit_are_spooled_and_shown(tmp_path: Path, clock: list[float]) -> None:
+    """A lock still held at exit: the records wait in the spool, read by report, none dropped."""
     path = tmp_path / "r.sqlite3"
     sink = SqliteSink(str(path))
     sink.write(_record())
@@ -154,10 +154,16 @@ def test_records_left_at_exit_are_counted_and_shown(tmp_path: Path, clock: list[
     finally:
         holder.rollback()
         holder.close()
-    assert sink.dropped == 3
-    assert dropped_records() == 3
-    assert dropped_records(str(path)) == 3
-    assert dropped_records(str(tmp_path / "other")) == 0
+    assert (sink.dropped, sink.spooled) == (0, 3)
+    assert dropped_records() == 0
+    assert len(read_records(str(path))) == 4  # the database and its spool
+    later = SqliteSink(str(path))  # the next writer empties the spool into the database
+    later.write(_record("later"))
+    later.close()
+    assert not Path(str(path) + ".spool").exists()
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        hosts = [row[0] for row in connection.execute("SELECT host FROM records ORDER BY id")]
+    assert hosts == [*["nas.example"] * 4, "later"]
 
 
 def test_buffer_is_bounded_and_overflow_counted(
@@ -259,6 +265,7 @@ def test_doctor_and_report_show_dropped_records(tmp_path: Path) -> None:
         "from sslcustomize._cli._doctor import gather; print(gather()['report_dropped'])"
     )
     assert doctor.stdout.strip() == "2"
+    (tmp_path / "r.jsonl").write_text("")
     report = run_python(
         "import sys; from sslcustomize._cli import main; "
         f"sys.exit(main(['report', '--json', '--path', {str(tmp_path / 'r.jsonl')!r}]))",
@@ -296,3 +303,206 @@ def test_database_locked_before_the_first_record(tmp_path: Path, clock: list[flo
         *["nas.example"] * 3,
         "after",
     ]
+
+
+FULL_DISK = """
+import json, os, resource, signal, sys
+from sslcustomize._report import JsonlSink, Record
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full disk: short writes, then EFBIG
+path = sys.argv[1]
+sink = JsonlSink(path)
+def record(i):
+    return Record(time="t", pid=i, program="p", context="c", host=f"h{i}", port=1,
+                  mode="report", verdict="rejected", reasons=("expired",))
+size = len(record(0).to_json()) + 1
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(size * 3.5), resource.RLIM_INFINITY))
+for i in range(6):
+    sink.write(record(i))
+torn = open(path, "rb").read()
+resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+for i in range(6, 12):
+    sink.write(record(i))
+sink._retry_at = 0  # room again: the next try comes now, not after the pause
+sink.write(record(12))
+sink.close()
+print(json.dumps({"torn": not torn.endswith(b"\\n"), "dropped": sink.dropped}))
+"""
+
+
+def test_torn_jsonl_line_never_spoils_the_next_record(tmp_path: Path) -> None:
+    """A full disk tears a line; once there is room, every record is readable, none glued."""
+    path = tmp_path / "r.jsonl"
+    result = run_python(FULL_DISK.replace("sys.argv[1]", repr(str(path))))
+    outcome = json.loads(result.stdout.splitlines()[-1])
+    assert outcome == {"torn": True, "dropped": 0}
+    records, unreadable = _report.read_source(str(path))
+    assert sorted(r["pid"] for r in records) == list(range(13))
+    assert unreadable == 1  # the torn fragment, alone on its line
+    assert "report sink 'jsonl' failed" in result.stderr
+
+
+LOCKED_WRITER = """
+import os, signal, sys, time
+from sslcustomize._report import Record, open_sink
+sink = open_sink("sqlite", sys.argv[1])
+for i in range(3):
+    sink.write(Record(time="t", pid=os.getpid(), program="worker", context="c", host=f"h{i}",
+                      port=1, mode="report", verdict="rejected", reasons=("expired",)))
+print("written", flush=True)
+if sys.argv[2] == "exit":
+    os._exit(0)
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("end", ["exit", "sigterm"])
+def test_records_survive_os_exit_and_sigterm_while_sqlite_is_locked(
+    tmp_path: Path, end: str
+) -> None:
+    """A worker that ends by os._exit or SIGTERM with the database locked loses no record."""
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "r.sqlite3"
+    first = SqliteSink(str(path))
+    first.write(_record("first"))
+    first.close()
+    holder = sqlite3.connect(path)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        worker = subprocess.Popen(
+            [sys.executable, "-c", LOCKED_WRITER, str(path), end],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert worker.stdout is not None
+        assert worker.stdout.readline().strip() == "written"
+        if end == "sigterm":
+            worker.send_signal(signal.SIGTERM)
+        _, stderr = worker.communicate(timeout=60)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert "report sink 'sqlite' cannot write now" in stderr  # said, not silent
+    assert sorted(r["host"] for r in read_records(str(path))) == ["first", "h0", "h1", "h2"]
+    later = SqliteSink(str(path))
+    later.write(_record("later"))
+    later.close()
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        (count,) = connection.execute("SELECT COUNT(*) FROM records").fetchone()
+    assert count == 5  # the spool went into the database
+
+
+def test_syslog_without_a_listener_spools_then_delivers(tmp_path: Path, clock: list[float]) -> None:
+    """Nothing on /dev/log: records are spooled with one warning, then sent once it listens."""
+    import socket
+
+    path = str(tmp_path / "log")
+    sink = _report.SyslogSink(path)
+    with pytest.warns(sslcustomize.SSLCustomizeWarning, match="cannot write now"):  # noqa: PT031 - three writes, one warning
+        for host in ("a", "b", "c"):
+            sink.write(_record(host))
+    assert sink.spool_path is not None
+    assert [r["host"] for r in read_jsonl_hosts(sink.spool_path)] == ["a", "b", "c"]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+        listener.bind(path)
+        clock[0] += 60
+        sink.write(_record("d"))
+        sink.close()
+        listener.settimeout(5)
+        messages = [listener.recv(65536).decode() for _ in range(4)]
+    hosts = [json.loads(m.split(": ", 1)[1])["host"] for m in messages]
+    assert hosts == ["a", "b", "c", "d"]
+    assert not os.path.exists(sink.spool_path)
+    assert sink.dropped == 0
+
+
+def read_jsonl_hosts(path: str) -> list[dict[str, object]]:
+    """The records of a spool file."""
+    return _report.read_jsonl(path)[0]
+
+
+def test_spool_is_bounded_and_what_it_cannot_take_is_counted(
+    tmp_path: Path, clock: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full spool takes no more: the rest waits in memory, then is counted as dropped."""
+    monkeypatch.setattr(_report, "SPOOL_LIMIT", 1000)
+    sink = _report.SyslogSink(str(tmp_path / "no-listener"))
+    _quiet_write(sink, 12)
+    assert sink.spool_path is not None
+    spooled = len(_report.read_jsonl(sink.spool_path)[0])
+    assert 0 < spooled < 12
+    sink.close()
+    assert (sink.spooled, sink.dropped) == (spooled, 12 - spooled)
+    assert dropped_records() == 12 - spooled
+
+
+def test_a_long_spool_is_emptied_a_batch_per_record_each_record_once(
+    tmp_path: Path, clock: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spool longer than DRAIN_BATCH: each record takes a batch; none lost, none twice."""
+    import socket
+
+    monkeypatch.setattr(_report, "DRAIN_BATCH", 3)
+    path = str(tmp_path / "log")
+    sink = _report.SyslogSink(path)
+    early = [f"early{i}" for i in range(10)]
+    with pytest.warns(sslcustomize.SSLCustomizeWarning, match="cannot write now"):  # noqa: PT031 - ten writes, one warning
+        for host in early:
+            sink.write(_record(host))
+    assert sink.spool_path is not None
+    received: list[str] = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+        listener.bind(path)
+        listener.setblocking(False)
+        clock[0] += 60
+        for index in range(4):
+            sink.write(_record(f"late{index}"))
+            sink._retry_at = 0  # each record tries at once
+            while True:
+                try:
+                    message = listener.recv(65536).decode()
+                except BlockingIOError:
+                    break
+                received.append(json.loads(message.split(": ", 1)[1])["host"])
+            waiting = [r["host"] for r in _report.read_spool(sink.spool_path)[0]]
+            assert sorted(received + waiting) == sorted(
+                early + [f"late{i}" for i in range(index + 1)]
+            )
+    assert received[:4] == [*early[:3], "late0"]  # three spooled records with each record
+    assert [h for h in received if h.startswith("early")] == early  # oldest first
+    assert [h for h in received if h.startswith("late")] == [f"late{i}" for i in range(4)]
+    assert sorted(received) == sorted(early + [f"late{i}" for i in range(4)])
+    assert _report.spool_files(sink.spool_path) == []
+
+
+def test_journal_fields_round_trip_newlines_and_repeats() -> None:
+    """A value with a newline uses the binary form; repeated fields read back as a tuple."""
+    import struct
+
+    from sslcustomize._journal import journal_datagram, record_from_journal
+
+    record = Record(
+        time="t", pid=7, program="p", context="c", host="h", port=443, mode="report",
+        verdict="opt_out", reasons=("code_opt_out", "self_signed"), leaf_subject="CN=a\nb",
+    )  # fmt: skip
+    datagram = journal_datagram(record.fields())
+    assert b"SSLCUSTOMIZE_LEAF_SUBJECT\n" + struct.pack("<Q", 6) + b"CN=a\nb\n" in datagram
+    assert datagram.count(b"SSLCUSTOMIZE_REASONS=") == 2
+    assert b"SYSLOG_IDENTIFIER=sslcustomize\n" in datagram
+    # As journalctl -o json prints it: a repeated field as a list, a binary value as numbers.
+    entry = {
+        "SYSLOG_IDENTIFIER": "sslcustomize", "_UID": "65534", "_HOSTNAME": "web1",
+        "SSLCUSTOMIZE_VERDICT": "opt_out", "SSLCUSTOMIZE_PORT": "443",
+        "SSLCUSTOMIZE_REASONS": ["code_opt_out", "self_signed"],
+        "SSLCUSTOMIZE_LEAF_SUBJECT": list(b"CN=a\nb"), "SSLCUSTOMIZE_PROGRAM": "/usr/bin/x",
+    }  # fmt: skip
+    back = record_from_journal(entry)
+    assert back is not None
+    assert back["reasons"] == ["code_opt_out", "self_signed"]
+    assert (back["leaf_subject"], back["port"], back["uid"], back["machine"]) == (
+        "CN=a\nb", 443, 65534, "web1",
+    )  # fmt: skip
+    assert record_from_journal({**entry, "SYSLOG_IDENTIFIER": "sshd"}) is None  # twin

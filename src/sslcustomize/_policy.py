@@ -54,7 +54,7 @@ Mode = Literal["enforce", "report"]
 SourceKind = Literal["system", "certifi", "file", "directory"]
 MODES = ("enforce", "report")
 TLS_VERSIONS = ("1.2", "1.3")
-SINKS = ("sqlite", "jsonl", "syslog", "log", "none")
+SINKS = ("sqlite", "jsonl", "journal", "syslog", "log", "none")
 LOCKABLE = ("mode", "trust", "minimum_tls", "allow_code_opt_out", "exception", "context", "report")
 SCHEMA_VERSION = 1
 #: Policy files larger than this are refused unread (a real one is a few KB).

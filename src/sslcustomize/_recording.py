@@ -18,13 +18,14 @@ from ._der import DERError, parse_certificate
 from ._envtrust import EnvTrust
 from ._locks import fork_safe_lock
 from ._policy import Policy
-from ._report import Record, Sink, now, open_sink, program, warn_safely
+from ._report import Record, Sink, machine, now, open_sink, program, warn_safely
 
 __all__ = [
     "IGNORED_VARIABLE",
     "REACHED_ANCHOR_REASONS",
     "Recorder",
     "chain_fields",
+    "sink_name",
 ]
 
 #: The reason code of the record that says a CA-bundle variable was ignored under a lock.
@@ -67,6 +68,26 @@ def chain_fields(chain: tuple[bytes, ...]) -> dict[str, Any]:
     return fields
 
 
+def sink_name(policy: Policy) -> str:
+    """Return the sink ``policy`` records to: ``[report] sink``, or the default where unset.
+
+    The default is ``journal`` for a system-layer report policy (the system policy file sets
+    ``mode = "report"``) on a machine where journald runs: every user's processes append to
+    it, none reads or rewrites another's, and fleets already collect it. Elsewhere it is the
+    per-user ``sqlite`` database.
+    """
+    setting = policy.report_sink
+    if setting.origin.path is not None:
+        return setting.value
+    from ._journal import journal_running  # noqa: PLC0415 - only when a sink is opened
+
+    system_report = any(
+        layer.layer == "system" and getattr(layer.scalars.get("mode"), "value", None) == "report"
+        for layer in policy.files
+    )
+    return "journal" if system_report and journal_running() else setting.value
+
+
 class Recorder:
     """The warnings and records of one policy."""
 
@@ -93,9 +114,7 @@ class Recorder:
             if self._sink is None:
                 report = self._policy
                 self._sink = open_sink(
-                    report.report_sink.value,
-                    report.report_path.value,
-                    group=report.report_group.value,
+                    sink_name(report), report.report_path.value, group=report.report_group.value
                 )
                 atexit.register(self._sink.close)
             return self._sink
@@ -169,7 +188,8 @@ class Recorder:
 
     def _write(self, **fields: Any) -> None:
         """Write a record of this process, now, with ``fields``."""
-        self._open().write(Record(time=now(), pid=os.getpid(), program=program(), **fields))
+        record = Record(time=now(), pid=os.getpid(), program=program(), machine=machine(), **fields)
+        self._open().write(record)
 
     def close(self) -> None:
         """Close the sink (it reopens if this policy records again)."""

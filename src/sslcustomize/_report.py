@@ -1,9 +1,10 @@
 """Report records and the sinks that keep them.
 
 A record describes one connection that enforce mode would have rejected (report mode) or
-whose code turned verification off. Sinks: ``sqlite`` (default, WAL, many processes at once),
-``jsonl`` (one line per record, appended with a single ``write``), ``syslog``, ``log`` (Python
-logging) and ``none``.
+whose code turned verification off. Sinks: ``sqlite`` (per user, WAL, many processes at
+once), ``jsonl`` (one line per record, appended with a single ``write``), ``journal`` (the
+systemd journal's native protocol, falling back to syslog; see :mod:`._journal`), ``syslog``
+(``/dev/log``), ``log`` (Python logging) and ``none``.
 
 A sink never breaks, hangs or stalls the program, and never loses a record silently:
 
@@ -11,11 +12,18 @@ A sink never breaks, hangs or stalls the program, and never loses a record silen
   without being opened for writing (``O_NOFOLLOW``, ``O_NONBLOCK``, ``fstat``);
 * a write waits at most :data:`MAX_WAIT` (50 ms) on the connection path, for a lock held by
   another thread or by another process (SQLite's busy timeout);
-* a record that cannot be written is kept in memory (at most :data:`BUFFER_LIMIT`) and
-  retried later, with a growing pause between tries; at exit one last try waits at most
-  :data:`EXIT_WAIT`;
+* a record that the sink cannot take now (a locked database, journald stopped, nothing on
+  ``/dev/log``) is appended at once to the sink's *spool*, a JSONL file of the same user
+  (:attr:`Sink.spool_path`), which ``report`` reads and the next successful write empties
+  into the sink: a process that ends by ``os._exit`` or a signal loses nothing;
+* a record that neither the sink nor its spool can take (a full disk) is kept in memory (at
+  most :data:`BUFFER_LIMIT`) and retried later, with a growing pause between tries (the one
+  warning says so); at exit one last try waits at most :data:`EXIT_WAIT`;
+* a JSONL line torn by a failed write is closed before the next record is appended, so the
+  next record is never glued to it;
 * what is finally dropped is counted, on stderr at exit and in a small log under the user
-  state directory that ``doctor`` and ``report`` read (:func:`dropped_records`);
+  state directory (or :func:`private_dir`'s fallback for a user without a home) that
+  ``doctor`` and ``report`` read (:func:`dropped_records`);
 * a forked child starts with fresh locks and no inherited database connection;
 * files are created 0600 in 0700 directories, or 0660 in 2770 ones owned by the group that
   ``[report] group`` names, for a log shared by several users.
@@ -23,6 +31,7 @@ A sink never breaks, hangs or stalls the program, and never loses a record silen
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import stat
@@ -33,6 +42,7 @@ import warnings
 import weakref
 from collections import deque
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from ._frozen import dataclass, field
@@ -43,11 +53,27 @@ __all__ = [
     "EXIT_WAIT",
     "MAX_WAIT",
     "RECORD_VERSION",
+    "SPOOL_LIMIT",
+    "JournalSink",
+    "JsonlSink",
     "Record",
     "Sink",
+    "SqliteSink",
+    "SyslogSink",
+    "default_path",
     "dropped_records",
+    "machine",
+    "now",
     "open_sink",
+    "private_dir",
+    "program",
+    "read_jsonl",
     "read_records",
+    "read_source",
+    "read_spool",
+    "record_from_fields",
+    "spool_files",
+    "spools_for_report",
     "warn_safely",
 ]
 
@@ -58,6 +84,12 @@ MAX_WAIT = 0.05
 EXIT_WAIT = 1.0
 #: Records kept in memory while a sink cannot write; beyond, the oldest are dropped (counted).
 BUFFER_LIMIT = 1000
+#: The largest a spool may grow, in bytes (about 10,000 records): emptying it into the sink
+#: happens on a connection's path, so it must stay short; beyond, records wait in memory.
+SPOOL_LIMIT = 4 << 20
+#: The most spooled records one write takes from the spool into the sink (the rest waits for
+#: the next record): what recovering from a long outage adds to one connection stays small.
+DRAIN_BATCH = 100
 #: Pauses between tries after a failure, in seconds: doubled from the first up to the last.
 RETRY_PAUSE = (1.0, 30.0)
 DROPPED_LOG = "dropped-records"
@@ -100,14 +132,39 @@ class Record:
     intermediates: tuple[str, ...] = ()
     rule: str = "default"
     origin: str | None = None
+    machine: str | None = None
     version: int = field(default=RECORD_VERSION)
 
     def to_json(self) -> str:
         """Return the record as one line of JSON."""
         import json  # noqa: PLC0415 - only when records are written or read
 
-        fields = {name: getattr(self, name) for name in self.__slots__}
-        return json.dumps(fields, separators=(",", ":"), sort_keys=True)
+        return json.dumps(self.fields(), separators=(",", ":"), sort_keys=True)
+
+    def fields(self) -> dict[str, Any]:
+        """Return the record's fields by name."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+def record_from_fields(fields: dict[str, Any]) -> Record:
+    """Return the :class:`Record` of a JSON record's ``fields`` (lists become tuples).
+
+    Raises:
+        TypeError: A required field is missing.
+    """
+    known = {name: fields[name] for name in Record.__slots__ if name in fields}
+    for name, value in known.items():
+        if isinstance(value, list):
+            known[name] = tuple(value)
+    return Record(**known)
+
+
+@lru_cache(maxsize=1)
+def machine() -> str:
+    """Return this machine's host name, as records carry it (fleets gather many)."""
+    import socket  # noqa: PLC0415 - once, at the first record
+
+    return socket.gethostname()
 
 
 def now() -> str:
@@ -116,8 +173,16 @@ def now() -> str:
 
 
 def program() -> str:
-    """Return argv[0] of this process (or the executable when there is none)."""
-    return sys.argv[0] if sys.argv and sys.argv[0] else sys.executable
+    """Return argv[0] of this process (or the executable when there is none).
+
+    ``python -c CODE`` says ``python3.12 -c``, not a bare ``-c``, so that a report's view
+    per program names something a person recognises.
+    """
+    if not sys.argv or not sys.argv[0]:
+        return sys.executable
+    if sys.argv[0] == "-c":
+        return f"{os.path.basename(sys.executable)} -c"
+    return sys.argv[0]
 
 
 def warn_safely(message: str, category: type[Warning], stacklevel: int = 3) -> None:
@@ -139,11 +204,27 @@ _sinks: weakref.WeakSet[Sink] = weakref.WeakSet()
 _orphans: list[Any] = []
 
 
+class PartialWrite(Exception):  # noqa: N818 - an outcome carried from a sink to its base
+    """The first ``written`` records of a batch were kept; the rest failed with ``error``."""
+
+    def __init__(self, written: int, error: BaseException) -> None:
+        """Say how many records were kept before ``error``."""
+        super().__init__(written, error)
+        self.written = written
+        self.error = error
+
+
 class Sink:
-    """A place records go. Subclasses implement :meth:`_write_batch`."""
+    """A place records go. Subclasses implement :meth:`_write_batch`.
+
+    ``spool_path`` names the JSONL file that takes what the sink cannot take now (``None``:
+    records wait in memory instead).
+    """
 
     name = "none"
     path: str | None = None
+    spool_path: str | None = None
+    _spool_gid: int | None = None  # a shared log's group: its spool is shared alike
 
     def __init__(self) -> None:
         """Start working; nothing is opened until the first record."""
@@ -153,13 +234,15 @@ class Sink:
         self._pause = 0.0
         self._warned = False
         self._refused = False
+        self._spool_checked = False
         self.dropped = 0
         self._dropped_logged = 0
         self.attempts = 0
+        self.spooled = 0
         _sinks.add(self)
 
     def write(self, record: Record) -> None:
-        """Keep ``record``: write it (and any earlier ones) now or keep it for a later try.
+        """Keep ``record``: write it (and any earlier ones) now, spool it, or keep it for later.
 
         Never raises and never waits longer than :data:`MAX_WAIT`.
         """
@@ -173,6 +256,8 @@ class Sink:
             self._trim()
             if _clock() >= self._retry_at:
                 self._flush(MAX_WAIT)
+            elif self._pending:
+                self._spool_pending()  # within the pause after a failure: straight to the spool
         finally:
             self._lock.release()
 
@@ -184,28 +269,124 @@ class Sink:
             self._drop(excess)
 
     def _flush(self, wait: float) -> None:
-        if not self._pending:
+        spooled, taken = self._take_spool()
+        if not self._pending and not spooled:
             return
-        batch = list(self._pending)
+        batch = spooled + list(self._pending)  # the spool first: records keep their order
         self.attempts += 1
+        error: BaseException | None = None
         try:
             self._write_batch(batch, wait)
+            written = len(batch)
         except SinkRefused as refusal:
+            self._settle(taken, 0)
             self._refused = True
+            self._drop(len(self._pending))
             self._pending.clear()
-            self._drop(len(batch))
             self._warn(f"{refusal}; further records are dropped")
             return
-        except Exception as error:  # noqa: BLE001 - a sink must never break the program
-            low, high = RETRY_PAUSE
-            self._pause = min(high, self._pause * 2) if self._pause else low
-            self._retry_at = _clock() + self._pause
-            self._warn(f"failed ({error!r}); records are kept and retried")
-            return
-        for _ in batch:
+        except PartialWrite as partial:
+            written, error = partial.written, partial.error
+        except Exception as failure:  # noqa: BLE001 - a sink must never break the program
+            written, error = 0, failure
+        self._settle(taken, written)
+        for _ in range(max(0, written - len(spooled))):
             self._pending.popleft()
-        self._pause = 0.0
-        self._retry_at = 0.0
+        if error is None:
+            self._pause = 0.0
+            self._retry_at = 0.0
+            return
+        low, high = RETRY_PAUSE
+        self._pause = min(high, self._pause * 2) if self._pause else low
+        self._retry_at = _clock() + self._pause
+        if self._spool_pending():
+            self._warn(
+                f"cannot write now ({error!r}); records are kept in {self.spool_path} "
+                "and written once it can"
+            )
+        else:
+            self._warn(
+                f"failed ({error!r}); records are kept in memory and retried "
+                "(counted as dropped if they still cannot be written at exit)"
+            )
+
+    def _take_spool(self) -> tuple[list[Record], list[_Part]]:
+        """Take at most :data:`DRAIN_BATCH` spooled records (any process's), to write them now.
+
+        Each spool file is claimed by a rename (one process takes it) and read from the offset
+        its name carries; :meth:`_settle` then moves the offset past what the sink took, or
+        removes the file. So a long spool is emptied a batch per record, each line read once,
+        and a process that dies between writing and settling makes duplicates, never losses.
+        """
+        if self.spool_path is None or self._spool_checked:
+            return [], []
+        self._spool_checked = True
+        records: list[Record] = []
+        parts: list[_Part] = []
+        for candidate in spool_files(self.spool_path):
+            room = DRAIN_BATCH - len(records)
+            if room <= 0:
+                self._spool_checked = False  # more to take with the next record
+                break
+            stamp, offset, pid = _part_name(self.spool_path, candidate)
+            if pid is not None and pid != os.getpid() and _alive(pid):
+                continue  # another process is writing it into the sink now
+            claimed = f"{self.spool_path}.{stamp:020d}-{offset}-{os.getpid()}.draining"
+            try:
+                os.rename(candidate, claimed)
+                part = _read_part(claimed, stamp, offset, room)
+            except OSError:
+                continue  # another process took it, or it stays for ``report`` and a later one
+            parts.append(part)
+            records.extend(part.records)
+            if not part.complete:
+                self._spool_checked = False
+        return records, parts
+
+    def _settle(self, parts: list[_Part], written: int) -> None:
+        """After ``written`` records of the batch reached the sink: move each part on.
+
+        A part whose records were all written and whose file was read to its end goes away;
+        the others stay as spool parts, their offset past the records written.
+        """
+        if self.spool_path is None:
+            return
+        for part in parts:
+            done = min(max(written, 0), len(part.records))
+            written -= len(part.records)
+            if done == len(part.records) and part.complete:
+                with contextlib.suppress(OSError):
+                    os.unlink(part.path)
+                continue
+            if done == len(part.records):
+                offset = part.read_to
+            else:
+                offset = part.ends[done - 1] if done else part.offset
+            rest = f"{self.spool_path}.{part.stamp:020d}-{offset}.rest"
+            with contextlib.suppress(OSError):
+                os.rename(part.path, rest)
+            self._spool_checked = False
+
+    def _spool_pending(self) -> bool:
+        """Move the records waiting in memory to the spool file; tell whether it took them."""
+        if self.spool_path is None or not self._pending:
+            return False
+        if _spool_size(self.spool_path) > SPOOL_LIMIT:
+            return False
+        batch = list(self._pending)
+        try:
+            written = append_lines(
+                self.spool_path, [r.to_json() for r in batch], self._spool_gid, locked=True
+            )
+        except PartialWrite as partial:
+            written = partial.written
+        except (OSError, SinkRefused):
+            return False
+        for _ in range(written):
+            self._pending.popleft()
+        self.spooled += written
+        self._spool_checked = False  # ours to empty once the sink takes records again
+        return not self._pending
 
     def _warn(self, message: str) -> None:
         if not self._warned:
@@ -216,7 +397,13 @@ class Sink:
         self.dropped += count
 
     def _write_batch(self, records: list[Record], wait: float) -> None:
-        """Keep these records, waiting at most ``wait`` seconds for a lock (none: discard)."""
+        """Keep these records, waiting at most ``wait`` seconds for a lock (none: discard).
+
+        Raises:
+            PartialWrite: Only the first records were kept.
+            SinkRefused: The sink will never take a record (not retried).
+            Exception: Nothing was kept (retried, or spooled).
+        """
 
     def close(self) -> None:
         """Try once more (waiting at most EXIT_WAIT), count what is left, release the sink."""
@@ -226,7 +413,7 @@ class Sink:
             self._log_drops()
             return
         try:
-            if self._pending and not self._refused:
+            if (self._pending or not self._spool_checked) and not self._refused:
                 self._flush(EXIT_WAIT)
             if self._pending:
                 self._drop(len(self._pending))
@@ -321,6 +508,133 @@ def open_regular(path: str, flags: int, gid: int | None = None) -> int:
     return descriptor
 
 
+_APPEND = os.O_RDWR | os.O_APPEND
+
+
+def _open_locked(path: str, gid: int | None) -> int:
+    """Open ``path`` to append under an exclusive ``flock``, waiting at most :data:`MAX_WAIT`.
+
+    A spool is renamed away by the process that empties it (:meth:`Sink._take_spool`): once
+    the lock is held, a descriptor that no longer names the file at ``path`` is reopened, so
+    no line is appended to a file that was already read.
+
+    Raises:
+        OSError: The lock stayed held, or the file cannot be opened.
+    """
+    deadline = time.monotonic() + MAX_WAIT
+    while True:
+        descriptor = open_regular(path, _APPEND, gid)
+        try:
+            _lock_until(descriptor, deadline)
+            try:
+                current = os.stat(path)
+            except FileNotFoundError:
+                current = None
+            mine = os.fstat(descriptor)
+            if current is not None and (current.st_dev, current.st_ino) == (
+                mine.st_dev,
+                mine.st_ino,
+            ):
+                return descriptor  # closing it releases the lock
+        except BaseException:
+            os.close(descriptor)
+            raise
+        os.close(descriptor)  # renamed while we waited: open the file now at ``path``
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{path} kept changing")
+
+
+def _lock_until(descriptor: int, deadline: float) -> None:
+    """Take an exclusive ``flock`` on ``descriptor``, trying until ``deadline``."""
+    import fcntl  # noqa: PLC0415 - POSIX, only for spools
+
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # noqa: PERF203 - a writer holds it for one write
+            if time.monotonic() > deadline:
+                raise TimeoutError("the spool stayed locked") from None
+            time.sleep(0.002)
+        else:
+            return
+
+
+def append_lines(path: str, lines: list[str], gid: int | None, *, locked: bool = False) -> int:
+    """Append ``lines`` to the JSONL file at ``path`` in one ``write``; return how many were kept.
+
+    ``locked`` appends under the spool's ``flock`` (see :func:`_open_locked`).
+
+    A last line left torn by an earlier failed write is closed first (a newline), so the
+    first line appended is never glued to it. A short write (a full disk) keeps the lines
+    written whole and raises :class:`PartialWrite` for the rest, whose torn part the next
+    append closes in the same way.
+
+    Raises:
+        PartialWrite: Only the first lines were written whole.
+        SinkRefused: The path is not a regular file.
+        OSError: Nothing was written.
+    """
+    _prepare_directory(path, gid)
+    encoded = [(line + "\n").encode("utf-8") for line in lines]
+    descriptor = _open_locked(path, gid) if locked else open_regular(path, _APPEND, gid)
+    try:
+        size = os.fstat(descriptor).st_size
+        torn = size > 0 and os.pread(descriptor, 1, size - 1) != b"\n"
+        prefix = b"\n" if torn else b""
+        data = prefix + b"".join(encoded)
+        try:
+            written = os.write(descriptor, data)
+        except OSError as error:
+            raise PartialWrite(0, error) from None
+    finally:
+        os.close(descriptor)
+    if written == len(data):
+        return len(lines)
+    kept, total = 0, len(prefix)
+    for line in encoded:
+        total += len(line)
+        if total > written:
+            break
+        kept += 1
+    raise PartialWrite(kept, OSError(f"short write ({written} of {len(data)} bytes)"))
+
+
+def read_jsonl(path: str, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+    """Read a JSONL file from ``offset``: its JSON objects, and how many lines were not JSON.
+
+    Lines of ``journalctl -o json`` output (an export of the journal) are read as the records
+    they hold. Blank lines are skipped; torn ones are counted.
+
+    Raises:
+        OSError: The file cannot be read.
+    """
+    import json  # noqa: PLC0415 - only when records are read
+
+    from ._journal import record_from_journal  # noqa: PLC0415 - only for exports
+
+    records: list[dict[str, Any]] = []
+    unreadable = 0
+    with open(path, "rb") as file:
+        file.seek(offset)
+        for line in file:
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line.decode("utf-8", "replace"))
+            except ValueError:
+                unreadable += 1
+                continue
+            if not isinstance(entry, dict):
+                unreadable += 1
+            elif "__CURSOR" in entry or "SYSLOG_IDENTIFIER" in entry:
+                record = record_from_journal(entry)
+                if record is not None:
+                    records.append(record)
+            else:
+                records.append(entry)
+    return records, unreadable
+
+
 class JsonlSink(Sink):
     """Append one JSON line per record; one ``write`` call per batch, so lines never interleave."""
 
@@ -331,21 +645,10 @@ class JsonlSink(Sink):
         super().__init__()
         self.path = self._file = path
         self._gid = _group_id(group)
-        self._directory_made = False
 
     def _write_batch(self, records: list[Record], wait: float) -> None:
-        if not self._directory_made:
-            _prepare_directory(self._file, self._gid)
-            self._directory_made = True
         # Opened per batch, so that a log rotated under us is followed, not written past.
-        data = "".join(record.to_json() + "\n" for record in records).encode("utf-8")
-        descriptor = open_regular(self._file, os.O_WRONLY | os.O_APPEND, self._gid)
-        try:
-            written = os.write(descriptor, data)
-            if written != len(data):
-                raise OSError(f"short write ({written} of {len(data)} bytes)")
-        finally:
-            os.close(descriptor)
+        append_lines(self._file, [record.to_json() for record in records], self._gid)
 
 
 class SqliteSink(Sink):
@@ -357,7 +660,8 @@ class SqliteSink(Sink):
         """Write to the database at ``path`` (created 0600 in a 0700 directory)."""
         super().__init__()
         self.path = self._file = path
-        self._gid = _group_id(group)
+        self.spool_path = path + SPOOL_SUFFIX
+        self._gid = self._spool_gid = _group_id(group)
         self._connection: Any = None
 
     def _check_paths(self) -> None:
@@ -431,23 +735,79 @@ class SqliteSink(Sink):
 
 
 def _within(connection: Any, deadline: float) -> None:
-    """Let the next statement wait for a lock only until ``deadline`` (SQLite's busy timeout)."""
-    remaining = int((deadline - time.monotonic()) * 1000)
-    if remaining <= 0:
-        raise TimeoutError("no time left to wait for the database")
+    """Let the next statement wait for a lock only until ``deadline`` (SQLite's busy timeout).
+
+    Past the deadline a statement is still tried once, without waiting: the bound is on
+    waiting for a lock held elsewhere, not on a slow disk (creating a database in WAL mode
+    takes 40-60 ms of fsyncs on a loaded machine, with nothing locked).
+    """
+    remaining = max(0, int((deadline - time.monotonic()) * 1000))
     connection.execute(f"PRAGMA busy_timeout = {remaining}")
 
 
 class SyslogSink(Sink):
-    """Send each record to syslog (facility user, priority warning)."""
+    """Send each record to ``/dev/log`` (facility user, severity warning), tagged sslcustomize.
+
+    Spoken over the socket itself, not with :mod:`syslog`, which drops messages silently when
+    nothing listens: here that is a failure, and the records go to the spool.
+    """
 
     name = "syslog"
 
-    def _write_batch(self, records: list[Record], wait: float) -> None:
-        import syslog  # noqa: PLC0415 - POSIX only, only when used
+    def __init__(self, socket_path: str | None = None) -> None:
+        """Send to ``socket_path`` (``/dev/log``)."""
+        from ._journal import SYSLOG_SOCKET  # noqa: PLC0415 - only for this sink
 
-        for record in records:
-            syslog.syslog(syslog.LOG_USER | syslog.LOG_WARNING, "sslcustomize " + record.to_json())
+        super().__init__()
+        self.path = socket_path or SYSLOG_SOCKET
+        self.spool_path = _spool_in_private_dir("syslog")
+
+    def _write_batch(self, records: list[Record], wait: float) -> None:
+        from ._journal import send_datagram, syslog_datagram  # noqa: PLC0415
+
+        assert self.path is not None  # noqa: S101 - set in __init__
+        for index, record in enumerate(records):
+            try:
+                send_datagram(self.path, syslog_datagram(record.to_json()), wait)
+            except OSError as error:  # noqa: PERF203 - the records before it were sent
+                raise PartialWrite(index, error) from None
+
+
+class JournalSink(Sink):
+    """Send each record to the systemd journal, one structured field per record field.
+
+    Where journald does not answer, records go to syslog (``/dev/log``), and where nothing
+    answers there either, to the spool (see :class:`Sink`), which the next record that
+    reaches the journal empties into it.
+    """
+
+    name = "journal"
+
+    def __init__(self, socket_path: str | None = None, syslog_path: str | None = None) -> None:
+        """Send to ``socket_path`` (journald's), else to ``syslog_path`` (``/dev/log``)."""
+        from ._journal import JOURNAL_SOCKET, SYSLOG_SOCKET  # noqa: PLC0415
+
+        super().__init__()
+        self.path = socket_path or JOURNAL_SOCKET
+        self._syslog = syslog_path or SYSLOG_SOCKET
+        self.spool_path = _spool_in_private_dir("journal")
+
+    def _write_batch(self, records: list[Record], wait: float) -> None:
+        from ._journal import (  # noqa: PLC0415 - only for this sink
+            journal_datagram,
+            send_datagram,
+            syslog_datagram,
+        )
+
+        assert self.path is not None  # noqa: S101 - set in __init__
+        for index, record in enumerate(records):
+            try:
+                send_datagram(self.path, journal_datagram(record.fields()), wait)
+            except OSError:  # noqa: PERF203 - journald is not there: syslog, then the spool
+                try:
+                    send_datagram(self._syslog, syslog_datagram(record.to_json()), wait)
+                except OSError as error:
+                    raise PartialWrite(index, error) from None
 
 
 class LogSink(Sink):
@@ -462,55 +822,234 @@ class LogSink(Sink):
             logging.getLogger("sslcustomize.report").warning("%s", record.to_json())
 
 
+# --- Where a user's own files go --------------------------------------------------------------
+
+#: The suffix of a file sink's spool: ``reports.sqlite3.spool``, JSONL.
+SPOOL_SUFFIX = ".spool"
+#: The fallback of :func:`private_dir`: one directory per uid, 0700, checked to be its own.
+FALLBACK_DIR = "/var/tmp/sslcustomize-{uid}"  # noqa: S108 - owner and mode checked
+
+
+def _fallback_dir(uid: int) -> str:
+    return FALLBACK_DIR.format(uid=uid)
+
+
+def _own_directory(path: str) -> bool:
+    """Tell whether ``path`` is a real directory of this user that no one else may enter."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and stat.S_IMODE(info.st_mode) & 0o077 == 0
+    )
+
+
+def private_dir() -> str:
+    """Return a directory of this user's own for spools and the dropped-records log.
+
+    The user state directory; for a user without a writable home (``nobody``, service
+    accounts), ``/var/tmp/sslcustomize-UID``, made 0700 and refused unless it is a directory
+    of this user that no one else may enter (another user may have made it first).
+
+    Raises:
+        OSError: Neither can be used.
+    """
+    from ._paths import user_state_dir  # noqa: PLC0415
+
+    state = user_state_dir()
+    try:
+        os.makedirs(state, mode=0o700, exist_ok=True)
+        if os.access(state, os.W_OK | os.X_OK):
+            return state
+    except OSError:
+        pass
+    fallback = _fallback_dir(os.geteuid())
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(fallback, 0o700)
+    if not _own_directory(fallback):
+        raise OSError(f"{fallback} is not a private directory of this user")
+    return fallback
+
+
+def _spool_in_private_dir(kind: str) -> str | None:
+    """The spool of a sink that keeps no file of its own (``journal``, ``syslog``)."""
+    try:
+        return os.path.join(private_dir(), f"{kind}-spool.jsonl")
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Part:
+    """Records read from one spool file from ``offset``, each with where its line ends."""
+
+    path: str
+    stamp: int
+    offset: int
+    records: list[Record]
+    ends: list[int]
+    read_to: int
+    complete: bool
+
+
+def _part_name(spool: str, path: str) -> tuple[int, int, int | None]:
+    """The time stamp, offset and (for a part being written into the sink) pid in a name."""
+    if path == spool:
+        return time.time_ns(), 0, None
+    middle = path[len(spool) + 1 :].rsplit(".", 1)[0]
+    numbers = [int(n) for n in middle.split("-") if n.isdigit()]
+    numbers += [0] * (2 - len(numbers))
+    return numbers[0], numbers[1], numbers[2] if len(numbers) > 2 else None
+
+
+def _read_part(path: str, stamp: int, offset: int, room: int) -> _Part:
+    """Read at most ``room`` records of a claimed spool file from ``offset``.
+
+    The ``flock`` waits for a writer that opened the file before it was claimed to end its
+    line (:func:`_open_locked`); a line that is not a record is passed over.
+    """
+    import json  # noqa: PLC0415 - only when records are written or read
+
+    records: list[Record] = []
+    ends: list[int] = []
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(descriptor, "rb") as file:
+        _lock_until(descriptor, time.monotonic() + MAX_WAIT)
+        file.seek(offset)
+        position = offset
+        for line in file:
+            # Claimed and locked, the file has no writer left: a last line without its
+            # newline is a torn write, passed over like any line that is not a record.
+            position += len(line)
+            with contextlib.suppress(ValueError, TypeError, AttributeError):  # not a record
+                records.append(record_from_fields(json.loads(line)))
+                ends.append(position)
+            if len(records) >= room:
+                break
+        complete = not file.read(1)
+    return _Part(
+        path=path,
+        stamp=stamp,
+        offset=offset,
+        records=records,
+        ends=ends,
+        read_to=position,
+        complete=complete,
+    )
+
+
+def _alive(pid: int) -> bool:
+    """Tell whether process ``pid`` may still be running."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: alive
+    return True
+
+
+def spool_files(spool: str) -> list[str]:
+    """Return the parts taken from the spool file ``spool`` (older), then ``spool`` itself."""
+    import glob  # noqa: PLC0415 - only when records are read
+
+    parts = sorted(
+        glob.glob(glob.escape(spool) + ".*.draining") + glob.glob(glob.escape(spool) + ".*.rest")
+    )
+    return [*parts, spool] if os.path.exists(spool) else parts
+
+
+def spools_for_report() -> list[str]:
+    """Return the spools of the journal and syslog sinks this user may read.
+
+    Its own; for root, every user's fallback directory too (users without a home).
+    """
+    import glob  # noqa: PLC0415 - only when records are read
+
+    found: list[str] = []
+    directories = []
+    with contextlib.suppress(OSError):
+        directories.append(private_dir())
+    if os.geteuid() == 0:
+        directories.extend(sorted(glob.glob(_fallback_dir(0).replace("-0", "-*"))))
+    for directory in dict.fromkeys(directories):
+        for kind in ("journal", "syslog"):
+            spool = os.path.join(directory, f"{kind}-spool.jsonl")
+            if spool_files(spool):
+                found.append(spool)
+    return found
+
+
+def _spool_size(spool: str) -> int:
+    """The bytes a spool holds still to be written: its parts past their offsets, and itself."""
+    total = 0
+    for part in spool_files(spool):
+        with contextlib.suppress(OSError):
+            total += os.stat(part).st_size - _part_name(spool, part)[1]
+    return total
+
+
+def read_spool(spool: str) -> tuple[list[dict[str, Any]], int]:
+    """Read the records waiting in a spool: its parts from their offsets, then the spool.
+
+    Raises:
+        OSError: A part cannot be read (one being written into the sink may have moved on).
+    """
+    records: list[dict[str, Any]] = []
+    unreadable = 0
+    for part in spool_files(spool):
+        found, bad = read_jsonl(part, _part_name(spool, part)[1])
+        records.extend(found)
+        unreadable += bad
+    return records, unreadable
+
+
 # --- What was dropped --------------------------------------------------------------------------
 
 
 def _drop_log_path() -> str:
-    from ._paths import user_state_dir  # noqa: PLC0415
-
-    return os.path.join(user_state_dir(), DROPPED_LOG)
+    return os.path.join(private_dir(), DROPPED_LOG)
 
 
 def _append_drop_log(count: int, sink: str, path: str | None) -> None:
     """Append one line to the dropped-records log; never raises."""
     import json  # noqa: PLC0415 - only when records are written or read
 
-    line = json.dumps({"time": now(), "pid": os.getpid(), "count": count, "sink": sink,
-                       "path": path}, separators=(",", ":")) + "\n"  # fmt: skip
-    try:
-        log = _drop_log_path()
-        _prepare_directory(log, None)
-        descriptor = open_regular(log, os.O_WRONLY | os.O_APPEND)
-        try:
-            os.write(descriptor, line.encode("utf-8"))
-        finally:
-            os.close(descriptor)
-    except (OSError, SinkRefused):
-        pass  # said on stderr already
+    line = json.dumps({"time": now(), "pid": os.getpid(), "uid": os.geteuid(), "count": count,
+                       "sink": sink, "path": path}, separators=(",", ":"))  # fmt: skip
+    with contextlib.suppress(OSError, SinkRefused, PartialWrite):  # said on stderr already
+        append_lines(_drop_log_path(), [line], None)
 
 
-def dropped_records(path: str | None = None) -> int:
+def dropped_records(path: str | None = None, *, every_user: bool = False) -> int:
     """Return how many report records were finally dropped (all sinks, or the one at ``path``).
 
-    Read from the dropped-records log under the user state directory; 0 when there is none.
+    Read from the dropped-records log of this user (and with ``every_user``, as root, from the
+    fallback directories of users without a home); 0 when there is none.
     """
-    import json  # noqa: PLC0415 - only when records are written or read
+    import glob  # noqa: PLC0415 - only when records are read
 
+    logs = []
+    with contextlib.suppress(OSError):
+        logs.append(_drop_log_path())
+    if every_user and os.geteuid() == 0:
+        pattern = os.path.join(_fallback_dir(0).replace("-0", "-*"), DROPPED_LOG)
+        logs.extend(sorted(glob.glob(pattern)))
     total = 0
-    try:
-        descriptor = os.open(_drop_log_path(), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return 0
-    with os.fdopen(descriptor, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            return 0
-        for line in file.read(1 << 20).splitlines():
-            try:
-                entry = json.loads(line)
+    for log in dict.fromkeys(logs):
+        try:
+            entries, _ = read_jsonl(log)
+        except OSError:
+            continue
+        for entry in entries:
+            with contextlib.suppress(ValueError, KeyError, TypeError):
                 if path is None or entry.get("path") == path:
                     total += int(entry["count"])
-            except (ValueError, KeyError, TypeError, AttributeError):  # noqa: PERF203 - a torn line
-                continue
     return total
 
 
@@ -525,6 +1064,7 @@ def default_path(sink: str) -> str:
 _FACTORIES: dict[str, Callable[[str, str | None], Sink]] = {
     "sqlite": lambda path, group: SqliteSink(path, group=group),
     "jsonl": lambda path, group: JsonlSink(path, group=group),
+    "journal": lambda _path, _group: JournalSink(),
     "syslog": lambda _path, _group: SyslogSink(),
     "log": lambda _path, _group: LogSink(),
     "none": lambda _path, _group: Sink(),
@@ -544,15 +1084,46 @@ def open_sink(name: str, path: str | None, *, group: str | None = None) -> Sink:
 
 
 def read_records(path: str) -> list[dict[str, Any]]:
-    """Read every record of a ``sqlite`` or ``jsonl`` sink file, oldest first.
-
-    The kind is told by the file's first bytes (SQLite's header), not its name. Lines of a
-    JSONL file that are not JSON (a torn write) are skipped.
+    """Read every record of a sink file (and its spool), oldest first; see :func:`read_source`.
 
     Raises:
         OSError: The file cannot be read.
     """
-    import json  # noqa: PLC0415 - only when records are written or read
+    return read_source(path)[0]
+
+
+def read_source(path: str) -> tuple[list[dict[str, Any]], int]:
+    """Read the records at ``path``: the records, and how many lines were not records.
+
+    ``path`` is a ``sqlite`` or ``jsonl`` sink file (with its spool, records not yet written
+    to it), a ``journalctl -o json`` export, or a directory of such files gathered from many
+    machines (read recursively, in name order). The kind of a file is told by its first bytes
+    (SQLite's header), not its name. Lines that are not JSON (torn writes) are counted and
+    skipped.
+
+    Raises:
+        OSError: The file cannot be read.
+    """
+    if os.path.isdir(path):
+        records: list[dict[str, Any]] = []
+        unreadable = 0
+        for root, directories, files in os.walk(path):
+            directories.sort()
+            for name in sorted(files):
+                found, bad = _read_file(os.path.join(root, name))
+                records.extend(found)
+                unreadable += bad
+        return records, unreadable
+    records, unreadable = _read_file(path)
+    with contextlib.suppress(OSError):
+        found, bad = read_spool(path + SPOOL_SUFFIX)
+        records.extend(found)
+        unreadable += bad
+    return records, unreadable
+
+
+def _read_file(path: str) -> tuple[list[dict[str, Any]], int]:
+    import json  # noqa: PLC0415 - only when records are read
 
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     with os.fdopen(descriptor, "rb") as file:
@@ -560,18 +1131,10 @@ def read_records(path: str) -> list[dict[str, Any]]:
             raise OSError(f"{path} is not a regular file")
         header = file.read(16)
     if header.startswith(b"SQLite format 3"):
-        import contextlib  # noqa: PLC0415
-        import sqlite3  # noqa: PLC0415 - only when a record is written
+        import sqlite3  # noqa: PLC0415 - only when records are read
 
         uri = "file:" + os.path.abspath(path) + "?mode=ro"
         with contextlib.closing(sqlite3.connect(uri, uri=True)) as connection:
             rows = connection.execute("SELECT record FROM records ORDER BY id").fetchall()
-        return [json.loads(row[0]) for row in rows]
-    records = []
-    with open(path, encoding="utf-8", errors="replace") as file:
-        for line in file:
-            try:
-                records.append(json.loads(line))
-            except ValueError:  # noqa: PERF203 - a torn line must not hide the others
-                continue
-    return records
+        return [json.loads(row[0]) for row in rows], 0
+    return read_jsonl(path)

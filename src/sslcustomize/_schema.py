@@ -16,7 +16,7 @@ __all__ = ["LOCKABLE", "MODES", "SCHEMA_ID", "SINKS", "TLS_VERSIONS", "policy_sc
 # The loader's values (sslcustomize._policy); tests/test_schema.py holds them equal.
 MODES = ("enforce", "report")
 TLS_VERSIONS = ("1.2", "1.3")
-SINKS = ("sqlite", "jsonl", "syslog", "log", "none")
+SINKS = ("sqlite", "jsonl", "journal", "syslog", "log", "none")
 LOCKABLE = ("mode", "trust", "minimum_tls", "allow_code_opt_out", "exception", "context", "report")
 
 SCHEMA_ID = "https://sslcustomize.invalid/schema/policy-1.json"

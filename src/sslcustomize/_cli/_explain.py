@@ -8,6 +8,7 @@ from typing import Any
 
 from .._decision import decide
 from .._probe import parse_target
+from .._recording import sink_name
 from .._shadows import find_shadows
 from .._state import current_policy
 from . import EXIT_OK, EXIT_USAGE
@@ -49,7 +50,11 @@ def gather(host: str | None, port: int | None, context: str | None) -> dict[str,
         "trust": [{"value": str(s), "origin": str(s.origin)} for s in policy.trust],
         "minimum_tls": _setting(policy.minimum_tls),
         "allow_code_opt_out": _setting(policy.allow_code_opt_out),
-        "report": {"sink": _setting(policy.report_sink), "path": _setting(policy.report_path)},
+        "report": {
+            # The sink records go to: the default depends on the system layer and journald.
+            "sink": {"value": sink_name(policy), "origin": str(policy.report_sink.origin)},
+            "path": _setting(policy.report_path),
+        },
         "locked": {key: str(origin) for key, origin in policy.locked.items()},
         "environment": [environment_entry(e) for e in policy.environment],
         "exceptions": [

@@ -8,15 +8,25 @@ import os
 import sys
 from typing import Any
 
+from .._escape import visible
 from .._files import atomic_write
+from .._journal import IDENTIFIER, records_from_journal_lines
 from .._reasons import fix_for_record, target_text
-from .._report import default_path, dropped_records, read_records
+from .._recording import sink_name
+from .._report import (
+    default_path,
+    dropped_records,
+    read_source,
+    read_spool,
+    spools_for_report,
+)
 from .._seen import relabel_records
 from .._state import current_policy
 from . import EXIT_OK
+from ._escape import shown
 from ._output import console, fail, print_json
 
-__all__ = ["register", "summarise"]
+__all__ = ["analyse", "register", "summarise"]
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,10 +34,23 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser = commands.add_parser(
         "report",
         help="summarise the connections report mode recorded",
-        description="Summarise the records of the policy's report sink (or of FILE): for each "
-        "host, the reasons, the programs and contexts, how many times, first and last seen.",
+        description="Summarise report records: what would fail under enforce, on which "
+        "machines, for which programs, and the fix; code that turns verification off, apart. "
+        "Reads the policy's report sink, or the journal, or files and directories of files "
+        "gathered from many machines (sqlite, jsonl, journalctl -o json).",
     )
-    parser.add_argument("--path", metavar="FILE", help="a sqlite or jsonl sink file to read")
+    parser.add_argument(
+        "--path",
+        metavar="PATH",
+        action="append",
+        help="a sqlite, jsonl or journalctl -o json file, or a directory of them (repeatable)",
+    )
+    parser.add_argument(
+        "--journal", action="store_true", help="read the systemd journal (journalctl -o json)"
+    )
+    parser.add_argument(
+        "--journal-dir", metavar="DIR", help="with --journal: a journal directory to read"
+    )
     parser.add_argument("--since", metavar="DATE", help="only records from DATE (YYYY-MM-DD) on")
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.add_argument("--html", metavar="FILE", help="also write an HTML page")
@@ -48,6 +71,7 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "reasons": [],
                 "programs": [],
                 "contexts": [],
+                "machines": [],
                 "rules": [],
                 "missing_intermediates": [],
                 "first_seen": record.get("time"),
@@ -59,6 +83,7 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             ("reasons", record.get("reasons", [])),
             ("programs", [record.get("program")]),
             ("contexts", [record.get("context")]),
+            ("machines", [record.get("machine")]),
             ("rules", [record.get("rule")]),
             ("missing_intermediates", [record.get("missing_intermediate")]),
         ):
@@ -69,93 +94,301 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(groups.values(), key=lambda g: (-g["count"], g["host"]))
 
 
-def _unreadable_lines(path: str, read: int) -> int:
-    """Return how many non-blank lines of a JSONL file were not records (0 for SQLite)."""
-    with open(path, "rb") as file:
-        if file.read(16).startswith(b"SQLite format 3"):
-            return 0
-        file.seek(0)
-        lines = sum(1 for line in file if line.strip())
-    return max(0, lines - read)
+def _is_opt_out(record: dict[str, Any]) -> bool:
+    """Code turned verification off: enforce still allows it, so it breaks nothing."""
+    return "code_opt_out" in (record.get("reasons") or ()) or record.get("verdict") == "opt_out"
 
 
-def _source(args: argparse.Namespace) -> str:
+def _breaks(record: dict[str, Any]) -> bool:
+    """Enforce would reject this connection (report mode let it through)."""
+    return record.get("verdict") == "rejected" and not _is_opt_out(record)
+
+
+def _machine(record: dict[str, Any]) -> str:
+    return str(record.get("machine") or "unknown machine")
+
+
+def _add(values: list[Any], value: Any) -> None:
+    if value is not None and value not in values:
+        values.append(value)
+
+
+def analyse(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """What would fail under enforce and what only opts out, by server and by program.
+
+    Returns:
+        ``summary`` (counts and the one line), ``would_break`` (servers with their reasons,
+        programs, machines and fixes), ``opt_outs`` (servers that code reached with
+        verification off) and ``programs`` (each program's servers of either kind).
+    """
+    breaking = _would_break(records)
+    fixes = {item["where"]: item["fixes"] for item in breaking}
+    servers: dict[str, dict[str, Any]] = {}
+    opt_outs: dict[str, dict[str, Any]] = {}
+    programs: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if not (_breaks(record) or _is_opt_out(record)):
+            continue
+        where = _where(record.get("host"), record.get("port"))
+        program = str(record.get("program") or "unknown program")
+        table = servers if _breaks(record) else opt_outs
+        entry = table.setdefault(
+            where,
+            {"where": where, "count": 0, "reasons": [], "programs": [], "machines": [], "uids": []},
+        )
+        entry["count"] += 1
+        _add(entry["uids"], record.get("uid"))  # the journal's trusted _UID
+        _add(entry["programs"], program)
+        _add(entry["machines"], _machine(record))
+        view = programs.setdefault(
+            program, {"program": program, "machines": [], "would_break": [], "opt_outs": []}
+        )
+        _add(view["machines"], _machine(record))
+        if table is servers:
+            for reason in record.get("reasons") or ():
+                _add(entry["reasons"], reason)
+            _add(view["would_break"], where)
+        else:
+            _add(view["opt_outs"], where)
+    for entry in (*servers.values(), *opt_outs.values()):
+        entry["uids"].sort()
+    for where, entry in servers.items():
+        entry["fixes"] = [{"reason": r, "fix": f} for r, f in fixes.get(where, [])]
+    failing = [v for v in programs.values() if v["would_break"]]
+    opting = [v for v in programs.values() if v["opt_outs"]]
+    machines = {m for entry in servers.values() for m in entry["machines"]}
+    summary: dict[str, Any] = {
+        "machines": len(machines),
+        "programs": len(failing),
+        "servers": len(servers),
+        "opt_out_programs": len(opting),
+        "opt_out_servers": len(opt_outs),
+    }
+    summary["line"] = _summary_line(summary)
+    return {
+        "summary": summary,
+        "would_break": sorted(servers.values(), key=lambda e: (-e["count"], e["where"])),
+        "opt_outs": sorted(opt_outs.values(), key=lambda e: (-e["count"], e["where"])),
+        "programs": sorted(programs.values(), key=lambda v: (-len(v["would_break"]), v["program"])),
+    }
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _summary_line(summary: dict[str, Any]) -> str:
+    """``2 machines, 3 programs would fail under enforce (4 servers); 1 program turns ...``."""
+    if summary["programs"]:
+        first = (
+            f"{_plural(summary['machines'], 'machine')}, "
+            f"{_plural(summary['programs'], 'program')} would fail under enforce "
+            f"({_plural(summary['servers'], 'server')})"
+        )
+    else:
+        first = "nothing would fail under enforce"
+    count = summary["opt_out_programs"]
+    verb = "turns" if count == 1 else "turn"
+    second = f"{_plural(count, 'program')} {verb} verification off" if count else ""
+    return f"{first}; {second}" if second else first
+
+
+def _read_paths(paths: list[str]) -> tuple[list[dict[str, Any]], int] | str:
+    """Read every path; an error text when one cannot be read."""
+    records: list[dict[str, Any]] = []
+    unreadable = 0
+    for path in paths:
+        if not os.path.exists(path):
+            if dropped_records(path):
+                continue  # none written there, but the dropped ones are worth saying
+            return (
+                f"--path {path}: no such file or directory (without --path, report reads the "
+                "policy's report sink)"
+            )
+        try:
+            found, bad = read_source(path)
+        except (OSError, ValueError) as error:
+            return f"cannot read {path}: {getattr(error, 'strerror', None) or error}"
+        records.extend(found)
+        unreadable += bad
+    return records, unreadable
+
+
+def _read_journal(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int] | str:
+    """Run ``journalctl -o json`` for sslcustomize's records; also read this user's spools."""
+    import shutil  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415 - only to read the journal
+
+    journalctl = shutil.which("journalctl")
+    if journalctl is None:
+        return "journalctl is not installed: read exported files with --path"
+    command = [journalctl, "-o", "json", "--no-pager", f"SYSLOG_IDENTIFIER={IDENTIFIER}"]
+    if args.since:
+        command[1:1] = ["--since", args.since]
+    if args.journal_dir:
+        command[1:1] = ["--directory", args.journal_dir]
+    environment = {"PATH": os.defpath, "LC_ALL": "C.UTF-8", "SYSTEMD_PAGER": ""}
+    try:
+        done = subprocess.run(  # noqa: S603 - a fixed command, no shell
+            command, capture_output=True, cwd="/", env=environment, timeout=300, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"cannot run journalctl: {error}"
+    if done.returncode != 0 and not done.stdout:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"journalctl failed: {message[-1] if message else done.returncode}"
+    records, unreadable = records_from_journal_lines(done.stdout.splitlines())
+    for spool in spools_for_report():  # records journald did not take yet
+        try:
+            found, bad = read_spool(spool)
+        except OSError:
+            continue
+        records.extend(found)
+        unreadable += bad
+    return records, unreadable
+
+
+def _source(args: argparse.Namespace) -> tuple[str, list[str] | None]:
+    """Return what to read: ``("journal", None)`` or a description and the paths."""
     if args.path:
-        return str(args.path)
+        return ", ".join(args.path), list(args.path)
+    if args.journal:
+        return "the systemd journal", None
     policy = current_policy()
-    sink = policy.report_sink.value
+    sink = sink_name(policy)
+    if sink == "journal":
+        return "the systemd journal", None
     if sink not in ("sqlite", "jsonl"):
         raise ValueError(
             f"the report sink is {sink!r}, which keeps no file to read; name one with --path"
         )
-    return policy.report_path.value or default_path(sink)
+    path = policy.report_path.value or default_path(sink)
+    return path, [path] if os.path.exists(path) else []
 
 
 def run(args: argparse.Namespace) -> int:
     """Read, group and print."""
     try:
-        path = _source(args)
+        source, paths = _source(args)
     except ValueError as error:
-        return fail(str(error))
-    if not os.path.exists(path):
-        if args.path:  # named on purpose: a typo must not read as "nothing to report"
-            return fail(
-                f"--path {path}: no such file (without --path, report reads the policy's "
-                "report file)",
-                as_json=args.json,
-            )
-        records: list[dict[str, Any]] = []
-    else:
-        try:
-            records = read_records(path)
-            skipped = _unreadable_lines(path, len(records))
-        except (OSError, ValueError) as error:
-            return fail(f"cannot read {path}: {getattr(error, 'strerror', None) or error}")
-        if skipped:
-            sys.stderr.write(
-                f"sslcustomize: skipped {skipped} unreadable line(s) of {path} (torn writes?)\n"
-            )
+        return fail(str(error), as_json=args.json)
+    read = _read_journal(args) if paths is None else _read_paths(paths)
+    if isinstance(read, str):
+        return fail(read, as_json=args.json)
+    records, skipped = read
+    if skipped:
+        sys.stderr.write(
+            f"sslcustomize: skipped {skipped} unreadable line(s) of {visible(source)} "
+            "(torn writes?)\n"
+        )
     records = relabel_records(records)  # sightings come from every record, not only recent
     if args.since:
         records = [r for r in records if str(r.get("time", "")) >= args.since]
     groups = summarise(records)
+    analysis = analyse(records)
     if args.html:
         try:
-            atomic_write(args.html, _html(groups, records, path))
+            atomic_write(args.html, _html(groups, records, source, analysis))
         except OSError as error:
             return fail(f"cannot write {args.html}: {error.strerror or error}")
         sys.stderr.write(f"sslcustomize: wrote {os.path.abspath(args.html)}\n")
-    dropped = dropped_records(path)
+    if paths is None:
+        dropped = dropped_records(every_user=True)
+    else:
+        dropped = sum(dropped_records(path) for path in paths)
     if args.json:
-        print_json({"source": path, "records": len(records), "dropped": dropped, "hosts": groups})
+        print_json(
+            {
+                "source": source,
+                "records": len(records),
+                "dropped": dropped,
+                "summary": analysis["summary"],
+                "would_break": analysis["would_break"],
+                "opt_outs": analysis["opt_outs"],
+                "programs": analysis["programs"],
+                "hosts": groups,
+            }
+        )
         return EXIT_OK
-    _render(groups, path, len(records))
+    _render(analysis, source, len(records))
     if dropped:
         console().print(f"{dropped} record(s) could not be written and were dropped")
     return EXIT_OK
 
 
-def _render(groups: list[dict[str, Any]], path: str, count: int) -> None:
-    from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
-    from rich.table import Table  # noqa: PLC0415
+def _user_names(uids: list[Any]) -> list[str]:
+    """``root (0)``, ``nobody (65534)``: a uid with its name on this machine where it has one."""
+    import pwd  # noqa: PLC0415 - POSIX, only for this column
+
+    names = []
+    for uid in uids:
+        try:
+            names.append(f"{pwd.getpwuid(int(uid)).pw_name} ({uid})")
+        except (KeyError, ValueError, TypeError, OverflowError):  # noqa: PERF203 - a uid of another machine
+            names.append(str(uid))
+    return names
+
+
+def _render(analysis: dict[str, Any], source: str, count: int) -> None:
+    from rich.table import Table  # noqa: PLC0415 - rich only for the CLI
 
     out = console()
-    if not groups:
-        out.print(f"no records in {escape(path)}")
+    if not count:
+        out.print(f"no records in {shown(source)}")
         return
-    table = Table(title=f"{count} record(s) in {escape(path)}", title_justify="left")
-    for column in ("host", "count", "reasons", "programs", "contexts", "first seen", "last seen"):
+    out.print(f"{count} record(s) in {shown(source)}: {shown(analysis['summary']['line'])}")
+
+    def joined(values: list[Any]) -> str:
+        return shown(", ".join(map(str, values)))
+
+    # Records read from the journal name the user that wrote them (its trusted _UID).
+    users = any(e["uids"] for e in (*analysis["would_break"], *analysis["opt_outs"]))
+    if analysis["would_break"]:
+        table = Table(title="What would fail under enforce", title_justify="left")
+        for column in ("server", "reasons", "programs", "machines", "count", "fix"):
+            table.add_column(column)
+            if users and column == "machines":
+                table.add_column("users")
+        for entry in analysis["would_break"]:
+            row = [
+                shown(entry["where"]),
+                joined(entry["reasons"]),
+                joined(entry["programs"]),
+                joined(entry["machines"]),
+                str(entry["count"]),
+                shown("; ".join(f["fix"] for f in entry["fixes"])),
+            ]
+            if users:
+                row.insert(4, joined(_user_names(entry["uids"])))
+            table.add_row(*row)
+        out.print(table)
+    if analysis["opt_outs"]:
+        table = Table(
+            title="Code that turns verification off here (enforce still allows it)",
+            title_justify="left",
+        )
+        for column in ("server", "programs", "machines", *(("users",) if users else ()), "count"):
+            table.add_column(column)
+        for entry in analysis["opt_outs"]:
+            row = [
+                shown(entry["where"]),
+                joined(entry["programs"]),
+                joined(entry["machines"]),
+                str(entry["count"]),
+            ]
+            if users:
+                row.insert(3, joined(_user_names(entry["uids"])))
+            table.add_row(*row)
+        out.print(table)
+    table = Table(title="By program", title_justify="left")
+    for column in ("program", "would fail on", "turns verification off for", "machines"):
         table.add_column(column)
-    for g in groups:
-        where = f"{g['host']}:{g['port']}" if g["port"] else g["host"]
+    for view in analysis["programs"]:
         table.add_row(
-            escape(where),
-            str(g["count"]),
-            escape(", ".join(g["reasons"]) + _missing_text(g["missing_intermediates"])),
-            escape(", ".join(g["programs"])),
-            escape(", ".join(g["contexts"])),
-            g["first_seen"],
-            g["last_seen"],
+            shown(view["program"]),
+            joined(view["would_break"]) or "-",
+            joined(view["opt_outs"]) or "-",
+            joined(view["machines"]),
         )
     out.print(table)
 
@@ -216,20 +449,19 @@ def _chart(records: list[dict[str, Any]]) -> str:
             colour = _COLOURS.get(reason, "#bbbbbb")
             parts.append(
                 f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{max(step - 4, 1):.1f}" '
-                f'height="{bar:.1f}" fill="{colour}"><title>{html.escape(day)}: {count} '
-                f"{html.escape(reason)}</title></rect>"
+                f'height="{bar:.1f}" fill="{colour}"><title>{_e(day)}: {count} '
+                f"{_e(reason)}</title></rect>"
             )
         if index % max(1, len(days) // 6) == 0:
             parts.append(
-                f'<text x="{x:.1f}" y="{height - bottom + 14}" font-size="10">'
-                f"{html.escape(day[5:])}</text>"
+                f'<text x="{x:.1f}" y="{height - bottom + 14}" font-size="10">{_e(day[5:])}</text>'
             )
     for index, reason in enumerate(reasons):
         y = height + 20 * index
         colour = _COLOURS.get(reason, "#bbbbbb")
         parts.append(
             f'<rect x="{left}" y="{y - 10}" width="12" height="12" fill="{colour}"/>'
-            f'<text x="{left + 18}" y="{y}" font-size="12">{html.escape(reason)}</text>'
+            f'<text x="{left + 18}" y="{y}" font-size="12">{_e(reason)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -249,7 +481,7 @@ def _would_break(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     hosts: dict[tuple[str, Any], set[str]] = {}
     seen: dict[tuple[str, Any], str] = {}
     for record in records:
-        if record.get("verdict") in ("rejected", "opt_out"):
+        if _breaks(record):  # opt-outs break nothing: enforce still allows them
             key = (str(record.get("host")), record.get("port"))
             hosts.setdefault(key, set()).update(
                 r for r in record.get("reasons") or [] if r != "code_opt_out"
@@ -277,24 +509,66 @@ def _would_break(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:72em}
 td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 table{border-collapse:collapse;margin:1em 0}code{background:#f3f3f3;padding:1px 4px}
-h2{margin-top:1.5em}.none{color:#2a7d2a}"""
+h2{margin-top:1.5em}.none{color:#2a7d2a}
+#summary{font-size:1.3em;font-weight:600;padding:.6em 1em;border-left:6px solid #d62728;
+background:#fdf2f2}#summary.clean{border-color:#2a7d2a;background:#f2fbf2}
+.program{border:1px solid #ddd;border-radius:6px;padding:.4em 1em;margin:.8em 0}
+.program h3{margin:.3em 0;font-family:ui-monospace,monospace}.muted{color:#666}"""
 
 
-def _html(groups: list[dict[str, Any]], records: list[dict[str, Any]], path: str) -> str:
-    """A standalone page: chart over time, what enforce would break and the fixes, the hosts.
+def _e(value: Any) -> str:
+    """A value from a record (a server's or a certificate's words), escaped for HTML."""
+    return html.escape(visible(str(value)))
 
-    Every value from a record is escaped; the page loads nothing (its CSP forbids it).
+
+def _programs_html(analysis: dict[str, Any]) -> str:
+    """A view per program: the servers it would fail on and those it reaches unverified."""
+    if not analysis["programs"]:
+        return '<p class="none">No program would fail, and none turns verification off.</p>'
+    fixes = {entry["where"]: entry["fixes"] for entry in analysis["would_break"]}
+    parts = []
+    for view in analysis["programs"]:
+        items = "".join(
+            f"<li><strong>{_e(where)}</strong>: "
+            + "; ".join(f"{_e(f['reason'])}: <code>{_e(f['fix'])}</code>" for f in fixes[where])
+            + "</li>"
+            for where in view["would_break"]
+        )
+        off = ", ".join(_e(where) for where in view["opt_outs"])
+        parts.append(
+            f'<section class="program"><h3>{_e(view["program"])}</h3>'
+            f'<p class="muted">on {_e(", ".join(view["machines"]))}</p>'
+            + (f"<p>Would fail under enforce on:</p><ul>{items}</ul>" if items else "")
+            + (f"<p>Turns verification off for: {off}</p>" if off else "")
+            + "</section>"
+        )
+    return '<div id="programs">' + "".join(parts) + "</div>"
+
+
+def _html(
+    groups: list[dict[str, Any]],
+    records: list[dict[str, Any]],
+    path: str,
+    analysis: dict[str, Any] | None = None,
+) -> str:
+    """A standalone page: the summary line, a view per program, the fix per server, the rest.
+
+    Every value from a record is escaped (control characters made visible); the page loads
+    nothing (its CSP forbids it).
     """
-    e = html.escape
+    e = _e
+    analysis = analysis or analyse(records)
+    summary = analysis["summary"]
     rows = "\n".join(
         "<tr>"
         + "".join(
-            f"<td>{e(str(value))}</td>"
+            f"<td>{e(value)}</td>"
             for value in (
                 _where(g["host"], g["port"]),
                 g["count"],
                 ", ".join(g["reasons"]),
                 ", ".join(map(str, g["programs"])),
+                ", ".join(map(str, g["machines"])),
                 ", ".join(map(str, g["contexts"])),
                 str(g["first_seen"])[:16].replace("T", " "),
                 str(g["last_seen"])[:16].replace("T", " "),
@@ -303,10 +577,13 @@ def _html(groups: list[dict[str, Any]], records: list[dict[str, Any]], path: str
         + "</tr>"
         for g in groups
     )
+    machines_of = {entry["where"]: entry["machines"] for entry in analysis["would_break"]}
     breaking = _would_break(records)
     if breaking:
         items = "\n".join(
-            f'<li class="host"><strong>{e(item["where"])}</strong><ul>'
+            f'<li class="host"><strong>{e(item["where"])}</strong>'
+            f' <span class="muted">on {e(", ".join(machines_of.get(item["where"], [])))}</span>'
+            "<ul>"
             + "".join(
                 f'<li>{e(reason)}: <code class="fix">{e(fix)}</code></li>'
                 for reason, fix in item["fixes"]
@@ -319,19 +596,38 @@ def _html(groups: list[dict[str, Any]], records: list[dict[str, Any]], path: str
         enforce = (
             '<p id="would-break" class="none">Nothing: every recorded connection verified.</p>'
         )
+    if analysis["opt_outs"]:
+        opt_items = "\n".join(
+            f"<li><strong>{e(entry['where'])}</strong>: {e(', '.join(entry['programs']))}"
+            f' <span class="muted">on {e(", ".join(entry["machines"]))}, '
+            f"{entry['count']} connection(s)</span></li>"
+            for entry in analysis["opt_outs"]
+        )
+        opt_outs = f'<ul id="opt-outs">{opt_items}</ul>'
+    else:
+        opt_outs = '<p id="opt-outs" class="none">None recorded.</p>'
+    clean = "" if summary["programs"] else ' class="clean"'
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>sslcustomize report</title><style>{_STYLE}</style></head><body>
 <h1>sslcustomize report</h1>
-<p>Source: {e(path)}; {len(records)} record(s), {len(groups)} host(s).</p>
-<h2>Over time</h2>
-<figure id="chart">{_chart(records) or "<p>No records.</p>"}</figure>
+<p id="summary"{clean}>{e(summary["line"])}</p>
+<p class="muted">Source: {e(path)}; {len(records)} record(s), {len(groups)} server(s).</p>
+<h2>By program (who to talk to)</h2>
+{_programs_html(analysis)}
 <h2>What would break under enforce, and the fix</h2>
 {enforce}
-<h2>Hosts</h2>
-<table id="hosts"><tr><th>host</th><th>count</th><th>reasons</th><th>programs</th>
-<th>contexts</th><th>first seen</th><th>last seen</th></tr>
+<h2>Code that turns verification off here</h2>
+<p class="muted">Enforce still allows these (the code asked for it); they are not breakage.
+<code>sslcustomize lint</code> finds the lines, <code>allow_code_opt_out = false</code> refuses
+them.</p>
+{opt_outs}
+<h2>Over time</h2>
+<figure id="chart">{_chart(records) or "<p>No records.</p>"}</figure>
+<h2>Servers</h2>
+<table id="hosts"><tr><th>server</th><th>count</th><th>reasons</th><th>programs</th>
+<th>machines</th><th>contexts</th><th>first seen</th><th>last seen</th></tr>
 {rows}
 </table></body></html>
 """

@@ -1,0 +1,179 @@
+"""The systemd journal and syslog, spoken over their datagram sockets (standard library only).
+
+A record goes to the journal as one datagram of its native protocol: one structured field per
+record field (``SSLCUSTOMIZE_HOST``, ``SSLCUSTOMIZE_REASONS``... a tuple as a field repeated
+once per item), a one-line ``MESSAGE`` for people, ``PRIORITY=4`` and
+``SYSLOG_IDENTIFIER=sslcustomize``. journald adds the trusted fields itself (``_UID``,
+``_PID``, ``_COMM``, ``_HOSTNAME``): a process cannot claim another user's records, and no
+user can read or rewrite another's (journald's own access rules).
+
+syslog is spoken the same way, to ``/dev/log``, so that a socket nobody listens on is an error
+that the sink sees (Python's :mod:`syslog` module drops such messages without a word).
+
+:func:`record_from_journal` reads back what ``journalctl -o json`` prints.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = [
+    "IDENTIFIER",
+    "JOURNAL_SOCKET",
+    "SYSLOG_SOCKET",
+    "journal_datagram",
+    "journal_running",
+    "record_from_journal",
+    "records_from_journal_lines",
+    "send_datagram",
+    "syslog_datagram",
+]
+
+#: The native protocol's socket (journald, systemd >= 38).
+JOURNAL_SOCKET = "/run/systemd/journal/socket"
+#: The syslog socket (rsyslog, syslog-ng, or journald's own).
+SYSLOG_SOCKET = "/dev/log"
+#: ``SYSLOG_IDENTIFIER`` of every record, what ``journalctl -t`` and log pipelines filter on.
+IDENTIFIER = "sslcustomize"
+_PREFIX = "SSLCUSTOMIZE_"
+#: Record fields that are tuples: sent as a field repeated once per item.
+_TUPLES = frozenset({"reasons", "chain_sha256", "intermediates"})
+_INTEGERS = frozenset({"pid", "port", "version"})
+_SYSLOG_PRIORITY = 8 + 4  # facility user (1 << 3), severity warning (4)
+
+
+def journal_running(path: str = JOURNAL_SOCKET) -> bool:
+    """Tell whether journald's socket is there (a ``stat``, no connection)."""
+    import stat  # noqa: PLC0415 - one call, at the first record
+
+    try:
+        return stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _field(name: str, value: str) -> bytes:
+    """One field of the native protocol; values with a newline use its binary form."""
+    data = value.encode("utf-8", "backslashreplace")
+    key = name.encode("ascii")
+    if b"\n" not in data:
+        return key + b"=" + data + b"\n"
+    return key + b"\n" + struct.pack("<Q", len(data)) + data + b"\n"
+
+
+def _message(fields: Mapping[str, Any]) -> str:
+    host, port = fields.get("host"), fields.get("port")
+    where = f"{host}:{port}" if port else str(host)
+    reasons = ",".join(fields.get("reasons") or ()) or "-"
+    return f"{fields.get('verdict')} {where} ({reasons}) in {fields.get('program')}"
+
+
+def journal_datagram(fields: Mapping[str, Any]) -> bytes:
+    """Return the native-protocol datagram of a record's ``fields`` (``None`` values left out).
+
+    The message is plain text: what a record holds came from a server or a certificate, and
+    ``journalctl`` shows fields as they are (it escapes control characters itself).
+    """
+    parts = [
+        _field("MESSAGE", "sslcustomize: " + _message(fields)),
+        _field("PRIORITY", "4"),
+        _field("SYSLOG_IDENTIFIER", IDENTIFIER),
+    ]
+    for name, value in fields.items():
+        if value is None:
+            continue
+        key = _PREFIX + name.upper()
+        if name in _TUPLES:
+            parts.extend(_field(key, str(item)) for item in value)
+        else:
+            parts.append(_field(key, str(value)))
+    return b"".join(parts)
+
+
+def syslog_datagram(line: str) -> bytes:
+    """Return a syslog datagram (facility user, severity warning) tagged ``sslcustomize[PID]``."""
+    text = f"<{_SYSLOG_PRIORITY}>{IDENTIFIER}[{os.getpid()}]: {line}"
+    return text.encode("utf-8", "backslashreplace")
+
+
+def send_datagram(path: str, data: bytes, timeout: float) -> None:
+    """Send one datagram to the Unix socket at ``path``, waiting at most ``timeout`` seconds.
+
+    Raises:
+        OSError: Nothing listens there, the socket is missing, or its queue stayed full.
+    """
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
+        sock.settimeout(timeout)
+        sock.sendto(data, path)
+
+
+def _text(value: Any) -> str:
+    """A journal field as ``journalctl -o json`` prints it: a string, or bytes as numbers."""
+    if isinstance(value, list):
+        return bytes(v for v in value if isinstance(v, int)).decode("utf-8", "replace")
+    return str(value)
+
+
+def _values(value: Any) -> list[str]:
+    """Every value of a field (a repeated field is a list of values)."""
+    if isinstance(value, list) and value and not all(isinstance(v, int) for v in value):
+        return [_text(v) for v in value]
+    return [_text(value)]
+
+
+def record_from_journal(entry: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Return the record one ``journalctl -o json`` entry holds (``None``: not a record).
+
+    The journal's trusted fields say where it came from: ``machine`` (``_HOSTNAME``), ``uid``
+    (``_UID``) and ``comm`` (``_COMM``), whatever the record itself claims.
+    """
+    if _text(entry.get("SYSLOG_IDENTIFIER", "")) != IDENTIFIER:
+        return None
+    record: dict[str, Any] = {}
+    for key, value in entry.items():
+        if not key.startswith(_PREFIX):
+            continue
+        name = key[len(_PREFIX) :].lower()
+        values = _values(value)
+        if name in _TUPLES:
+            record[name] = values
+        elif name in _INTEGERS:
+            try:
+                record[name] = int(values[0])
+            except ValueError:
+                record[name] = values[0]
+        else:
+            record[name] = values[0]
+    if "verdict" not in record:
+        return None
+    for name in _TUPLES:
+        record.setdefault(name, [])
+    for name, trusted in (("machine", "_HOSTNAME"), ("uid", "_UID"), ("comm", "_COMM")):
+        if trusted in entry:
+            text = _text(entry[trusted])
+            record[name] = int(text) if name == "uid" and text.isdigit() else text
+    return record
+
+
+def records_from_journal_lines(lines: Iterable[str | bytes]) -> tuple[list[dict[str, Any]], int]:
+    """Read ``journalctl -o json`` output: the records, and how many lines were not JSON."""
+    import json  # noqa: PLC0415 - only when records are read
+
+    records, unreadable = [], 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            unreadable += 1
+            continue
+        if isinstance(entry, dict):
+            record = record_from_journal(entry)
+            if record is not None:
+                records.append(record)
+    return records, unreadable
