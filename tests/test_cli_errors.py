@@ -80,8 +80,8 @@ def test_report_path_that_does_not_exist(
     assert main(["report", "--path", str(missing)]) == 2
     captured = capsys.readouterr()
     assert captured.err == (
-        f"sslcustomize: --path {missing}: no such file (without --path, report reads the "
-        "policy's report file)\n"
+        f"sslcustomize: --path {missing}: no such file or directory (without --path, report "
+        "reads the policy's report sink)\n"
     )
     assert main(["report", "--json", "--path", str(missing)]) == 2
     assert _json_error(capsys)[0]["exit"] == 2
