@@ -27,6 +27,9 @@ FAMILIES = {
     "stdlib_clients",
     "legacy_opt_out",
     "weak_tls",
+    "weak_versions_anywhere",
+    "pyopenssl_verify",
+    "bare_contexts",
 }
 
 

@@ -299,6 +299,7 @@ class Analyzer:
         self._server_hints: dict[ast.AST, bool] = {}
         self._pending: list[tuple[_FunctionNode, list[_Scope], _Scope | None]] = []
         self._star_modules: list[str] = []  # ``from module import *``, in order
+        self._whole: ast.Module | None = None  # the uncut tree, parsed when a callback needs it
 
     # -- driving -------------------------------------------------------------------------
 
@@ -481,8 +482,13 @@ class Analyzer:
                 value = self.resolve(default)
                 # Keep where the default was written: the finding points there.
                 scope[arg.arg] = Param(arg.arg, _located(value, default))
-                if arg.arg in t.PROTOCOL_KEYWORDS and _ref_in(value, t.WEAK_PROTOCOLS):
+                # A weak protocol as any parameter's default is a configuration choice
+                # (``def open_ssl_socket(version=ssl.PROTOCOL_SSLv2)``), reported here once;
+                # the uses of the parameter are not reported again.
+                if _ref_in(value, t.WEAK_PROTOCOLS):
                     self.report("SSC701", default)
+                elif arg.arg in t.MIN_VERSION_KEYWORDS and _weak_setting(arg.arg, value):
+                    self.report("SSC702", default)
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
             scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
         self.scopes = [*scopes, scope]
@@ -1058,12 +1064,74 @@ class Analyzer:
             state.server_hint = True  # most often a server; a client would set verify_mode
         elif attr.startswith(("use_certificate", "use_privatekey")):
             state.server_hint = True  # pyOpenSSL: a server's key and certificate
-        elif attr == "set_verify" and args:
-            mode = self.resolve(args[0])
-            if _is_cert_none(mode):
-                state.weakenings.append(("SSC208", args[0]))
+        elif attr == "set_verify" and (args or "mode" in kwmap):
+            off = self._verify_off(args, kwmap)
+            if off is not None:
+                state.weakenings.append(("SSC208", off))
             else:
-                state.verified = True  # VERIFY_PEER, alone or with other flags
+                state.verified = True  # VERIFY_PEER with a callback that checks, or unknown
+
+    def _verify_off(self, args: list[ast.expr], kwmap: _KwMap) -> ast.AST | None:
+        """Return where a pyOpenSSL ``set_verify(mode, callback)`` turns verification off.
+
+        Off: ``VERIFY_NONE``, or flags OR-ed without ``VERIFY_PEER``
+        (``VERIFY_NONE | VERIFY_CLIENT_ONCE``; ``VERIFY_NONE`` is 0), or ``VERIFY_PEER`` with a
+        callback that returns true whatever OpenSSL found. ``None``: verifying, or unknown.
+        """
+        mode = args[0] if args else _keyword_value(kwmap["mode"][1])
+        flags = [self.resolve(flag) for flag in _or_operands(mode)]
+        names = [flag.qualname if isinstance(flag, Ref) else None for flag in flags]
+        if "OpenSSL.SSL.VERIFY_PEER" not in names:
+            if any(map(_is_cert_none, flags)) or (
+                len(names) > 1 and all(name in _VERIFY_FLAGS for name in names)
+            ):
+                return mode
+            return None
+        callback: ast.AST | None = args[1] if len(args) > 1 else None
+        if callback is None and "callback" in kwmap:
+            callback = _keyword_value(kwmap["callback"][1])
+        if callback is not None and self._accepts_all(callback):
+            return callback
+        return None
+
+    def _names_verify_flag(self, mode: ast.AST) -> bool:
+        """Tell whether a receiver-less ``set_verify``'s mode names a pyOpenSSL flag (not a 0)."""
+        return any(
+            isinstance(value, Ref) and value.qualname in _VERIFY_FLAGS | t.CERT_NONE_NAMES
+            for value in map(self.resolve, _or_operands(mode))
+        )
+
+    def _accepts_all(self, callback: ast.AST) -> bool:
+        """Tell whether a verify callback returns true whatever the ``ok`` it is given."""
+        if isinstance(callback, ast.Lambda):
+            return _truthy_constant(callback.body)
+        name = None
+        if isinstance(callback, ast.Name):
+            name = callback.id
+        elif isinstance(callback, ast.Attribute):
+            name = callback.attr  # ``self.verify_cb``: a method of this file, by its name
+        if name is None:
+            return False
+        function = self._function_named(name)
+        return function is not None and _returns_true_always(function)
+
+    def _function_named(self, name: str) -> _FunctionNode | None:
+        """Return the last function or method of this file named ``name``, cut or not."""
+        found = self._defs.get(name)
+        if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) and self._hot is None:
+            return found
+        # A cut tree lacks functions without a rule word (a callback is one): read them from
+        # the whole file, parsed once, only for the rare file that passes a callback by name.
+        if self._whole is None:
+            try:
+                self._whole = ast.parse(self.source) if self.source is not None else self.tree
+            except (SyntaxError, ValueError, RecursionError):
+                self._whole = self.tree
+        result = None
+        for node in ast.walk(self._whole):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+                result = node
+        return result
 
     def _check_weak_tls(
         self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
@@ -1071,19 +1139,22 @@ class Analyzer:
         """Weak protocol versions, version bounds, options and cipher strings (SSC7xx)."""
         if qualname in t.PROTOCOL_CALLS:
             for item in args:
-                if _ref_in(self.resolve(item), t.WEAK_PROTOCOLS):
+                value = self.resolve(item)
+                if not isinstance(value, Param) and _ref_in(value, t.WEAK_PROTOCOLS):
                     self.report("SSC701", item)
         elif args and attr in _WEAK_METHODS:
             first = self.resolve(args[0])
             code = _WEAK_METHODS[attr]
             if code == "SSC208":
-                if qualname is None and isinstance(first, Ref) and _is_cert_none(first):
-                    self._weaken(None, code, args[0])  # receiver unknown: set_verify(VERIFY_NONE)
+                if qualname is None:  # receiver unknown: set_verify(VERIFY_NONE) or the like
+                    off = self._verify_off(args, kwmap)
+                    if off is not None and (off is not args[0] or self._names_verify_flag(args[0])):
+                        self._weaken(None, code, off)
             elif _weak_setting(attr, first):
                 self.report(code, args[0])
         for name, (value, location) in kwmap.items():
             weak = _weak_setting(name, value)
-            if weak:
+            if weak and not (weak in {"SSC701", "SSC702"} and isinstance(value, Param)):
                 self.report(weak, location)
 
     def _check_stdlib_clients(  # noqa: PLR0917 - the call's parts, already resolved
@@ -1429,6 +1500,52 @@ def _located(value: Value, node: ast.AST) -> Value:
     if isinstance(value, Const):
         return Const(value.value, node)
     return value
+
+
+# pyOpenSSL's verify flags; without VERIFY_PEER none of them makes a client verify.
+_VERIFY_FLAGS = frozenset(
+    f"OpenSSL.SSL.{flag}"
+    for flag in ("VERIFY_NONE", "VERIFY_PEER", "VERIFY_FAIL_IF_NO_PEER_CERT", "VERIFY_CLIENT_ONCE")
+)
+
+
+def _keyword_value(location: ast.AST) -> ast.AST:
+    return location.value if isinstance(location, ast.keyword) else location
+
+
+def _or_operands(node: ast.AST) -> list[ast.AST]:
+    """Return the operands of ``a | b | c`` (the node itself if it is no ``|``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return [*_or_operands(node.left), *_or_operands(node.right)]
+    return [node]
+
+
+def _truthy_constant(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is not None and bool(node.value)
+
+
+def _returns_true_always(function: _FunctionNode) -> bool:
+    """Tell whether every way out of ``function`` returns a true constant (``return True``).
+
+    The last statement must be such a return (no fall-through to ``None``), every other
+    ``return`` too, and nothing may raise: a callback that looks at ``ok`` or the certificate
+    on any path is not this.
+    """
+    body = function.body
+    if not body or not isinstance(body[-1], ast.Return):
+        return False
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Raise):
+            return False
+        if isinstance(node, ast.Return) and not (
+            node.value is not None and _truthy_constant(node.value)
+        ):
+            return False
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(node))
+    return True
 
 
 def _location(value: Value, fallback: ast.AST) -> ast.AST:
