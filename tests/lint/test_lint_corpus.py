@@ -30,6 +30,8 @@ FAMILIES = {
     "weak_versions_anywhere",
     "pyopenssl_verify",
     "bare_contexts",
+    "falsy_values",
+    "travelling_values",
 }
 
 

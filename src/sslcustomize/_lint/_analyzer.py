@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import itertools
+import operator
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
@@ -160,7 +162,7 @@ def _is_falsy(value: Value) -> bool:
     """``False``, ``0``, ``""`` or an empty literal; not ``None`` (the default in requests)."""
     value = _param(value)
     if isinstance(value, Const):
-        return type(value.value) in {bool, int, str, bytes} and not value.value
+        return type(value.value) in {bool, int, float, str, bytes} and not value.value
     if isinstance(value, SeqVal):
         return not value.items and value.empty
     if isinstance(value, DictVal):
@@ -300,6 +302,10 @@ class Analyzer:
         self._pending: list[tuple[_FunctionNode, list[_Scope], _Scope | None]] = []
         self._star_modules: list[str] = []  # ``from module import *``, in order
         self._whole: ast.Module | None = None  # the uncut tree, parsed when a callback needs it
+        # a module-level class's name -> its body's names and its kind (see ``_class_member``)
+        self._classes: dict[str, tuple[_Scope, str]] = {}
+        self._cut_classes: dict[str, tuple[_Scope, str] | None] = {}  # read by ``_cut_class``
+        self._class_names: dict[str, int] | None = None  # module-level ``class NAME``: offset
 
     # -- driving -------------------------------------------------------------------------
 
@@ -456,11 +462,14 @@ class Analyzer:
         bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
         if bases:
             self.class_attrs[_BASE] = Instance(bases[0].qualname)
-        self.scopes.append({})
+        body: _Scope = {}
+        self.scopes.append(body)
         self.visit_body(node.body)
         self.scopes.pop()
         self.class_attrs = outer
         self.scopes[-1][node.name] = UNKNOWN
+        if len(self.scopes) == 1:  # a module's class: its attributes are read by name
+            self._classes[node.name] = (body, _class_kind(bases))
 
     def _visit_function(
         self, node: _FunctionNode, scopes: list[_Scope], class_attrs: _Scope | None
@@ -570,7 +579,7 @@ class Analyzer:
         store = ast.copy_location(ast.Attribute(owner, name, ast.Store()), stmt)
         self._assign_attribute(store, value, value_node, stmt)
 
-    def _assign_attribute(
+    def _assign_attribute(  # noqa: PLR0912 - one case per attribute that rules read
         self, target: ast.Attribute, value: Value, value_node: ast.expr, stmt: ast.AST
     ) -> None:
         base = self.resolve(target.value)
@@ -579,6 +588,9 @@ class Analyzer:
             self._check_patch(t.normalize(f"{base.qualname}.{attr}"), value, stmt)
             return
         state = base.context if isinstance(base, Instance) else None
+        if isinstance(target.value, ast.Name) and not _is_self(target.value):
+            # ``cfg.verify = False`` then ``verify=cfg.verify``: read back in this scope.
+            self.scopes[-1][f"{target.value.id}.{attr}"] = _located(value, value_node)
         if isinstance(value, Param):
             return  # storing a parameter: its default is checked where the caller's value is
         self._check_attribute_value(attr, value, stmt)
@@ -1115,6 +1127,51 @@ class Analyzer:
         function = self._function_named(name)
         return function is not None and _returns_true_always(function)
 
+    def _cut_class(self, name: str) -> tuple[_Scope, str] | None:
+        """Read a module-level class that the cut tree lacks (it holds no rule word).
+
+        Only its ``NAME = value`` lines are read; the whole file is parsed once, and only
+        when the source has ``class NAME`` at the start of a line.
+        """
+        if self._class_names is None:
+            found = _CLASS_LINE.finditer(self.source) if self.source is not None else ()
+            self._class_names = {m.group(1).decode("ascii"): m.start() for m in found}
+        start = self._class_names.get(name)
+        if start is None or self.source is None:
+            return None
+        if name in self._cut_classes:
+            return self._cut_classes[name]
+        self._cut_classes[name] = None
+        # Parse the class alone: from its line to the next line that starts a statement at
+        # the margin (a class cut from the tree is small; the whole file may not be).
+        end = _MARGIN_LINE.search(self.source, start + 1)
+        try:
+            piece = ast.parse(self.source[start : end.start() if end else len(self.source)])
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+        for node in piece.body:
+            if isinstance(node, ast.ClassDef) and node.name == name:
+                body: _Scope = {}
+                for stmt in node.body:
+                    if (
+                        isinstance(stmt, ast.Assign)
+                        and len(stmt.targets) == 1
+                        and isinstance(stmt.targets[0], ast.Name)
+                    ):
+                        body[stmt.targets[0].id] = self._resolve_located(stmt.value)
+                bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
+                self._cut_classes[name] = (body, _class_kind(bases))
+        return self._cut_classes[name]
+
+    def _whole_tree(self) -> ast.Module:
+        """Return the file's whole tree (the analyzed one may be cut), parsed at most once."""
+        if self._whole is None:
+            try:
+                self._whole = ast.parse(self.source) if self.source is not None else self.tree
+            except (SyntaxError, ValueError, RecursionError):
+                self._whole = self.tree
+        return self._whole
+
     def _function_named(self, name: str) -> _FunctionNode | None:
         """Return the last function or method of this file named ``name``, cut or not."""
         found = self._defs.get(name)
@@ -1122,13 +1179,8 @@ class Analyzer:
             return found
         # A cut tree lacks functions without a rule word (a callback is one): read them from
         # the whole file, parsed once, only for the rare file that passes a callback by name.
-        if self._whole is None:
-            try:
-                self._whole = ast.parse(self.source) if self.source is not None else self.tree
-            except (SyntaxError, ValueError, RecursionError):
-                self._whole = self.tree
         result = None
-        for node in ast.walk(self._whole):
+        for node in ast.walk(self._whole_tree()):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
                 result = node
         return result
@@ -1282,6 +1334,10 @@ class Analyzer:
         if isinstance(node, ast.Attribute):
             if _is_self(node.value) and self.class_attrs and node.attr in self.class_attrs:
                 return _settle(self.class_attrs, node.attr, self.class_attrs[node.attr])
+            if isinstance(node.value, ast.Name | ast.Attribute):
+                member = self._member(node)
+                if member is not None:
+                    return member
             base = self.resolve(node.value)
             if isinstance(base, Ref):
                 return Ref(t.normalize(f"{base.qualname}.{node.attr}"))
@@ -1310,6 +1366,14 @@ class Analyzer:
                 else:
                     items.append(self._resolve_located(element))
             return SeqVal(tuple(items), empty=not node.elts)
+        if isinstance(node, ast.BinOp | ast.BoolOp | ast.Compare | ast.IfExp | ast.UnaryOp):
+            return self._evaluate(node)
+        if isinstance(node, ast.Subscript):
+            return self._resolve_subscript(node)
+        return self._resolve_rest(node)
+
+    def _resolve_rest(self, node: ast.AST) -> Value:  # noqa: PLR0911 - one case per node type
+        """``resolve`` for strings built from parts and the expressions that pass a value on."""
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.resolve(node.left), self.resolve(node.right)
             if isinstance(left, SeqVal) and isinstance(right, SeqVal):
@@ -1323,10 +1387,128 @@ class Analyzer:
             return self.resolve(node.value)
         if isinstance(node, ast.NamedExpr | ast.Await):
             return self.resolve(node.value)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            operand = self.resolve(node.operand)  # ``verify=not True``
-            return Const(not operand.value, node) if isinstance(operand, Const) else UNKNOWN
         return UNKNOWN
+
+    def _evaluate(  # noqa: PLR0911 - one case per node type
+        self, node: ast.BinOp | ast.BoolOp | ast.Compare | ast.IfExp | ast.UnaryOp
+    ) -> Value:
+        """Evaluate an expression of known constants as Python would (``verify=1 == 2``).
+
+        A value that is false when the code runs is false however it is written: numbers,
+        comparisons, ``and``/``or``/``not``, ``x if TEST else y`` with a known test. Anything
+        that depends on a value unknown here stays unknown.
+        """
+        if isinstance(node, ast.IfExp):
+            test = self.resolve(node.test)
+            if not isinstance(test, Const):
+                return UNKNOWN
+            return self.resolve(node.body if test.value else node.orelse)
+        if isinstance(node, ast.BoolOp):
+            return self._evaluate_bool(node)
+        if isinstance(node, ast.Compare):
+            return self._evaluate_compare(node)
+        if isinstance(node, ast.UnaryOp):
+            operand = self.resolve(node.operand)  # ``verify=not True``, ``-0``
+            if not isinstance(operand, Const):
+                return UNKNOWN
+            return _constant_result(_UNARY.get(type(node.op)), (operand.value,), node)
+        left, right = self.resolve(node.left), self.resolve(node.right)
+        if isinstance(left, Const) and isinstance(right, Const):
+            return _constant_result(_BINARY.get(type(node.op)), (left.value, right.value), node)
+        return self._resolve_rest(node)
+
+    def _evaluate_bool(self, node: ast.BoolOp) -> Value:
+        """``a or b`` stops at a true value, ``a and b`` at a false one; unknown stops all."""
+        result: Value = UNKNOWN
+        for operand in node.values:
+            result = self.resolve(operand)
+            if not isinstance(result, Const):
+                return UNKNOWN
+            if bool(result.value) is isinstance(node.op, ast.Or):
+                return result
+        return result
+
+    def _evaluate_compare(self, node: ast.Compare) -> Value:
+        """``a < b < c``: each pair in turn, as Python chains them."""
+        consts = []
+        for part in (node.left, *node.comparators):
+            value = self.resolve(part)
+            if not isinstance(value, Const):
+                return UNKNOWN
+            consts.append(value.value)
+        for op, pair in zip(node.ops, itertools.pairwise(consts), strict=True):
+            outcome = _constant_result(_COMPARE.get(type(op)), pair, node)
+            if not isinstance(outcome, Const) or not outcome.value:
+                return outcome
+        return Const(True, node)
+
+    def _resolve_subscript(self, node: ast.Subscript) -> Value:
+        """``d["verify"]`` of a known dict, ``ssl.__dict__["name"]`` of a module."""
+        key = self._static_str(node.slice)
+        owner = _attribute_owner(node.value)
+        if owner is not None and key is not None:
+            base = self.resolve(owner)
+            if isinstance(base, Ref):
+                return Ref(t.normalize(f"{base.qualname}.{key}"))
+        base = self.resolve(node.value)
+        if isinstance(base, DictVal) and key is not None:
+            return base.entries.get(key, UNKNOWN)
+        return UNKNOWN
+
+    def _static_str(self, node: ast.AST) -> str | None:
+        """Return the string an expression builds from literals (``"a" + "b"``, ``"".join``)."""
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "join"
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.List | ast.Tuple)
+        ):
+            separator = self._static_str(node.func.value)
+            parts = [self._static_str(element) for element in node.args[0].elts]
+            if separator is not None and all(part is not None for part in parts):
+                return separator.join(part for part in parts if part is not None)
+            return None
+        value = self.resolve(node)
+        if isinstance(value, Const):
+            return value.value if isinstance(value.value, str) else None
+        return None
+
+    def _member(self, node: ast.Attribute) -> Value | None:
+        """A class attribute, an enum member's value, or an attribute set on a local name.
+
+        ``Config.verify_tls`` (a class of this module), ``Verify.OFF.value``, ``Mode.NONE`` of
+        an ``IntEnum`` (an ``int``, false if 0; a plain ``Enum`` member is always true), and
+        ``cfg.verify`` after ``cfg.verify = False`` in the same scope.
+        """
+        owner = node.value
+        if isinstance(owner, ast.Attribute) and node.attr == "value":
+            found = self._class_member(owner)
+            return found[0] if found is not None else None
+        if isinstance(owner, ast.Name):
+            found = self._class_member(node)
+            if found is not None:
+                value, kind = found
+                return value if kind != "enum" else None
+            for scope in reversed(self.scopes):
+                key = f"{owner.id}.{node.attr}"
+                if key in scope:
+                    return _settle(scope, key, scope[key])
+                if owner.id in scope:
+                    break
+        return None
+
+    def _class_member(self, node: ast.Attribute) -> tuple[Value, str] | None:
+        """Return a module class's attribute and the class's kind (``enum``, ``value``...)."""
+        if not isinstance(node.value, ast.Name) or self.lookup(node.value.id) is not UNKNOWN:
+            return None
+        found = self._classes.get(node.value.id)
+        if found is None and self._hot is not None:
+            found = self._cut_class(node.value.id)
+        if found is None or node.attr not in found[0]:
+            return None
+        scope, kind = found
+        return _settle(scope, node.attr, scope[node.attr]), kind
 
     def _resolve_located(self, node: ast.expr) -> Value:
         """``_located(self.resolve(node), node)``, without making a literal's value twice.
@@ -1343,6 +1525,10 @@ class Analyzer:
             return self._resolve_call_of(callee.qualname, node)
         if isinstance(callee, Method):
             if callee.attr == "join" and node.args:
+                if isinstance(node.args[0], ast.List | ast.Tuple):
+                    text = self._static_str(node)  # ``"_".join(["", "create", ...])``
+                    if text is not None:
+                        return Const(text, node)
                 joined = self.resolve(node.args[0])
                 return joined if isinstance(joined, SeqVal) else UNKNOWN
             if callee.attr in {"format", "split", "strip"}:
@@ -1389,13 +1575,18 @@ class Analyzer:
         if name in _IMPORT_CALLS:
             return self._imported_module(name, node)
         if name == "builtins.getattr" and len(node.args) >= 2:
-            base, attr = self.resolve(node.args[0]), _str(self.resolve(node.args[1]))
+            base, attr = self.resolve(node.args[0]), self._static_str(node.args[1])
             if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
                 return Ref(t.normalize(f"{base.qualname}.{attr}"))
             return UNKNOWN
         if name == "ssl.VerifyMode" and len(node.args) == 1:
             value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
             return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN
+        if name == "builtins.len" and len(node.args) == 1 and not node.keywords:
+            value = self.resolve(node.args[0])  # ``verify=len("")``
+            if isinstance(value, Const) and isinstance(value.value, str | bytes):
+                return Const(len(value.value), node)
+            return UNKNOWN
         if name == "builtins.bool" and len(node.args) == 1 and not node.keywords:
             value = self.resolve(node.args[0])  # ``verify=bool(0)``
             return Const(bool(value.value), node) if isinstance(value, Const) else UNKNOWN
@@ -1546,6 +1737,81 @@ def _returns_true_always(function: _FunctionNode) -> bool:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
             stack.extend(ast.iter_child_nodes(node))
     return True
+
+
+# Enum bases whose members are their values (an ``int``/``str`` subclass: 0 and "" are false)
+# or opaque objects that are always true (``enum.Enum``; ``.value`` reads the value).
+_ENUM_KINDS = {
+    "enum.Enum": "enum",
+    "enum.IntEnum": "value",
+    "enum.IntFlag": "value",
+    "enum.Flag": "value",
+    "enum.StrEnum": "value",
+}
+
+# A module-level class statement's name (ASCII names: the others are rare enough to miss).
+_CLASS_LINE = re.compile(rb"^class ([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+# A line that starts a statement at the margin (not a comment, a blank or a closing bracket).
+_MARGIN_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
+
+
+def _class_kind(bases: list[Ref]) -> str:
+    kinds = {_ENUM_KINDS.get(base.qualname) for base in bases}
+    return "enum" if "enum" in kinds else "value" if "value" in kinds else "class"
+
+
+_NUMBERS = (bool, int, float)
+_UNARY: dict[type, Callable[..., object]] = {
+    ast.Not: operator.not_,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Invert: operator.invert,
+}
+_COMPARE: dict[type, Callable[..., object]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: operator.contains(b, a),
+    ast.NotIn: lambda a, b: not operator.contains(b, a),
+}
+_BINARY: dict[type, Callable[..., object]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.BitOr: operator.or_,
+    ast.BitAnd: operator.and_,
+    ast.BitXor: operator.xor,
+}
+_SCALARS = (bool, int, float, str, bytes, type(None))
+
+
+def _constant_result(
+    function: Callable[..., object] | None, operands: tuple[object, ...], node: ast.AST
+) -> Value:
+    """Apply an operator to constants, as the interpreter would; unknown if it cannot.
+
+    Only scalars; ``*`` and ``%`` only on numbers (no string built a gigabyte long, no
+    format string run); an operation that raises is unknown.
+    """
+    if function is None or not all(isinstance(value, _SCALARS) for value in operands):
+        return UNKNOWN
+    if function in {operator.mul, operator.mod} and not all(
+        isinstance(value, _NUMBERS) for value in operands
+    ):
+        return UNKNOWN
+    if any(isinstance(value, int) and abs(value) > 1 << 64 for value in operands):
+        return UNKNOWN
+    try:
+        return Const(function(*operands), node)
+    except (ArithmeticError, TypeError, ValueError):
+        return UNKNOWN
 
 
 def _location(value: Value, fallback: ast.AST) -> ast.AST:

@@ -224,7 +224,11 @@ for _verb in HTTP_VERBS:
     KEYWORD_SINKS[f"httpx.{_verb}"] = _REQUESTS_VERIFY
     KEYWORD_SINKS[f"aiohttp.ClientSession.{_verb}"] = _AIOHTTP_SSL
 KEYWORD_SINKS["requests.Session.merge_environment_settings"] = [("verify", 3, "false", "SSC101")]
-KEYWORD_SINKS["requests.adapters.HTTPAdapter.send"] = _REQUESTS_VERIFY
+# Positionally too: Session.request(method, url, params, data, headers, cookies, files, auth,
+# timeout, allow_redirects, proxies, hooks, stream, verify, ...); send(request, stream,
+# timeout, verify, ...). The module-level verbs take ``verify`` by keyword only.
+KEYWORD_SINKS["requests.Session.request"] = [("verify", 13, "falsy", "SSC101")]
+KEYWORD_SINKS["requests.adapters.HTTPAdapter.send"] = [("verify", 3, "falsy", "SSC101")]
 # An adapter subclass that calls its base with verification off: (conn, url, verify, cert).
 KEYWORD_SINKS["requests.adapters.HTTPAdapter.cert_verify"] = [("verify", 2, "falsy", "SSC101")]
 for _name in ("Client", "AsyncClient", "HTTPTransport", "AsyncHTTPTransport", "create_ssl_context"):
