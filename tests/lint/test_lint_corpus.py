@@ -32,6 +32,7 @@ FAMILIES = {
     "bare_contexts",
     "falsy_values",
     "travelling_values",
+    "repaired_contexts",
 }
 
 

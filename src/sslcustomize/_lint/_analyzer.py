@@ -601,11 +601,13 @@ class Analyzer:
                 self._weaken(state, "SSC201", stmt)
             elif isinstance(value, Ref) and value.qualname in _VERIFYING_MODES and state:
                 state.verified = state.mode_required = True
+                state.repair("SSC201")
         elif attr == "check_hostname":
             if _is_falsy(value):  # False, 0, "": the setter takes any value's truth
                 self._weaken(state, "SSC202", stmt)
             elif _is_const(value, True) and state:
                 state.verified = state.hostname_on = True
+                state.repair("SSC202")
         elif attr == "verify" and _is_falsy(value):  # False, 0, "": requests reads it as off
             evident = isinstance(base, Instance) and base.qualname in _SESSION_TYPES
             guessed = not isinstance(base, Instance) and _sessionish(target.value)
@@ -661,9 +663,33 @@ class Analyzer:
         ):
             return  # restores the original, or hands over to sslcustomize
         if target == "ssl._create_default_https_context":
-            self.report("SSC301", stmt)
+            if not self._keeps_verification(value, stmt):
+                self.report("SSC301", stmt)
         elif target in t.ALWAYS_WEAKENING_PATCHES or self._weakening_replacement(value, stmt):
             self.report("SSC302", stmt)
+
+    def _keeps_verification(self, value: Value, stmt: ast.AST) -> bool:
+        """Tell whether a replacement default HTTPS context factory evidently verifies.
+
+        ``lambda: ssl.create_default_context(cafile=certifi.where())``, a ``def`` of this file
+        that returns such a context, or ``partial(ssl.create_default_context, cafile=...)``:
+        a verifying factory with other trust, and no word that weakens it.
+        """
+        if isinstance(value, Partial):
+            return (
+                isinstance(value.func, Ref)
+                and value.func.qualname == "ssl.create_default_context"
+                and not any(_TESTS["falsy"](v) or _is_cert_none(v) for v in value.keywords.values())
+            )
+        node: ast.AST | None = getattr(stmt, "value", None)
+        if isinstance(node, ast.Name):
+            node = self._function_named(node.id)
+        if not isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
+            return False
+        text = re.sub(rb"\s+", b"", ast.unparse(node).encode().lower())
+        return any(word in text for word in _VERIFYING_FACTORY_WORDS) and not any(
+            word in text for word in _UNVERIFYING_WORDS
+        )
 
     def _weakening_replacement(self, value: Value, stmt: ast.AST) -> bool:
         """Tell whether a replacement function shows a weakening (a wrapper need not)."""
@@ -700,6 +726,8 @@ class Analyzer:
                     self.report("SSC207", state.node)
                 continue
             repaired = state.mode_required and state.hostname_on
+            if state.client:
+                repaired = not state.used_unrepaired
             if state.origin == "unverified" and not server and not repaired:
                 self.report("SSC203", state.node)
             if server or state.origin == "server":
@@ -1051,7 +1079,7 @@ class Analyzer:
         for value, keyword in given:
             by_keyword = keyword in _CONTEXT_KEYWORDS and not _is_server_call(attr)
             if isinstance(value, Instance) and value.context and (client_call or by_keyword):
-                value.context.client = True
+                value.context.use_by_client()
 
     def _context_method(
         self, receiver: Instance, attr: str, args: list[ast.expr], kwmap: _KwMap
@@ -1062,7 +1090,7 @@ class Analyzer:
             return
         if receiver.qualname == "OpenSSL.SSL.Connection":
             if attr in {"set_connect_state", "connect", "connect_ex", "set_tlsext_host_name"}:
-                state.client = True
+                state.use_by_client()
             elif attr in {"set_accept_state", "accept"}:
                 state.server = True
             return
@@ -1071,7 +1099,7 @@ class Analyzer:
             if side is not None and _is_const(side[0], True):
                 state.server = True
             elif (side is not None and _is_const(side[0], False)) or "server_hostname" in kwmap:
-                state.client = True
+                state.use_by_client()
         elif attr == "load_cert_chain" and state.origin == "bare":
             state.server_hint = True  # most often a server; a client would set verify_mode
         elif attr.startswith(("use_certificate", "use_privatekey")):
@@ -1611,6 +1639,15 @@ class Analyzer:
         elif name == "ssl.Purpose.CLIENT_AUTH":
             origin = "client_auth"
         state = ContextState(origin, node, scope=self.function, optout=self._optout > 0)
+        if origin == "unverified":
+            # ``_create_stdlib_context(cert_reqs=CERT_REQUIRED)`` verifies the chain; with
+            # ``check_hostname=True`` the names too (or raises, before gh-114905): repaired.
+            for keyword in node.keywords:
+                value = self.resolve(keyword.value)
+                if keyword.arg == "cert_reqs" and _ref_in(value, _VERIFYING_MODES):
+                    state.mode_required = True
+                elif keyword.arg == "check_hostname" and _is_const(value, True):
+                    state.hostname_on = state.mode_required = True
         self.contexts[node] = state
         return state
 
@@ -1940,6 +1977,23 @@ _ALWAYS = frozenset({"SSC001", "SSC901"})
 # Calls that return a module named by a string.
 _IMPORT_CALLS = frozenset({"builtins.__import__", "importlib.import_module"})
 _ENVIRONS = frozenset({"os.environ"})
+# In a replacement default HTTPS context factory (whitespace removed, lowered): calls that make
+# a verifying context, and words that undo it.
+_VERIFYING_FACTORY_WORDS = (
+    b"create_default_context(",
+    b"sslcontext(ssl.protocol_tls_client",
+    b"sslcontext(protocol_tls_client",
+)
+_UNVERIFYING_WORDS = (
+    b"cert_none",
+    b"verify_none",
+    b"_create_unverified",
+    b"_create_stdlib",
+    b"check_hostname=false",
+    b"check_hostname=0",
+    b"verify_mode=0",
+    b"purpose.client_auth",
+)
 _WEAKENING_WORDS = (b"verify", b"cert_none", b"check_hostname", b"_create_unverified", b"cert_reqs")
 
 
