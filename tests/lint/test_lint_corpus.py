@@ -33,6 +33,7 @@ FAMILIES = {
     "falsy_values",
     "travelling_values",
     "repaired_contexts",
+    "rewrites",
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import itertools
 import operator
 import re
@@ -466,6 +467,9 @@ class Analyzer:
         self.scopes.append(body)
         self.visit_body(node.body)
         self.scopes.pop()
+        for name, value in body.items():
+            if isinstance(value, Const):  # ``verify_tls = False`` read as ``self.verify_tls``
+                self.class_attrs.setdefault(name, value)
         self.class_attrs = outer
         self.scopes[-1][node.name] = UNKNOWN
         if len(self.scopes) == 1:  # a module's class: its attributes are read by name
@@ -569,6 +573,15 @@ class Analyzer:
             self._check_env(key, value, stmt)
             if name is not None:  # ``kwargs["verify"] = False``, spread later
                 self._add_entries(target.value, {name: _located(value, value_node)}, target)
+        elif (
+            isinstance(target, ast.Tuple | ast.List)
+            and isinstance(value_node, ast.Tuple | ast.List)
+            and len(target.elts) == len(value_node.elts)
+            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value_node.elts))
+        ):
+            # ``ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE``: pair by pair
+            for element, item in zip(target.elts, value_node.elts, strict=True):
+                self._assign(element, self.resolve(item), item, stmt)
         else:
             self._bind(target, value)
 
@@ -1481,6 +1494,13 @@ class Analyzer:
         base = self.resolve(node.value)
         if isinstance(base, DictVal) and key is not None:
             return base.entries.get(key, UNKNOWN)
+        if isinstance(base, Ref) and key is not None and base.qualname.startswith("ssl."):
+            return Ref(t.normalize(f"{base.qualname}.{key}"))  # ``ssl.VerifyMode["CERT_NONE"]``
+        if isinstance(base, SeqVal) and base.items:
+            index = self.resolve(node.slice)  # ``[False][0]``, ``(True, False)[1]``
+            if isinstance(index, Const) and type(index.value) is int:
+                with contextlib.suppress(IndexError):
+                    return base.items[index.value]
         return UNKNOWN
 
     def _static_str(self, node: ast.AST) -> str | None:
@@ -1610,6 +1630,8 @@ class Analyzer:
         if name == "ssl.VerifyMode" and len(node.args) == 1:
             value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
             return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN
+        if name in _EMPTY_CONSTRUCTORS and not node.args and not node.keywords:
+            return Const(_EMPTY_CONSTRUCTORS[name], node)  # ``verify=bool()``, ``str()``
         if name == "builtins.len" and len(node.args) == 1 and not node.keywords:
             value = self.resolve(node.args[0])  # ``verify=len("")``
             if isinstance(value, Const) and isinstance(value.value, str | bytes):
@@ -1798,6 +1820,14 @@ def _class_kind(bases: list[Ref]) -> str:
 
 
 _NUMBERS = (bool, int, float)
+# Builtins that called without arguments make a false value.
+_EMPTY_CONSTRUCTORS: dict[str, object] = {
+    "builtins.bool": False,
+    "builtins.int": 0,
+    "builtins.float": 0.0,
+    "builtins.str": "",
+    "builtins.bytes": b"",
+}
 _UNARY: dict[type, Callable[..., object]] = {
     ast.Not: operator.not_,
     ast.USub: operator.neg,
