@@ -34,6 +34,7 @@ FAMILIES = {
     "travelling_values",
     "repaired_contexts",
     "rewrites",
+    "held_out",
 }
 
 

@@ -190,9 +190,17 @@ _WEAK_METHODS = {
 }
 
 
+_WEAK_PROTOCOL_NAMES = frozenset(
+    name.removeprefix("ssl.PROTOCOL_") for name in t.WEAK_PROTOCOLS if name.startswith("ssl.")
+)
+
+
 def _weak_setting(name: str, value: Value) -> str | None:
     """Return the SSC7xx code of a weak protocol, version bound, option or cipher setting."""
     if name in t.PROTOCOL_KEYWORDS:
+        if name == "ssl_version" and (text := _str(value)) is not None:
+            # urllib3 reads a string as ``ssl.<name>`` or ``ssl.PROTOCOL_<name>``.
+            return "SSC701" if text.removeprefix("PROTOCOL_") in _WEAK_PROTOCOL_NAMES else None
         return "SSC701" if _ref_in(value, t.WEAK_PROTOCOLS) else None
     if (
         name in t.MIN_VERSION_KEYWORDS
