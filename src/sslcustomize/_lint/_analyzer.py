@@ -1575,7 +1575,7 @@ class Analyzer:
             return Const(node.value, node)
         return _located(self.resolve(node), node)
 
-    def _resolve_call(self, node: ast.Call) -> Value:
+    def _resolve_call(self, node: ast.Call) -> Value:  # noqa: PLR0911 - one case per callee kind
         callee = self.resolve(node.func)
         if isinstance(callee, Ref):
             return self._resolve_call_of(callee.qualname, node)
@@ -1591,7 +1591,22 @@ class Analyzer:
                 return _param(callee.receiver) if _str(callee.receiver) is not None else UNKNOWN
             if callee.attr == "copy" and isinstance(callee.receiver, DictVal):
                 return callee.receiver
+            if callee.attr == "get" and len(node.args) == 2:
+                return self._lookup_or_default(callee.receiver, node)
         return UNKNOWN
+
+    def _lookup_or_default(self, mapping: Value, node: ast.Call) -> Value:
+        """``d.get(key, default)``: the entry of a known dict, else the default.
+
+        ``verify=settings.get("verify", False)`` and ``os.environ.get("VERIFY", False)`` are
+        off unless something is configured: the default is the value of the default path, as a
+        parameter's default is.
+        """
+        key = _str(self.resolve(node.args[0]))
+        if isinstance(mapping, DictVal) and key is not None and key in mapping.entries:
+            return mapping.entries[key]
+        default = self._resolve_located(node.args[1])
+        return default if isinstance(default, Const) else UNKNOWN
 
     def _imported_module(self, name: str, node: ast.Call) -> Value:
         """``__import__("ssl")``, ``importlib.import_module("ssl")``: the module they return.
@@ -1612,6 +1627,8 @@ class Analyzer:
             return Instance("ssl.SSLContext", self._context(node, name, origin))
         if name in t.CLASSES:
             return Instance(t.CLASSES[name])
+        if name in {"os.getenv", "os.environ.get"} and len(node.args) == 2:
+            return self._lookup_or_default(UNKNOWN, node)
         if name == "OpenSSL.SSL.Connection" and node.args:
             context = self.resolve(node.args[0])
             if isinstance(context, Instance) and context.context is not None:

@@ -1,5 +1,6 @@
 """Verify flags that travel: positionally, by defaults, dict spreads, attributes, names."""
 import functools
+import os
 import ssl
 
 import requests
@@ -80,6 +81,12 @@ def by_joined_name():
     return getattr(ssl, name)()  # expect: SSC203
 
 
+def configured_or_off(url, settings):
+    requests.get(url, verify=os.environ.get("VERIFY_SSL", False))  # expect: SSC101
+    requests.get(url, verify=os.getenv("VERIFY_SSL", ""))  # expect: SSC101
+    return requests.get(url, verify=settings.get("verify", False))  # expect: SSC101
+
+
 def pool_kwargs():
     kw = {"cert_reqs": "CERT_NONE"}  # expect: SSC104
     return urllib3.PoolManager(**kw)
@@ -104,6 +111,13 @@ def safe_caller(url):
 
 def other_getattr():
     return getattr(ssl, "create_default_context")()  # expect: none
+
+
+def configured_or_on(url, settings):
+    requests.get(url, verify=os.environ.get("REQUESTS_CA_BUNDLE"))  # expect: none
+    requests.get(url, verify=os.environ.get("CA_BUNDLE", True))  # expect: none
+    requests.get(url, verify=SAFE.get("verify", False))  # expect: none
+    return requests.get(url, verify=settings.get("verify", True))  # expect: none
 
 
 def unrelated_dict():
