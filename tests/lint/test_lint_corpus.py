@@ -35,6 +35,7 @@ FAMILIES = {
     "repaired_contexts",
     "rewrites",
     "held_out",
+    "held_out_2",
 }
 
 

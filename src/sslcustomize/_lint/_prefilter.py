@@ -78,6 +78,7 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
     # (see ``_ALSO``): the long flag is searched first, three times faster than "wget".
     b"curl": (b"curl ", b"curl'", b'curl"'),
     b"--no-check-certificate": (),
+    b"validate_cert": (),  # tornado's validate_cert=False
 }
 # The narrower forms as (offset of the word in the form, form).
 _FORMS = {

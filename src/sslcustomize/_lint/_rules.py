@@ -430,6 +430,16 @@ RULES: tuple[Rule, ...] = (
         good="SmartConnect(host=host, user=user, pwd=pwd, sslContext=ssl.create_default_context())",
     ),
     Rule(
+        code="SSC513",
+        name="tornado-validate-cert-false",
+        message="tornado `validate_cert=False` accepts any certificate",
+        why="tornado's `HTTPRequest` and `AsyncHTTPClient.fetch` check the server's certificate "
+        "unless `validate_cert=False`: then any certificate, for any host, is accepted.",
+        fix="Remove `validate_cert=False`; for a private CA give `ca_certs=PATH`. " + _TRUST,
+        bad="AsyncHTTPClient().fetch(url, validate_cert=False)",
+        good='AsyncHTTPClient().fetch(url, ca_certs="/etc/ssl/corp-ca.pem")',
+    ),
+    Rule(
         code="SSC601",
         name="smtp-ssl-no-context",
         message="`smtplib.SMTP_SSL()` without `context=` does not verify the server (gh-91826)",

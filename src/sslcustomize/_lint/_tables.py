@@ -265,6 +265,7 @@ DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
     "ssl_verify": ("false", "SSC506"),
     "ssl_cert_reqs": ("cert_none_or_none", "SSC507"),
     "disableSslCertValidation": ("true", "SSC512"),
+    "validate_cert": ("falsy", "SSC513"),  # tornado's HTTPRequest and fetch
 }
 # Attributes whose name alone says what they do (not keywords: aiohttp's ``verify_ssl=`` is
 # SSC103).
