@@ -163,7 +163,7 @@ def _is_falsy(value: Value) -> bool:
     """``False``, ``0``, ``""`` or an empty literal; not ``None`` (the default in requests)."""
     value = _param(value)
     if isinstance(value, Const):
-        return type(value.value) in {bool, int, float, str, bytes} and not value.value
+        return type(value.value) in {bool, int, float, complex, str, bytes} and not value.value
     if isinstance(value, SeqVal):
         return not value.items and value.empty
     if isinstance(value, DictVal):
@@ -1657,6 +1657,8 @@ class Analyzer:
             return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN
         if name in _EMPTY_CONSTRUCTORS and not node.args and not node.keywords:
             return Const(_EMPTY_CONSTRUCTORS[name], node)  # ``verify=bool()``, ``str()``
+        if name in _EMPTY_COLLECTIONS and not node.args and not node.keywords:
+            return SeqVal((), empty=True)  # ``verify=set()``, ``list()``: empty, so false
         if name == "builtins.len" and len(node.args) == 1 and not node.keywords:
             value = self.resolve(node.args[0])  # ``verify=len("")``
             if isinstance(value, Const) and isinstance(value.value, str | bytes):
@@ -1844,7 +1846,7 @@ def _class_kind(bases: list[Ref]) -> str:
     return "enum" if "enum" in kinds else "value" if "value" in kinds else "class"
 
 
-_NUMBERS = (bool, int, float)
+_NUMBERS = (bool, int, float, complex)
 # Builtins that called without arguments make a false value.
 _EMPTY_CONSTRUCTORS: dict[str, object] = {
     "builtins.bool": False,
@@ -1852,7 +1854,11 @@ _EMPTY_CONSTRUCTORS: dict[str, object] = {
     "builtins.float": 0.0,
     "builtins.str": "",
     "builtins.bytes": b"",
+    "builtins.complex": 0j,
 }
+_EMPTY_COLLECTIONS = frozenset(
+    {"builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset"}
+)
 _UNARY: dict[type, Callable[..., object]] = {
     ast.Not: operator.not_,
     ast.USub: operator.neg,
@@ -1881,7 +1887,7 @@ _BINARY: dict[type, Callable[..., object]] = {
     ast.BitAnd: operator.and_,
     ast.BitXor: operator.xor,
 }
-_SCALARS = (bool, int, float, str, bytes, type(None))
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
 
 def _constant_result(

@@ -29,6 +29,10 @@ def numbers_and_empties(url):
     requests.get(url, verify=[])  # expect: SSC101
     requests.get(url, verify={})  # expect: SSC101
     requests.get(url, verify=())  # expect: SSC101
+    requests.request("GET", url, verify=0j)  # expect: SSC101
+    requests.request("GET", url, verify=b"")  # expect: SSC101
+    requests.request("GET", url, verify=set())  # expect: SSC101
+    requests.request("GET", url, verify=list())  # expect: SSC101
     httpx.get(url, verify=NO)  # expect: SSC101
     return httpx.Client(verify=EMPTY)  # expect: SSC101
 
@@ -76,6 +80,8 @@ def truthy(url):
     requests.get(url, verify=Verify.ON.value)  # expect: none
     requests.get(url, verify=None)  # expect: none
     requests.get(url, verify=True if DEBUG else False)  # expect: none
+    requests.request("GET", url, verify=1j)  # expect: none
+    requests.request("GET", url, verify={"/etc/ssl/corp.pem"}.pop())  # expect: none
     return requests.get(url, verify=not 0)  # expect: none
 
 
