@@ -81,6 +81,14 @@ def test_no_extras_are_installed(bare_venv: Path) -> None:
     assert done.stdout.strip() == "[]"
 
 
+def test_help_lists_every_command(bare_venv: Path, tmp_path: Path) -> None:
+    """--help works without the accelerator (it once crashed on the missing import)."""
+    done = _run(bare_venv, "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for command in ("doctor", "check", "trust", "lint"):
+        assert command in done.stdout
+
+
 def test_doctor_runs(bare_venv: Path, tmp_path: Path) -> None:
     """doctor describes the process's TLS situation without a traceback."""
     done = _run(bare_venv, "doctor", cwd=tmp_path)
