@@ -15,7 +15,8 @@ In one run, on the same trees, it measures:
 * with ``--semgrep-rules DIR`` (semgrep from PyPI, rules from a local copy of semgrep-rules,
   run offline with ``--metrics=off``), semgrep on the corpus too, credited like bandit and
   ruff. The corpus is copied to a temporary directory first: semgrep skips ``tests/``
-  directories by default.
+  directories by default. Rule ids must be unique in DIR (semgrep-rules has two
+  ``disabled-cert-validation``; with both, semgrep keeps one, not always the same).
 * the installed standard library (``sysconfig.get_paths()["stdlib"]`` without its
   ``site-packages``) and a site-packages tree (by default this interpreter's): files per second
   of each tool, wall clock, best of ``--repeat`` runs (bandit: one), caches off, and this
