@@ -36,6 +36,7 @@ FAMILIES = {
     "rewrites",
     "held_out",
     "held_out_2",
+    "held_out_3",
 }
 
 
