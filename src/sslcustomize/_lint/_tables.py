@@ -74,6 +74,11 @@ HTTP_VERBS = frozenset(
 # Calling these gives an instance of the class on the right.
 CLASSES: dict[str, str] = {
     "requests.Session": "requests.Session",
+    # Sessions of libraries built on requests: subclasses that take verify= as it does.
+    "requests_futures.sessions.FuturesSession": "requests.Session",
+    "requests_toolbelt.sessions.BaseUrlSession": "requests.Session",
+    "cloudscraper.create_scraper": "requests.Session",
+    "cloudscraper.CloudScraper": "requests.Session",
     "httpx.Client": "httpx.Client",
     "httpx.AsyncClient": "httpx.AsyncClient",
     "aiohttp.ClientSession": "aiohttp.ClientSession",
@@ -223,6 +228,8 @@ for _verb in HTTP_VERBS:
     KEYWORD_SINKS[f"requests.Session.{_verb}"] = _REQUESTS_VERIFY
     KEYWORD_SINKS[f"httpx.{_verb}"] = _REQUESTS_VERIFY
     KEYWORD_SINKS[f"aiohttp.ClientSession.{_verb}"] = _AIOHTTP_SSL
+for _verb in HTTP_VERBS - {"send", "stream"}:
+    KEYWORD_SINKS[f"grequests.{_verb}"] = _REQUESTS_VERIFY  # requests' verbs, made async
 KEYWORD_SINKS["requests.Session.merge_environment_settings"] = [("verify", 3, "false", "SSC101")]
 # Positionally too: Session.request(method, url, params, data, headers, cookies, files, auth,
 # timeout, allow_redirects, proxies, hooks, stream, verify, ...); send(request, stream,
