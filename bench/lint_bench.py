@@ -4,6 +4,7 @@ Needs ``pip install bandit ruff`` in the interpreter that runs this script (it i
 nothing), and ``sslcustomize`` importable (installed, or ``PYTHONPATH=src``).
 
     python bench/lint_bench.py [--site-packages DIR] [--repeat N] [--skip-bandit-trees]
+                               [--semgrep-rules DIR]
 
 In one run, on the same trees, it measures:
 
@@ -11,6 +12,11 @@ In one run, on the same trees, it measures:
   ruff are run with only their TLS rules (bandit B501-B504, B323; ruff S501-S504, S323) and are
   credited with a site when they report anything on its line, whatever the code; this linter
   must report the labelled code.
+* with ``--semgrep-rules DIR`` (semgrep from PyPI, rules from a local copy of semgrep-rules,
+  run offline with ``--metrics=off``), semgrep on the corpus too, credited like bandit and
+  ruff. The corpus is copied to a temporary directory first: semgrep skips ``tests/``
+  directories by default. Rule ids must be unique in DIR (semgrep-rules has two
+  ``disabled-cert-validation``; with both, semgrep keeps one, not always the same).
 * the installed standard library (``sysconfig.get_paths()["stdlib"]`` without its
   ``site-packages``) and a site-packages tree (by default this interpreter's): files per second
   of each tool, wall clock, best of ``--repeat`` runs (bandit: one), caches off, and this
@@ -38,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,6 +53,7 @@ CORPUS = ROOT / "tests" / "lint" / "corpus"
 sys.path.insert(0, str(ROOT / "src"))
 
 from sslcustomize._lint._files import discover  # noqa: E402
+from sslcustomize._lint._prefilter import accelerated_matches  # noqa: E402
 from sslcustomize._lint._rules import RULES_BY_CODE  # noqa: E402
 from sslcustomize._lint._scoring import load_labels, score, total  # noqa: E402
 
@@ -73,8 +81,23 @@ def _env() -> dict[str, str]:
     return env
 
 
+SEMGREP_RULES: list[str] = []  # the --semgrep-rules directory, when given
+
+
 def command(tool: str, paths: list[str]) -> list[str]:
     """Return the command line that runs one tool on paths with JSON output."""
+    if tool == "semgrep":
+        return [
+            *_tool("semgrep"),
+            "scan",
+            "--config",
+            *SEMGREP_RULES,
+            "--json",
+            "--metrics=off",
+            "--disable-version-check",
+            "--quiet",
+            *paths,
+        ]
     if tool == "sslcustomize":
         return [
             sys.executable,
@@ -120,6 +143,8 @@ def _hits(tool: str, out: str) -> list[tuple[str, int, str]]:
         return [(f["path"], f["line"], f["code"]) for f in data["findings"]]
     if tool == "bandit":
         return [(r["filename"], r["line_number"], r["test_id"]) for r in data.get("results", [])]
+    if tool == "semgrep":
+        return [(r["path"], r["start"]["line"], r["check_id"]) for r in data.get("results", [])]
     return [
         (r["filename"], r["location"]["row"], r["code"])
         for r in data
@@ -174,8 +199,14 @@ def main() -> None:
     parser.add_argument("--site-packages", default=site.getsitepackages()[0])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--skip-bandit-trees", action="store_true", help="bandit on corpus only")
+    parser.add_argument("--semgrep-rules", help="a directory of semgrep rules: semgrep on corpus")
     args = parser.parse_args()
-    tools = ("sslcustomize", "ruff", "bandit")
+    tools: tuple[str, ...] = ("sslcustomize", "ruff", "bandit")
+    if args.semgrep_rules:
+        SEMGREP_RULES.append(args.semgrep_rules)
+        tools += ("semgrep",)
+    search = "ahocorasick-rs" if accelerated_matches is not None else "pure Python, no [lint]"
+    print(f"pre-filter search: {search}")
     # An installed package has its bytecode; the sources here may not (PYTHONDONTWRITEBYTECODE),
     # and compiling the linter at each run would be timed as its start-up.
     compileall.compile_dir(str(ROOT / "src" / "sslcustomize"), quiet=1)
@@ -183,8 +214,17 @@ def main() -> None:
     print(f"== corpus {CORPUS}")
     labels = load_labels(CORPUS)
     corpus_files = [str(p) for p in sorted(CORPUS.glob("*.py"))]
+    temporary = tempfile.TemporaryDirectory()
+    copy = Path(temporary.name) / "corpus"
+    shutil.copytree(CORPUS, copy)
     for tool in tools:
-        hits = run(tool, corpus_files)
+        if tool == "semgrep":
+            hits = [
+                (str(CORPUS / Path(path).name), line, code)
+                for path, line, code in run(tool, [str(copy)])
+            ]
+        else:
+            hits = run(tool, corpus_files)
         scores = score(labels, hits, match_codes=tool == "sslcustomize")
         overall = total(scores)
         print(
@@ -197,6 +237,7 @@ def main() -> None:
         print(f"{'':13} per corpus file (recall/precision): {families}")
         if tool == "sslcustomize":
             print(f"{'':13} findings per family: {_families(hits)}")
+    temporary.cleanup()
 
     trees = {
         "stdlib": tree_paths(sysconfig.get_paths()["stdlib"]),

@@ -27,6 +27,16 @@ FAMILIES = {
     "stdlib_clients",
     "legacy_opt_out",
     "weak_tls",
+    "weak_versions_anywhere",
+    "pyopenssl_verify",
+    "bare_contexts",
+    "falsy_values",
+    "travelling_values",
+    "repaired_contexts",
+    "rewrites",
+    "held_out",
+    "held_out_2",
+    "held_out_3",
 }
 
 

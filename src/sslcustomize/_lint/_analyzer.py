@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
+import itertools
+import operator
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
@@ -160,7 +163,7 @@ def _is_falsy(value: Value) -> bool:
     """``False``, ``0``, ``""`` or an empty literal; not ``None`` (the default in requests)."""
     value = _param(value)
     if isinstance(value, Const):
-        return type(value.value) in {bool, int, str, bytes} and not value.value
+        return type(value.value) in {bool, int, float, complex, str, bytes} and not value.value
     if isinstance(value, SeqVal):
         return not value.items and value.empty
     if isinstance(value, DictVal):
@@ -187,9 +190,17 @@ _WEAK_METHODS = {
 }
 
 
+_WEAK_PROTOCOL_NAMES = frozenset(
+    name.removeprefix("ssl.PROTOCOL_") for name in t.WEAK_PROTOCOLS if name.startswith("ssl.")
+)
+
+
 def _weak_setting(name: str, value: Value) -> str | None:
     """Return the SSC7xx code of a weak protocol, version bound, option or cipher setting."""
     if name in t.PROTOCOL_KEYWORDS:
+        if name == "ssl_version" and (text := _str(value)) is not None:
+            # urllib3 reads a string as ``ssl.<name>`` or ``ssl.PROTOCOL_<name>``.
+            return "SSC701" if text.removeprefix("PROTOCOL_") in _WEAK_PROTOCOL_NAMES else None
         return "SSC701" if _ref_in(value, t.WEAK_PROTOCOLS) else None
     if (
         name in t.MIN_VERSION_KEYWORDS
@@ -299,6 +310,11 @@ class Analyzer:
         self._server_hints: dict[ast.AST, bool] = {}
         self._pending: list[tuple[_FunctionNode, list[_Scope], _Scope | None]] = []
         self._star_modules: list[str] = []  # ``from module import *``, in order
+        self._whole: ast.Module | None = None  # the uncut tree, parsed when a callback needs it
+        # a module-level class's name -> its body's names and its kind (see ``_class_member``)
+        self._classes: dict[str, tuple[_Scope, str]] = {}
+        self._cut_classes: dict[str, tuple[_Scope, str] | None] = {}  # read by ``_cut_class``
+        self._class_names: dict[str, int] | None = None  # module-level ``class NAME``: offset
 
     # -- driving -------------------------------------------------------------------------
 
@@ -455,11 +471,17 @@ class Analyzer:
         bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
         if bases:
             self.class_attrs[_BASE] = Instance(bases[0].qualname)
-        self.scopes.append({})
+        body: _Scope = {}
+        self.scopes.append(body)
         self.visit_body(node.body)
         self.scopes.pop()
+        for name, value in body.items():
+            if isinstance(value, Const):  # ``verify_tls = False`` read as ``self.verify_tls``
+                self.class_attrs.setdefault(name, value)
         self.class_attrs = outer
         self.scopes[-1][node.name] = UNKNOWN
+        if len(self.scopes) == 1:  # a module's class: its attributes are read by name
+            self._classes[node.name] = (body, _class_kind(bases))
 
     def _visit_function(
         self, node: _FunctionNode, scopes: list[_Scope], class_attrs: _Scope | None
@@ -481,8 +503,13 @@ class Analyzer:
                 value = self.resolve(default)
                 # Keep where the default was written: the finding points there.
                 scope[arg.arg] = Param(arg.arg, _located(value, default))
-                if arg.arg in t.PROTOCOL_KEYWORDS and _ref_in(value, t.WEAK_PROTOCOLS):
+                # A weak protocol as any parameter's default is a configuration choice
+                # (``def open_ssl_socket(version=ssl.PROTOCOL_SSLv2)``), reported here once;
+                # the uses of the parameter are not reported again.
+                if _ref_in(value, t.WEAK_PROTOCOLS):
                     self.report("SSC701", default)
+                elif arg.arg in t.MIN_VERSION_KEYWORDS and _weak_setting(arg.arg, value):
+                    self.report("SSC702", default)
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
             scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
         self.scopes = [*scopes, scope]
@@ -554,6 +581,15 @@ class Analyzer:
             self._check_env(key, value, stmt)
             if name is not None:  # ``kwargs["verify"] = False``, spread later
                 self._add_entries(target.value, {name: _located(value, value_node)}, target)
+        elif (
+            isinstance(target, ast.Tuple | ast.List)
+            and isinstance(value_node, ast.Tuple | ast.List)
+            and len(target.elts) == len(value_node.elts)
+            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value_node.elts))
+        ):
+            # ``ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE``: pair by pair
+            for element, item in zip(target.elts, value_node.elts, strict=True):
+                self._assign(element, self.resolve(item), item, stmt)
         else:
             self._bind(target, value)
 
@@ -564,7 +600,7 @@ class Analyzer:
         store = ast.copy_location(ast.Attribute(owner, name, ast.Store()), stmt)
         self._assign_attribute(store, value, value_node, stmt)
 
-    def _assign_attribute(
+    def _assign_attribute(  # noqa: PLR0912 - one case per attribute that rules read
         self, target: ast.Attribute, value: Value, value_node: ast.expr, stmt: ast.AST
     ) -> None:
         base = self.resolve(target.value)
@@ -573,6 +609,9 @@ class Analyzer:
             self._check_patch(t.normalize(f"{base.qualname}.{attr}"), value, stmt)
             return
         state = base.context if isinstance(base, Instance) else None
+        if isinstance(target.value, ast.Name) and not _is_self(target.value):
+            # ``cfg.verify = False`` then ``verify=cfg.verify``: read back in this scope.
+            self.scopes[-1][f"{target.value.id}.{attr}"] = _located(value, value_node)
         if isinstance(value, Param):
             return  # storing a parameter: its default is checked where the caller's value is
         self._check_attribute_value(attr, value, stmt)
@@ -583,11 +622,13 @@ class Analyzer:
                 self._weaken(state, "SSC201", stmt)
             elif isinstance(value, Ref) and value.qualname in _VERIFYING_MODES and state:
                 state.verified = state.mode_required = True
+                state.repair("SSC201")
         elif attr == "check_hostname":
             if _is_falsy(value):  # False, 0, "": the setter takes any value's truth
                 self._weaken(state, "SSC202", stmt)
             elif _is_const(value, True) and state:
                 state.verified = state.hostname_on = True
+                state.repair("SSC202")
         elif attr == "verify" and _is_falsy(value):  # False, 0, "": requests reads it as off
             evident = isinstance(base, Instance) and base.qualname in _SESSION_TYPES
             guessed = not isinstance(base, Instance) and _sessionish(target.value)
@@ -643,9 +684,33 @@ class Analyzer:
         ):
             return  # restores the original, or hands over to sslcustomize
         if target == "ssl._create_default_https_context":
-            self.report("SSC301", stmt)
+            if not self._keeps_verification(value, stmt):
+                self.report("SSC301", stmt)
         elif target in t.ALWAYS_WEAKENING_PATCHES or self._weakening_replacement(value, stmt):
             self.report("SSC302", stmt)
+
+    def _keeps_verification(self, value: Value, stmt: ast.AST) -> bool:
+        """Tell whether a replacement default HTTPS context factory evidently verifies.
+
+        ``lambda: ssl.create_default_context(cafile=certifi.where())``, a ``def`` of this file
+        that returns such a context, or ``partial(ssl.create_default_context, cafile=...)``:
+        a verifying factory with other trust, and no word that weakens it.
+        """
+        if isinstance(value, Partial):
+            return (
+                isinstance(value.func, Ref)
+                and value.func.qualname == "ssl.create_default_context"
+                and not any(_TESTS["falsy"](v) or _is_cert_none(v) for v in value.keywords.values())
+            )
+        node: ast.AST | None = getattr(stmt, "value", None)
+        if isinstance(node, ast.Name):
+            node = self._function_named(node.id)
+        if not isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
+            return False
+        text = re.sub(rb"\s+", b"", ast.unparse(node).encode().lower())
+        return any(word in text for word in _VERIFYING_FACTORY_WORDS) and not any(
+            word in text for word in _UNVERIFYING_WORDS
+        )
 
     def _weakening_replacement(self, value: Value, stmt: ast.AST) -> bool:
         """Tell whether a replacement function shows a weakening (a wrapper need not)."""
@@ -682,6 +747,8 @@ class Analyzer:
                     self.report("SSC207", state.node)
                 continue
             repaired = state.mode_required and state.hostname_on
+            if state.client:
+                repaired = not state.used_unrepaired
             if state.origin == "unverified" and not server and not repaired:
                 self.report("SSC203", state.node)
             if server or state.origin == "server":
@@ -1033,7 +1100,7 @@ class Analyzer:
         for value, keyword in given:
             by_keyword = keyword in _CONTEXT_KEYWORDS and not _is_server_call(attr)
             if isinstance(value, Instance) and value.context and (client_call or by_keyword):
-                value.context.client = True
+                value.context.use_by_client()
 
     def _context_method(
         self, receiver: Instance, attr: str, args: list[ast.expr], kwmap: _KwMap
@@ -1044,7 +1111,7 @@ class Analyzer:
             return
         if receiver.qualname == "OpenSSL.SSL.Connection":
             if attr in {"set_connect_state", "connect", "connect_ex", "set_tlsext_host_name"}:
-                state.client = True
+                state.use_by_client()
             elif attr in {"set_accept_state", "accept"}:
                 state.server = True
             return
@@ -1053,17 +1120,119 @@ class Analyzer:
             if side is not None and _is_const(side[0], True):
                 state.server = True
             elif (side is not None and _is_const(side[0], False)) or "server_hostname" in kwmap:
-                state.client = True
+                state.use_by_client()
         elif attr == "load_cert_chain" and state.origin == "bare":
             state.server_hint = True  # most often a server; a client would set verify_mode
         elif attr.startswith(("use_certificate", "use_privatekey")):
             state.server_hint = True  # pyOpenSSL: a server's key and certificate
-        elif attr == "set_verify" and args:
-            mode = self.resolve(args[0])
-            if _is_cert_none(mode):
-                state.weakenings.append(("SSC208", args[0]))
+        elif attr == "set_verify" and (args or "mode" in kwmap):
+            off = self._verify_off(args, kwmap)
+            if off is not None:
+                state.weakenings.append(("SSC208", off))
             else:
-                state.verified = True  # VERIFY_PEER, alone or with other flags
+                state.verified = True  # VERIFY_PEER with a callback that checks, or unknown
+
+    def _verify_off(self, args: list[ast.expr], kwmap: _KwMap) -> ast.AST | None:
+        """Return where a pyOpenSSL ``set_verify(mode, callback)`` turns verification off.
+
+        Off: ``VERIFY_NONE``, or flags OR-ed without ``VERIFY_PEER``
+        (``VERIFY_NONE | VERIFY_CLIENT_ONCE``; ``VERIFY_NONE`` is 0), or ``VERIFY_PEER`` with a
+        callback that returns true whatever OpenSSL found. ``None``: verifying, or unknown.
+        """
+        mode = args[0] if args else _keyword_value(kwmap["mode"][1])
+        flags = [self.resolve(flag) for flag in _or_operands(mode)]
+        names = [flag.qualname if isinstance(flag, Ref) else None for flag in flags]
+        if "OpenSSL.SSL.VERIFY_PEER" not in names:
+            if any(map(_is_cert_none, flags)) or (
+                len(names) > 1 and all(name in _VERIFY_FLAGS for name in names)
+            ):
+                return mode
+            return None
+        callback: ast.AST | None = args[1] if len(args) > 1 else None
+        if callback is None and "callback" in kwmap:
+            callback = _keyword_value(kwmap["callback"][1])
+        if callback is not None and self._accepts_all(callback):
+            return callback
+        return None
+
+    def _names_verify_flag(self, mode: ast.AST) -> bool:
+        """Tell whether a receiver-less ``set_verify``'s mode names a pyOpenSSL flag (not a 0)."""
+        return any(
+            isinstance(value, Ref) and value.qualname in _VERIFY_FLAGS | t.CERT_NONE_NAMES
+            for value in map(self.resolve, _or_operands(mode))
+        )
+
+    def _accepts_all(self, callback: ast.AST) -> bool:
+        """Tell whether a verify callback returns true whatever the ``ok`` it is given."""
+        if isinstance(callback, ast.Lambda):
+            return _truthy_constant(callback.body)
+        name = None
+        if isinstance(callback, ast.Name):
+            name = callback.id
+        elif isinstance(callback, ast.Attribute):
+            name = callback.attr  # ``self.verify_cb``: a method of this file, by its name
+        if name is None:
+            return False
+        function = self._function_named(name)
+        return function is not None and _returns_true_always(function)
+
+    def _cut_class(self, name: str) -> tuple[_Scope, str] | None:
+        """Read a module-level class that the cut tree lacks (it holds no rule word).
+
+        Only its ``NAME = value`` lines are read; the whole file is parsed once, and only
+        when the source has ``class NAME`` at the start of a line.
+        """
+        if self._class_names is None:
+            found = _CLASS_LINE.finditer(self.source) if self.source is not None else ()
+            self._class_names = {m.group(1).decode("ascii"): m.start() for m in found}
+        start = self._class_names.get(name)
+        if start is None or self.source is None:
+            return None
+        if name in self._cut_classes:
+            return self._cut_classes[name]
+        self._cut_classes[name] = None
+        # Parse the class alone: from its line to the next line that starts a statement at
+        # the margin (a class cut from the tree is small; the whole file may not be).
+        end = _MARGIN_LINE.search(self.source, start + 1)
+        try:
+            piece = ast.parse(self.source[start : end.start() if end else len(self.source)])
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+        for node in piece.body:
+            if isinstance(node, ast.ClassDef) and node.name == name:
+                body: _Scope = {}
+                for stmt in node.body:
+                    if (
+                        isinstance(stmt, ast.Assign)
+                        and len(stmt.targets) == 1
+                        and isinstance(stmt.targets[0], ast.Name)
+                    ):
+                        body[stmt.targets[0].id] = self._resolve_located(stmt.value)
+                bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
+                self._cut_classes[name] = (body, _class_kind(bases))
+        return self._cut_classes[name]
+
+    def _whole_tree(self) -> ast.Module:
+        """Return the file's whole tree (the analyzed one may be cut), parsed at most once."""
+        if self._whole is None:
+            try:
+                self._whole = ast.parse(self.source) if self.source is not None else self.tree
+            except (SyntaxError, ValueError, RecursionError):
+                self._whole = self.tree
+        return self._whole
+
+    def _function_named(self, name: str) -> _FunctionNode | None:
+        """Return the last function or method of this file named ``name``, cut or not."""
+        found = self._defs.get(name)
+        if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) and self._hot is None:
+            return found
+        # A cut tree lacks functions without a rule word (a callback is one): read them from
+        # the whole file, parsed once, only for the rare file that passes a callback by name.
+        result = None
+        for node in ast.walk(self._whole_tree()):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+                result = node
+        return result
 
     def _check_weak_tls(
         self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
@@ -1071,19 +1240,22 @@ class Analyzer:
         """Weak protocol versions, version bounds, options and cipher strings (SSC7xx)."""
         if qualname in t.PROTOCOL_CALLS:
             for item in args:
-                if _ref_in(self.resolve(item), t.WEAK_PROTOCOLS):
+                value = self.resolve(item)
+                if not isinstance(value, Param) and _ref_in(value, t.WEAK_PROTOCOLS):
                     self.report("SSC701", item)
         elif args and attr in _WEAK_METHODS:
             first = self.resolve(args[0])
             code = _WEAK_METHODS[attr]
             if code == "SSC208":
-                if qualname is None and isinstance(first, Ref) and _is_cert_none(first):
-                    self._weaken(None, code, args[0])  # receiver unknown: set_verify(VERIFY_NONE)
+                if qualname is None:  # receiver unknown: set_verify(VERIFY_NONE) or the like
+                    off = self._verify_off(args, kwmap)
+                    if off is not None and (off is not args[0] or self._names_verify_flag(args[0])):
+                        self._weaken(None, code, off)
             elif _weak_setting(attr, first):
                 self.report(code, args[0])
         for name, (value, location) in kwmap.items():
             weak = _weak_setting(name, value)
-            if weak:
+            if weak and not (weak in {"SSC701", "SSC702"} and isinstance(value, Param)):
                 self.report(weak, location)
 
     def _check_stdlib_clients(  # noqa: PLR0917 - the call's parts, already resolved
@@ -1211,6 +1383,10 @@ class Analyzer:
         if isinstance(node, ast.Attribute):
             if _is_self(node.value) and self.class_attrs and node.attr in self.class_attrs:
                 return _settle(self.class_attrs, node.attr, self.class_attrs[node.attr])
+            if isinstance(node.value, ast.Name | ast.Attribute):
+                member = self._member(node)
+                if member is not None:
+                    return member
             base = self.resolve(node.value)
             if isinstance(base, Ref):
                 return Ref(t.normalize(f"{base.qualname}.{node.attr}"))
@@ -1239,6 +1415,14 @@ class Analyzer:
                 else:
                     items.append(self._resolve_located(element))
             return SeqVal(tuple(items), empty=not node.elts)
+        if isinstance(node, ast.BinOp | ast.BoolOp | ast.Compare | ast.IfExp | ast.UnaryOp):
+            return self._evaluate(node)
+        if isinstance(node, ast.Subscript):
+            return self._resolve_subscript(node)
+        return self._resolve_rest(node)
+
+    def _resolve_rest(self, node: ast.AST) -> Value:  # noqa: PLR0911 - one case per node type
+        """``resolve`` for strings built from parts and the expressions that pass a value on."""
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.resolve(node.left), self.resolve(node.right)
             if isinstance(left, SeqVal) and isinstance(right, SeqVal):
@@ -1252,10 +1436,135 @@ class Analyzer:
             return self.resolve(node.value)
         if isinstance(node, ast.NamedExpr | ast.Await):
             return self.resolve(node.value)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            operand = self.resolve(node.operand)  # ``verify=not True``
-            return Const(not operand.value, node) if isinstance(operand, Const) else UNKNOWN
         return UNKNOWN
+
+    def _evaluate(  # noqa: PLR0911 - one case per node type
+        self, node: ast.BinOp | ast.BoolOp | ast.Compare | ast.IfExp | ast.UnaryOp
+    ) -> Value:
+        """Evaluate an expression of known constants as Python would (``verify=1 == 2``).
+
+        A value that is false when the code runs is false however it is written: numbers,
+        comparisons, ``and``/``or``/``not``, ``x if TEST else y`` with a known test. Anything
+        that depends on a value unknown here stays unknown.
+        """
+        if isinstance(node, ast.IfExp):
+            test = self.resolve(node.test)
+            if not isinstance(test, Const):
+                return UNKNOWN
+            return self.resolve(node.body if test.value else node.orelse)
+        if isinstance(node, ast.BoolOp):
+            return self._evaluate_bool(node)
+        if isinstance(node, ast.Compare):
+            return self._evaluate_compare(node)
+        if isinstance(node, ast.UnaryOp):
+            operand = self.resolve(node.operand)  # ``verify=not True``, ``-0``
+            if not isinstance(operand, Const):
+                return UNKNOWN
+            return _constant_result(_UNARY.get(type(node.op)), (operand.value,), node)
+        left, right = self.resolve(node.left), self.resolve(node.right)
+        if isinstance(left, Const) and isinstance(right, Const):
+            return _constant_result(_BINARY.get(type(node.op)), (left.value, right.value), node)
+        return self._resolve_rest(node)
+
+    def _evaluate_bool(self, node: ast.BoolOp) -> Value:
+        """``a or b`` stops at a true value, ``a and b`` at a false one; unknown stops all."""
+        result: Value = UNKNOWN
+        for operand in node.values:
+            result = self.resolve(operand)
+            if not isinstance(result, Const):
+                return UNKNOWN
+            if bool(result.value) is isinstance(node.op, ast.Or):
+                return result
+        return result
+
+    def _evaluate_compare(self, node: ast.Compare) -> Value:
+        """``a < b < c``: each pair in turn, as Python chains them."""
+        consts = []
+        for part in (node.left, *node.comparators):
+            value = self.resolve(part)
+            if not isinstance(value, Const):
+                return UNKNOWN
+            consts.append(value.value)
+        for op, pair in zip(node.ops, itertools.pairwise(consts), strict=True):
+            outcome = _constant_result(_COMPARE.get(type(op)), pair, node)
+            if not isinstance(outcome, Const) or not outcome.value:
+                return outcome
+        return Const(True, node)
+
+    def _resolve_subscript(self, node: ast.Subscript) -> Value:
+        """``d["verify"]`` of a known dict, ``ssl.__dict__["name"]`` of a module."""
+        key = self._static_str(node.slice)
+        owner = _attribute_owner(node.value)
+        if owner is not None and key is not None:
+            base = self.resolve(owner)
+            if isinstance(base, Ref):
+                return Ref(t.normalize(f"{base.qualname}.{key}"))
+        base = self.resolve(node.value)
+        if isinstance(base, DictVal) and key is not None:
+            return base.entries.get(key, UNKNOWN)
+        if isinstance(base, Ref) and key is not None and base.qualname.startswith("ssl."):
+            return Ref(t.normalize(f"{base.qualname}.{key}"))  # ``ssl.VerifyMode["CERT_NONE"]``
+        if isinstance(base, SeqVal) and base.items:
+            index = self.resolve(node.slice)  # ``[False][0]``, ``(True, False)[1]``
+            if isinstance(index, Const) and type(index.value) is int:
+                with contextlib.suppress(IndexError):
+                    return base.items[index.value]
+        return UNKNOWN
+
+    def _static_str(self, node: ast.AST) -> str | None:
+        """Return the string an expression builds from literals (``"a" + "b"``, ``"".join``)."""
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "join"
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.List | ast.Tuple)
+        ):
+            separator = self._static_str(node.func.value)
+            parts = [self._static_str(element) for element in node.args[0].elts]
+            if separator is not None and all(part is not None for part in parts):
+                return separator.join(part for part in parts if part is not None)
+            return None
+        value = self.resolve(node)
+        if isinstance(value, Const):
+            return value.value if isinstance(value.value, str) else None
+        return None
+
+    def _member(self, node: ast.Attribute) -> Value | None:
+        """A class attribute, an enum member's value, or an attribute set on a local name.
+
+        ``Config.verify_tls`` (a class of this module), ``Verify.OFF.value``, ``Mode.NONE`` of
+        an ``IntEnum`` (an ``int``, false if 0; a plain ``Enum`` member is always true), and
+        ``cfg.verify`` after ``cfg.verify = False`` in the same scope.
+        """
+        owner = node.value
+        if isinstance(owner, ast.Attribute) and node.attr == "value":
+            found = self._class_member(owner)
+            return found[0] if found is not None else None
+        if isinstance(owner, ast.Name):
+            found = self._class_member(node)
+            if found is not None:
+                value, kind = found
+                return value if kind != "enum" else None
+            for scope in reversed(self.scopes):
+                key = f"{owner.id}.{node.attr}"
+                if key in scope:
+                    return _settle(scope, key, scope[key])
+                if owner.id in scope:
+                    break
+        return None
+
+    def _class_member(self, node: ast.Attribute) -> tuple[Value, str] | None:
+        """Return a module class's attribute and the class's kind (``enum``, ``value``...)."""
+        if not isinstance(node.value, ast.Name) or self.lookup(node.value.id) is not UNKNOWN:
+            return None
+        found = self._classes.get(node.value.id)
+        if found is None and self._hot is not None:
+            found = self._cut_class(node.value.id)
+        if found is None or node.attr not in found[0]:
+            return None
+        scope, kind = found
+        return _settle(scope, node.attr, scope[node.attr]), kind
 
     def _resolve_located(self, node: ast.expr) -> Value:
         """``_located(self.resolve(node), node)``, without making a literal's value twice.
@@ -1266,19 +1575,38 @@ class Analyzer:
             return Const(node.value, node)
         return _located(self.resolve(node), node)
 
-    def _resolve_call(self, node: ast.Call) -> Value:
+    def _resolve_call(self, node: ast.Call) -> Value:  # noqa: PLR0911 - one case per callee kind
         callee = self.resolve(node.func)
         if isinstance(callee, Ref):
             return self._resolve_call_of(callee.qualname, node)
         if isinstance(callee, Method):
             if callee.attr == "join" and node.args:
+                if isinstance(node.args[0], ast.List | ast.Tuple):
+                    text = self._static_str(node)  # ``"_".join(["", "create", ...])``
+                    if text is not None:
+                        return Const(text, node)
                 joined = self.resolve(node.args[0])
                 return joined if isinstance(joined, SeqVal) else UNKNOWN
             if callee.attr in {"format", "split", "strip"}:
                 return _param(callee.receiver) if _str(callee.receiver) is not None else UNKNOWN
             if callee.attr == "copy" and isinstance(callee.receiver, DictVal):
                 return callee.receiver
+            if callee.attr == "get" and len(node.args) == 2:
+                return self._lookup_or_default(callee.receiver, node)
         return UNKNOWN
+
+    def _lookup_or_default(self, mapping: Value, node: ast.Call) -> Value:
+        """``d.get(key, default)``: the entry of a known dict, else the default.
+
+        ``verify=settings.get("verify", False)`` and ``os.environ.get("VERIFY", False)`` are
+        off unless something is configured: the default is the value of the default path, as a
+        parameter's default is.
+        """
+        key = _str(self.resolve(node.args[0]))
+        if isinstance(mapping, DictVal) and key is not None and key in mapping.entries:
+            return mapping.entries[key]
+        default = self._resolve_located(node.args[1])
+        return default if isinstance(default, Const) else UNKNOWN
 
     def _imported_module(self, name: str, node: ast.Call) -> Value:
         """``__import__("ssl")``, ``importlib.import_module("ssl")``: the module they return.
@@ -1299,6 +1627,8 @@ class Analyzer:
             return Instance("ssl.SSLContext", self._context(node, name, origin))
         if name in t.CLASSES:
             return Instance(t.CLASSES[name])
+        if name in {"os.getenv", "os.environ.get"} and len(node.args) == 2:
+            return self._lookup_or_default(UNKNOWN, node)
         if name == "OpenSSL.SSL.Connection" and node.args:
             context = self.resolve(node.args[0])
             if isinstance(context, Instance) and context.context is not None:
@@ -1318,13 +1648,22 @@ class Analyzer:
         if name in _IMPORT_CALLS:
             return self._imported_module(name, node)
         if name == "builtins.getattr" and len(node.args) >= 2:
-            base, attr = self.resolve(node.args[0]), _str(self.resolve(node.args[1]))
+            base, attr = self.resolve(node.args[0]), self._static_str(node.args[1])
             if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
                 return Ref(t.normalize(f"{base.qualname}.{attr}"))
             return UNKNOWN
         if name == "ssl.VerifyMode" and len(node.args) == 1:
             value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
             return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN
+        if name in _EMPTY_CONSTRUCTORS and not node.args and not node.keywords:
+            return Const(_EMPTY_CONSTRUCTORS[name], node)  # ``verify=bool()``, ``str()``
+        if name in _EMPTY_COLLECTIONS and not node.args and not node.keywords:
+            return SeqVal((), empty=True)  # ``verify=set()``, ``list()``: empty, so false
+        if name == "builtins.len" and len(node.args) == 1 and not node.keywords:
+            value = self.resolve(node.args[0])  # ``verify=len("")``
+            if isinstance(value, Const) and isinstance(value.value, str | bytes):
+                return Const(len(value.value), node)
+            return UNKNOWN
         if name == "builtins.bool" and len(node.args) == 1 and not node.keywords:
             value = self.resolve(node.args[0])  # ``verify=bool(0)``
             return Const(bool(value.value), node) if isinstance(value, Const) else UNKNOWN
@@ -1349,6 +1688,15 @@ class Analyzer:
         elif name == "ssl.Purpose.CLIENT_AUTH":
             origin = "client_auth"
         state = ContextState(origin, node, scope=self.function, optout=self._optout > 0)
+        if origin == "unverified":
+            # ``_create_stdlib_context(cert_reqs=CERT_REQUIRED)`` verifies the chain; with
+            # ``check_hostname=True`` the names too (or raises, before gh-114905): repaired.
+            for keyword in node.keywords:
+                value = self.resolve(keyword.value)
+                if keyword.arg == "cert_reqs" and _ref_in(value, _VERIFYING_MODES):
+                    state.mode_required = True
+                elif keyword.arg == "check_hostname" and _is_const(value, True):
+                    state.hostname_on = state.mode_required = True
         self.contexts[node] = state
         return state
 
@@ -1429,6 +1777,139 @@ def _located(value: Value, node: ast.AST) -> Value:
     if isinstance(value, Const):
         return Const(value.value, node)
     return value
+
+
+# pyOpenSSL's verify flags; without VERIFY_PEER none of them makes a client verify.
+_VERIFY_FLAGS = frozenset(
+    f"OpenSSL.SSL.{flag}"
+    for flag in ("VERIFY_NONE", "VERIFY_PEER", "VERIFY_FAIL_IF_NO_PEER_CERT", "VERIFY_CLIENT_ONCE")
+)
+
+
+def _keyword_value(location: ast.AST) -> ast.AST:
+    return location.value if isinstance(location, ast.keyword) else location
+
+
+def _or_operands(node: ast.AST) -> list[ast.AST]:
+    """Return the operands of ``a | b | c`` (the node itself if it is no ``|``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return [*_or_operands(node.left), *_or_operands(node.right)]
+    return [node]
+
+
+def _truthy_constant(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is not None and bool(node.value)
+
+
+def _returns_true_always(function: _FunctionNode) -> bool:
+    """Tell whether every way out of ``function`` returns a true constant (``return True``).
+
+    The last statement must be such a return (no fall-through to ``None``), every other
+    ``return`` too, and nothing may raise: a callback that looks at ``ok`` or the certificate
+    on any path is not this.
+    """
+    body = function.body
+    if not body or not isinstance(body[-1], ast.Return):
+        return False
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Raise):
+            return False
+        if isinstance(node, ast.Return) and not (
+            node.value is not None and _truthy_constant(node.value)
+        ):
+            return False
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(node))
+    return True
+
+
+# Enum bases whose members are their values (an ``int``/``str`` subclass: 0 and "" are false)
+# or opaque objects that are always true (``enum.Enum``; ``.value`` reads the value).
+_ENUM_KINDS = {
+    "enum.Enum": "enum",
+    "enum.IntEnum": "value",
+    "enum.IntFlag": "value",
+    "enum.Flag": "value",
+    "enum.StrEnum": "value",
+}
+
+# A module-level class statement's name (ASCII names: the others are rare enough to miss).
+_CLASS_LINE = re.compile(rb"^class ([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+# A line that starts a statement at the margin (not a comment, a blank or a closing bracket).
+_MARGIN_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
+
+
+def _class_kind(bases: list[Ref]) -> str:
+    kinds = {_ENUM_KINDS.get(base.qualname) for base in bases}
+    return "enum" if "enum" in kinds else "value" if "value" in kinds else "class"
+
+
+_NUMBERS = (bool, int, float, complex)
+# Builtins that called without arguments make a false value.
+_EMPTY_CONSTRUCTORS: dict[str, object] = {
+    "builtins.bool": False,
+    "builtins.int": 0,
+    "builtins.float": 0.0,
+    "builtins.str": "",
+    "builtins.bytes": b"",
+    "builtins.complex": 0j,
+}
+_EMPTY_COLLECTIONS = frozenset(
+    {"builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset"}
+)
+_UNARY: dict[type, Callable[..., object]] = {
+    ast.Not: operator.not_,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Invert: operator.invert,
+}
+_COMPARE: dict[type, Callable[..., object]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: operator.contains(b, a),
+    ast.NotIn: lambda a, b: not operator.contains(b, a),
+}
+_BINARY: dict[type, Callable[..., object]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.BitOr: operator.or_,
+    ast.BitAnd: operator.and_,
+    ast.BitXor: operator.xor,
+}
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _constant_result(
+    function: Callable[..., object] | None, operands: tuple[object, ...], node: ast.AST
+) -> Value:
+    """Apply an operator to constants, as the interpreter would; unknown if it cannot.
+
+    Only scalars; ``*`` and ``%`` only on numbers (no string built a gigabyte long, no
+    format string run); an operation that raises is unknown.
+    """
+    if function is None or not all(isinstance(value, _SCALARS) for value in operands):
+        return UNKNOWN
+    if function in {operator.mul, operator.mod} and not all(
+        isinstance(value, _NUMBERS) for value in operands
+    ):
+        return UNKNOWN
+    if any(isinstance(value, int) and abs(value) > 1 << 64 for value in operands):
+        return UNKNOWN
+    try:
+        return Const(function(*operands), node)
+    except (ArithmeticError, TypeError, ValueError):
+        return UNKNOWN
 
 
 def _location(value: Value, fallback: ast.AST) -> ast.AST:
@@ -1557,6 +2038,23 @@ _ALWAYS = frozenset({"SSC001", "SSC901"})
 # Calls that return a module named by a string.
 _IMPORT_CALLS = frozenset({"builtins.__import__", "importlib.import_module"})
 _ENVIRONS = frozenset({"os.environ"})
+# In a replacement default HTTPS context factory (whitespace removed, lowered): calls that make
+# a verifying context, and words that undo it.
+_VERIFYING_FACTORY_WORDS = (
+    b"create_default_context(",
+    b"sslcontext(ssl.protocol_tls_client",
+    b"sslcontext(protocol_tls_client",
+)
+_UNVERIFYING_WORDS = (
+    b"cert_none",
+    b"verify_none",
+    b"_create_unverified",
+    b"_create_stdlib",
+    b"check_hostname=false",
+    b"check_hostname=0",
+    b"verify_mode=0",
+    b"purpose.client_auth",
+)
 _WEAKENING_WORDS = (b"verify", b"cert_none", b"check_hostname", b"_create_unverified", b"cert_reqs")
 
 

@@ -3,7 +3,10 @@
 Every rule needs at least one of these words in the source, so a file without any of them is
 skipped without being parsed. The bytes are lowered once and searched for all the words at
 once by an Aho-Corasick automaton (``ahocorasick_rs``, with its SIMD pre-filter: about 1.2
-GB/s on source code, ten times faster than one ``find`` per word); a second, narrower look at
+GB/s on source code, ten times faster than one ``find`` per word) where the optional
+accelerator is installed (``sslcustomize[lint]``), else by one regular expression that finds
+the same matches in the same order (``re`` tries alternatives in order at each place, which is
+leftmost-first matching); a second, narrower look at
 the places of the words that are common in unrelated code (``verify``, ``curl``, ``ssl``
 inside "endlessly") confirms them.
 """
@@ -15,11 +18,15 @@ from bisect import bisect_left
 from collections.abc import Callable
 from functools import lru_cache
 
-from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
-
 from sslcustomize._lint._tables import ENV_VARS
 
-__all__ = ["hot_lines", "may_contain_findings"]
+__all__ = [
+    "accelerated_matches",
+    "hot_lines",
+    "matches",
+    "may_contain_findings",
+    "python_matches",
+]
 
 # ``ssl``/``tls`` at the start of a name ("ssl.", "SMTP_SSL", "tlsInsecure", "sslVerify"), not
 # inside a word ("openssl", "endlessly", "*.ptls", "dassl"). A string that is only one of the
@@ -71,6 +78,7 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
     # (see ``_ALSO``): the long flag is searched first, three times faster than "wget".
     b"curl": (b"curl ", b"curl'", b'curl"'),
     b"--no-check-certificate": (),
+    b"validate_cert": (),  # tornado's validate_cert=False
 }
 # The narrower forms as (offset of the word in the form, form).
 _FORMS = {
@@ -102,9 +110,56 @@ _HOT_ONLY = (b"legacy_context",)
 # The words, then the hot-only ones: a match's index into this tells which it is.
 _PATTERNS = (*_WORDS, *_HOT_ONLY)
 _WORD_COUNT = len(_WORDS)
-# Leftmost-first matching, not the standard kind: only it has the automaton's SIMD search,
-# which makes the pass over a file without any word (most files) three times faster.
-_SEARCH = BytesAhoCorasick(list(_PATTERNS), matchkind=MATCHKIND_LEFTMOST_FIRST)
+# The patterns with their lengths, in priority order, for the search without the accelerator.
+_BY_PRIORITY = tuple((index, pattern, len(pattern)) for index, pattern in enumerate(_PATTERNS))
+
+
+def python_matches(low: bytes) -> list[tuple[int, int]]:
+    """Return the (pattern index, start) of the leftmost-first matches in ``low``, in pure Python.
+
+    Every place of every pattern is found with ``bytes.find`` (a vectorised search in CPython,
+    where one regular expression of all the patterns goes byte by byte: 300 times slower), then
+    the automaton's choice is replayed: the leftmost place wins, a tie goes to the pattern listed
+    first, and the search resumes after the match.
+    """
+    found: list[tuple[int, int, int]] = []
+    for index, pattern, size in _BY_PRIORITY:
+        place = low.find(pattern)
+        while place >= 0:
+            found.append((place, index, size))
+            place = low.find(pattern, place + 1)
+    if not found:
+        return []
+    found.sort()
+    result = []
+    resume = 0
+    for place, index, size in found:
+        if place >= resume:
+            result.append((index, place))
+            resume = place + size
+    return result
+
+
+def _accelerated() -> Callable[[bytes], list[tuple[int, int]]] | None:
+    """Return the accelerator's search, shaped as :func:`python_matches`, if it is installed."""
+    try:
+        # An optional extra, imported where its absence is handled.
+        from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick  # noqa: PLC0415
+    except ImportError:
+        return None
+    # Leftmost-first matching, not the standard kind: only it has the automaton's SIMD search,
+    # which makes the pass over a file without any word (most files) three times faster.
+    search = BytesAhoCorasick(list(_PATTERNS), matchkind=MATCHKIND_LEFTMOST_FIRST)
+
+    def matches(low: bytes) -> list[tuple[int, int]]:
+        return [(index, start) for index, start, _ in search.find_matches_as_indexes(low)]
+
+    return matches
+
+
+accelerated_matches = _accelerated()
+# The search the linter uses: the accelerator's where it is installed.
+matches: Callable[[bytes], list[tuple[int, int]]] = accelerated_matches or python_matches
 
 
 def _hidden(index: int) -> tuple[tuple[int, int], ...]:
@@ -141,7 +196,7 @@ def _places(low: bytes) -> list[tuple[int, int]]:
     match, which starts after that match ends.
     """
     places = []
-    for index, start, _ in _SEARCH.find_matches_as_indexes(low):
+    for index, start in matches(low):
         places.append((index, start))
         for offset, other in _HIDDEN[index]:
             if low.startswith(_PATTERNS[other], start + offset):

@@ -210,7 +210,10 @@ RULES: tuple[Rule, ...] = (
         code="SSC208",
         name="pyopenssl-verify-none",
         message="pyOpenSSL `set_verify(VERIFY_NONE)` accepts any certificate",
-        why="A pyOpenSSL context with `VERIFY_NONE` completes the handshake with any peer.",
+        why="A pyOpenSSL context with `VERIFY_NONE` completes the handshake with any peer. "
+        "`VERIFY_NONE` is 0: OR-ed with other flags but not `VERIFY_PEER` "
+        "(`VERIFY_NONE | VERIFY_CLIENT_ONCE`) it still verifies nothing, and `VERIFY_PEER` with "
+        "a callback that returns true whatever it is given accepts every certificate too.",
         fix="Call `ctx.set_verify(SSL.VERIFY_PEER)` with `ctx.set_default_verify_paths()` (or "
         f"`load_verify_locations(CA)`), and check the host name. {_TRUST}",
         bad="ctx.set_verify(SSL.VERIFY_NONE, None)",
@@ -425,6 +428,16 @@ RULES: tuple[Rule, ...] = (
         "(`ssl.create_default_context(cafile=...)`).",
         bad="SmartConnect(host=host, user=user, pwd=pwd, disableSslCertValidation=True)",
         good="SmartConnect(host=host, user=user, pwd=pwd, sslContext=ssl.create_default_context())",
+    ),
+    Rule(
+        code="SSC513",
+        name="tornado-validate-cert-false",
+        message="tornado `validate_cert=False` accepts any certificate",
+        why="tornado's `HTTPRequest` and `AsyncHTTPClient.fetch` check the server's certificate "
+        "unless `validate_cert=False`: then any certificate, for any host, is accepted.",
+        fix="Remove `validate_cert=False`; for a private CA give `ca_certs=PATH`. " + _TRUST,
+        bad="AsyncHTTPClient().fetch(url, validate_cert=False)",
+        good='AsyncHTTPClient().fetch(url, ca_certs="/etc/ssl/corp-ca.pem")',
     ),
     Rule(
         code="SSC601",

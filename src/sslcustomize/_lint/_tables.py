@@ -74,6 +74,11 @@ HTTP_VERBS = frozenset(
 # Calling these gives an instance of the class on the right.
 CLASSES: dict[str, str] = {
     "requests.Session": "requests.Session",
+    # Sessions of libraries built on requests: subclasses that take verify= as it does.
+    "requests_futures.sessions.FuturesSession": "requests.Session",
+    "requests_toolbelt.sessions.BaseUrlSession": "requests.Session",
+    "cloudscraper.create_scraper": "requests.Session",
+    "cloudscraper.CloudScraper": "requests.Session",
     "httpx.Client": "httpx.Client",
     "httpx.AsyncClient": "httpx.AsyncClient",
     "aiohttp.ClientSession": "aiohttp.ClientSession",
@@ -223,8 +228,14 @@ for _verb in HTTP_VERBS:
     KEYWORD_SINKS[f"requests.Session.{_verb}"] = _REQUESTS_VERIFY
     KEYWORD_SINKS[f"httpx.{_verb}"] = _REQUESTS_VERIFY
     KEYWORD_SINKS[f"aiohttp.ClientSession.{_verb}"] = _AIOHTTP_SSL
+for _verb in HTTP_VERBS - {"send", "stream"}:
+    KEYWORD_SINKS[f"grequests.{_verb}"] = _REQUESTS_VERIFY  # requests' verbs, made async
 KEYWORD_SINKS["requests.Session.merge_environment_settings"] = [("verify", 3, "false", "SSC101")]
-KEYWORD_SINKS["requests.adapters.HTTPAdapter.send"] = _REQUESTS_VERIFY
+# Positionally too: Session.request(method, url, params, data, headers, cookies, files, auth,
+# timeout, allow_redirects, proxies, hooks, stream, verify, ...); send(request, stream,
+# timeout, verify, ...). The module-level verbs take ``verify`` by keyword only.
+KEYWORD_SINKS["requests.Session.request"] = [("verify", 13, "falsy", "SSC101")]
+KEYWORD_SINKS["requests.adapters.HTTPAdapter.send"] = [("verify", 3, "falsy", "SSC101")]
 # An adapter subclass that calls its base with verification off: (conn, url, verify, cert).
 KEYWORD_SINKS["requests.adapters.HTTPAdapter.cert_verify"] = [("verify", 2, "falsy", "SSC101")]
 for _name in ("Client", "AsyncClient", "HTTPTransport", "AsyncHTTPTransport", "create_ssl_context"):
@@ -261,6 +272,7 @@ DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
     "ssl_verify": ("false", "SSC506"),
     "ssl_cert_reqs": ("cert_none_or_none", "SSC507"),
     "disableSslCertValidation": ("true", "SSC512"),
+    "validate_cert": ("falsy", "SSC513"),  # tornado's HTTPRequest and fetch
 }
 # Attributes whose name alone says what they do (not keywords: aiohttp's ``verify_ssl=`` is
 # SSC103).

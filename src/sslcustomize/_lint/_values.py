@@ -84,8 +84,11 @@ class ContextState:
     ``client_auth`` (``Purpose.CLIENT_AUTH``: meant for servers), ``unverified`` (the private
     factories), ``pyopenssl`` (``OpenSSL.SSL.Context``: ``VERIFY_NONE`` until told), or ``other``.
     ``client`` is set when the context is handed to a client API; ``mode_required`` and
-    ``hostname_on`` when verification is switched (back) on. Compared by identity: each is
-    one context object of the analyzed code.
+    ``hostname_on`` when verification is switched (back) on. A weakening undone before the
+    context's first use by a client (``verify_mode = CERT_REQUIRED`` after ``CERT_NONE``,
+    ``check_hostname = True`` after ``False``) is dropped; ``used_unrepaired`` and the
+    weakenings left when a client first used it are what that client got. Compared by
+    identity: each is one context object of the analyzed code.
     """
 
     __slots__ = (
@@ -98,6 +101,7 @@ class ContextState:
         "scope",
         "server",
         "server_hint",
+        "used_unrepaired",
         "verified",
         "weakenings",
     )
@@ -114,6 +118,18 @@ class ContextState:
         self.hostname_on = False
         self.optout = optout
         self.weakenings: list[tuple[str, ast.AST]] = []
+        self.used_unrepaired = False
+
+    def use_by_client(self) -> None:
+        """Record a client's use: what is weak now stays reported whatever comes after."""
+        if not self.client:
+            self.client = True
+            self.used_unrepaired = not (self.mode_required and self.hostname_on)
+
+    def repair(self, code: str) -> None:
+        """Drop the weakenings with ``code`` not yet seen by a client (it has been undone)."""
+        if not self.client:
+            self.weakenings = [item for item in self.weakenings if item[0] != code]
 
 
 class Instance(_Value):

@@ -183,3 +183,16 @@ class Fetcher:
 def sibling_constant(url):
     requests.get(url, verify=SIBLING_VERIFY)  # expect: SSC101
     requests.get(url, verify=CA_PATH)  # expect: none
+
+
+def libraries_built_on_requests(url, urls):
+    import cloudscraper
+    import grequests
+    from requests_futures.sessions import FuturesSession
+
+    future = FuturesSession().get(url, verify=False)  # expect: SSC101
+    scraper = cloudscraper.create_scraper()
+    scraper.get(url, verify=False)  # expect: SSC101
+    pending = [grequests.get(u, verify=False) for u in urls]  # expect: SSC101
+    checked = [grequests.get(u, timeout=5) for u in urls]  # expect: none
+    return future, pending, checked
