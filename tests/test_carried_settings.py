@@ -9,6 +9,7 @@ adds is carried without anyone listing it, and the member table fails here until
 
 from __future__ import annotations
 
+import contextlib
 import json
 import ssl
 import sys
@@ -377,20 +378,40 @@ def test_a_newer_pythons_setter_is_carried_through_the_hook(
         assert lines[1] == "['set_future_ciphers', 'set_future_options']"
 
 
-def test_an_uncarried_setting_fails_closed_through_the_hook(
-    servers: tuple[int, int], rsa_ca: trustme.CA, tmp_path: Path, write_policy: WritePolicy
+@pytest.mark.parametrize("attacker", [False, True])
+def test_an_uncarried_setting_connects_on_the_callers_own_context(
+    attacker: bool,
+    servers: tuple[int, int],
+    rsa_ca: trustme.CA,
+    tmp_path: Path,
+    write_policy: WritePolicy,
 ) -> None:
-    """Report mode cannot copy an unhashable setting: the connection fails, saying what and why."""
+    """A setting no copy can carry: the caller's own context connects, verified, and it is said.
+
+    Report mode cannot copy the context, so it relaxes nothing for it: the legitimate server is
+    reached with the caller's settings, a MITM with the attacker's CA is refused as Python
+    alone refuses it.
+    """
     ca = tmp_path / "ca.pem"
     rsa_ca.cert_pem.write_to_path(str(ca))
     policy = _policy("report", rsa_ca, tmp_path, write_policy)
-    code = f"import sys; sys.argv[1:] = [{str(servers[0])!r}, {str(ca)!r}, 'unhashable']\n" + FUTURE
-    out = run_python(code, env={"SSLCUSTOMIZE_POLICY": str(policy)}, flags=("-S",)).stdout
-    assert out.startswith("CertificateRejected"), out
-    assert "SSLContext.set_future_options()" in out
-    # Python alone connects: the refusal is the policy's, and it says so.
-    alone = run_python(code, flags=("-S",)).stdout
-    assert "CHACHA20" in alone.splitlines()[0]
+    with contextlib.ExitStack() as stack:
+        port = servers[0]
+        if attacker:
+            mitm = trustme.CA(key_type=trustme.KeyType.RSA)
+            port = stack.enter_context(serve_tls(_server(mitm))).port
+        argv = [str(port), str(ca), "unhashable"]
+        code = f"import sys; sys.argv[1:] = {argv!r}\n" + FUTURE
+        hooked = run_python(code, env={"SSLCUSTOMIZE_POLICY": str(policy)}, flags=("-S",))
+        alone = run_python(code, flags=("-S",))
+    if attacker:
+        assert alone.stdout.startswith("SSLCertVerificationError"), alone.stdout
+        assert hooked.stdout.startswith("CertificateRejected"), hooked.stdout
+    else:
+        assert "CHACHA20" in alone.stdout.splitlines()[0]
+        assert "CHACHA20" in hooked.stdout.splitlines()[0]
+    assert "SSLContext.set_future_options() with arguments that cannot be kept" in hooked.stderr
+    assert "report mode and exceptions do not apply to it" in hooked.stderr
 
 
 def test_policy_contexts_wrap_every_recorded_setter() -> None:

@@ -233,7 +233,8 @@ def generic_step(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> St
 
     The arguments are kept as given (keywords as a :class:`Keywords` last value); if they are
     not values that can be kept and compared (not hashable), the step is ``(UNCARRIED,
-    (name,))``: the caller's own context has the setting, and no engine can be built with it.
+    (name,))``: the caller's own context has the setting, and no engine can be built with it
+    (its connections are then made on that context, verified in the handshake).
     """
     values = normalize(args)
     if kwargs:
@@ -360,9 +361,9 @@ def _replay(context: ssl.SSLContext, recipe: tuple[Step, ...], keep: Callable[[s
     for name, args in recipe:
         if name == UNCARRIED:
             raise UncarriedSettingError(
-                f"the caller set SSLContext.{args[0]}() with arguments that cannot be kept; "
-                "this connection needs a private copy of its context (report mode, a pin or "
-                "a ca exception) and the copy would lack that setting"
+                f"the caller set SSLContext.{args[0]}() with arguments that cannot be kept, "
+                "and a private copy of its context (report mode, a pin or a ca exception) "
+                "would lack that setting"
             )
         if not keep(name):
             continue
@@ -432,8 +433,8 @@ def build_engine(
     Raises:
         ssl.SSLError: A recorded call failed on the copy (a file changed since).
         OSError: Likewise.
-        UncarriedSettingError: The caller set something a copy cannot have: no engine, so
-            the connection fails closed (see :func:`generic_step`).
+        UncarriedSettingError: The caller set something a copy cannot have: no engine (the
+            connection is made on the caller's own context, see :func:`generic_step`).
     """
     context = ssl.SSLContext(settings.protocol)
     context.check_hostname = False  # sslcustomize: allow(the replay below sets it from the spec)
