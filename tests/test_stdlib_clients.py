@@ -309,3 +309,32 @@ def test_report_mode_refuses_what_python_refuses_for_explicit_arguments(
         assert hooked in ("REFUSED SSLCertVerificationError", "REFUSED CertificateRejected")
     else:
         assert hooked == alone
+
+
+def test_broken_install_follows_python_for_explicit_check_hostname(
+    tmp_path: Path, write_policy: WritePolicy
+) -> None:
+    """sslcustomize cannot load: smtplib's context verifies, check_hostname=True alone raises."""
+    shadow = tmp_path / "shadow" / "sslcustomize"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise RuntimeError('broken install')\n")
+    code = """
+    import ssl
+    context = ssl._create_stdlib_context()
+    print(context.verify_mode == ssl.CERT_REQUIRED, context.check_hostname)
+    context = ssl._create_stdlib_context(cert_reqs=None, check_hostname=True)
+    print(context.verify_mode == ssl.CERT_REQUIRED, context.check_hostname)
+    try:
+        ssl._create_stdlib_context(check_hostname=True)
+    except ValueError as error:
+        print("ValueError", error)
+    """
+    env = {
+        "SSLCUSTOMIZE_POLICY": str(write_policy("version = 1\n")),
+        "PYTHONPATH": str(shadow.parent),
+    }
+    result = run_python(code, env=env)
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["True True", "True True"]
+    assert lines[2].startswith("ValueError Cannot set verify_mode to CERT_NONE")
+    assert "broken install" in result.stderr
