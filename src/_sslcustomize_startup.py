@@ -322,7 +322,10 @@ def _verifying_stdlib_context(
     purpose = kwargs.get("purpose", ssl.Purpose.SERVER_AUTH)
     protocol = args[0] if args else kwargs.get("protocol")
     server = protocol == ssl.PROTOCOL_TLS_SERVER
-    if purpose == ssl.Purpose.SERVER_AUTH and not server and kwargs.get("cert_reqs") is None:
+    # check_hostname=True without cert_reqs: Python raises ValueError (gh-114905); so does this.
+    refused = kwargs.get("check_hostname") and "cert_reqs" not in kwargs
+    client = purpose == ssl.Purpose.SERVER_AUTH and not server
+    if client and not refused and kwargs.get("cert_reqs") is None:
         kwargs["cert_reqs"] = ssl.CERT_REQUIRED
         kwargs.setdefault("check_hostname", True)
     return original(*args, **kwargs)

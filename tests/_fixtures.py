@@ -113,13 +113,20 @@ def ca_file(test_ca: trustme.CA, tmp_path: Path) -> Path:
 
 
 def run_python(
-    code: str, *, env: dict[str, str] | None = None, check: bool = True
+    code: str,
+    *,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+    flags: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``code`` in a fresh interpreter of this environment (so the .pth hook runs)."""
+    """Run ``code`` in a fresh interpreter of this environment (so the .pth hook runs).
+
+    ``flags`` go before ``-c`` (``-S``: the code runs ``site.main()`` itself, hook included).
+    """
     environment = dict(os.environ)
     environment.update(env or {})
     result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
+        [sys.executable, *flags, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
         env=environment,

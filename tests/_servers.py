@@ -48,6 +48,7 @@ __all__ = [
     "serve_plain_tcp",
     "serve_pop3",
     "serve_smtp",
+    "serve_tls",
     "server_context",
 ]
 
@@ -514,6 +515,17 @@ def serve_https(
         maximum_version: cap the TLS version the server accepts.
     """
     tls = server_context(case, client_ca_pem=client_ca_pem, maximum_version=maximum_version)
+    return _running(_HTTPSServer(host, tls), host)
+
+
+def serve_tls(
+    tls: ssl.SSLContext, host: str = "127.0.0.1"
+) -> contextlib.AbstractContextManager[ServerAddress]:
+    """Serve HTTPS as :func:`serve_https` does, with a server context the test made itself.
+
+    For tests that set what :func:`server_context` does not (ALPN, groups, signature
+    algorithms, an optional client certificate).
+    """
     return _running(_HTTPSServer(host, tls), host)
 
 

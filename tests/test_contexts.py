@@ -13,7 +13,7 @@ import trustme
 import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
 from sslcustomize import _contexts
-from sslcustomize._contexts import ORIGINAL_CREATE_DEFAULT_CONTEXT, policy_context
+from sslcustomize._contexts import ORIGINAL_CREATE_DEFAULT_CONTEXT, PolicyContext, policy_context
 
 ATTRIBUTES = (
     "protocol",
@@ -300,3 +300,69 @@ def test_https_handler_check_hostname_does_not_reach_http_client(
         assert conn._context is not shared  # type: ignore[attr-defined]
         assert not conn._context.check_hostname  # type: ignore[attr-defined]
     assert shared.check_hostname
+
+
+# ssl._create_stdlib_context's explicit arguments, as Python decides them (gh-114905).
+_STDLIB_ARGUMENTS: list[dict[str, object]] = [
+    {"check_hostname": True},
+    {"cert_reqs": ssl.CERT_NONE, "check_hostname": True},
+    {"cert_reqs": None, "check_hostname": True},
+    {"cert_reqs": ssl.CERT_OPTIONAL, "check_hostname": True},
+    {"cert_reqs": ssl.CERT_REQUIRED, "check_hostname": True},
+    {"cert_reqs": None},
+    {"cert_reqs": ssl.CERT_REQUIRED},
+    {"cert_reqs": ssl.CERT_OPTIONAL},
+    {"cert_reqs": ssl.CERT_NONE},
+    {"check_hostname": False},
+    {"cert_reqs": ssl.CERT_NONE, "check_hostname": False},
+]
+
+
+def _python_stdlib_context(**arguments: object) -> ssl.SSLContext | ValueError:
+    original = _contexts.ORIGINAL_CREATE_UNVERIFIED_CONTEXT
+    try:
+        return original(**arguments)  # type: ignore[no-any-return]
+    except ValueError as error:
+        return error
+
+
+@pytest.mark.parametrize("arguments", _STDLIB_ARGUMENTS, ids=repr)
+def test_stdlib_factory_follows_python_and_never_less(
+    arguments: dict[str, object], write_policy: WritePolicy
+) -> None:
+    """Explicit cert_reqs/check_hostname: Python's ValueError, or at least Python's verification.
+
+    Where Python raises (check_hostname=True with the default CERT_NONE), so does the hook;
+    where Python verifies, the context verifies as Python's does and report mode's floor is
+    Python's own (its connections refuse what Python refuses); where Python does not, the
+    arguments the code passed are applied and the others keep the policy's verification.
+    """
+    python = _python_stdlib_context(**arguments)
+    sslcustomize.inject(write_policy("version = 1\n"))
+    create = ssl._create_stdlib_context  # type: ignore[attr-defined]
+    if isinstance(python, ValueError):
+        with pytest.raises(ValueError, match=str(python)):
+            create(**arguments)
+        return
+    ours: PolicyContext = create(**arguments)
+    python_verifies = python.verify_mode != ssl.CERT_NONE
+    assert ours._sslcustomize_python_verifies is python_verifies
+    if "cert_reqs" in arguments and arguments["cert_reqs"] is not None:
+        assert ours.verify_mode == arguments["cert_reqs"]
+    else:
+        assert ours.verify_mode == ssl.CERT_REQUIRED
+    if "check_hostname" in arguments:
+        assert ours.check_hostname is arguments["check_hostname"]
+    else:
+        assert ours.check_hostname is (ours.verify_mode != ssl.CERT_NONE)
+    if python_verifies:
+        assert ours.verify_mode == python.verify_mode
+        assert ours.check_hostname >= python.check_hostname
+
+
+def test_stdlib_factory_without_arguments_verifies(write_policy: WritePolicy) -> None:
+    """smtplib's call (no arguments): Python does not verify (gh-91826), the policy does."""
+    sslcustomize.inject(write_policy("version = 1\n"))
+    context = ssl._create_stdlib_context()  # type: ignore[attr-defined]
+    assert (context.verify_mode, context.check_hostname) == (ssl.CERT_REQUIRED, True)
+    assert context._sslcustomize_python_verifies is False

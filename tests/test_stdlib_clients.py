@@ -245,3 +245,96 @@ def test_report_mode_lets_smtplib_through_and_records(
     assert [(r["context"], r["reasons"], r["port"]) for r in records] == [
         ("smtplib", ["expired"], bad[1])
     ]
+
+
+EXPLICIT = """
+import smtplib, ssl, sys
+
+host, port, root, arguments = sys.argv[1], int(sys.argv[2]), sys.argv[3], eval(sys.argv[4])
+try:
+    context = ssl._create_stdlib_context(cafile=root, **arguments)
+    client = smtplib.SMTP_SSL(host, port, timeout=10, context=context)
+    client.noop()
+    client.quit()
+    print("OK")
+except ssl.SSLCertVerificationError as error:
+    print("REFUSED", type(error).__name__)
+except ValueError as error:
+    print("ValueError", error)
+"""
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        "{'cert_reqs': None, 'check_hostname': True}",
+        "{'cert_reqs': ssl.CERT_OPTIONAL, 'check_hostname': True}",
+        "{'check_hostname': True}",
+    ],
+)
+@pytest.mark.parametrize("case", ["good", "self_signed"])
+def test_report_mode_refuses_what_python_refuses_for_explicit_arguments(
+    arguments: str,
+    case: str,
+    pki: _pki.TestPKI,
+    smtp_server: StartServer,
+    write_policy: WritePolicy,
+    tmp_path: Path,
+) -> None:
+    """_create_stdlib_context(check_hostname=True, ...): Python's verdict, never less (gh-114905).
+
+    Where Python's own context verifies, report mode refuses the self-signed MITM that Python
+    alone refuses, and reaches the good server; where Python raises ValueError, so does the hook.
+    """
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = write_policy(f"mode = 'report'\ntrust = ['{root}']\n[report]\nsink = 'none'\n")
+    host, port = smtp_server(pki[case])
+    argv = [sys.executable, "-c", EXPLICIT, host, str(port), str(root), arguments]
+
+    def outcome(env: dict[str, str]) -> str:
+        result = subprocess.run(
+            argv, capture_output=True, text=True, timeout=60, check=False, env=env
+        )
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip()
+
+    alone = outcome(dict(os.environ))
+    hooked = outcome({**os.environ, "SSLCUSTOMIZE_POLICY": str(policy)})
+    if arguments == "{'check_hostname': True}":
+        assert alone.startswith("ValueError Cannot set verify_mode to CERT_NONE")
+    else:
+        assert alone == ("OK" if case == "good" else "REFUSED SSLCertVerificationError")
+    if alone.startswith("REFUSED"):
+        assert hooked in ("REFUSED SSLCertVerificationError", "REFUSED CertificateRejected")
+    else:
+        assert hooked == alone
+
+
+def test_broken_install_follows_python_for_explicit_check_hostname(
+    tmp_path: Path, write_policy: WritePolicy
+) -> None:
+    """sslcustomize cannot load: smtplib's context verifies, check_hostname=True alone raises."""
+    shadow = tmp_path / "shadow" / "sslcustomize"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise RuntimeError('broken install')\n")
+    code = """
+    import ssl
+    context = ssl._create_stdlib_context()
+    print(context.verify_mode == ssl.CERT_REQUIRED, context.check_hostname)
+    context = ssl._create_stdlib_context(cert_reqs=None, check_hostname=True)
+    print(context.verify_mode == ssl.CERT_REQUIRED, context.check_hostname)
+    try:
+        ssl._create_stdlib_context(check_hostname=True)
+    except ValueError as error:
+        print("ValueError", error)
+    """
+    env = {
+        "SSLCUSTOMIZE_POLICY": str(write_policy("version = 1\n")),
+        "PYTHONPATH": str(shadow.parent),
+    }
+    result = run_python(code, env=env)
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["True True", "True True"]
+    assert lines[2].startswith("ValueError Cannot set verify_mode to CERT_NONE")
+    assert "broken install" in result.stderr

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._decision import Decision
 from ._der import pin_or_none
-from ._engine import Settings, settings_of
+from ._engine import Settings, UncarriedSettingError, settings_of
 from ._gate import Gate
 from ._plan import Plan, make_plan
 from ._policy import DEFAULT_EXCEPTION_DAYS
@@ -28,7 +28,12 @@ from ._runtime import Runtime, SessionEntry
 from ._state import current_runtime
 from ._tunnel import TUNNEL_PORT
 from ._verify import Verdict, failed_verdict
-from .exceptions import CertificateRejected, LegacyContextWarning, UnverifiedConnectionWarning
+from .exceptions import (
+    CertificateRejected,
+    LegacyContextWarning,
+    PolicyWarning,
+    UnverifiedConnectionWarning,
+)
 
 if TYPE_CHECKING:
     from ._contexts import PolicyContext
@@ -385,6 +390,20 @@ def connect(
     else:
         try:
             engine = runtime.engine(settings, plan.engine)
+        except UncarriedSettingError as error:
+            if plan.weakened:  # the caller's own context would obey a refused weakening
+                raise rejection(decision, _unjudgeable(error), (), host, port) from error
+            # A copy would lack one of the caller's settings: connect on the caller's own
+            # context, which verifies in the handshake (stricter than any engine: report
+            # mode and the exception relax nothing for it), and say so once.
+            runtime.recorder.warn_once(
+                host,
+                "uncarried",
+                f"{name} connects to {host} with its own context, verified in the handshake: "
+                f"{error}; report mode and exceptions do not apply to it",
+                PolicyWarning,
+            )
+            engine = context
         except Exception as error:
             raise rejection(decision, _unjudgeable(error), (), host, port) from error
     connection = _Connection(runtime, settings, plan, engine)

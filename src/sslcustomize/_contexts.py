@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Callable, Iterator, MutableMapping
 
 from ._decision import Decision, longest_prefix
-from ._engine import ADDITIVE_STEPS, REPLACING_STEPS, Step, add_step, normalize
+from ._engine import Step, add_step, generic_step, normalize, recorded_methods
 from ._locks import fork_safe_lock
 from ._policy import SYSTEM_TRUST
 from ._runtime import Runtime
@@ -135,10 +135,13 @@ def _recorded(name: str) -> Callable[..., Any]:
 
     @functools.wraps(method)
     def recorded(self: PolicyContext, *args: Any, **kwargs: Any) -> Any:
-        try:
-            step: Step = (name, normalize(_positional(name, args, kwargs)))
-        except (IndexError, KeyError):  # arguments ssl itself will refuse, with its message
-            return method(self, *args, **kwargs)
+        if name not in _PARAMETERS:  # a newer Python's setter: kept as called
+            step = generic_step(name, args, kwargs)
+        else:
+            try:
+                step = (name, normalize(_positional(name, args, kwargs)))
+            except (IndexError, KeyError):  # arguments ssl itself will refuse, with its message
+                return method(self, *args, **kwargs)
         if self._sslcustomize_frozen:
             self._refuse_change(name, step in self._sslcustomize_recipe)
             return None
@@ -242,7 +245,9 @@ class PolicyContext(StdlibContext):
         super().__setattr__(name, value)
 
 
-for _name in (*REPLACING_STEPS, *ADDITIVE_STEPS):
+# Every setter of ssl's own class, including those of a newer Python that nobody has
+# classified yet (see _engine.recorded_methods): engines are built from what is recorded.
+for _name in recorded_methods(PYTHON_SSLCONTEXT):
     setattr(PolicyContext, _name, _recorded(_name))
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "DERError",
     "Extension",
     "Name",
+    "key_algorithm",
     "parse_certificate",
     "pin_or_none",
     "spki_pin",
@@ -122,13 +123,37 @@ _CURVES = {
     "1.3.36.3.3.2.8.1.1.13": ("brainpoolP512r1", 512),
 }
 
-# Keys of one fixed size: OID -> (type, octets, bits as OpenSSL counts them).
-_FIXED_KEYS = {
+# Keys of one fixed size: OID -> (type, octets, bits as OpenSSL counts them, if read here).
+_FIXED_KEYS: dict[str, tuple[str, int, int | None]] = {
     _ED25519: ("Ed25519", 32, 253),
     _ED448: ("Ed448", 57, 456),
     _X25519: ("X25519", 32, 253),
     _X448: ("X448", 56, 448),
 }
+
+# Post-quantum signature keys (FIPS 204 ML-DSA, FIPS 205 SLH-DSA; RFC 9881, RFC 9909): OID ->
+# (name as OpenSSL 3.5 spells it, public key octets). The same OIDs name their signatures.
+_ML_DSA = {
+    "2.16.840.1.101.3.4.3.17": ("ML-DSA-44", 1312),
+    "2.16.840.1.101.3.4.3.18": ("ML-DSA-65", 1952),
+    "2.16.840.1.101.3.4.3.19": ("ML-DSA-87", 2592),
+}
+_SLH_DSA = {
+    f"2.16.840.1.101.3.4.3.{arc}": (f"SLH-DSA-{hash_}-{bits}{size}", 2 * int(bits) // 8)
+    for arc, (hash_, bits, size) in enumerate(
+        (
+            (hash_, bits, size)
+            for hash_ in ("SHA2", "SHAKE")
+            for bits in ("128", "192", "256")
+            for size in ("s", "f")
+        ),
+        start=20,
+    )
+}
+SIGNATURE_NAMES.update({oid: name for oid, (name, _length) in {**_ML_DSA, **_SLH_DSA}.items()})
+_FIXED_KEYS.update(
+    {oid: (name, length, None) for oid, (name, length) in {**_ML_DSA, **_SLH_DSA}.items()}
+)
 
 # KeyUsage bits (RFC 5280, 4.2.1.3), in bit order.
 _KEY_USAGES = (
@@ -216,8 +241,8 @@ class CertificateFacts:
         spki: The SubjectPublicKeyInfo, exactly as encoded (tag and length included).
         key_algorithm_oid: The public key's algorithm, dotted.
         key_type: ``RSA`` (``key_algorithm_oid`` tells an RSASSA-PSS key), ``EC``, ``DSA``,
-            ``Ed25519``, ``Ed448``, ``X25519``, ``X448`` or, for any other algorithm, its
-            dotted OID.
+            ``Ed25519``, ``Ed448``, ``X25519``, ``X448``, ``ML-DSA-65`` (and the other ML-DSA
+            and SLH-DSA parameter sets) or, for any other algorithm, its dotted OID.
         key_bits: RSA / DSA modulus bits, EC field bits, 253 for Ed25519, 456 for Ed448 (as
             OpenSSL counts them); ``None`` when not known.
         curve: The EC named curve (``secp256r1``...), or its dotted OID if not known; ``None``
@@ -766,6 +791,17 @@ def spki_pin(der: bytes) -> str:
     key = fields[5]
     _public_key(der, key)
     return _pin(der[key[1] : key[3]])
+
+
+def key_algorithm(der: bytes) -> str:
+    """Return the dotted OID of a DER certificate's public key algorithm.
+
+    Raises:
+        DERError: The bytes are not a readable certificate.
+    """
+    _version, fields, _signature = _tbs(der)
+    oid, _facts = _public_key(der, fields[5])
+    return oid
 
 
 def parse_certificate(der: bytes) -> CertificateFacts:

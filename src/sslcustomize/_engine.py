@@ -35,17 +35,26 @@ else:
 __all__ = [
     "ADDITIVE_STEPS",
     "ANCHOR_STEPS",
+    "COPIED_PROPERTIES",
     "NO_CHECK_TIME",
     "REPLACING_STEPS",
+    "UNCARRIED",
+    "UNCOPIED_MEMBERS",
     "WEAKENING_FLAGS",
     "EngineSpec",
+    "Keywords",
     "Settings",
     "Step",
+    "UncarriedSettingError",
     "add_step",
     "build_engine",
     "build_verifier",
+    "carried_properties",
+    "generic_step",
     "normalize",
+    "recorded_methods",
     "settings_of",
+    "unclassified_members",
 ]
 
 # X509_V_FLAG_NO_CHECK_TIME: OpenSSL's flag to skip validity dates (ssl does not export it).
@@ -66,13 +75,20 @@ if sys.version_info < (3, 13):
 Step = tuple[str, tuple[Any, ...]]
 
 # Calls whose latest one replaces the earlier (a context has one client certificate, one cipher
-# list, one ALPN list), and calls that add to what is there (trust anchors, DH parameters).
+# list, one ALPN list, one list of groups), and calls that add to what is there (trust
+# anchors, DH parameters). Python 3.13 added the PSK callback, 3.15 the groups, TLS 1.3 cipher
+# suites and signature algorithms: names a Python lacks are simply not wrapped there.
 REPLACING_STEPS = (
     "load_cert_chain",
     "set_ciphers",
     "set_alpn_protocols",
     "set_npn_protocols",
     "set_ecdh_curve",
+    "set_psk_client_callback",
+    "set_groups",
+    "set_ciphersuites",
+    "set_client_sigalgs",
+    "set_server_sigalgs",
 )
 ADDITIVE_STEPS = (
     "load_verify_locations",
@@ -83,6 +99,94 @@ ADDITIVE_STEPS = (
 ANCHOR_STEPS = ("load_verify_locations", "load_default_certs", "set_default_verify_paths")
 # What a verifier keeps of a recipe: only what decides which chains verify.
 _VERIFIER_STEPS = ANCHOR_STEPS
+
+# Every public member of ssl.SSLContext on Python 3.10-3.15, by what a copy of a context (an
+# engine) does with it; REPLACING_STEPS and ADDITIVE_STEPS are recorded and replayed.
+# A member a newer Python adds is in none of these: it is carried all the same (see
+# recorded_methods and carried_properties), and tests/test_carried_settings.py fails on that
+# Python until a person has classified it here.
+COPIED_PROPERTIES = (  # read into Settings by name, set on the engine (see build_engine)
+    "check_hostname",
+    "hostname_checks_common_name",
+    "keylog_filename",
+    "maximum_version",
+    "minimum_version",
+    "options",
+    "post_handshake_auth",
+    "verify_flags",
+    "verify_mode",
+)
+UNCOPIED_MEMBERS = {
+    "protocol": "read-only, given to the engine's constructor",
+    "security_level": "read-only, follows from the cipher string (set_ciphers is replayed)",
+    "cert_store_stats": "reads",
+    "get_ca_certs": "reads",
+    "get_ciphers": "reads",
+    "get_groups": "reads (3.15)",
+    "session_stats": "reads",
+    "wrap_bio": "makes a connection",
+    "wrap_socket": "makes a connection",
+    "sslobject_class": "a class attribute: engines are wrapped at the _ssl level",
+    "sslsocket_class": "a class attribute: engines are wrapped at the _ssl level",
+    "num_tickets": "server side only (TLS 1.3 tickets a server sends); engines are clients",
+    "sni_callback": "server side only; engines are clients",
+    "set_servername_callback": "server side only; engines are clients",
+    "set_psk_server_callback": "server side only; engines are clients",
+}
+_CLASSIFIED = frozenset((*REPLACING_STEPS, *ADDITIVE_STEPS, *COPIED_PROPERTIES, *UNCOPIED_MEMBERS))
+
+
+def unclassified_members(cls: type) -> dict[str, object]:
+    """Return the public members of ``cls`` (ssl.SSLContext and its bases) nobody classified."""
+    found: dict[str, object] = {}
+    for klass in cls.__mro__[:-1]:  # not object
+        for name, value in vars(klass).items():
+            if not name.startswith("_") and name not in _CLASSIFIED:
+                found.setdefault(name, value)
+    return found
+
+
+def recorded_methods(cls: type) -> tuple[str, ...]:
+    """Return the methods of ``cls`` whose calls a policy context records.
+
+    The known setters that this Python has, and every public method nobody has classified:
+    a setter a newer Python adds is recorded and replayed on engines like the others (in
+    call order, see :func:`add_step`) rather than silently lost.
+    """
+    known = tuple(name for name in (*REPLACING_STEPS, *ADDITIVE_STEPS) if hasattr(cls, name))
+    unknown = tuple(
+        name
+        for name, value in unclassified_members(cls).items()
+        if callable(value) and not isinstance(value, type)
+    )
+    return known + unknown
+
+
+def carried_properties(cls: type) -> tuple[str, ...]:
+    """Return the public data attributes of ``cls`` that nobody classified (a newer Python's).
+
+    Their values are read from the caller's context with its settings and set on every engine
+    (see :attr:`Settings.carried`), so that a property a newer Python adds is not lost.
+    """
+    return tuple(
+        name
+        for name, value in unclassified_members(cls).items()
+        if hasattr(type(value), "__set__")  # property, getset_descriptor
+    )
+
+
+class Keywords(tuple):  # type: ignore[type-arg]  # a tuple of (name, value) pairs
+    """Keyword arguments of a recorded call, kept as the last positional value of its step."""
+
+    __slots__ = ()
+
+
+# A step no engine can carry: its arguments are not values that can be kept (not hashable).
+UNCARRIED = "<uncarried>"
+
+
+class UncarriedSettingError(Exception):
+    """A caller's setting cannot be carried to an engine: the connection cannot be made there."""
 
 
 def normalize(value: Any) -> Any:
@@ -97,13 +201,38 @@ def normalize(value: Any) -> Any:
 
 
 def add_step(recipe: tuple[Step, ...], step: Step) -> tuple[Step, ...]:
-    """Return ``recipe`` with ``step`` recorded (replacing its kind, or added once)."""
+    """Return ``recipe`` with ``step`` recorded.
+
+    A replacing call replaces the earlier one of its kind; an additive call is added once. A
+    call of a method nobody classified (a newer Python's) is kept in call order, an earlier
+    identical call moved to the end: replayed, the calls leave the state the caller's did,
+    whether the method sets or adds.
+    """
     name = step[0]
     if name in REPLACING_STEPS:
         return (*(s for s in recipe if s[0] != name), step)
-    if step in recipe:
-        return recipe
-    return (*recipe, step)
+    if name in ADDITIVE_STEPS:
+        return recipe if step in recipe else (*recipe, step)
+    return (*(s for s in recipe if s != step), step)
+
+
+def generic_step(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Step:
+    """Return the step that records ``name(*args, **kwargs)``, or an uncarried mark.
+
+    The arguments are kept as given (keywords as a :class:`Keywords` last value); if they are
+    not values that can be kept and compared (not hashable), the step is ``(UNCARRIED,
+    (name,))``: the caller's own context has the setting, and no engine can be built with it
+    (its connections are then made on that context, verified in the handshake).
+    """
+    values = normalize(args)
+    if kwargs:
+        values = (*values, Keywords(sorted((key, normalize(v)) for key, v in kwargs.items())))
+    step: Step = (name, values)
+    try:
+        hash(step)
+    except TypeError:
+        return (UNCARRIED, (name,))
+    return step
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,7 +240,9 @@ class Settings:
     """Everything a caller set on its context, as a hashable value.
 
     Read from the context at each connection (a caller may change its own context between
-    connections); the recipe is kept by the context as it is changed.
+    connections); the recipe is kept by the context as it is changed. ``carried`` holds the
+    properties of a newer Python that nobody has classified yet (see
+    :func:`carried_properties`), by name; empty on every Python this code knows.
     """
 
     protocol: int
@@ -127,6 +258,7 @@ class Settings:
     security_level: int
     recipe: tuple[Step, ...]
     python_recipe: tuple[Step, ...] | None = None
+    carried: tuple[tuple[str, Any], ...] = ()
 
     @property
     def has_client_certificate(self) -> bool:
@@ -147,6 +279,9 @@ def settings_of(
         python_recipe: Report mode's floor, the recipe of a verifier that accepts what Python
             or the policy accepts (``None``: Python would not verify these connections).
     """
+    carried: tuple[tuple[str, Any], ...] = ()
+    if _CARRIED_PROPERTIES:  # a newer Python's properties, read generically
+        carried = tuple(_carried(name, getattr(context, name)) for name in _CARRIED_PROPERTIES)
     return Settings(
         protocol=int(context.protocol),
         verify_mode=int(context.verify_mode),
@@ -161,7 +296,21 @@ def settings_of(
         security_level=int(context.security_level),
         recipe=recipe,
         python_recipe=python_recipe,
+        carried=carried,
     )
+
+
+_CARRIED_PROPERTIES = carried_properties(PYTHON_SSLCONTEXT)
+
+
+def _carried(name: str, value: Any) -> tuple[str, Any]:
+    """Return ``(name, value)`` as kept in :class:`Settings`, or ``(UNCARRIED, name)``."""
+    value = normalize(value)
+    try:
+        hash(value)
+    except TypeError:
+        return (UNCARRIED, name)
+    return (name, value)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -198,8 +347,38 @@ _FIXED_VERSION_PROTOCOLS = {int(ssl.PROTOCOL_TLS), int(ssl.PROTOCOL_TLS_CLIENT)}
 
 def _replay(context: ssl.SSLContext, recipe: tuple[Step, ...], keep: Callable[[str], bool]) -> None:
     for name, args in recipe:
-        if keep(name):
-            getattr(PYTHON_SSLCONTEXT, name)(context, *args)
+        if name == UNCARRIED:
+            raise UncarriedSettingError(
+                f"the caller set SSLContext.{args[0]}() with arguments that cannot be kept, "
+                "and a private copy of its context (report mode, a pin or a ca exception) "
+                "would lack that setting"
+            )
+        if not keep(name):
+            continue
+        method = getattr(PYTHON_SSLCONTEXT, name)
+        if args and isinstance(args[-1], Keywords):
+            method(context, *args[:-1], **dict(args[-1]))
+        else:
+            method(context, *args)
+
+
+def _carry(context: ssl.SSLContext, carried: tuple[tuple[str, Any], ...]) -> None:
+    """Set a newer Python's properties on an engine as the caller had them."""
+    for name, value in carried:
+        if name == UNCARRIED:
+            raise UncarriedSettingError(
+                f"the caller's SSLContext.{value} is not a value that can be kept; this "
+                "connection needs a private copy of its context and the copy would lack it"
+            )
+        if getattr(context, name) == value:
+            continue
+        try:
+            setattr(context, name, value)
+        except (AttributeError, TypeError, ValueError) as error:
+            raise UncarriedSettingError(
+                f"cannot carry the caller's SSLContext.{name} = {value!r} to a private copy "
+                f"of its context: {error}"
+            ) from error
 
 
 def _verification(
@@ -242,6 +421,8 @@ def build_engine(
     Raises:
         ssl.SSLError: A recorded call failed on the copy (a file changed since).
         OSError: Likewise.
+        UncarriedSettingError: The caller set something a copy cannot have: no engine (the
+            connection is made on the caller's own context, see :func:`generic_step`).
     """
     context = StdlibContext(settings.protocol)
     context.check_hostname = False  # sslcustomize: allow(the replay below sets it from the spec)
@@ -269,6 +450,7 @@ def build_engine(
         context.post_handshake_auth = settings.post_handshake_auth
     if settings.keylog_filename:
         context.keylog_filename = settings.keylog_filename
+    _carry(context, settings.carried)
     _verification(context, spec, settings.verify_flags, load_extra)
     return context
 

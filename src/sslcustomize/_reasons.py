@@ -39,6 +39,7 @@ REASONS = (
     "pin_mismatch",
     "not_for_server_auth",
     "invalid",
+    "unjudgeable",
 )
 
 # OpenSSL X509_V_ERR_* codes (include/openssl/x509_vfy.h) to reason codes. 2, 20 and 21
@@ -296,6 +297,14 @@ _EXPLANATIONS = {
         "the server's operator must use a certificate issued for serverAuth",
     ),
     "invalid": ("its certificate is invalid ({message})", "the server's certificate must be fixed"),
+    # OpenSSL gave no verdict on the chain (the offline replay itself failed): the connection
+    # is refused, and nothing is known to be wrong with the certificate.
+    "unjudgeable": (
+        "sslcustomize could not judge its certificate chain offline ({message})",
+        "nothing is known to be wrong with the certificate: do not change it for this; the "
+        "connection is refused only because no verdict was reached. Please report it with "
+        "the output of sslcustomize doctor",
+    ),
 }
 
 
@@ -307,6 +316,9 @@ def _explain(  # noqa: PLR0917 - the fields of one sentence
     commands: _Commands,
     now: dt.datetime,
 ) -> tuple[str, str]:
+    if reason == "unjudgeable":  # says nothing about the chain, readable or not
+        problem, fix = _EXPLANATIONS[reason]
+        return problem.format(message=message), fix
     if not certs:
         return f"the certificate failed verification ({message})", "check the server's chain"
     leaf = certs[0]

@@ -7,7 +7,13 @@ sent is replayed into a fresh client ``SSLObject`` over memory BIOs: a synthesis
 ServerHello followed by a Certificate message. OpenSSL verifies the chain when it processes
 the Certificate message; a client that then waits for more (``SSLWantReadError``) has accepted
 the chain, one that raises ``SSLCertVerificationError`` has rejected it, with its code.
-Anything else is treated as a rejection (fail closed).
+
+A leaf whose key TLS 1.2 cannot use (ML-DSA and SLH-DSA, which OpenSSL 3.5 verifies and
+uses in TLS 1.3 only) is verified all the same: OpenSSL checks the key against the suite
+only after the chain verified (``tls_post_process_server_certificate``: a failed
+verification ends the handshake there), so ``WRONG_CERTIFICATE_TYPE`` with the chain
+OpenSSL verified, starting at this leaf, is an acceptance. Anything else is a chain that
+could not be judged (``judged=False``): never an acceptance (fail closed).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import contextlib
 import os
 import ssl
 
+from ._der import DERError, key_algorithm
 from ._frozen import dataclass
 
 __all__ = ["ReplayResult", "replay_chain"]
@@ -40,12 +47,15 @@ class ReplayResult:
         verify_code: OpenSSL's code when rejected (0 when accepted, -1 if it failed otherwise).
         verify_message: OpenSSL's message when rejected.
         verified_chain: The chain OpenSSL built, leaf to trust anchor, when accepted.
+        judged: ``False`` when OpenSSL gave no verdict on the chain (the replay itself
+            failed); the chain is then not accepted, and nothing is known against it.
     """
 
     accepted: bool
     verify_code: int = 0
     verify_message: str = "ok"
     verified_chain: tuple[bytes, ...] = ()
+    judged: bool = True
 
 
 def _u24(value: int) -> bytes:
@@ -64,11 +74,17 @@ def _records(payload: bytes) -> bytes:
     return bytes(out)
 
 
+# rsaEncryption and RSASSA-PSS keys sign in ECDHE_RSA suites; EC, Ed25519 and Ed448 keys in
+# ECDHE_ECDSA ones; any other key (ML-DSA...) in none: see the module docstring.
+_RSA_KEYS = frozenset({"1.2.840.113549.1.1.1", "1.2.840.113549.1.1.10"})
+
+
 def _suite_for(leaf_der: bytes) -> bytes:
-    # The SubjectPublicKeyInfo algorithm OID for RSA is 1.2.840.113549.1.1.1; EC keys and
-    # Ed25519/Ed448 (which TLS 1.2 authenticates as ECDSA) are not RSA.
-    rsa_oid = b"\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01"
-    return _SUITE_RSA if rsa_oid in leaf_der[:600] else _SUITE_ECDSA
+    try:
+        rsa = key_algorithm(leaf_der) in _RSA_KEYS
+    except DERError:  # OpenSSL will say what it thinks of this certificate
+        rsa = False
+    return _SUITE_RSA if rsa else _SUITE_ECDSA
 
 
 def server_flight(chain: list[bytes] | tuple[bytes, ...]) -> bytes:
@@ -117,8 +133,14 @@ def replay_chain(
             accepted=False, verify_code=error.verify_code, verify_message=error.verify_message
         )
     except ssl.SSLError as error:
-        return ReplayResult(accepted=False, verify_code=-1, verify_message=str(error))
-    return ReplayResult(accepted=False, verify_code=-1, verify_message="unexpected handshake")
+        if getattr(error, "reason", None) == "WRONG_CERTIFICATE_TYPE":
+            verified = _verified_chain(client)
+            if verified and verified[0] == chain[0]:  # the key came after the verdict
+                return ReplayResult(accepted=True, verified_chain=verified)
+        return ReplayResult(accepted=False, verify_code=-1, verify_message=str(error), judged=False)
+    return ReplayResult(
+        accepted=False, verify_code=-1, verify_message="unexpected handshake", judged=False
+    )
 
 
 def _verified_chain(client: ssl.SSLObject) -> tuple[bytes, ...]:

@@ -18,7 +18,7 @@ from ._der import pin_or_none
 from ._engine import NO_CHECK_TIME
 from ._frozen import dataclass
 from ._policy import TrustSource
-from ._reasons import diagnose
+from ._reasons import diagnose, explain
 from ._replay import ReplayResult, replay_chain
 from ._sslclass import StdlibContext
 from ._trust import anchors_for
@@ -76,6 +76,18 @@ def failed_verdict(
 def _verdict(result: ReplayResult, chain: Sequence[bytes], host: str | None) -> Verdict:
     if result.accepted:
         return ACCEPTED
+    if not result.judged:  # no verdict at all: refused, and nothing said against the chain
+        problem, fix = explain(
+            "unjudgeable", chain=chain, host=host, port=None, message=result.verify_message
+        )
+        return Verdict(
+            accepted=False,
+            reasons=("unjudgeable",),
+            verify_code=result.verify_code,
+            verify_message=result.verify_message,
+            problem=problem,
+            fix=fix,
+        )
     return failed_verdict(result.verify_code, result.verify_message, chain, host)
 
 

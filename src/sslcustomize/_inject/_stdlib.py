@@ -10,6 +10,8 @@ global opener; such an opener built before injection is dropped so the next call
 
 from __future__ import annotations
 
+import functools
+import os
 import ssl
 import sys
 import types
@@ -30,6 +32,10 @@ from .._runtime import Runtime
 from .._state import current_runtime
 from ._patcher import Patcher
 from ._shared import on_import
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "SharedContext",
@@ -116,12 +122,68 @@ def create_default_https_context(
     return create_default_context(purpose, cafile=cafile, capath=capath, cadata=cadata)
 
 
+class _NotGiven:
+    """The default of an argument the caller did not pass (``None`` is a value of its own)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+NOT_GIVEN: Any = _NotGiven()
+# A directory argument that loads nothing: asking Python's own factory what it would do must
+# not read the system store (an OpenSSL lookup directory is only searched when verifying).
+_NO_ANCHORS = os.devnull
+
+
+@functools.lru_cache(maxsize=64)
+def _python_verifies(
+    protocol: int | None, purpose: ssl.Purpose, given: tuple[tuple[str, Any], ...]
+) -> bool:
+    """Tell whether Python's own ``_create_stdlib_context`` verifies for these arguments.
+
+    Python's function itself is asked, with the caller's ``cert_reqs``/``check_hostname`` and
+    its own defaults for the rest, so that its semantics are this Python's, whatever the
+    version: since gh-114905 (3.13.18+, 3.14, 3.15 and the code of every 3.10+)
+    ``check_hostname=True`` with the default ``cert_reqs=CERT_NONE`` raises ``ValueError``,
+    ``cert_reqs=None`` keeps PROTOCOL_TLS_CLIENT's CERT_REQUIRED. Its exceptions propagate:
+    the caller gets what Python would have raised.
+    """
+    context = ORIGINAL_CREATE_UNVERIFIED_CONTEXT(
+        protocol, purpose=purpose, capath=_NO_ANCHORS, **dict(given)
+    )
+    return bool(context.verify_mode != ssl.CERT_NONE)
+
+
+def _apply_verification(
+    context: ssl.SSLContext, *, cert_reqs: Any, check_hostname: Any, opt_out: bool
+) -> None:
+    """Apply what the caller passed; what it did not pass keeps the policy's verification.
+
+    ``cert_reqs=None`` leaves the context's mode, as Python does. A code opt-out (CERT_NONE,
+    given or implied by ``_create_unverified_context``) turns the host check off first, as
+    Python's own default ``check_hostname=False`` does (ssl's order: ``check_hostname``
+    before ``verify_mode = CERT_NONE``).
+    """
+    if opt_out and cert_reqs is NOT_GIVEN:
+        cert_reqs = ssl.CERT_NONE
+    if check_hostname is NOT_GIVEN:
+        check_hostname = False if cert_reqs == ssl.CERT_NONE else context.check_hostname
+    if not check_hostname:
+        context.check_hostname = False
+    if cert_reqs not in (NOT_GIVEN, None):
+        context.verify_mode = ssl.VerifyMode(cert_reqs)
+    if check_hostname:
+        context.check_hostname = True
+
+
 def _stdlib_factory(
     *,
     opt_out: bool,
     protocol: int | None,
-    cert_reqs: int | None,
-    check_hostname: bool | None,
+    cert_reqs: Any,
+    check_hostname: Any,
     purpose: ssl.Purpose,
     certfile: str | None,
     keyfile: str | None,
@@ -133,22 +195,24 @@ def _stdlib_factory(
 
     Server-side contexts are built by :mod:`ssl` unchanged. A client gets a
     :class:`PolicyContext` for the calling module (or its registered factory) with the
-    protocol asked for; verification settings given explicitly (or implied by
-    ``_create_unverified_context``) are applied as asked: a code opt-out that the policy
-    records or refuses at each connection.
+    protocol asked for. Arguments the caller passed are applied as given (a code opt-out
+    when they turn verification off, recorded or refused at each connection); those it did
+    not pass keep the policy's verification. Where Python itself would refuse the arguments
+    it raises as Python does, and where Python itself would verify, report mode refuses what
+    Python refuses (see :func:`_python_verifies`).
     """
+    given = tuple(
+        (key, value)
+        for key, value in (("cert_reqs", cert_reqs), ("check_hostname", check_hostname))
+        if value is not NOT_GIVEN
+    )
     if purpose != ssl.Purpose.SERVER_AUTH or protocol == ssl.PROTOCOL_TLS_SERVER:
         return ORIGINAL_CREATE_UNVERIFIED_CONTEXT(  # type: ignore[no-any-return]
-            protocol,
-            cert_reqs=ssl.CERT_NONE if cert_reqs is None else cert_reqs,
-            check_hostname=bool(check_hostname),
-            purpose=purpose,
-            certfile=certfile,
-            keyfile=keyfile,
-            cafile=cafile,
-            capath=capath,
-            cadata=cadata,
-        )
+            protocol, purpose=purpose, certfile=certfile, keyfile=keyfile, cafile=cafile,
+            capath=capath, cadata=cadata, **dict(given),
+        )  # fmt: skip
+    # smtplib & co. pass nothing: Python would not verify (gh-91826), the policy does.
+    python_verifies = bool(given or opt_out) and _python_verifies(protocol, purpose, given)
     name = caller_module()
     explicit_protocol = protocol not in (None, ssl.PROTOCOL_TLS_CLIENT)
     factory = None
@@ -162,13 +226,11 @@ def _stdlib_factory(
             cafile=cafile, capath=capath, cadata=cadata,
         )  # fmt: skip
     if isinstance(context, PolicyContext):
-        # Python's own factory verifies only when the code asked for CERT_REQUIRED itself.
-        context._sslcustomize_python_verifies = not opt_out and cert_reqs == ssl.CERT_REQUIRED  # noqa: SLF001
-    if opt_out or check_hostname is not None or cert_reqs is not None:
-        verify_mode = ssl.CERT_REQUIRED if cert_reqs is None else cert_reqs
-        if check_hostname is not None or verify_mode != ssl.CERT_REQUIRED:
-            context.check_hostname = bool(check_hostname)  # before CERT_NONE: ssl's order
-        context.verify_mode = ssl.VerifyMode(verify_mode)
+        context._sslcustomize_python_verifies = python_verifies  # noqa: SLF001
+    if given or opt_out:
+        _apply_verification(
+            context, cert_reqs=cert_reqs, check_hostname=check_hostname, opt_out=opt_out
+        )
     if certfile or keyfile:
         context.load_cert_chain(certfile, keyfile)  # type: ignore[arg-type]
     return context
@@ -177,8 +239,8 @@ def _stdlib_factory(
 def create_stdlib_context(
     protocol: int | None = None,
     *,
-    cert_reqs: int | None = None,
-    check_hostname: bool | None = None,
+    cert_reqs: int | None = NOT_GIVEN,
+    check_hostname: bool = NOT_GIVEN,
     purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH,
     certfile: str | None = None,
     keyfile: str | None = None,
@@ -191,7 +253,9 @@ def create_stdlib_context(
     smtplib, imaplib, poplib, ftplib and nntplib call this (CPython gh-91826); it returns a
     verifying context for the calling module, with the caller's protocol and client
     certificate. An explicit ``cert_reqs``/``check_hostname`` is applied as given (a code
-    opt-out when it turns verification off: ``ssl.get_server_certificate()`` does).
+    opt-out when it turns verification off: ``ssl.get_server_certificate()`` does), and
+    raises ``ValueError`` where Python's own function does (``check_hostname=True`` with the
+    default ``cert_reqs``, gh-114905).
     """
     return _stdlib_factory(
         opt_out=False, protocol=protocol, cert_reqs=cert_reqs, check_hostname=check_hostname,
@@ -203,7 +267,7 @@ def create_stdlib_context(
 def create_unverified_context(
     protocol: int | None = None,
     *,
-    cert_reqs: int = ssl.CERT_NONE,
+    cert_reqs: int | None = ssl.CERT_NONE,
     check_hostname: bool = False,
     purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH,
     certfile: str | None = None,
