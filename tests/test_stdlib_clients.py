@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import _pki
+import _sslcustomize_startup as startup
 from _fixtures import WritePolicy, run_python
 
 if TYPE_CHECKING:
@@ -318,6 +320,8 @@ def test_broken_install_follows_python_for_explicit_check_hostname(
     shadow = tmp_path / "shadow" / "sslcustomize"
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise RuntimeError('broken install')\n")
+    # The startup module imports the package beside it: both go first on the path.
+    shutil.copy(startup.__file__, shadow.parent)
     code = """
     import ssl
     context = ssl._create_stdlib_context()
