@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._decision import Decision
 from ._der import pin_or_none
-from ._engine import Settings, settings_of
+from ._engine import EngineSpec, Settings, settings_of, settings_version
 from ._gate import Gate
 from ._plan import Plan, make_plan
 from ._reasons import explain
@@ -335,6 +335,38 @@ class _Connection:
         return None if self.entry is None else self.entry.session
 
 
+# How many times a connection is planned again when another thread changes the caller's context
+# meanwhile, before it is made on a verifying copy of the settings last read.
+_ATTEMPTS = 4
+
+
+def _plan(
+    runtime: Runtime, decision: Decision, settings: Settings, *, name: str, host: str | None,
+    port: int | None,
+) -> Plan:  # fmt: skip
+    plan = make_plan(
+        decision,
+        settings,
+        name=name,
+        host=host,
+        port=port,
+        leaves=runtime.leaves(decision.exception),
+    )
+    if host is None and not plan.opt_out and "check_hostname" in plan.weakened:
+        raise rejection(decision, _no_name, (), host, port)
+    return plan
+
+
+def _engine(
+    runtime: Runtime, settings: Settings, spec: EngineSpec, *, decision: Decision,
+    host: str | None, port: int | None,
+) -> ssl.SSLContext:  # fmt: skip
+    try:
+        return runtime.engine(settings, spec)
+    except Exception as error:
+        raise rejection(decision, _unjudgeable(error), (), host, port) from error
+
+
 def connect(
     context: PolicyContext,
     arguments: tuple[Any, ...],
@@ -360,29 +392,35 @@ def connect(
     runtime = context._sslcustomize_runtime or current_runtime()  # noqa: SLF001 - our class
     name = context._sslcustomize_name  # noqa: SLF001
     host = server_hostname.decode() if isinstance(server_hostname, bytes) else server_hostname
-    settings = settings_of(context, context._sslcustomize_recipe, context.python_recipe())  # noqa: SLF001
     decision = runtime.decision(name, host, port)
-    plan = make_plan(
-        decision,
-        settings,
-        name=name,
-        host=host,
-        port=port,
-        leaves=runtime.leaves(decision.exception),
-    )
-    if host is None and not plan.opt_out and "check_hostname" in plan.weakened:
-        raise rejection(decision, _no_name, (), host, port)
-    if plan.engine is None:
-        engine: ssl.SSLContext = context
-    else:
-        try:
-            engine = runtime.engine(settings, plan.engine)
-        except Exception as error:
-            raise rejection(decision, _unjudgeable(error), (), host, port) from error
-    connection = _Connection(runtime, settings, plan, engine)
-    offered = connection.offer(session)
     wrap = _wrap_socket if len(arguments) == 1 else _wrap_bio
-    raw = wrap(engine, *arguments, False, server_hostname, owner=owner, session=offered)
+    for _ in range(_ATTEMPTS):
+        # The connection must carry the settings it was planned from (see _engine's
+        # settings_version): on the caller's own context, it is made again if the context
+        # changed, or was changing, meanwhile. An engine is built from the settings read.
+        version = settings_version(context)
+        settings = settings_of(context, context._sslcustomize_recipe, context.python_recipe())  # noqa: SLF001
+        plan = _plan(runtime, decision, settings, name=name, host=host, port=port)
+        if plan.engine is not None:
+            engine = _engine(
+                runtime, settings, plan.engine, decision=decision, host=host, port=port
+            )
+        elif version is None:
+            continue
+        else:
+            engine = context
+        connection = _Connection(runtime, settings, plan, engine)
+        offered = connection.offer(session)
+        raw = wrap(engine, *arguments, False, server_hostname, owner=owner, session=offered)
+        if engine is not context or settings_version(context) == version:
+            break
+    else:
+        # The context kept changing: connect on a private copy of the last settings read,
+        # verifying whatever they said (fail closed).
+        engine = _engine(runtime, settings, plan.verify, decision=decision, host=host, port=port)
+        connection = _Connection(runtime, settings, plan, engine)
+        offered = connection.offer(session)
+        raw = wrap(engine, *arguments, False, server_hostname, owner=owner, session=offered)
     return Gate(
         raw,
         context,

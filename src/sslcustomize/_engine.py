@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable
 
 from ._frozen import dataclass, replace
+from ._locks import fork_safe_lock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,10 +42,13 @@ __all__ = [
     "Settings",
     "Step",
     "add_step",
+    "begin_change",
     "build_engine",
     "build_verifier",
+    "end_change",
     "normalize",
     "settings_of",
+    "settings_version",
 ]
 
 # X509_V_FLAG_NO_CHECK_TIME: OpenSSL's flag to skip validity dates (ssl does not export it).
@@ -161,6 +165,45 @@ def settings_of(
         recipe=recipe,
         python_recipe=python_recipe,
     )
+
+
+# --- Settings that stay what the plan saw ------------------------------------------------------
+#
+# OpenSSL copies a context's verify mode, flags and security level into each connection when
+# the connection is made (SSL_new), and Python adds the host name check then. A connection
+# planned from settings read a moment earlier must be made with those very settings: else a
+# thread that turns verification off between the two (and back) gets a connection that
+# nothing verifies. Each change of a policy context counts itself here, before and after;
+# the connection path reads the count before it reads the settings and again once the
+# connection is made, and makes it again if anything changed or was changing (see
+# _connection.connect). The lock guards only the two counters, never a user's call.
+
+_changes_lock = fork_safe_lock()
+
+
+def begin_change(context: object) -> None:
+    """Count a change of ``context``'s settings as under way."""
+    with _changes_lock:
+        names = vars(context)
+        names["_sslcustomize_changing"] = names.get("_sslcustomize_changing", 0) + 1
+        names["_sslcustomize_changes"] = names.get("_sslcustomize_changes", 0) + 1
+
+
+def end_change(context: object) -> None:
+    """Count a change of ``context``'s settings as done (it may have failed)."""
+    with _changes_lock:
+        names = vars(context)
+        names["_sslcustomize_changing"] -= 1
+        names["_sslcustomize_changes"] += 1
+
+
+def settings_version(context: object) -> int | None:
+    """Return how many changes ``context`` has seen, or ``None`` while one is under way."""
+    with _changes_lock:
+        names = vars(context)
+        if names.get("_sslcustomize_changing", 0):
+            return None
+        return int(names.get("_sslcustomize_changes", 0))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
