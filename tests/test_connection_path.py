@@ -758,3 +758,83 @@ def test_threads_toggling_a_shared_context_reach_the_real_server(world: World) -
     (line,) = client(TOGGLING, policy, port, 150)
     assert json.loads(line) == {"ok": 900, "rejected": 0, "error": 0}
     assert real.received == [b"x\n"] * 900
+
+
+# --- 13. Report mode never drops Python's floor, wherever it is set ----------------------------
+
+
+AUTHORIZED = f"""
+import http.client
+def get(port):
+    conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=10)
+    conn.putrequest("GET", "/")
+    conn.putheader("Authorization", "Bearer {SECRET.decode()}")
+    conn.endheaders()
+    conn.sock.recv(3)
+    conn.close()
+print(outcome(lambda: get(int(args[0]))))
+print(outcome(lambda: get(int(args[1]))))
+"""
+
+REPORT_RULES = {
+    # An exception that only changes the mode: Python's verdict stays the floor.
+    "exception_report": 'mode = "report"',
+    # The exception's own pin or CA may accept what Python refuses, for this host only.
+    "exception_report_pin": 'mode = "report"\npin = ["{pin}"]',
+    "exception_report_ca": 'mode = "report"\nca = ["{ca}"]',
+    "top_level_report_pin": 'pin = ["{pin}"]',
+}
+
+
+@pytest.mark.parametrize("rule", sorted(REPORT_RULES))
+def test_report_mode_exception_keeps_pythons_floor(world: World, rule: str) -> None:
+    """A report-mode exception: http.client refuses a MITM before its Authorization header.
+
+    The twin: the real server, whose CA only the policy trusts (or whose key or CA only the
+    exception names), gets the request.
+    """
+    evil_port, evil, _ = world.server(world.attacker_ca)
+    real_port, real, leaf = world.server(world.ca)
+    pin = _pin_of(leaf.cert_chain_pems[0])
+    by_exception = rule != "exception_report"
+    top = "" if by_exception else f'trust = ["{world.ca_file}"]\n'
+    mode = 'mode = "report"\n' if rule.startswith("top_level") else ""
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(
+        f"version = 1\n{mode}{top}"
+        f'[report]\nsink = "jsonl"\npath = "{sink}"\n'
+        '[[exception]]\nhost = "127.0.0.1"\nreason = "test"\n'
+        + REPORT_RULES[rule].format(pin=pin, ca=world.ca_file)
+        + "\n"
+    )
+    lines = client(AUTHORIZED, policy, evil_port, real_port)
+    assert lines[0].startswith("REJECTED")
+    assert lines[1] == "OK"
+    assert evil.received in ([], [b""])
+    assert len(real.received) == 1
+    assert real.received[0].startswith(b"GET / HTTP/1.1")
+    assert _records(sink) == []
+
+
+def test_report_mode_pin_mismatch_python_accepts_is_reported(world: World) -> None:
+    """A pinned report-mode exception whose pin fails on a chain Python accepts: recorded."""
+    port, real, _ = world.server(world.ca)
+    other_pin = _pin_of(world.attacker_ca.issue_cert("127.0.0.1").cert_chain_pems[0])
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(f"""
+        version = 1
+        trust = ["{world.ca_file}"]
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        [[exception]]
+        host = "127.0.0.1"
+        mode = "report"
+        pin = ["{other_pin}"]
+        reason = "test"
+        """)
+    assert client(AUTHORIZED, policy, port, port) == ["OK", "OK"]
+    assert len(real.received) == 2
+    records = _records(sink)
+    assert records
+    assert all(r["reasons"] == ["pin_mismatch"] for r in records)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ._decision import Decision
 from ._der import pin_or_none
 from ._engine import EngineSpec, Settings, settings_of, settings_version
+from ._frozen import replace
 from ._gate import Gate
 from ._plan import Plan, make_plan
 from ._reasons import explain
@@ -309,6 +310,10 @@ class _Connection:
             return None
         if plan.decision.mode == "enforce":
             return rejection(plan.decision, verdict, chain, host, plan.port)
+        if plan.floor is not None:
+            floor = self._floor(plan.floor, chain)
+            if not floor.accepted:  # Python itself refuses it, and no pin vouches for it
+                return rejection(plan.decision, floor, chain, host, plan.port)
         for reason in verdict.reasons:
             recorder.warn_once(
                 host,
@@ -321,6 +326,15 @@ class _Connection:
             verdict="rejected", reasons=verdict.reasons,
         )  # fmt: skip
         return None
+
+    def _floor(self, spec: EngineSpec, chain: tuple[bytes, ...]) -> Verdict:
+        """Report mode's floor: what Python or the policy accepts, without the pins."""
+        plan = self.plan
+        unpinned = replace(plan.decision, pins=(), check_hostname=True)
+        try:
+            return self.runtime.verdict(self.settings, spec, unpinned, chain, plan.host)
+        except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
+            return _unjudgeable(error)
 
     def remember(self, gate: Gate, session: Any) -> None:
         entry = SessionEntry(session, self.plan.host, self.engine, gate.chain)

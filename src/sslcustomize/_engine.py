@@ -330,7 +330,10 @@ def build_verifier(
     context.check_hostname = False  # sslcustomize: allow(offline judge; host checked apart)
     context.set_ciphers(f"DEFAULT:@SECLEVEL={settings.security_level}")
     keep_anchors = not spec.leaves
-    _replay(context, settings.recipe, lambda name: keep_anchors and name in _VERIFIER_STEPS)
+    recipe = settings.recipe
+    if spec.python and settings.python_recipe is not None:
+        recipe = settings.python_recipe
+    _replay(context, recipe, lambda name: keep_anchors and name in _VERIFIER_STEPS)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     context.maximum_version = ssl.TLSVersion.TLSv1_2
     context.hostname_checks_common_name = settings.common_name

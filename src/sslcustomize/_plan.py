@@ -40,6 +40,9 @@ class Plan:
         verify: What enforce mode verifies with (the verdict's verifier).
         opt_out: The caller's weakenings, obeyed: proceed and record.
         weakened: What the caller turned off (``verify_mode``, ``check_hostname``, flags).
+        floor: Report mode's floor where the engine cannot hold it (a pinned exception):
+            the verifier of what Python or the policy accepts, without pins. A chain it
+            refuses and no pin vouches for is rejected after the handshake, as Python would.
     """
 
     decision: Decision
@@ -51,6 +54,7 @@ class Plan:
     verify: EngineSpec
     opt_out: bool = False
     weakened: tuple[str, ...] = ()
+    floor: EngineSpec | None = None
 
 
 def weakenings(settings: Settings, host: str | None) -> tuple[str, ...]:
@@ -105,12 +109,20 @@ def make_plan(
             return base(engine=None, judge=False, weakened=weakened)
         return base(engine=verify, judge=False, weakened=weakened)
     python_verifies = settings.python_recipe is not None and not weakened
-    if not enforce and decision.exception is None and python_verifies:
-        # Report mode over a context Python itself would verify: what Python refuses is
-        # refused (natively, before the client certificate or any byte); what only the
+    floor = None
+    if not enforce and python_verifies:
+        # Report mode (top level, [context.*] or an exception's own) over a context Python
+        # itself would verify: what Python refuses is refused, before the client certificate
+        # or any byte, unless the exception's own pin or CA vouches for it; what only the
         # policy adds is judged after the handshake and reported.
-        floor = EngineSpec(check_hostname=check_name, drop_flags=verify.drop_flags, python=True)
-        return base(engine=floor, judge=True, weakened=weakened)
+        floor = EngineSpec(
+            check_hostname=host is not None,
+            extra_anchors=extra,
+            drop_flags=verify.drop_flags,
+            python=True,
+        )
+        if not pins:
+            return base(engine=floor, judge=True, weakened=weakened)
     if pins and enforce and leaves and settings.has_client_certificate:
         # The pinned leaf was seen and matched: verify natively against exactly it, so the
         # client certificate is only ever sent to a server that holds the pinned key.
@@ -118,6 +130,7 @@ def make_plan(
         return base(engine=pinned, judge=False, weakened=weakened)
     deferred = EngineSpec(
         verify=False,
-        withhold_client_certificate=enforce and settings.has_client_certificate,
+        withhold_client_certificate=(enforce or floor is not None)
+        and settings.has_client_certificate,
     )
-    return base(engine=deferred, judge=True, weakened=weakened)
+    return base(engine=deferred, judge=True, weakened=weakened, floor=floor)
