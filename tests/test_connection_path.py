@@ -838,3 +838,54 @@ def test_report_mode_pin_mismatch_python_accepts_is_reported(world: World) -> No
     records = _records(sink)
     assert records
     assert all(r["reasons"] == ["pin_mismatch"] for r in records)
+
+
+# --- 14. ssl.wrap_socket() (3.10, 3.11) ----------------------------------------------------------
+
+
+WRAP_SOCKET = f"""
+def send():
+    tls = ssl.wrap_socket(socket.create_connection(("127.0.0.1", int(args[0]))))
+    tls.sendall(b"{SECRET.decode()}\\n"); tls.recv(3); tls.close()
+print(outcome(send))
+"""
+
+
+@pytest.mark.skipif(not hasattr(ssl, "wrap_socket"), reason="ssl.wrap_socket() is gone (3.12+)")
+@pytest.mark.parametrize("allow", [True, False])
+def test_ssl_wrap_socket_is_a_code_opt_out(world: World, allow: bool) -> None:
+    """ssl.wrap_socket(): a refused opt-out reaches no MITM; an allowed one is recorded."""
+    port, server, _ = world.server(world.attacker_ca)
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(f"""
+        version = 1
+        allow_code_opt_out = {str(allow).lower()}
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        """)
+    line = client(WRAP_SOCKET, policy, port)[0]
+    if allow:
+        assert line == "OK"
+        assert server.received == [SECRET + b"\n"]
+        (record,) = _records(sink)
+        assert "code_opt_out" in record["reasons"]  # type: ignore[operator]
+    else:
+        assert line == "REJECTED hostname_mismatch"
+        assert server.received in ([], [b""])
+        assert _records(sink) == []
+
+
+@pytest.mark.skipif(not hasattr(ssl, "wrap_socket"), reason="ssl.wrap_socket() is gone (3.12+)")
+def test_ssl_wrap_socket_server_side_is_unchanged(world: World) -> None:
+    """ssl.wrap_socket(server_side=True) still makes a server socket under the hook."""
+    identity = world.file(
+        "server.pem", world.ca.issue_cert("localhost").private_key_and_cert_chain_pem.bytes()
+    )
+    policy = world.policy("version = 1\nallow_code_opt_out = false\n")
+    code = """
+    a, b = socket.socketpair()
+    server = ssl.wrap_socket(a, server_side=True, certfile=args[0], do_handshake_on_connect=False)
+    print(server.server_side, type(server.context).__name__)
+    """
+    assert client(code, policy, identity) == ["True SSLContext"]

@@ -453,6 +453,6 @@ _no_name = Verdict(
     verify_message="no server name to check",
     problem="the code turned the host name check off and gave no server name, and the policy "
     "refuses code opt-outs",
-    fix="pass server_hostname= to wrap_socket()/wrap_bio(), or add a pinned exception for "
-    "this server",
+    fix="pass server_hostname= to SSLContext.wrap_socket()/wrap_bio() (ssl.wrap_socket() "
+    "cannot pass one)",
 )
