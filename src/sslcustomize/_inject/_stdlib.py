@@ -322,7 +322,7 @@ def _drop_prebuilt_opener(patcher: Patcher) -> None:
 def remove_stand_ins() -> None:
     """Put back the factories the startup hook's stand-ins wrap, if they are still there."""
     for name in (*FACTORIES, *LEGACY):
-        original = getattr(getattr(ssl, name), "sslcustomize_original", None)
+        original = getattr(getattr(ssl, name, None), "sslcustomize_original", None)
         if original is not None:
             setattr(ssl, name, original)
     _restore_gevent()  # gevent.ssl's copies of the stand-ins would inject again when called
