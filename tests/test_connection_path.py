@@ -26,7 +26,11 @@ from pathlib import Path
 import pytest
 import trustme
 from cryptography import x509
-from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from _pki import TestPKI
 
 SECRET = b"secret-password"
 
@@ -889,3 +893,111 @@ def test_ssl_wrap_socket_server_side_is_unchanged(world: World) -> None:
     print(server.server_side, type(server.context).__name__)
     """
     assert client(code, policy, identity) == ["True SSLContext"]
+
+
+# --- 15. Weakenings are found by comparison with Python's default ------------------------------
+
+
+def _serve_chain(world: World, chain_pem: bytes, key_pem: bytes) -> tuple[int, Recorder]:
+    """Serve ``chain_pem`` (an RSA-1024 leaf too: the server itself accepts any key)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.set_ciphers("DEFAULT:@SECLEVEL=0")
+    n = len(world.servers)
+    context.load_cert_chain(
+        world.file(f"chain{n}.pem", chain_pem), world.file(f"key{n}.pem", key_pem)
+    )
+    recorder = Recorder(context)
+    port = recorder.start()
+    world.servers.append(recorder)
+    return port, recorder
+
+
+def _strict_only_chain(pki: TestPKI) -> tuple[bytes, bytes]:
+    """A chain that only VERIFY_X509_STRICT refuses: the leaf has no authority key identifier."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    leaf = pki._leaf_builder(  # the test PKI's own leaf, minus one extension
+        key.public_key(),
+        subject=x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]),
+        issuer_name=pki.intermediate.cert.subject,
+        names=("127.0.0.1",),
+        not_before=None,
+        not_after=None,
+        eku=(ExtendedKeyUsageOID.SERVER_AUTH,),
+    ).sign(pki.intermediate.key, hashes.SHA256())
+    chain = leaf.public_bytes(serialization.Encoding.PEM) + pki.intermediate_pem
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    return chain, key_pem
+
+
+WEAKENED_DEFAULTS = {
+    "security_level": 'ctx.set_ciphers("DEFAULT:@SECLEVEL=0")',
+    "x509_strict_cleared": "ctx.verify_flags &= ~ssl.VERIFY_X509_STRICT",
+}
+
+WEAKENED_CLIENT = """
+def go(port):
+    ctx = ssl.create_default_context(cafile=args[2])
+    {weaken}
+    with ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)),
+                         server_hostname="127.0.0.1") as tls:
+        tls.sendall(b"x\\n"); tls.recv(3)
+print(outcome(lambda: go(int(args[0]))))
+print(outcome(lambda: go(int(args[1]))))
+"""
+
+
+@pytest.mark.parametrize(
+    "weakening",
+    [
+        "security_level",
+        pytest.param(
+            "x509_strict_cleared",
+            marks=pytest.mark.skipif(
+                sys.version_info < (3, 13), reason="VERIFY_X509_STRICT is a default from 3.13"
+            ),
+        ),
+    ],
+)
+@pytest.mark.parametrize("allow", [True, False])
+def test_a_default_weakened_is_an_opt_out(
+    world: World, pki: TestPKI, weakening: str, allow: bool
+) -> None:
+    """A lowered security level or a cleared default flag: recorded, or refused before any byte.
+
+    The chain served first is one Python's default refuses only for what the code weakened
+    (an RSA-1024 leaf; a leaf without authority key identifier under 3.13's X509_STRICT);
+    the twin, a sound chain, connects with the same code under the refusal too.
+    """
+    if weakening == "x509_strict_cleared":
+        chain, key = _strict_only_chain(pki)
+    else:
+        chain, key = pki["weak_key"].chain_pem, pki["weak_key"].key_pem
+    weak_port, weak = _serve_chain(world, chain, key)
+    good_port, good = _serve_chain(world, pki["good"].chain_pem, pki["good"].key_pem)
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(f"""
+        version = 1
+        allow_code_opt_out = {str(allow).lower()}
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        """)
+    ca = world.file("root.pem", pki.root_pem)
+    code = WEAKENED_CLIENT.format(weaken=WEAKENED_DEFAULTS[weakening])
+    lines = client(code, policy, weak_port, good_port, ca)
+    assert lines[1] == "OK"
+    assert good.received == [b"x\n"]
+    if allow:
+        assert lines[0] == "OK"
+        records = _records(sink)
+        assert len(records) == 2
+        assert all("code_opt_out" in r["reasons"] for r in records)  # type: ignore[operator]
+        assert records[0]["verdict"] == "opt_out"
+    else:
+        assert lines[0].startswith("REJECTED")
+        if weakening == "security_level":
+            assert lines[0] == "REJECTED weak_key"
+        assert weak.received in ([], [b""])
+        assert _records(sink) == []

@@ -20,8 +20,8 @@ import functools
 import ssl
 
 from ._decision import Decision
-from ._engine import WEAKENING_FLAGS, EngineSpec, Settings
-from ._frozen import dataclass
+from ._engine import DEFAULT_SECURITY_LEVEL, EngineSpec, Settings, weakened_flags
+from ._frozen import dataclass, replace
 
 __all__ = ["Plan", "make_plan", "weakenings"]
 
@@ -58,14 +58,20 @@ class Plan:
 
 
 def weakenings(settings: Settings, host: str | None) -> tuple[str, ...]:
-    """Name what ``settings`` turn off compared with a verifying default context."""
+    """Name what ``settings`` make more permissive than Python's default context.
+
+    The verify flags and the security level are compared with Python's own default (see
+    :func:`._engine.weakened_flags`): flags added or default flags removed, a lower level.
+    """
     found = []
     if settings.verify_mode != ssl.CERT_REQUIRED:
         found.append("verify_mode")
     if not settings.check_hostname or host is None:
         found.append("check_hostname")
-    if settings.verify_flags & WEAKENING_FLAGS:
+    if any(weakened_flags(settings.verify_flags)):
         found.append("verify_flags")
+    if settings.security_level < DEFAULT_SECURITY_LEVEL:
+        found.append("security_level")
     return tuple(found)
 
 
@@ -93,10 +99,13 @@ def make_plan(
     pins, extra = decision.pins, decision.extra_ca
     # check_hostname = false is only valid with a pin of the leaf's own key (judge_chain).
     check_name = host is not None and (decision.check_hostname or not pins)
+    added, removed = weakened_flags(settings.verify_flags)
     verify = EngineSpec(
         check_hostname=check_name,
         extra_anchors=extra,
-        drop_flags=WEAKENING_FLAGS if strict else 0,
+        drop_flags=added,
+        add_flags=removed,
+        security_level=DEFAULT_SECURITY_LEVEL if "security_level" in weakened else 0,
     )
     base = functools.partial(
         Plan, decision=decision, name=name, host=host, port=port, verify=verify
@@ -115,18 +124,13 @@ def make_plan(
         # itself would verify: what Python refuses is refused, before the client certificate
         # or any byte, unless the exception's own pin or CA vouches for it; what only the
         # policy adds is judged after the handshake and reported.
-        floor = EngineSpec(
-            check_hostname=host is not None,
-            extra_anchors=extra,
-            drop_flags=verify.drop_flags,
-            python=True,
-        )
+        floor = replace(verify, check_hostname=host is not None, python=True)
         if not pins:
             return base(engine=floor, judge=True, weakened=weakened)
     if pins and enforce and leaves and settings.has_client_certificate:
         # The pinned leaf was seen and matched: verify natively against exactly it, so the
         # client certificate is only ever sent to a server that holds the pinned key.
-        pinned = EngineSpec(check_hostname=check_name, leaves=leaves, drop_flags=verify.drop_flags)
+        pinned = replace(verify, leaves=leaves)
         return base(engine=pinned, judge=False, weakened=weakened)
     deferred = EngineSpec(
         verify=False,
