@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from sslcustomize._decision import decide
-from sslcustomize._engine import DEFAULT_SECURITY_LEVEL, settings_of, weakened_flags
+from sslcustomize._engine import python_defaults, settings_of, weakened_flags
 from sslcustomize._plan import weakenings
 from sslcustomize._policy import Policy, merge_layers, parse_policy
 
@@ -165,4 +165,4 @@ def test_a_lowered_security_level_is_a_weakening() -> None:
     high.set_ciphers("DEFAULT:@SECLEVEL=3")
     assert "security_level" in weakenings(settings_of(low, ()), "example.test")
     assert weakenings(settings_of(high, ()), "example.test") == ()
-    assert ssl.create_default_context().security_level == DEFAULT_SECURITY_LEVEL
+    assert ssl.create_default_context().security_level == python_defaults()[1]

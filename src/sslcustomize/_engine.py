@@ -35,8 +35,6 @@ else:
 __all__ = [
     "ADDITIVE_STEPS",
     "ANCHOR_STEPS",
-    "DEFAULT_FLAGS",
-    "DEFAULT_SECURITY_LEVEL",
     "NO_CHECK_TIME",
     "REPLACING_STEPS",
     "EngineSpec",
@@ -48,6 +46,7 @@ __all__ = [
     "build_verifier",
     "end_change",
     "normalize",
+    "python_defaults",
     "settings_of",
     "settings_version",
     "weakened_flags",
@@ -59,25 +58,31 @@ NO_CHECK_TIME = 0x200000
 # --- What Python's default verifies, and what weakens it -----------------------------------------
 
 
-def _python_defaults() -> tuple[int, int]:
+_defaults: list[tuple[int, int]] = []
+
+
+def python_defaults() -> tuple[int, int]:
     """Return the verify flags and security level of ``ssl.create_default_context()``.
 
-    Read from a plain context (never a factory: at import, ssl's factories may be the startup
-    hook's stand-ins, which import this package), with what create_default_context() adds on
-    3.13 (see "Changed in version 3.13" of ssl.create_default_context).
+    Read once, at the first connection (a context costs 1-2 ms with OpenSSL 3: a process
+    that only makes contexts does not pay it), from a plain context (never a factory: ssl's
+    factories may be the startup hook's stand-ins), with what create_default_context() adds
+    on 3.13 (see "Changed in version 3.13" of ssl.create_default_context). The level is read,
+    not assumed: Python's cipher string sets 2, a distribution's build may leave it to the
+    system's crypto policy.
     """
-    plain = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    flags = int(plain.verify_flags)
-    if sys.version_info >= (3, 13):  # pragma: no cover - version-specific
-        # As plain ints: ~ on a VerifyFlags drops the bits it has no member for.
-        flags |= int(ssl.VERIFY_X509_PARTIAL_CHAIN) | int(ssl.VERIFY_X509_STRICT)
-    return flags, int(plain.security_level)
+    if not _defaults:
+        plain = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        flags = int(plain.verify_flags)
+        if sys.version_info >= (3, 13):  # pragma: no cover - version-specific
+            # As plain ints: ~ on a VerifyFlags drops the bits it has no member for.
+            flags |= int(ssl.VERIFY_X509_PARTIAL_CHAIN) | int(ssl.VERIFY_X509_STRICT)
+        _defaults.append((flags, int(plain.security_level)))
+    return _defaults[0]
 
-
-DEFAULT_FLAGS, DEFAULT_SECURITY_LEVEL = _python_defaults()
 
 # A weakening is whatever makes the verdict more permissive than Python's default for the
-# context, decided by comparing the caller's flags with DEFAULT_FLAGS, not by naming the bad
+# context, decided by comparing the caller's flags with python_defaults(), not by naming the bad
 # ones: a flag added or removed is a weakening unless it is known never to let more through.
 # Added, these only add checks (CRL, X509_STRICT, policies, Suite B, a self-signed anchor's
 # signature) or narrow or reorder the chain search (NO_ALT_CHAINS, TRUSTED_FIRST);
@@ -105,9 +110,9 @@ def weakened_flags(flags: int) -> tuple[int, int]:
         ``(added, removed)``: flags the caller added that may accept more, and default flags
         it removed whose absence may accept more. ``(0, 0)`` when ``flags`` are no weaker.
     """
-    flags = int(flags)
-    added = flags & ~DEFAULT_FLAGS & ~_NEVER_LOOSER_ADDED
-    removed = DEFAULT_FLAGS & ~flags & ~_NEVER_LOOSER_REMOVED
+    flags, default = int(flags), python_defaults()[0]
+    added = flags & ~default & ~_NEVER_LOOSER_ADDED
+    removed = default & ~flags & ~_NEVER_LOOSER_REMOVED
     return added, removed
 
 

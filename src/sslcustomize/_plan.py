@@ -20,7 +20,7 @@ import functools
 import ssl
 
 from ._decision import Decision
-from ._engine import DEFAULT_SECURITY_LEVEL, EngineSpec, Settings, weakened_flags
+from ._engine import EngineSpec, Settings, python_defaults, weakened_flags
 from ._frozen import dataclass, replace
 
 __all__ = ["Plan", "make_plan", "weakenings"]
@@ -70,7 +70,7 @@ def weakenings(settings: Settings, host: str | None) -> tuple[str, ...]:
         found.append("check_hostname")
     if any(weakened_flags(settings.verify_flags)):
         found.append("verify_flags")
-    if settings.security_level < DEFAULT_SECURITY_LEVEL:
+    if settings.security_level < python_defaults()[1]:
         found.append("security_level")
     return tuple(found)
 
@@ -105,7 +105,7 @@ def make_plan(
         extra_anchors=extra,
         drop_flags=added,
         add_flags=removed,
-        security_level=DEFAULT_SECURITY_LEVEL if "security_level" in weakened else 0,
+        security_level=python_defaults()[1] if "security_level" in weakened else 0,
     )
     base = functools.partial(
         Plan, decision=decision, name=name, host=host, port=port, verify=verify
