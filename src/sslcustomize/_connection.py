@@ -11,6 +11,7 @@ enforce mode would have decided for that caller.
 
 from __future__ import annotations
 
+import socket
 import ssl
 import sys
 import types
@@ -101,34 +102,69 @@ def server_port(sock: object) -> int | None:
                 return port
         elif name == "_real_connect" and frame.f_globals.get("__name__") == "ssl":
             return _port_of_address(frame.f_locals.get("addr"))
+        elif name == "_create" and frame.f_globals.get("__name__") == "ssl":
+            port = _proxied_port(frame.f_locals.get("sock"))
+            if port is not None:
+                return port
         frame = frame.f_back
     return port_of(sock)
 
 
+def _proxied_port(original: object) -> int | None:
+    """The server's port as a proxy socket knows it (PySocks' ``socksocket``), else ``None``.
+
+    ``SSLSocket`` takes over the descriptor of the socket it wraps, whose peer is the SOCKS
+    proxy; a socket class that answers ``getpeername()`` itself (PySocks answers with the
+    destination it asked the proxy for) knows where the connection goes.
+    """
+    kind = type(original)
+    if not isinstance(original, socket.socket) or kind.getpeername is socket.socket.getpeername:
+        return None
+    return port_of(original)
+
+
 def transport_port() -> int | None:
-    """Find the peer port of a memory-BIO connection from the asyncio code wrapping it.
+    """Find the port of a memory-BIO connection's server from the asyncio code wrapping it.
 
     The memory BIO knows no socket; a few frames up, asyncio's connection code has it (a
-    ``sock`` local in ``_create_connection_transport``, a ``transport`` in ``start_tls``, or
-    the protocol's ``_transport``); through aiohttp's CONNECT tunnel, :data:`TUNNEL_PORT`.
-    Used only to match port-specific exceptions: without it they would never apply to
-    asyncio, aiohttp or websockets connections.
+    ``sock`` local in ``_create_connection_transport``, the protocol's ``_transport``);
+    through aiohttp's CONNECT tunnel, :data:`TUNNEL_PORT`. Used only to match port-specific
+    exceptions: without it they would never apply to asyncio, aiohttp or websockets
+    connections.
+
+    ``loop.start_tls()`` upgrades a connection made before, whose peer may be a proxy (an
+    HTTP CONNECT tunnel) as well as the server (STARTTLS): there only a client that says
+    which server it asked for is believed (websockets' ``ws_uri``); otherwise the port is
+    unknown (``None``), and port-scoped exceptions do not apply (fail strict).
     """
     tunnelled = TUNNEL_PORT.get()
     if tunnelled is not None:
         return tunnelled
+    upgrade = False
     frame: types.FrameType | None = sys._getframe(3)  # noqa: SLF001 - see the docstring
-    for _ in range(12):
+    for _ in range(16):
         if frame is None:
             break
         names = frame.f_locals
-        sock = names.get("sock")
-        if hasattr(sock, "getpeername"):
-            return port_of(sock)
-        for transport in (names.get("transport"), getattr(names.get("self"), "_transport", None)):
-            get_extra_info = getattr(transport, "get_extra_info", None)
-            if get_extra_info is not None:
-                return _port_of_address(get_extra_info("peername"))
+        owner = names.get("self")
+        if frame.f_code.co_name == "start_tls" and (
+            frame.f_globals.get("__name__") == "asyncio.base_events"
+        ):
+            upgrade = True
+        elif upgrade:
+            port = getattr(getattr(owner, "ws_uri", None), "port", None)
+            if isinstance(port, int):
+                return port
+        elif getattr(owner, "_call_connection_made", True) is False:
+            return None  # 3.10: start_tls's protocol, from a loop callback (no frames above)
+        else:
+            sock = names.get("sock")
+            if hasattr(sock, "getpeername"):
+                return port_of(sock)
+            for transport in (names.get("transport"), getattr(owner, "_transport", None)):
+                get_extra_info = getattr(transport, "get_extra_info", None)
+                if get_extra_info is not None:
+                    return _port_of_address(get_extra_info("peername"))
         frame = frame.f_back
     return None
 
