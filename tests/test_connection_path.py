@@ -618,9 +618,50 @@ def test_client_certificate_never_reaches_a_mitm(world: World, kind: str) -> Non
     assert lines[0].startswith("REJECTED")
     assert lines[1:] == ["OK", "OK"]
     assert True not in attacker.client_certificates
-    # A pinned server gets the certificate once its pinned key has been seen; a CA at once.
-    expected = [False, True] if kind == "pin" else [True, True]
+    # A pinned server's key is first learned in a handshake without the certificate; then
+    # the connection verifies natively against the pinned leaf and sends it. A CA at once.
+    expected = [False, True, True] if kind == "pin" else [True, True]
     assert real.client_certificates == expected
+
+
+@pytest.mark.parametrize("tls13", [True, False])
+def test_mutual_tls_to_a_pinned_host_works_on_the_first_connection(
+    world: World, tls13: bool
+) -> None:
+    """An appliance that requires a client certificate: the first connection presents it.
+
+    The MITM twin also requires one: it sees only handshakes without a certificate, and the
+    client is rejected before sending a byte.
+    """
+    client_ca = trustme.CA()
+    identity = client_ca.issue_cert("client.test")
+    key = world.file("client.pem", identity.private_key_and_cert_chain_pem.bytes())
+    evil_port, evil, _ = world.server(world.attacker_ca, client_ca=client_ca, tls13=tls13)
+    real_port, real, leaf = world.server(world.ca, client_ca=client_ca, tls13=tls13)
+    policy = world.policy(f"""
+        version = 1
+        [[exception]]
+        host = "127.0.0.1"
+        pin = ["{_pin_of(leaf.cert_chain_pems[0])}"]
+        reason = "appliance that requires a client certificate"
+        """)
+    code = """
+    def go(port):
+        ctx = ssl.create_default_context()
+        ctx.load_cert_chain(args[1])
+        with ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10),
+                             server_hostname="127.0.0.1") as tls:
+            tls.sendall(b"x\\n"); return tls.recv(3).decode().strip()
+    print(outcome(lambda: go(int(args[0]))))
+    print(outcome(lambda: go(int(args[2]))))
+    """
+    lines = client(code, policy, evil_port, key, real_port)
+    assert lines[0].startswith("REJECTED pin_mismatch")
+    assert lines[1] == "OK"
+    assert True not in evil.client_certificates
+    assert evil.received in ([], [b""])
+    assert True in real.client_certificates
+    assert real.received[-1] == b"x\n"
 
 
 # --- 10. A CA-key pin never stands for any name ------------------------------------------------

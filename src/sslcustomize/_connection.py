@@ -11,6 +11,7 @@ enforce mode would have decided for that caller.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import ssl
 import sys
@@ -117,8 +118,9 @@ def _proxied_port(original: object) -> int | None:
     proxy; a socket class that answers ``getpeername()`` itself (PySocks answers with the
     destination it asked the proxy for) knows where the connection goes.
     """
-    kind = type(original)
-    if not isinstance(original, socket.socket) or kind.getpeername is socket.socket.getpeername:
+    if not isinstance(original, socket.socket):
+        return None
+    if type(original).getpeername is socket.socket.getpeername:
         return None
     return port_of(original)
 
@@ -417,6 +419,87 @@ def _engine(
         raise rejection(decision, _unjudgeable(error), (), host, port) from error
 
 
+# --- Mutual TLS with a pinned server ------------------------------------------------------------
+
+
+def _withheld(plan: Plan) -> bool:
+    """Tell whether enforce mode withholds the client certificate until a pin is judged."""
+    engine = plan.engine
+    return (
+        engine is not None
+        and engine.withhold_client_certificate
+        and bool(plan.decision.pins)
+        and plan.decision.exception is not None
+        and plan.decision.mode == "enforce"
+    )
+
+
+def _probe_address(sock: object, port: int | None) -> tuple[int, int, Any, float | None] | None:
+    """Where a probe of the server goes: a connected, blocking or timed socket's own peer.
+
+    ``None`` for anything else, and where the peer is a proxy (its port is not the server's:
+    a CONNECT tunnel, a SOCKS proxy).
+    """
+    if not isinstance(sock, socket.socket):
+        return None
+    try:
+        timeout, peer = sock.gettimeout(), sock.getpeername()
+    except OSError:
+        return None
+    if timeout == 0.0 or _port_of_address(peer) != port:
+        return None
+    return int(sock.family), int(sock.type), peer, timeout
+
+
+def _probe_pinned(
+    runtime: Runtime, settings: Settings, plan: Plan, arguments: tuple[Any, ...]
+) -> tuple[Verdict, tuple[bytes, ...]] | None:
+    """Judge the pinned server's chain in a handshake of its own, without the client certificate.
+
+    A pinned exception's first connection cannot verify natively (a pin names a key, and
+    OpenSSL trusts certificates), so its client certificate would be withheld, and a server
+    that requires one would refuse it. Instead a separate connection to the same address
+    makes a handshake without the client certificate and has its chain judged. An accepted
+    leaf whose key matches a pin is learned: the caller's connection then verifies natively
+    against exactly that certificate and sends the client certificate only to the holder of
+    the pinned key. A rejected chain is rejected before the caller's connection starts. Only
+    for a connected, blocking or timed socket whose peer is the server itself; for anything
+    else (a memory BIO, a socket not yet connected, a proxy's), or when the probe itself
+    fails, the certificate stays withheld.
+
+    Returns:
+        The verdict and the chain, or ``None`` when nothing could be judged.
+    """
+    where = _probe_address(arguments[0] if len(arguments) == 1 else None, plan.port)
+    exception = plan.decision.exception
+    if where is None or exception is None or plan.engine is None:
+        return None
+    family, kind, peer, timeout = where
+    try:
+        # The deferred engine (no client certificate), without anchors: it verifies nothing.
+        engine = runtime.engine(settings, replace(plan.engine, anchors=False))
+        with socket.socket(family, kind) as probe:
+            probe.settimeout(timeout)
+            probe.connect(peer)
+            raw = _wrap_socket(engine, probe, False, plan.host)
+            with contextlib.suppress(ssl.SSLError):  # TLS 1.2: a refusal after its certificate
+                raw.do_handshake()
+            chain = der_chain(raw)
+    except (OSError, ValueError):
+        return None
+    if not chain:
+        return None
+    try:
+        verdict = runtime.verdict(settings, plan.verify, plan.decision, chain, plan.host)
+    except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
+        verdict = _unjudgeable(error)
+    if verdict.accepted and pin_or_none(chain[0]) in plan.decision.pins:
+        runtime.learn_leaf(exception, chain[0])
+    elif verdict.accepted:
+        return None  # a pinned CA's chain: judged again after the caller's own handshake
+    return verdict, chain
+
+
 def connect(
     context: PolicyContext,
     arguments: tuple[Any, ...],
@@ -451,6 +534,12 @@ def connect(
         version = settings_version(context)
         settings = settings_of(context, context._sslcustomize_recipe, context.python_recipe())  # noqa: SLF001
         plan = _plan(runtime, decision, settings, name=name, host=host, port=port)
+        if _withheld(plan):
+            probed = _probe_pinned(runtime, settings, plan, arguments)
+            if probed is not None and not probed[0].accepted:
+                raise rejection(decision, probed[0], probed[1], host, port)
+            if probed is not None:  # learned: verify natively against the pinned leaf
+                plan = _plan(runtime, decision, settings, name=name, host=host, port=port)
         if plan.engine is not None:
             engine = _engine(
                 runtime, settings, plan.engine, decision=decision, host=host, port=port

@@ -274,6 +274,8 @@ class EngineSpec:
             to name every problem of a chain).
         security_level: At least this OpenSSL security level (a refused lowering).
         withhold_client_certificate: Do not present the caller's client certificate.
+        anchors: Load the caller's trust anchors (``False`` only for an engine that does not
+            verify and whose connection serves to read a chain: a pinned server's probe).
         python: Verify with report mode's floor (``Settings.python_recipe``): accept what
             Python's own verification or the policy's accepts, refuse the rest.
     """
@@ -287,6 +289,7 @@ class EngineSpec:
     security_level: int = 0
     withhold_client_certificate: bool = False
     python: bool = False
+    anchors: bool = True
 
 
 _FIXED_VERSION_PROTOCOLS = {int(ssl.PROTOCOL_TLS), int(ssl.PROTOCOL_TLS_CLIENT)}
@@ -343,7 +346,7 @@ def build_engine(
     context.check_hostname = False  # sslcustomize: allow(the replay below sets it from the spec)
 
     def keep(name: str) -> bool:
-        if spec.leaves and name in ANCHOR_STEPS:
+        if (spec.leaves or not spec.anchors) and name in ANCHOR_STEPS:
             return False
         return not (spec.withhold_client_certificate and name == "load_cert_chain")
 
