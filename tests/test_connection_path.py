@@ -828,12 +828,13 @@ REPORT_RULES = {
     "exception_report_pin": 'mode = "report"\npin = ["{pin}"]',
     "exception_report_ca": 'mode = "report"\nca = ["{ca}"]',
     "top_level_report_pin": 'pin = ["{pin}"]',
+    "context_report_pin": 'pin = ["{pin}"]',
 }
 
 
 @pytest.mark.parametrize("rule", sorted(REPORT_RULES))
 def test_report_mode_exception_keeps_pythons_floor(world: World, rule: str) -> None:
-    """A report-mode exception: http.client refuses a MITM before its Authorization header.
+    """Report mode anywhere: http.client refuses a MITM before its Authorization header.
 
     The twin: the real server, whose CA only the policy trusts (or whose key or CA only the
     exception names), gets the request.
@@ -844,10 +845,11 @@ def test_report_mode_exception_keeps_pythons_floor(world: World, rule: str) -> N
     by_exception = rule != "exception_report"
     top = "" if by_exception else f'trust = ["{world.ca_file}"]\n'
     mode = 'mode = "report"\n' if rule.startswith("top_level") else ""
+    context = '[context."http.client"]\nmode = "report"\n' if rule.startswith("context") else ""
     sink = world.tmp / "r.jsonl"
     policy = world.policy(
         f"version = 1\n{mode}{top}"
-        f'[report]\nsink = "jsonl"\npath = "{sink}"\n'
+        f'[report]\nsink = "jsonl"\npath = "{sink}"\n{context}'
         '[[exception]]\nhost = "127.0.0.1"\nreason = "test"\n'
         + REPORT_RULES[rule].format(pin=pin, ca=world.ca_file)
         + "\n"
@@ -861,23 +863,22 @@ def test_report_mode_exception_keeps_pythons_floor(world: World, rule: str) -> N
     assert _records(sink) == []
 
 
-def test_report_mode_pin_mismatch_python_accepts_is_reported(world: World) -> None:
-    """A pinned report-mode exception whose pin fails on a chain Python accepts: recorded."""
+@pytest.mark.parametrize("where", ["exception", "top_level", "context"])
+def test_report_mode_pin_mismatch_python_accepts_is_reported(world: World, where: str) -> None:
+    """A pinned exception in report mode whose pin fails on a chain Python accepts: recorded."""
     port, real, _ = world.server(world.ca)
     other_pin = _pin_of(world.attacker_ca.issue_cert("127.0.0.1").cert_chain_pems[0])
     sink = world.tmp / "r.jsonl"
-    policy = world.policy(f"""
-        version = 1
-        trust = ["{world.ca_file}"]
-        [report]
-        sink = "jsonl"
-        path = "{sink}"
-        [[exception]]
-        host = "127.0.0.1"
-        mode = "report"
-        pin = ["{other_pin}"]
-        reason = "test"
-        """)
+    mode = {
+        "exception": ("", "", 'mode = "report"'),
+        "top_level": ('mode = "report"', "", ""),
+        "context": ("", '[context."http.client"]\nmode = "report"', ""),
+    }[where]
+    policy = world.policy(
+        f'version = 1\n{mode[0]}\ntrust = ["{world.ca_file}"]\n'
+        f'[report]\nsink = "jsonl"\npath = "{sink}"\n{mode[1]}\n'
+        f'[[exception]]\nhost = "127.0.0.1"\n{mode[2]}\npin = ["{other_pin}"]\nreason = "test"\n'
+    )
     assert client(AUTHORIZED, policy, port, port) == ["OK", "OK"]
     assert len(real.received) == 2
     records = _records(sink)
