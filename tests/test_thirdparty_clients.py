@@ -9,8 +9,11 @@ twin. Import order and the ``.pth`` hook are in ``test_thirdparty_startup.py``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import socket
 import ssl
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -426,22 +429,44 @@ def test_httpx_http2_alpn(h2_server: Callable[[str], str], enforce: Callable[[st
     assert found.reasons == ("self_signed",)
 
 
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    """Copy ``source`` to ``sink`` until ``source`` ends, then end ``sink``'s writing."""
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
+
+
+def _relay(client: socket.socket, host: str, port: int, ready: bytes) -> None:
+    """Connect to ``host:port``, tell ``client`` with ``ready``, and relay both ways."""
+    with socket.create_connection((host, port), timeout=10) as upstream:
+        client.sendall(ready)
+        back = threading.Thread(target=_pipe, args=(upstream, client), daemon=True)
+        back.start()
+        _pipe(client, upstream)
+        back.join(10)
+
+
+def _serve_each(listener: socket.socket, handle: Callable[[socket.socket], None]) -> None:
+    """Accept connections on ``listener`` in a thread, each handled in a thread of its own."""
+
+    def serve() -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=handle, args=(client,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+
+
 @pytest.fixture
 def connect_proxy() -> Iterator[tuple[str, list[str]]]:
     """A minimal HTTP CONNECT proxy on loopback: its URL, and the targets it tunnelled to."""
-    import contextlib
-    import socket
-    import threading
-
     listener = socket.create_server(("127.0.0.1", 0))
     tunnelled: list[str] = []
-
-    def pipe(source: socket.socket, sink: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            while data := source.recv(65536):
-                sink.sendall(data)
-        with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
 
     def tunnel(client: socket.socket) -> None:
         with client:
@@ -457,22 +482,9 @@ def connect_proxy() -> Iterator[tuple[str, list[str]]]:
                 client.sendall(b"HTTP/1.1 403 Forbidden\r\n\r\n")  # loopback only
                 return
             tunnelled.append(target)
-            with socket.create_connection((host, int(port)), timeout=10) as upstream:
-                client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
-                back = threading.Thread(target=pipe, args=(upstream, client), daemon=True)
-                back.start()
-                pipe(client, upstream)
-                back.join(10)
+            _relay(client, host, int(port), b"HTTP/1.1 200 Connection established\r\n\r\n")
 
-    def serve() -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=tunnel, args=(client,), daemon=True).start()
-
-    threading.Thread(target=serve, daemon=True).start()
+    _serve_each(listener, tunnel)
     yield f"http://127.0.0.1:{listener.getsockname()[1]}", tunnelled
     listener.close()
 
@@ -606,11 +618,8 @@ def test_port_exception_through_a_connect_proxy_is_the_servers(
 @pytest.fixture
 def socks5_proxy() -> Iterator[tuple[str, list[str]]]:
     """A minimal SOCKS5 proxy on loopback (no authentication, CONNECT): its URL and targets."""
-    import contextlib
     import ipaddress
-    import socket
     import struct
-    import threading
 
     listener = socket.create_server(("127.0.0.1", 0))
     tunnelled: list[str] = []
@@ -623,13 +632,6 @@ def socks5_proxy() -> Iterator[tuple[str, list[str]]]:
                 raise ConnectionError("closed")
             data += chunk
         return data
-
-    def pipe(source: socket.socket, sink: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            while data := source.recv(65536):
-                sink.sendall(data)
-        with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
 
     def tunnel(client: socket.socket) -> None:
         with client, contextlib.suppress(OSError):
@@ -648,22 +650,9 @@ def socks5_proxy() -> Iterator[tuple[str, list[str]]]:
                 client.sendall(b"\x05\x02\x00\x01" + bytes(6))  # loopback only
                 return
             tunnelled.append(f"{host}:{port}")
-            with socket.create_connection((host, port), timeout=10) as upstream:
-                client.sendall(b"\x05\x00\x00\x01" + bytes(6))
-                back = threading.Thread(target=pipe, args=(upstream, client), daemon=True)
-                back.start()
-                pipe(client, upstream)
-                back.join(10)
+            _relay(client, host, port, b"\x05\x00\x00\x01" + bytes(6))
 
-    def serve() -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=tunnel, args=(client,), daemon=True).start()
-
-    threading.Thread(target=serve, daemon=True).start()
+    _serve_each(listener, tunnel)
     yield f"socks5://127.0.0.1:{listener.getsockname()[1]}", tunnelled
     listener.close()
 
