@@ -19,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1043,3 +1044,47 @@ def test_a_default_weakened_is_an_opt_out(
             assert lines[0] == "REJECTED weak_key"
         assert weak.received in ([], [b""])
         assert _records(sink) == []
+
+
+@pytest.mark.parametrize("allow", [True, False])
+def test_a_context_that_never_stops_changing_connects_as_planned(
+    world: World, allow: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Changes under way at every try: the connection runs on a copy of the settings read.
+
+    A refused opt-out is verified there (the MITM is rejected); an obeyed one connects as the
+    caller set it; a verifying caller reaches the real server.
+    """
+    import sslcustomize
+    from sslcustomize import _connection
+
+    monkeypatch.setattr(_connection, "settings_version", lambda context: None)
+    evil_port, _, _ = world.server(world.attacker_ca)
+    real_port, _, _ = world.server(world.ca)
+    flag = str(allow).lower()
+    sslcustomize.inject(world.policy(f"version = 1\nallow_code_opt_out = {flag}\n"))
+    try:
+
+        def go(port: int, *, weaken: bool) -> str:
+            ctx = ssl.create_default_context(cafile=str(world.ca_file))
+            if weaken:
+                ctx.check_hostname = False
+                ctx.verify_mode = ssl.CERT_NONE
+            try:
+                with (
+                    socket.create_connection(("127.0.0.1", port)) as raw,
+                    ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+                ):
+                    tls.sendall(b"x\n")
+                    tls.recv(3)
+            except ssl.SSLCertVerificationError:
+                return "REJECTED"
+            return "OK"
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sslcustomize.LegacyContextWarning)
+            assert go(evil_port, weaken=True) == ("OK" if allow else "REJECTED")
+            assert go(evil_port, weaken=False) == "REJECTED"
+            assert go(real_port, weaken=False) == "OK"
+    finally:
+        sslcustomize.extract()

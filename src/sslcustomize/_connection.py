@@ -555,8 +555,15 @@ def connect(
             break
     else:
         # The context kept changing: connect on a private copy of the last settings read,
-        # verifying whatever they said (fail closed).
-        engine = _engine(runtime, settings, plan.verify, decision=decision, host=host, port=port)
+        # as the plan made from them says: verifying, or as the caller set it for an
+        # opt-out the policy obeys (judged after the handshake and recorded).
+        spec = plan.verify
+        if plan.opt_out:
+            spec = EngineSpec(
+                verify=settings.verify_mode != ssl.CERT_NONE,
+                check_hostname=settings.check_hostname and host is not None,
+            )
+        engine = _engine(runtime, settings, spec, decision=decision, host=host, port=port)
         connection = _Connection(runtime, settings, plan, engine)
         offered = connection.offer(session)
         raw = wrap(engine, *arguments, False, server_hostname, owner=owner, session=offered)
