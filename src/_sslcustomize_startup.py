@@ -276,6 +276,9 @@ TRIGGERS = (
     ("truststore._api", "_truststore"),
     ("pip._vendor.truststore._api", "_truststore"),
 )
+# ssl.wrap_socket() (3.10 and 3.11; removed in 3.12) makes a plain SSLContext itself, with no
+# factory a stand-in could catch: it gets a stand-in of its own where it exists.
+LEGACY = ("wrap_socket",)
 
 
 def _activate(ssl: "ModuleType") -> None:
@@ -286,7 +289,7 @@ def _activate(ssl: "ModuleType") -> None:
     client library) imports sslcustomize, which replaces the stand-ins with the real hooks and
     remembers the original factories for ``extract()``.
     """
-    for name in FACTORIES:
+    for name in FACTORIES + tuple(name for name in LEGACY if hasattr(ssl, name)):
         original = getattr(ssl, name)
         setattr(ssl, name, _stand_in(ssl, name, original))
     for library in (*LIBRARIES, *(trigger for trigger, _ in TRIGGERS)):

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,11 @@ from pathlib import Path
 import pytest
 import trustme
 from cryptography import x509
-from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from _pki import TestPKI
 
 SECRET = b"secret-password"
 
@@ -614,9 +619,50 @@ def test_client_certificate_never_reaches_a_mitm(world: World, kind: str) -> Non
     assert lines[0].startswith("REJECTED")
     assert lines[1:] == ["OK", "OK"]
     assert True not in attacker.client_certificates
-    # A pinned server gets the certificate once its pinned key has been seen; a CA at once.
-    expected = [False, True] if kind == "pin" else [True, True]
+    # A pinned server's key is first learned in a handshake without the certificate; then
+    # the connection verifies natively against the pinned leaf and sends it. A CA at once.
+    expected = [False, True, True] if kind == "pin" else [True, True]
     assert real.client_certificates == expected
+
+
+@pytest.mark.parametrize("tls13", [True, False])
+def test_mutual_tls_to_a_pinned_host_works_on_the_first_connection(
+    world: World, tls13: bool
+) -> None:
+    """An appliance that requires a client certificate: the first connection presents it.
+
+    The MITM twin also requires one: it sees only handshakes without a certificate, and the
+    client is rejected before sending a byte.
+    """
+    client_ca = trustme.CA()
+    identity = client_ca.issue_cert("client.test")
+    key = world.file("client.pem", identity.private_key_and_cert_chain_pem.bytes())
+    evil_port, evil, _ = world.server(world.attacker_ca, client_ca=client_ca, tls13=tls13)
+    real_port, real, leaf = world.server(world.ca, client_ca=client_ca, tls13=tls13)
+    policy = world.policy(f"""
+        version = 1
+        [[exception]]
+        host = "127.0.0.1"
+        pin = ["{_pin_of(leaf.cert_chain_pems[0])}"]
+        reason = "appliance that requires a client certificate"
+        """)
+    code = """
+    def go(port):
+        ctx = ssl.create_default_context()
+        ctx.load_cert_chain(args[1])
+        with ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10),
+                             server_hostname="127.0.0.1") as tls:
+            tls.sendall(b"x\\n"); return tls.recv(3).decode().strip()
+    print(outcome(lambda: go(int(args[0]))))
+    print(outcome(lambda: go(int(args[2]))))
+    """
+    lines = client(code, policy, evil_port, key, real_port)
+    assert lines[0].startswith("REJECTED pin_mismatch")
+    assert lines[1] == "OK"
+    assert True not in evil.client_certificates
+    assert evil.received in ([], [b""])
+    assert True in real.client_certificates
+    assert real.received[-1] == b"x\n"
 
 
 # --- 10. A CA-key pin never stands for any name ------------------------------------------------
@@ -695,5 +741,350 @@ def test_deferred_connections_refuse_renegotiation(world: World) -> None:
             assert not context.options & ssl.OP_NO_RENEGOTIATION
             assert context.verify_mode == ssl.CERT_REQUIRED  # the caller's, untouched
             tls.close()
+    finally:
+        sslcustomize.extract()
+
+
+# --- 12. A refusal that threads cannot defeat ----------------------------------------------------
+
+
+TOGGLING = """
+import threading
+sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+port, rounds = int(args[0]), int(args[1])
+shared = ssl.create_default_context()
+results = {"ok": 0, "rejected": 0, "error": 0}
+lock = threading.Lock()
+done = threading.Event()
+def toggle():
+    while not done.is_set():
+        try:
+            shared.check_hostname = False
+            shared.verify_mode = ssl.CERT_NONE
+            shared.verify_mode = ssl.CERT_REQUIRED
+            shared.check_hostname = True
+        except ValueError:  # the other toggler's half-way state
+            pass
+def work():
+    for _ in range(rounds):
+        try:
+            with socket.create_connection(("127.0.0.1", port)) as raw:
+                with shared.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+                    tls.sendall(b"x\\n"); tls.recv(3)
+            key = "ok"
+        except ssl.SSLCertVerificationError:
+            key = "rejected"
+        except OSError:
+            key = "error"
+        with lock:
+            results[key] += 1
+togglers = [threading.Thread(target=toggle) for _ in range(2)]
+workers = [threading.Thread(target=work) for _ in range(6)]
+for t in togglers + workers: t.start()
+for t in workers: t.join()
+done.set()
+for t in togglers: t.join()
+print(json.dumps(results))
+"""
+
+
+def test_threads_toggling_a_shared_context_cannot_defeat_a_refusal(world: World) -> None:
+    """8 threads toggle check_hostname/verify_mode while connecting: a MITM gets no byte."""
+    port, attacker, _ = world.server(world.attacker_ca)
+    policy = world.policy(f'version = 1\nallow_code_opt_out = false\ntrust = ["{world.ca_file}"]\n')
+    (line,) = client(TOGGLING, policy, port, 150)
+    assert json.loads(line) == {"ok": 0, "rejected": 900, "error": 0}
+    assert all(data == b"" for data in attacker.received)
+
+
+def test_threads_toggling_a_shared_context_reach_the_real_server(world: World) -> None:
+    """The twin: the same toggling program reaches the real server on every connection."""
+    port, real, _ = world.server(world.ca)
+    policy = world.policy(f'version = 1\nallow_code_opt_out = false\ntrust = ["{world.ca_file}"]\n')
+    (line,) = client(TOGGLING, policy, port, 150)
+    assert json.loads(line) == {"ok": 900, "rejected": 0, "error": 0}
+    assert real.received == [b"x\n"] * 900
+
+
+# --- 13. Report mode never drops Python's floor, wherever it is set ----------------------------
+
+
+AUTHORIZED = f"""
+import http.client
+def get(port):
+    conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=10)
+    conn.putrequest("GET", "/")
+    conn.putheader("Authorization", "Bearer {SECRET.decode()}")
+    conn.endheaders()
+    conn.sock.recv(3)
+    conn.close()
+print(outcome(lambda: get(int(args[0]))))
+print(outcome(lambda: get(int(args[1]))))
+"""
+
+REPORT_RULES = {
+    # An exception that only changes the mode: Python's verdict stays the floor.
+    "exception_report": 'mode = "report"',
+    # The exception's own pin or CA may accept what Python refuses, for this host only.
+    "exception_report_pin": 'mode = "report"\npin = ["{pin}"]',
+    "exception_report_ca": 'mode = "report"\nca = ["{ca}"]',
+    "top_level_report_pin": 'pin = ["{pin}"]',
+    "context_report_pin": 'pin = ["{pin}"]',
+}
+
+
+@pytest.mark.parametrize("rule", sorted(REPORT_RULES))
+def test_report_mode_exception_keeps_pythons_floor(world: World, rule: str) -> None:
+    """Report mode anywhere: http.client refuses a MITM before its Authorization header.
+
+    The twin: the real server, whose CA only the policy trusts (or whose key or CA only the
+    exception names), gets the request.
+    """
+    evil_port, evil, _ = world.server(world.attacker_ca)
+    real_port, real, leaf = world.server(world.ca)
+    pin = _pin_of(leaf.cert_chain_pems[0])
+    by_exception = rule != "exception_report"
+    top = "" if by_exception else f'trust = ["{world.ca_file}"]\n'
+    mode = 'mode = "report"\n' if rule.startswith("top_level") else ""
+    context = '[context."http.client"]\nmode = "report"\n' if rule.startswith("context") else ""
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(
+        f"version = 1\n{mode}{top}"
+        f'[report]\nsink = "jsonl"\npath = "{sink}"\n{context}'
+        '[[exception]]\nhost = "127.0.0.1"\nreason = "test"\n'
+        + REPORT_RULES[rule].format(pin=pin, ca=world.ca_file)
+        + "\n"
+    )
+    lines = client(AUTHORIZED, policy, evil_port, real_port)
+    assert lines[0].startswith("REJECTED")
+    assert lines[1] == "OK"
+    assert evil.received in ([], [b""])
+    assert len(real.received) == 1
+    assert real.received[0].startswith(b"GET / HTTP/1.1")
+    assert _records(sink) == []
+
+
+@pytest.mark.parametrize("where", ["exception", "top_level", "context"])
+def test_report_mode_pin_mismatch_python_accepts_is_reported(world: World, where: str) -> None:
+    """A pinned exception in report mode whose pin fails on a chain Python accepts: recorded."""
+    port, real, _ = world.server(world.ca)
+    other_pin = _pin_of(world.attacker_ca.issue_cert("127.0.0.1").cert_chain_pems[0])
+    sink = world.tmp / "r.jsonl"
+    mode = {
+        "exception": ("", "", 'mode = "report"'),
+        "top_level": ('mode = "report"', "", ""),
+        "context": ("", '[context."http.client"]\nmode = "report"', ""),
+    }[where]
+    policy = world.policy(
+        f'version = 1\n{mode[0]}\ntrust = ["{world.ca_file}"]\n'
+        f'[report]\nsink = "jsonl"\npath = "{sink}"\n{mode[1]}\n'
+        f'[[exception]]\nhost = "127.0.0.1"\n{mode[2]}\npin = ["{other_pin}"]\nreason = "test"\n'
+    )
+    assert client(AUTHORIZED, policy, port, port) == ["OK", "OK"]
+    assert len(real.received) == 2
+    records = _records(sink)
+    assert records
+    assert all(r["reasons"] == ["pin_mismatch"] for r in records)
+
+
+# --- 14. ssl.wrap_socket() (3.10, 3.11) ----------------------------------------------------------
+
+
+WRAP_SOCKET = f"""
+def send():
+    tls = ssl.wrap_socket(socket.create_connection(("127.0.0.1", int(args[0]))))
+    tls.sendall(b"{SECRET.decode()}\\n"); tls.recv(3); tls.close()
+print(outcome(send))
+"""
+
+
+@pytest.mark.skipif(not hasattr(ssl, "wrap_socket"), reason="ssl.wrap_socket() is gone (3.12+)")
+@pytest.mark.parametrize("allow", [True, False])
+def test_ssl_wrap_socket_is_a_code_opt_out(world: World, allow: bool) -> None:
+    """ssl.wrap_socket(): a refused opt-out reaches no MITM; an allowed one is recorded."""
+    port, server, _ = world.server(world.attacker_ca)
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(f"""
+        version = 1
+        allow_code_opt_out = {str(allow).lower()}
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        """)
+    line = client(WRAP_SOCKET, policy, port)[0]
+    if allow:
+        assert line == "OK"
+        assert server.received == [SECRET + b"\n"]
+        (record,) = _records(sink)
+        assert "code_opt_out" in record["reasons"]  # type: ignore[operator]
+    else:
+        assert line == "REJECTED hostname_mismatch"
+        assert server.received in ([], [b""])
+        assert _records(sink) == []
+
+
+@pytest.mark.skipif(not hasattr(ssl, "wrap_socket"), reason="ssl.wrap_socket() is gone (3.12+)")
+def test_ssl_wrap_socket_server_side_is_unchanged(world: World) -> None:
+    """ssl.wrap_socket(server_side=True) still makes a server socket under the hook."""
+    identity = world.file(
+        "server.pem", world.ca.issue_cert("localhost").private_key_and_cert_chain_pem.bytes()
+    )
+    policy = world.policy("version = 1\nallow_code_opt_out = false\n")
+    code = """
+    a, b = socket.socketpair()
+    server = ssl.wrap_socket(a, server_side=True, certfile=args[0], do_handshake_on_connect=False)
+    print(server.server_side, type(server.context).__name__)
+    """
+    assert client(code, policy, identity) == ["True SSLContext"]
+
+
+# --- 15. Weakenings are found by comparison with Python's default ------------------------------
+
+
+def _serve_chain(world: World, chain_pem: bytes, key_pem: bytes) -> tuple[int, Recorder]:
+    """Serve ``chain_pem`` (an RSA-1024 leaf too: the server itself accepts any key)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.set_ciphers("DEFAULT:@SECLEVEL=0")
+    n = len(world.servers)
+    context.load_cert_chain(
+        world.file(f"chain{n}.pem", chain_pem), world.file(f"key{n}.pem", key_pem)
+    )
+    recorder = Recorder(context)
+    port = recorder.start()
+    world.servers.append(recorder)
+    return port, recorder
+
+
+def _strict_only_chain(pki: TestPKI) -> tuple[bytes, bytes]:
+    """A chain that only VERIFY_X509_STRICT refuses: the leaf has no authority key identifier."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    leaf = pki._leaf_builder(  # the test PKI's own leaf, minus one extension
+        key.public_key(),
+        subject=x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]),
+        issuer_name=pki.intermediate.cert.subject,
+        names=("127.0.0.1",),
+        not_before=None,
+        not_after=None,
+        eku=(ExtendedKeyUsageOID.SERVER_AUTH,),
+    ).sign(pki.intermediate.key, hashes.SHA256())
+    chain = leaf.public_bytes(serialization.Encoding.PEM) + pki.intermediate_pem
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    return chain, key_pem
+
+
+WEAKENED_DEFAULTS = {
+    "security_level": 'ctx.set_ciphers("DEFAULT:@SECLEVEL=0")',
+    "x509_strict_cleared": "ctx.verify_flags &= ~ssl.VERIFY_X509_STRICT",
+}
+
+WEAKENED_CLIENT = """
+def go(port):
+    ctx = ssl.create_default_context(cafile=args[2])
+    {weaken}
+    with ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)),
+                         server_hostname="127.0.0.1") as tls:
+        tls.sendall(b"x\\n"); tls.recv(3)
+print(outcome(lambda: go(int(args[0]))))
+print(outcome(lambda: go(int(args[1]))))
+"""
+
+
+@pytest.mark.parametrize(
+    "weakening",
+    [
+        "security_level",
+        pytest.param(
+            "x509_strict_cleared",
+            marks=pytest.mark.skipif(
+                sys.version_info < (3, 13), reason="VERIFY_X509_STRICT is a default from 3.13"
+            ),
+        ),
+    ],
+)
+@pytest.mark.parametrize("allow", [True, False])
+def test_a_default_weakened_is_an_opt_out(
+    world: World, pki: TestPKI, weakening: str, allow: bool
+) -> None:
+    """A lowered security level or a cleared default flag: recorded, or refused before any byte.
+
+    The chain served first is one Python's default refuses only for what the code weakened
+    (an RSA-1024 leaf; a leaf without authority key identifier under 3.13's X509_STRICT);
+    the twin, a sound chain, connects with the same code under the refusal too.
+    """
+    if weakening == "x509_strict_cleared":
+        chain, key = _strict_only_chain(pki)
+    else:
+        chain, key = pki["weak_key"].chain_pem, pki["weak_key"].key_pem
+    weak_port, weak = _serve_chain(world, chain, key)
+    good_port, good = _serve_chain(world, pki["good"].chain_pem, pki["good"].key_pem)
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(f"""
+        version = 1
+        allow_code_opt_out = {str(allow).lower()}
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        """)
+    ca = world.file("root.pem", pki.root_pem)
+    code = WEAKENED_CLIENT.format(weaken=WEAKENED_DEFAULTS[weakening])
+    lines = client(code, policy, weak_port, good_port, ca)
+    assert lines[1] == "OK"
+    assert good.received == [b"x\n"]
+    if allow:
+        assert lines[0] == "OK"
+        records = _records(sink)
+        assert len(records) == 2
+        assert all("code_opt_out" in r["reasons"] for r in records)  # type: ignore[operator]
+        assert records[0]["verdict"] == "opt_out"
+    else:
+        assert lines[0].startswith("REJECTED")
+        if weakening == "security_level":
+            assert lines[0] == "REJECTED weak_key"
+        assert weak.received in ([], [b""])
+        assert _records(sink) == []
+
+
+@pytest.mark.parametrize("allow", [True, False])
+def test_a_context_that_never_stops_changing_connects_as_planned(
+    world: World, allow: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Changes under way at every try: the connection runs on a copy of the settings read.
+
+    A refused opt-out is verified there (the MITM is rejected); an obeyed one connects as the
+    caller set it; a verifying caller reaches the real server.
+    """
+    import sslcustomize
+    from sslcustomize import _connection
+
+    monkeypatch.setattr(_connection, "settings_version", lambda context: None)
+    evil_port, _, _ = world.server(world.attacker_ca)
+    real_port, _, _ = world.server(world.ca)
+    flag = str(allow).lower()
+    sslcustomize.inject(world.policy(f"version = 1\nallow_code_opt_out = {flag}\n"))
+    try:
+
+        def go(port: int, *, weaken: bool) -> str:
+            ctx = ssl.create_default_context(cafile=str(world.ca_file))
+            if weaken:
+                ctx.check_hostname = False
+                ctx.verify_mode = ssl.CERT_NONE
+            try:
+                with (
+                    socket.create_connection(("127.0.0.1", port)) as raw,
+                    ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+                ):
+                    tls.sendall(b"x\n")
+                    tls.recv(3)
+            except ssl.SSLCertVerificationError:
+                return "REJECTED"
+            return "OK"
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sslcustomize.LegacyContextWarning)
+            assert go(evil_port, weaken=True) == ("OK" if allow else "REJECTED")
+            assert go(evil_port, weaken=False) == "REJECTED"
+            assert go(real_port, weaken=False) == "OK"
     finally:
         sslcustomize.extract()

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import ssl
+import sys
+from collections.abc import Callable
 
 import pytest
 
 from sslcustomize._decision import decide
+from sslcustomize._engine import python_defaults, settings_of, weakened_flags
+from sslcustomize._plan import weakenings
 from sslcustomize._policy import Policy, merge_layers, parse_policy
 
 TODAY = dt.date(2026, 12, 3)
@@ -122,3 +127,42 @@ def test_fallback_flag_carries_through() -> None:
 
     policy = fallback_policy([PolicyError("bad", path="/x")], [])
     assert decide(policy, context="smtplib").fallback is True
+
+
+# --- Weakenings: compared with Python's default, not looked up in a list of bad flags --------
+
+
+_DEFAULT = ssl.create_default_context().verify_flags
+
+
+@pytest.mark.parametrize(
+    ("change", "weaker"),
+    [
+        (lambda f: f, False),
+        (lambda f: f | ssl.VERIFY_CRL_CHECK_CHAIN, False),  # more checks
+        (lambda f: f | 0x100000, False),  # NO_ALT_CHAINS: a narrower search
+        (lambda f: f & ~ssl.VERIFY_X509_TRUSTED_FIRST, False),  # only the search order
+        (lambda f: f | 0x200000, True),  # NO_CHECK_TIME
+        (lambda f: f | ssl.VERIFY_ALLOW_PROXY_CERTS, True),
+        (lambda f: f | 0x10, True),  # IGNORE_CRITICAL
+        (lambda f: f | 0x1, True),  # a bit with no known meaning: fail closed
+        (lambda f: f | ssl.VERIFY_X509_PARTIAL_CHAIN, sys.version_info < (3, 13)),
+        (lambda f: f & ~ssl.VERIFY_X509_PARTIAL_CHAIN, False),  # stricter on 3.13, no-op before
+        (lambda f: f & ~ssl.VERIFY_X509_STRICT, sys.version_info >= (3, 13)),
+    ],
+)
+def test_weakened_flags_compare_with_pythons_default(
+    change: Callable[[int], int], weaker: bool
+) -> None:
+    """A flag added or a default removed is a weakening unless it can never accept more."""
+    assert any(weakened_flags(int(change(_DEFAULT)))) is weaker
+
+
+def test_a_lowered_security_level_is_a_weakening() -> None:
+    """set_ciphers("...:@SECLEVEL=0") is named; a raised level is not."""
+    low, high = ssl.create_default_context(), ssl.create_default_context()
+    low.set_ciphers("DEFAULT:@SECLEVEL=0")
+    high.set_ciphers("DEFAULT:@SECLEVEL=3")
+    assert "security_level" in weakenings(settings_of(low, ()), "example.test")
+    assert weakenings(settings_of(high, ()), "example.test") == ()
+    assert ssl.create_default_context().security_level == python_defaults()[1]

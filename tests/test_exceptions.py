@@ -193,16 +193,23 @@ def test_report_mode_proceeds_warns_once_and_records(
 def test_report_mode_per_exception_only(
     write_policy: WritePolicy, appliance: trustme.LeafCert, tmp_path: Path
 ) -> None:
-    """mode = 'report' on one host's exception: that host proceeds, others are enforced."""
+    """mode = 'report' on one host's exception: that host proceeds, others are enforced.
+
+    smtplib's kind of context (Python itself would not verify it): a context Python verifies
+    keeps Python's floor in report mode (test_report_mode_exception_keeps_pythons_floor).
+    """
     sink = tmp_path / "r.jsonl"
     text = _exception("nas.corp.example", "mode = 'report'") + (
         f"[report]\nsink = 'jsonl'\npath = '{sink}'\n"
     )
     sslcustomize.inject(write_policy(text))
+    stdlib = ssl._create_stdlib_context  # type: ignore[attr-defined]
     with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
-        memory_handshake(ssl.create_default_context(), _server(appliance), "nas.corp.example")
+        memory_handshake(stdlib(), _server(appliance), "nas.corp.example")
     with pytest.raises(sslcustomize.CertificateRejected):
-        memory_handshake(ssl.create_default_context(), _server(appliance), "10.0.0.5")
+        memory_handshake(stdlib(), _server(appliance), "10.0.0.5")
+    with pytest.raises(sslcustomize.CertificateRejected):  # Python's floor
+        memory_handshake(ssl.create_default_context(), _server(appliance), "nas.corp.example")
     assert [r["host"] for r in _records(sink)] == ["nas.corp.example"]
 
 

@@ -17,6 +17,7 @@ FACTORIES = (
     "_create_default_https_context",
     "_create_stdlib_context",
     "_create_unverified_context",
+    *(("wrap_socket",) if hasattr(ssl, "wrap_socket") else ()),  # 3.10, 3.11
 )
 
 

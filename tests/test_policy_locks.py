@@ -204,7 +204,7 @@ import ssl, sys
 chain, key, host = sys.argv[1:4]
 server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 server.load_cert_chain(chain, key)
-client = ssl.create_default_context()
+client = getattr(ssl, sys.argv[4] if len(sys.argv) > 4 else "create_default_context")()
 c_in, c_out, s_in, s_out = (ssl.MemoryBIO() for _ in range(4))
 c = client.wrap_bio(c_in, c_out, server_hostname=host)
 s = server.wrap_bio(s_in, s_out, server_side=True)
@@ -239,9 +239,13 @@ needs_namespace = pytest.mark.skipif(
 
 
 def _run_under_system_policy(
-    tmp_path: Path, system: str, leaf: trustme.LeafCert, host: str, env: dict[str, str]
-) -> tuple[str, str]:
-    """Run the handshake script in a fresh interpreter that sees ``system`` at the real path."""
+    tmp_path: Path, system: str, leaf: trustme.LeafCert, host: str, env: dict[str, str],
+    factory: str = "create_default_context",
+) -> tuple[str, str]:  # fmt: skip
+    """Run the handshake script in a fresh interpreter that sees ``system`` at the real path.
+
+    The client's context comes from ``ssl.<factory>()``.
+    """
     work = tmp_path / "ns"
     for name in ("upper", "work"):
         (work / name).mkdir(parents=True)
@@ -255,7 +259,7 @@ def _run_under_system_policy(
         "mount -t overlay overlay "
         f"-o lowerdir=/etc,upperdir={work}/upper,workdir={work}/work /etc; "
         f"mkdir -p /etc/sslcustomize; cp {work}/policy.toml /etc/sslcustomize/policy.toml; "
-        f'exec "$0" {work}/handshake.py {chain} {key} {host}'
+        f'exec "$0" {work}/handshake.py {chain} {key} {host} {factory}'
     )
     result = subprocess.run(
         [UNSHARE, "-m", "sh", "-c", script, sys.executable],
@@ -299,10 +303,17 @@ def test_pth_process_keeps_locked_trust_despite_user_typo_and_ssl_cert_file(
 def test_pth_process_locked_mode_holds_in_a_user_exception(
     tmp_path: Path, lock: str, expected: str
 ) -> None:
-    """Started by the .pth hook: a user exception's report mode is refused under a mode lock."""
+    """Started by the .pth hook: a user exception's report mode is refused under a mode lock.
+
+    The client is smtplib's kind of context (Python itself would not verify it): report mode
+    lets its connections through. A context Python verifies keeps Python's floor in report
+    mode too (test_connection_path.py).
+    """
     _user_policy("[[exception]]\nhost = 'mitm.example'\nreason = 'x'\nmode = 'report'\n")
     leaf = trustme.CA().issue_cert("mitm.example")
-    verdict, err = _run_under_system_policy(tmp_path, lock, leaf, "mitm.example", {})
+    verdict, err = _run_under_system_policy(
+        tmp_path, lock, leaf, "mitm.example", {}, "_create_stdlib_context"
+    )
     assert verdict == expected
     assert "strict defaults" not in err  # the policy loaded: no fallback made it reject
     assert ("'mode' is locked" in err) == bool(lock)

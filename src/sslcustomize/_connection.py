@@ -11,6 +11,8 @@ enforce mode would have decided for that caller.
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import ssl
 import sys
 import types
@@ -18,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from ._decision import Decision
 from ._der import pin_or_none
-from ._engine import Settings, UncarriedSettingError, settings_of
+from ._engine import EngineSpec, Settings, UncarriedSettingError, settings_of, settings_version
+from ._frozen import replace
 from ._gate import Gate
 from ._plan import Plan, make_plan
 from ._policy import DEFAULT_EXCEPTION_DAYS
@@ -106,34 +109,70 @@ def server_port(sock: object) -> int | None:
                 return port
         elif name == "_real_connect" and frame.f_globals.get("__name__") == "ssl":
             return _port_of_address(frame.f_locals.get("addr"))
+        elif name == "_create" and frame.f_globals.get("__name__") == "ssl":
+            port = _proxied_port(frame.f_locals.get("sock"))
+            if port is not None:
+                return port
         frame = frame.f_back
     return port_of(sock)
 
 
+def _proxied_port(original: object) -> int | None:
+    """The server's port as a proxy socket knows it (PySocks' ``socksocket``), else ``None``.
+
+    ``SSLSocket`` takes over the descriptor of the socket it wraps, whose peer is the SOCKS
+    proxy; a socket class that answers ``getpeername()`` itself (PySocks answers with the
+    destination it asked the proxy for) knows where the connection goes.
+    """
+    if not isinstance(original, socket.socket):
+        return None
+    if type(original).getpeername is socket.socket.getpeername:
+        return None
+    return port_of(original)
+
+
 def transport_port() -> int | None:
-    """Find the peer port of a memory-BIO connection from the asyncio code wrapping it.
+    """Find the port of a memory-BIO connection's server from the asyncio code wrapping it.
 
     The memory BIO knows no socket; a few frames up, asyncio's connection code has it (a
-    ``sock`` local in ``_create_connection_transport``, a ``transport`` in ``start_tls``, or
-    the protocol's ``_transport``); through aiohttp's CONNECT tunnel, :data:`TUNNEL_PORT`.
-    Used only to match port-specific exceptions: without it they would never apply to
-    asyncio, aiohttp or websockets connections.
+    ``sock`` local in ``_create_connection_transport``, the protocol's ``_transport``);
+    through aiohttp's CONNECT tunnel, :data:`TUNNEL_PORT`. Used only to match port-specific
+    exceptions: without it they would never apply to asyncio, aiohttp or websockets
+    connections.
+
+    ``loop.start_tls()`` upgrades a connection made before, whose peer may be a proxy (an
+    HTTP CONNECT tunnel) as well as the server (STARTTLS): there only a client that says
+    which server it asked for is believed (websockets' ``ws_uri``); otherwise the port is
+    unknown (``None``), and port-scoped exceptions do not apply (fail strict).
     """
     tunnelled = TUNNEL_PORT.get()
     if tunnelled is not None:
         return tunnelled
+    upgrade = False
     frame: types.FrameType | None = sys._getframe(3)  # noqa: SLF001 - see the docstring
-    for _ in range(12):
+    for _ in range(16):
         if frame is None:
             break
         names = frame.f_locals
-        sock = names.get("sock")
-        if hasattr(sock, "getpeername"):
-            return port_of(sock)
-        for transport in (names.get("transport"), getattr(names.get("self"), "_transport", None)):
-            get_extra_info = getattr(transport, "get_extra_info", None)
-            if get_extra_info is not None:
-                return _port_of_address(get_extra_info("peername"))
+        owner = names.get("self")
+        if frame.f_code.co_name == "start_tls" and (
+            frame.f_globals.get("__name__") == "asyncio.base_events"
+        ):
+            upgrade = True
+        elif upgrade:
+            port = getattr(getattr(owner, "ws_uri", None), "port", None)
+            if isinstance(port, int):
+                return port
+        elif getattr(owner, "_call_connection_made", True) is False:
+            return None  # 3.10: start_tls's protocol, from a loop callback (no frames above)
+        else:
+            sock = names.get("sock")
+            if hasattr(sock, "getpeername"):
+                return port_of(sock)
+            for transport in (names.get("transport"), getattr(owner, "_transport", None)):
+                get_extra_info = getattr(transport, "get_extra_info", None)
+                if get_extra_info is not None:
+                    return _port_of_address(get_extra_info("peername"))
         frame = frame.f_back
     return None
 
@@ -322,6 +361,10 @@ class _Connection:
             return None
         if plan.decision.mode == "enforce":
             return rejection(plan.decision, verdict, chain, host, plan.port)
+        if plan.floor is not None:
+            floor = self._floor(plan.floor, chain)
+            if not floor.accepted:  # Python itself refuses it, and no pin vouches for it
+                return rejection(plan.decision, floor, chain, host, plan.port)
         for reason in verdict.reasons:
             recorder.warn_once(
                 host,
@@ -335,6 +378,15 @@ class _Connection:
         )  # fmt: skip
         return None
 
+    def _floor(self, spec: EngineSpec, chain: tuple[bytes, ...]) -> Verdict:
+        """Report mode's floor: what Python or the policy accepts, without the pins."""
+        plan = self.plan
+        unpinned = replace(plan.decision, pins=(), check_hostname=True)
+        try:
+            return self.runtime.verdict(self.settings, spec, unpinned, chain, plan.host)
+        except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
+            return _unjudgeable(error)
+
     def remember(self, gate: Gate, session: Any) -> None:
         entry = SessionEntry(session, self.plan.host, self.engine, gate.chain)
         self.runtime.remember_session(entry)
@@ -346,6 +398,137 @@ class _Connection:
         """Return ``session`` if this connection may resume it, else ``None``."""
         self.entry = self.runtime.session_entry(session, self.plan.host, self.engine)
         return None if self.entry is None else self.entry.session
+
+
+# How many times a connection is planned again when another thread changes the caller's context
+# meanwhile, before it is made on a verifying copy of the settings last read.
+_ATTEMPTS = 4
+
+
+def _plan(
+    runtime: Runtime, decision: Decision, settings: Settings, *, name: str, host: str | None,
+    port: int | None,
+) -> Plan:  # fmt: skip
+    plan = make_plan(
+        decision,
+        settings,
+        name=name,
+        host=host,
+        port=port,
+        leaves=runtime.leaves(decision.exception),
+    )
+    if host is None and not plan.opt_out and "check_hostname" in plan.weakened:
+        raise rejection(decision, _no_name, (), host, port)
+    return plan
+
+
+def _engine(
+    runtime: Runtime, settings: Settings, spec: EngineSpec, *, decision: Decision,
+    host: str | None, port: int | None, own: ssl.SSLContext | None = None, name: str = "",
+) -> ssl.SSLContext:  # fmt: skip
+    """Return the engine for ``spec``, or ``own`` (the caller's context) where none can be made.
+
+    A copy that would lack one of the caller's settings (:class:`UncarriedSettingError`) gives
+    way to the caller's own context where one is given: it verifies in the handshake, stricter
+    than any engine (report mode and exceptions relax nothing for it), and that is said once.
+    Any other failure, or one without ``own``, is a rejection: never an unverified connection.
+    """
+    try:
+        return runtime.engine(settings, spec)
+    except UncarriedSettingError as error:
+        if own is None:
+            raise rejection(decision, _unjudgeable(error), (), host, port) from error
+        runtime.recorder.warn_once(
+            host,
+            "uncarried",
+            f"{name} connects to {host} with its own context, verified in the "
+            f"handshake: {error}; report mode and exceptions do not apply to it",
+            PolicyWarning,
+        )
+        return own
+    except Exception as error:
+        raise rejection(decision, _unjudgeable(error), (), host, port) from error
+
+
+# --- Mutual TLS with a pinned server ------------------------------------------------------------
+
+
+def _withheld(plan: Plan) -> bool:
+    """Tell whether enforce mode withholds the client certificate until a pin is judged."""
+    engine = plan.engine
+    return (
+        engine is not None
+        and engine.withhold_client_certificate
+        and bool(plan.decision.pins)
+        and plan.decision.exception is not None
+        and plan.decision.mode == "enforce"
+    )
+
+
+def _probe_address(sock: object, port: int | None) -> tuple[int, int, Any, float | None] | None:
+    """Where a probe of the server goes: a connected, blocking or timed socket's own peer.
+
+    ``None`` for anything else, and where the peer is a proxy (its port is not the server's:
+    a CONNECT tunnel, a SOCKS proxy).
+    """
+    if not isinstance(sock, socket.socket):
+        return None
+    try:
+        timeout, peer = sock.gettimeout(), sock.getpeername()
+    except OSError:
+        return None
+    if timeout == 0.0 or _port_of_address(peer) != port:
+        return None
+    return int(sock.family), int(sock.type), peer, timeout
+
+
+def _probe_pinned(
+    runtime: Runtime, settings: Settings, plan: Plan, arguments: tuple[Any, ...]
+) -> tuple[Verdict, tuple[bytes, ...]] | None:
+    """Judge the pinned server's chain in a handshake of its own, without the client certificate.
+
+    A pinned exception's first connection cannot verify natively (a pin names a key, and
+    OpenSSL trusts certificates), so its client certificate would be withheld, and a server
+    that requires one would refuse it. Instead a separate connection to the same address
+    makes a handshake without the client certificate and has its chain judged. An accepted
+    leaf whose key matches a pin is learned: the caller's connection then verifies natively
+    against exactly that certificate and sends the client certificate only to the holder of
+    the pinned key. A rejected chain is rejected before the caller's connection starts. Only
+    for a connected, blocking or timed socket whose peer is the server itself; for anything
+    else (a memory BIO, a socket not yet connected, a proxy's), or when the probe itself
+    fails, the certificate stays withheld.
+
+    Returns:
+        The verdict and the chain, or ``None`` when nothing could be judged.
+    """
+    where = _probe_address(arguments[0] if len(arguments) == 1 else None, plan.port)
+    exception = plan.decision.exception
+    if where is None or exception is None or plan.engine is None:
+        return None
+    family, kind, peer, timeout = where
+    try:
+        # The deferred engine (no client certificate), without anchors: it verifies nothing.
+        engine = runtime.engine(settings, replace(plan.engine, anchors=False))
+        with socket.socket(family, kind) as probe:
+            probe.settimeout(timeout)
+            probe.connect(peer)
+            raw = _wrap_socket(engine, probe, False, plan.host)
+            with contextlib.suppress(ssl.SSLError):  # TLS 1.2: a refusal after its certificate
+                raw.do_handshake()
+            chain = der_chain(raw)
+    except (OSError, ValueError):
+        return None
+    if not chain:
+        return None
+    try:
+        verdict = runtime.verdict(settings, plan.verify, plan.decision, chain, plan.host)
+    except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
+        verdict = _unjudgeable(error)
+    if verdict.accepted and pin_or_none(chain[0]) in plan.decision.pins:
+        runtime.learn_leaf(exception, chain[0])
+    elif verdict.accepted:
+        return None  # a pinned CA's chain: judged again after the caller's own handshake
+    return verdict, chain
 
 
 def connect(
@@ -373,43 +556,50 @@ def connect(
     runtime = context._sslcustomize_runtime or current_runtime()  # noqa: SLF001 - our class
     name = context._sslcustomize_name  # noqa: SLF001
     host = server_hostname.decode() if isinstance(server_hostname, bytes) else server_hostname
-    settings = settings_of(context, context._sslcustomize_recipe, context.python_recipe())  # noqa: SLF001
     decision = runtime.decision(name, host, port)
-    plan = make_plan(
-        decision,
-        settings,
-        name=name,
-        host=host,
-        port=port,
-        leaves=runtime.leaves(decision.exception),
-    )
-    if host is None and not plan.opt_out and "check_hostname" in plan.weakened:
-        raise rejection(decision, _no_name, (), host, port)
-    if plan.engine is None:
-        engine: ssl.SSLContext = context
-    else:
-        try:
-            engine = runtime.engine(settings, plan.engine)
-        except UncarriedSettingError as error:
-            if plan.weakened:  # the caller's own context would obey a refused weakening
-                raise rejection(decision, _unjudgeable(error), (), host, port) from error
-            # A copy would lack one of the caller's settings: connect on the caller's own
-            # context, which verifies in the handshake (stricter than any engine: report
-            # mode and the exception relax nothing for it), and say so once.
-            runtime.recorder.warn_once(
-                host,
-                "uncarried",
-                f"{name} connects to {host} with its own context, verified in the handshake: "
-                f"{error}; report mode and exceptions do not apply to it",
-                PolicyWarning,
-            )
-            engine = context
-        except Exception as error:
-            raise rejection(decision, _unjudgeable(error), (), host, port) from error
-    connection = _Connection(runtime, settings, plan, engine)
-    offered = connection.offer(session)
     wrap = _wrap_socket if len(arguments) == 1 else _wrap_bio
-    raw = wrap(engine, *arguments, False, server_hostname, owner=owner, session=offered)
+    for _ in range(_ATTEMPTS):
+        # The connection must carry the settings it was planned from (see _engine's
+        # settings_version): on the caller's own context, it is made again if the context
+        # changed, or was changing, meanwhile. An engine is built from the settings read.
+        version = settings_version(context)
+        settings = settings_of(context, context._sslcustomize_recipe, context.python_recipe())  # noqa: SLF001
+        plan = _plan(runtime, decision, settings, name=name, host=host, port=port)
+        if _withheld(plan):
+            probed = _probe_pinned(runtime, settings, plan, arguments)
+            if probed is not None and not probed[0].accepted:
+                raise rejection(decision, probed[0], probed[1], host, port)
+            if probed is not None:  # learned: verify natively against the pinned leaf
+                plan = _plan(runtime, decision, settings, name=name, host=host, port=port)
+        engine: ssl.SSLContext = context
+        if plan.engine is not None:
+            # The caller's own context obeys a weakening the policy refuses: no fallback then.
+            own = None if plan.weakened else context
+            engine = _engine(
+                runtime, settings, plan.engine, decision=decision, host=host, port=port,
+                own=own, name=name,
+            )  # fmt: skip
+        if engine is context and version is None:
+            continue
+        connection = _Connection(runtime, settings, plan, engine)
+        offered = connection.offer(session)
+        raw = wrap(engine, *arguments, False, server_hostname, owner=owner, session=offered)
+        if engine is not context or settings_version(context) == version:
+            break
+    else:
+        # The context kept changing: connect on a private copy of the last settings read,
+        # as the plan made from them says: verifying, or as the caller set it for an
+        # opt-out the policy obeys (judged after the handshake and recorded).
+        spec = plan.verify
+        if plan.opt_out:
+            spec = EngineSpec(
+                verify=settings.verify_mode != ssl.CERT_NONE,
+                check_hostname=settings.check_hostname and host is not None,
+            )
+        engine = _engine(runtime, settings, spec, decision=decision, host=host, port=port)
+        connection = _Connection(runtime, settings, plan, engine)
+        offered = connection.offer(session)
+        raw = wrap(engine, *arguments, False, server_hostname, owner=owner, session=offered)
     return Gate(
         raw,
         context,
@@ -428,6 +618,6 @@ _no_name = Verdict(
     verify_message="no server name to check",
     problem="the code turned the host name check off and gave no server name, and the policy "
     "refuses code opt-outs",
-    fix="pass server_hostname= to wrap_socket()/wrap_bio(), or add a pinned exception for "
-    "this server",
+    fix="pass server_hostname= to SSLContext.wrap_socket()/wrap_bio() (ssl.wrap_socket() "
+    "cannot pass one)",
 )

@@ -21,7 +21,15 @@ import warnings
 from collections.abc import Callable, Iterator, MutableMapping
 
 from ._decision import Decision, longest_prefix
-from ._engine import Step, add_step, generic_step, normalize, recorded_methods
+from ._engine import (
+    Step,
+    add_step,
+    begin_change,
+    end_change,
+    generic_step,
+    normalize,
+    recorded_methods,
+)
 from ._locks import fork_safe_lock
 from ._policy import SYSTEM_TRUST
 from ._runtime import Runtime
@@ -149,8 +157,12 @@ def _recorded(name: str) -> Callable[..., Any]:
             # OpenSSL would read SSL_CERT_FILE/SSL_CERT_DIR here, which the policy ignores.
             _load_default_paths_without_variables(self)
             return None
-        result = method(self, *args, **kwargs)
-        self._sslcustomize_recipe = add_step(self._sslcustomize_recipe, step)
+        begin_change(self)  # a connection planned meanwhile is made again (see _engine)
+        try:
+            result = method(self, *args, **kwargs)
+            self._sslcustomize_recipe = add_step(self._sslcustomize_recipe, step)
+        finally:
+            end_change(self)
         return result
 
     return recorded
@@ -239,10 +251,17 @@ class PolicyContext(StdlibContext):
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Set an attribute; on a shared context only to the value it already has."""
-        if self._sslcustomize_frozen and not name.startswith("_sslcustomize"):
+        if name.startswith("_sslcustomize"):
+            super().__setattr__(name, value)
+            return
+        if self._sslcustomize_frozen:
             self._refuse_change(name, getattr(self, name, _MISSING) == value)
             return
-        super().__setattr__(name, value)
+        begin_change(self)  # a connection planned meanwhile is made again (see _engine)
+        try:
+            super().__setattr__(name, value)
+        finally:
+            end_change(self)
 
 
 # Every setter of ssl's own class, including those of a newer Python that nobody has

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable
 
 from ._frozen import dataclass, replace
+from ._locks import fork_safe_lock
 from ._sslclass import PYTHON_SSLCONTEXT, StdlibContext
 
 TYPE_CHECKING = False
@@ -40,36 +41,90 @@ __all__ = [
     "REPLACING_STEPS",
     "UNCARRIED",
     "UNCOPIED_MEMBERS",
-    "WEAKENING_FLAGS",
     "EngineSpec",
     "Keywords",
     "Settings",
     "Step",
     "UncarriedSettingError",
     "add_step",
+    "begin_change",
     "build_engine",
     "build_verifier",
     "carried_properties",
+    "end_change",
     "generic_step",
     "normalize",
+    "python_defaults",
     "recorded_methods",
     "settings_of",
+    "settings_version",
     "unclassified_members",
+    "weakened_flags",
 ]
 
 # X509_V_FLAG_NO_CHECK_TIME: OpenSSL's flag to skip validity dates (ssl does not export it).
 NO_CHECK_TIME = 0x200000
-# X509_V_FLAG_ALLOW_PROXY_CERTS and X509_V_FLAG_IGNORE_CRITICAL: accept what OpenSSL rejects.
-_ALLOW_PROXY_CERTS = 0x40
-_IGNORE_CRITICAL = 0x10
 
-# Flags that make verification accept chains that Python's default rejects. PARTIAL_CHAIN is
-# among Python 3.13's defaults (with X509_STRICT), so there it is not a weakening.
-# (Read from the version, not from a context: at import, ssl's factories may be the startup
-# hook's stand-ins, which import this package.)
-WEAKENING_FLAGS = NO_CHECK_TIME | _ALLOW_PROXY_CERTS | _IGNORE_CRITICAL
-if sys.version_info < (3, 13):
-    WEAKENING_FLAGS |= ssl.VERIFY_X509_PARTIAL_CHAIN
+# --- What Python's default verifies, and what weakens it -----------------------------------------
+
+
+_defaults: list[tuple[int, int]] = []
+
+
+def python_defaults() -> tuple[int, int]:
+    """Return the verify flags and security level of ``ssl.create_default_context()``.
+
+    Read once, at the first connection (a context costs 1-2 ms with OpenSSL 3: a process
+    that only makes contexts does not pay it), from a plain context (never a factory: ssl's
+    factories may be the startup hook's stand-ins), with what create_default_context() adds
+    on 3.13 (see "Changed in version 3.13" of ssl.create_default_context). The level is read,
+    not assumed: Python's cipher string sets 2, a distribution's build may leave it to the
+    system's crypto policy.
+    """
+    if not _defaults:
+        plain = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        flags = int(plain.verify_flags)
+        if sys.version_info >= (3, 13):  # pragma: no cover - version-specific
+            # As plain ints: ~ on a VerifyFlags drops the bits it has no member for.
+            flags |= int(ssl.VERIFY_X509_PARTIAL_CHAIN) | int(ssl.VERIFY_X509_STRICT)
+        _defaults.append((flags, int(plain.security_level)))
+    return _defaults[0]
+
+
+# A weakening is whatever makes the verdict more permissive than Python's default for the
+# context, decided by comparing the caller's flags with python_defaults(), not by naming the bad
+# ones: a flag added or removed is a weakening unless it is known never to let more through.
+# Added, these only add checks (CRL, X509_STRICT, policies, Suite B, a self-signed anchor's
+# signature) or narrow or reorder the chain search (NO_ALT_CHAINS, TRUSTED_FIRST);
+# NOTIFY_POLICY changes no verdict. Removed, PARTIAL_CHAIN only stops accepting chains that
+# end at a trusted intermediate, and TRUSTED_FIRST only changes which path is tried first.
+# Any other bit (NO_CHECK_TIME, PARTIAL_CHAIN before 3.13, ALLOW_PROXY_CERTS, IGNORE_CRITICAL,
+# X509_STRICT removed on 3.13, a bit OpenSSL adds tomorrow) counts as a weakening.
+_CRL_CHECK, _CRL_CHECK_ALL, _X509_STRICT = 0x4, 0x8, 0x20
+_POLICY_CHECK, _EXPLICIT_POLICY, _INHIBIT_ANY, _INHIBIT_MAP = 0x80, 0x100, 0x200, 0x400
+_NOTIFY_POLICY, _EXTENDED_CRL_SUPPORT, _USE_DELTAS = 0x800, 0x1000, 0x2000
+_CHECK_SS_SIGNATURE, _TRUSTED_FIRST, _SUITEB = 0x4000, 0x8000, 0x30000
+_PARTIAL_CHAIN, _NO_ALT_CHAINS = 0x80000, 0x100000
+_NEVER_LOOSER_ADDED = (
+    _CRL_CHECK | _CRL_CHECK_ALL | _X509_STRICT | _POLICY_CHECK | _EXPLICIT_POLICY
+    | _INHIBIT_ANY | _INHIBIT_MAP | _NOTIFY_POLICY | _EXTENDED_CRL_SUPPORT | _USE_DELTAS
+    | _CHECK_SS_SIGNATURE | _TRUSTED_FIRST | _SUITEB | _NO_ALT_CHAINS
+)  # fmt: skip
+_NEVER_LOOSER_REMOVED = _PARTIAL_CHAIN | _TRUSTED_FIRST
+
+
+def weakened_flags(flags: int) -> tuple[int, int]:
+    """Return the flags that make ``flags`` more permissive than Python's default.
+
+    Returns:
+        ``(added, removed)``: flags the caller added that may accept more, and default flags
+        it removed whose absence may accept more. ``(0, 0)`` when ``flags`` are no weaker.
+    """
+    flags, default = int(flags), python_defaults()[0]
+    added = flags & ~default & ~_NEVER_LOOSER_ADDED
+    removed = default & ~flags & ~_NEVER_LOOSER_REMOVED
+    return added, removed
+
 
 # A recorded call: the method's name and its arguments, positionally and hashable.
 Step = tuple[str, tuple[Any, ...]]
@@ -313,6 +368,45 @@ def _carried(name: str, value: Any) -> tuple[str, Any]:
     return (name, value)
 
 
+# --- Settings that stay what the plan saw ------------------------------------------------------
+#
+# OpenSSL copies a context's verify mode, flags and security level into each connection when
+# the connection is made (SSL_new), and Python adds the host name check then. A connection
+# planned from settings read a moment earlier must be made with those very settings: else a
+# thread that turns verification off between the two (and back) gets a connection that
+# nothing verifies. Each change of a policy context counts itself here, before and after;
+# the connection path reads the count before it reads the settings and again once the
+# connection is made, and makes it again if anything changed or was changing (see
+# _connection.connect). The lock guards only the two counters, never a user's call.
+
+_changes_lock = fork_safe_lock()
+
+
+def begin_change(context: object) -> None:
+    """Count a change of ``context``'s settings as under way."""
+    with _changes_lock:
+        names = vars(context)
+        names["_sslcustomize_changing"] = names.get("_sslcustomize_changing", 0) + 1
+        names["_sslcustomize_changes"] = names.get("_sslcustomize_changes", 0) + 1
+
+
+def end_change(context: object) -> None:
+    """Count a change of ``context``'s settings as done (it may have failed)."""
+    with _changes_lock:
+        names = vars(context)
+        names["_sslcustomize_changing"] -= 1
+        names["_sslcustomize_changes"] += 1
+
+
+def settings_version(context: object) -> int | None:
+    """Return how many changes ``context`` has seen, or ``None`` while one is under way."""
+    with _changes_lock:
+        names = vars(context)
+        if names.get("_sslcustomize_changing", 0):
+            return None
+        return int(names.get("_sslcustomize_changes", 0))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EngineSpec:
     """How an engine differs from the caller's context.
@@ -326,8 +420,12 @@ class EngineSpec:
         leaves: Trust exactly these certificates (DER) instead of any anchors: pinned
             leaves already seen and matched. Their dates are not checked (a pin trusts a key).
         drop_flags: Verification flags to remove (a refused weakening).
-        add_flags: Verification flags to add (to name every problem of a chain).
+        add_flags: Verification flags to add (a default flag the caller removed, refused; or
+            to name every problem of a chain).
+        security_level: At least this OpenSSL security level (a refused lowering).
         withhold_client_certificate: Do not present the caller's client certificate.
+        anchors: Load the caller's trust anchors (``False`` only for an engine that does not
+            verify and whose connection serves to read a chain: a pinned server's probe).
         python: Verify with report mode's floor (``Settings.python_recipe``): accept what
             Python's own verification or the policy's accepts, refuse the rest.
     """
@@ -338,8 +436,10 @@ class EngineSpec:
     leaves: tuple[bytes, ...] = ()
     drop_flags: int = 0
     add_flags: int = 0
+    security_level: int = 0
     withhold_client_certificate: bool = False
     python: bool = False
+    anchors: bool = True
 
 
 _FIXED_VERSION_PROTOCOLS = {int(ssl.PROTOCOL_TLS), int(ssl.PROTOCOL_TLS_CLIENT)}
@@ -428,7 +528,7 @@ def build_engine(
     context.check_hostname = False  # sslcustomize: allow(the replay below sets it from the spec)
 
     def keep(name: str) -> bool:
-        if spec.leaves and name in ANCHOR_STEPS:
+        if (spec.leaves or not spec.anchors) and name in ANCHOR_STEPS:
             return False
         return not (spec.withhold_client_certificate and name == "load_cert_chain")
 
@@ -436,6 +536,10 @@ def build_engine(
     if spec.python and settings.python_recipe is not None:
         recipe = settings.python_recipe
     _replay(context, recipe, keep)
+    if context.security_level < spec.security_level:
+        # The caller lowered it (set_ciphers("...:@SECLEVEL=0")): its cipher list, at the level.
+        ciphers = next((args[0] for name, args in reversed(recipe) if name == "set_ciphers"), None)
+        context.set_ciphers(f"{ciphers or 'DEFAULT'}:@SECLEVEL={spec.security_level}")
     options = settings.options
     if not spec.verify:
         # A chain judged after the handshake must be the only one: no renegotiation may
@@ -468,9 +572,13 @@ def build_verifier(
     """
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False  # sslcustomize: allow(offline judge; host checked apart)
-    context.set_ciphers(f"DEFAULT:@SECLEVEL={settings.security_level}")
+    level = max(settings.security_level, spec.security_level)
+    context.set_ciphers(f"DEFAULT:@SECLEVEL={level}")
     keep_anchors = not spec.leaves
-    _replay(context, settings.recipe, lambda name: keep_anchors and name in _VERIFIER_STEPS)
+    recipe = settings.recipe
+    if spec.python and settings.python_recipe is not None:
+        recipe = settings.python_recipe
+    _replay(context, recipe, lambda name: keep_anchors and name in _VERIFIER_STEPS)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     context.maximum_version = ssl.TLSVersion.TLSv1_2
     context.hostname_checks_common_name = settings.common_name

@@ -20,8 +20,8 @@ import functools
 import ssl
 
 from ._decision import Decision
-from ._engine import WEAKENING_FLAGS, EngineSpec, Settings
-from ._frozen import dataclass
+from ._engine import EngineSpec, Settings, python_defaults, weakened_flags
+from ._frozen import dataclass, replace
 
 __all__ = ["Plan", "make_plan", "weakenings"]
 
@@ -40,6 +40,9 @@ class Plan:
         verify: What enforce mode verifies with (the verdict's verifier).
         opt_out: The caller's weakenings, obeyed: proceed and record.
         weakened: What the caller turned off (``verify_mode``, ``check_hostname``, flags).
+        floor: Report mode's floor where the engine cannot hold it (a pinned exception):
+            the verifier of what Python or the policy accepts, without pins. A chain it
+            refuses and no pin vouches for is rejected after the handshake, as Python would.
     """
 
     decision: Decision
@@ -51,17 +54,24 @@ class Plan:
     verify: EngineSpec
     opt_out: bool = False
     weakened: tuple[str, ...] = ()
+    floor: EngineSpec | None = None
 
 
 def weakenings(settings: Settings, host: str | None) -> tuple[str, ...]:
-    """Name what ``settings`` turn off compared with a verifying default context."""
+    """Name what ``settings`` make more permissive than Python's default context.
+
+    The verify flags and the security level are compared with Python's own default (see
+    :func:`._engine.weakened_flags`): flags added or default flags removed, a lower level.
+    """
     found = []
     if settings.verify_mode != ssl.CERT_REQUIRED:
         found.append("verify_mode")
     if not settings.check_hostname or host is None:
         found.append("check_hostname")
-    if settings.verify_flags & WEAKENING_FLAGS:
+    if any(weakened_flags(settings.verify_flags)):
         found.append("verify_flags")
+    if settings.security_level < python_defaults()[1]:
+        found.append("security_level")
     return tuple(found)
 
 
@@ -89,10 +99,13 @@ def make_plan(
     pins, extra = decision.pins, decision.extra_ca
     # check_hostname = false is only valid with a pin of the leaf's own key (judge_chain).
     check_name = host is not None and (decision.check_hostname or not pins)
+    added, removed = weakened_flags(settings.verify_flags)
     verify = EngineSpec(
         check_hostname=check_name,
         extra_anchors=extra,
-        drop_flags=WEAKENING_FLAGS if strict else 0,
+        drop_flags=added,
+        add_flags=removed,
+        security_level=python_defaults()[1] if "security_level" in weakened else 0,
     )
     base = functools.partial(
         Plan, decision=decision, name=name, host=host, port=port, verify=verify
@@ -105,19 +118,23 @@ def make_plan(
             return base(engine=None, judge=False, weakened=weakened)
         return base(engine=verify, judge=False, weakened=weakened)
     python_verifies = settings.python_recipe is not None and not weakened
-    if not enforce and decision.exception is None and python_verifies:
-        # Report mode over a context Python itself would verify: what Python refuses is
-        # refused (natively, before the client certificate or any byte); what only the
+    floor = None
+    if not enforce and python_verifies:
+        # Report mode (top level, [context.*] or an exception's own) over a context Python
+        # itself would verify: what Python refuses is refused, before the client certificate
+        # or any byte, unless the exception's own pin or CA vouches for it; what only the
         # policy adds is judged after the handshake and reported.
-        floor = EngineSpec(check_hostname=check_name, drop_flags=verify.drop_flags, python=True)
-        return base(engine=floor, judge=True, weakened=weakened)
+        floor = replace(verify, check_hostname=host is not None, python=True)
+        if not pins:
+            return base(engine=floor, judge=True, weakened=weakened)
     if pins and enforce and leaves and settings.has_client_certificate:
         # The pinned leaf was seen and matched: verify natively against exactly it, so the
         # client certificate is only ever sent to a server that holds the pinned key.
-        pinned = EngineSpec(check_hostname=check_name, leaves=leaves, drop_flags=verify.drop_flags)
+        pinned = replace(verify, leaves=leaves)
         return base(engine=pinned, judge=False, weakened=weakened)
     deferred = EngineSpec(
         verify=False,
-        withhold_client_certificate=enforce and settings.has_client_certificate,
+        withhold_client_certificate=(enforce or floor is not None)
+        and settings.has_client_certificate,
     )
-    return base(engine=deferred, judge=True, weakened=weakened)
+    return base(engine=deferred, judge=True, weakened=weakened, floor=floor)

@@ -2,8 +2,9 @@
 
 ``ssl.create_default_context`` (asyncio, and code that asks for a default context),
 ``ssl._create_default_https_context`` (http.client, urllib.request, xmlrpc.client) and
-``ssl._create_stdlib_context`` (smtplib, imaplib, poplib, ftplib, nntplib: gh-91826), and
-``ssl._create_unverified_context`` (code that opts out, so that the policy sees it).
+``ssl._create_stdlib_context`` (smtplib, imaplib, poplib, ftplib, nntplib: gh-91826),
+``ssl._create_unverified_context`` (code that opts out, so that the policy sees it), and on
+3.10 and 3.11 ``ssl.wrap_socket`` (which makes an unverified context of its own).
 Python 3.12+ urllib.request builds its HTTPS context when ``urlopen()`` first builds the
 global opener; such an opener built before injection is dropped so the next call builds a new one.
 """
@@ -15,8 +16,9 @@ import os
 import ssl
 import sys
 import types
+import warnings
 
-from _sslcustomize_startup import FACTORIES
+from _sslcustomize_startup import FACTORIES, LEGACY
 
 from .._contexts import (
     ORIGINAL_CREATE_DEFAULT_CONTEXT,
@@ -43,6 +45,7 @@ __all__ = [
     "create_stdlib_context",
     "create_unverified_context",
     "inject",
+    "wrap_socket",
 ]
 
 # --- The replacements of ssl's factories ---------------------------------------------------------
@@ -289,6 +292,56 @@ def create_unverified_context(
     )  # fmt: skip
 
 
+_ORIGINAL_WRAP_SOCKET = unwrap_factory(getattr(ssl, "wrap_socket", None))
+
+
+def wrap_socket(  # noqa: PLR0917 - ssl.wrap_socket's own signature
+    sock: Any,
+    keyfile: str | None = None,
+    certfile: str | None = None,
+    server_side: bool = False,  # noqa: FBT001, FBT002 - ssl.wrap_socket's own signature
+    cert_reqs: int = ssl.CERT_NONE,
+    ssl_version: int = ssl.PROTOCOL_TLS,
+    ca_certs: str | None = None,
+    do_handshake_on_connect: bool = True,  # noqa: FBT001, FBT002
+    suppress_ragged_eofs: bool = True,  # noqa: FBT001, FBT002
+    ciphers: str | None = None,
+) -> ssl.SSLSocket:
+    """Replace ``ssl.wrap_socket`` (3.10, 3.11): a client socket under the policy.
+
+    Python's own makes a plain ``SSLContext`` that verifies nothing by default and never
+    checks a name (it takes no ``server_hostname``). Here a client gets a policy context set
+    up as the arguments say: its connections are a code opt-out, recorded, or, where
+    ``allow_code_opt_out = false``, refused (there is no name to verify against). Server
+    sockets are made by :mod:`ssl` unchanged.
+    """
+    if server_side:
+        return _ORIGINAL_WRAP_SOCKET(  # type: ignore[no-any-return]
+            sock, keyfile, certfile, server_side, cert_reqs, ssl_version, ca_certs,
+            do_handshake_on_connect, suppress_ragged_eofs, ciphers,
+        )  # fmt: skip
+    warnings.warn(
+        "ssl.wrap_socket() is deprecated, use SSLContext.wrap_socket()",
+        category=DeprecationWarning,
+        stacklevel=2,
+    )
+    if keyfile and not certfile:
+        raise ValueError("certfile must be specified")
+    context = _stdlib_factory(
+        opt_out=False, protocol=ssl_version, cert_reqs=cert_reqs, check_hostname=False,
+        purpose=ssl.Purpose.SERVER_AUTH, certfile=certfile, keyfile=keyfile, cafile=ca_certs,
+        capath=None, cadata=None,
+    )  # fmt: skip
+    if ciphers:
+        context.set_ciphers(ciphers)
+    return context.wrap_socket(
+        sock=sock,
+        server_side=False,
+        do_handshake_on_connect=do_handshake_on_connect,
+        suppress_ragged_eofs=suppress_ragged_eofs,
+    )
+
+
 # --- Putting them in place -----------------------------------------------------------------------
 
 
@@ -328,8 +381,8 @@ def _drop_prebuilt_opener(patcher: Patcher) -> None:
 
 def remove_stand_ins() -> None:
     """Put back the factories the startup hook's stand-ins wrap, if they are still there."""
-    for name in FACTORIES:
-        original = getattr(getattr(ssl, name), "sslcustomize_original", None)
+    for name in (*FACTORIES, *LEGACY):
+        original = getattr(getattr(ssl, name, None), "sslcustomize_original", None)
         if original is not None:
             setattr(ssl, name, original)
     _restore_gevent()  # gevent.ssl's copies of the stand-ins would inject again when called
@@ -392,5 +445,8 @@ def inject(patcher: Patcher) -> None:
         hook = _hook_for(name, getattr(ssl, name))
         if hook is not None:
             patcher.replace(ssl, name, hook)
+    current = getattr(ssl, "wrap_socket", None)
+    if current is not None and unwrap_factory(current) is _ORIGINAL_WRAP_SOCKET:
+        patcher.replace(ssl, "wrap_socket", wrap_socket)
     _drop_prebuilt_opener(patcher)
     on_import(patcher, "gevent.ssl", _mirror_into_gevent)
