@@ -132,6 +132,9 @@ def _dispatch(argv: Sequence[str] | None) -> tuple[int, argparse.Namespace | Non
         return EXIT_USAGE, None
     try:
         status = int(handler(args))
+        # What is still buffered goes now: a reader gone before the interpreter's own final
+        # flush (3.14's stdout buffer holds 128 KiB) is a reader gone like any other.
+        sys.stdout.flush()
     except KeyboardInterrupt:
         return 130, None
     except BrokenPipeError:
