@@ -34,6 +34,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "RECIPES",
+    "build",
+    "host_mirror",
+    "main",
+    "namespace_script",
+    "requirements_without",
+    "run",
+]
+
 REPO = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("SSLCUSTOMIZE_CI_CACHE", "/var/cache/sslcustomize-ci"))
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
@@ -85,10 +95,10 @@ RECIPES = {
 }
 
 
-def host_mirror() -> str:
+def host_mirror(apt: Path = Path("/etc/apt")) -> str:
     """Return the Debian mirror the host's apt is configured with (deb.debian.org if none)."""
     texts = []
-    for path in [Path("/etc/apt/sources.list"), *Path("/etc/apt/sources.list.d").glob("*")]:
+    for path in [apt / "sources.list", *sorted((apt / "sources.list.d").glob("*"))]:
         if path.suffix in {".list", ".sources"} or path.name == "sources.list":
             try:
                 texts.append(path.read_text())
@@ -115,7 +125,7 @@ def is_current(name: str, mirror: str) -> bool:
     return stamp.is_file() and stamp.read_text().strip() == RECIPES[name].digest(mirror)
 
 
-def _namespace_script(root: Path, binds: list[tuple[str, bool]], command: list[str]) -> str:
+def namespace_script(root: Path, binds: list[tuple[str, bool]], command: list[str]) -> str:
     """Return shell text that mounts what a chroot needs, then runs ``command`` inside it."""
     lines = [
         "set -e",
@@ -146,7 +156,7 @@ def in_chroot(
     quiet: bool = False,
 ) -> int:
     """Run ``command`` inside the chroot at ``root`` in a private mount namespace."""
-    script = _namespace_script(root, binds or [], ["/usr/bin/env", "-i", *_env_args(env), *command])
+    script = namespace_script(root, binds or [], ["/usr/bin/env", "-i", *_env_args(env), *command])
     unshare = ["unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script]
     output = subprocess.DEVNULL if quiet else None
     code = subprocess.run(unshare, stdout=output, check=False).returncode
@@ -249,7 +259,7 @@ def _load_toml(path: Path) -> dict[str, Any]:
     raise SystemExit("--without reads pyproject.toml with tomllib: run me with Python 3.11+")
 
 
-def _requirements_without(worktree: Path, names: tuple[str, ...]) -> list[str]:
+def requirements_without(worktree: Path, names: tuple[str, ...]) -> list[str]:
     """Return the requirements of ``.[test]`` in ``worktree`` but those named ``names``."""
     project = _load_toml(worktree / "pyproject.toml")["project"]
     every = [*project["dependencies"], *project["optional-dependencies"]["test"]]
@@ -290,7 +300,7 @@ def run(
     if not (root / venv.lstrip("/") / "pyvenv.cfg").exists():  # bin/python links outside
         steps.append(f"{python} -m venv {venv}")
         if without:
-            requirements = shlex.join(_requirements_without(worktree, without))
+            requirements = shlex.join(requirements_without(worktree, without))
             steps.append(f"{pip} {requirements}")
         else:
             steps.append(f"{pip} '.[test]'")
