@@ -127,22 +127,23 @@ def is_current(name: str, mirror: str) -> bool:
 
 def namespace_script(root: Path, binds: list[tuple[str, bool]], command: list[str]) -> str:
     """Return shell text that mounts what a chroot needs, then runs ``command`` inside it."""
+    quoted = shlex.quote(str(root))
     lines = [
         "set -e",
         # The root a mount point of its own: `unshare -m` inside (tests/_namespace.py) can
         # then make "/" private, which fails (EINVAL) on a plain directory.
-        f"mount --bind {root} {root}",
-        f"mount -t proc proc {root}/proc",
-        f"mount --rbind /dev {root}/dev",
-        f"mount --rbind /sys {root}/sys",
-        f"mount -t tmpfs -o mode=1777 tmpfs {root}/tmp",  # noqa: S108 - the chroot's own /tmp
+        f"mount --bind {quoted} {quoted}",
+        f"mount -t proc proc {quoted}/proc",
+        f"mount --rbind /dev {quoted}/dev",
+        f"mount --rbind /sys {quoted}/sys",
+        f"mount -t tmpfs -o mode=1777 tmpfs {quoted}/tmp",  # noqa: S108 - the chroot's own /tmp
     ]
     for path, read_only in binds:
         target = shlex.quote(f"{root}{path}")
         lines.append(f"mkdir -p {target} && mount --bind {shlex.quote(path)} {target}")
         if read_only:
             lines.append(f"mount -o remount,bind,ro {target}")
-    lines.append("exec chroot " + shlex.quote(str(root)) + " " + shlex.join(command))
+    lines.append(f"exec chroot {quoted} {shlex.join(command)}")
     return "\n".join(lines)
 
 
@@ -177,12 +178,14 @@ def base_env() -> dict[str, str]:
         "LANG": "C.UTF-8",
         "TERM": os.environ.get("TERM", "dumb"),
         "DEBIAN_FRONTEND": "noninteractive",
-        "PIP_CERT": CHROOT_CA,
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
-    # The host's pip settings (find-links, extra index, timeout) apply inside too.
+    # The host's pip settings (find-links, extra index, timeout) apply inside too, and the
+    # host's CA bundle where it has one (a machine behind a TLS-intercepting proxy needs it).
     env.update({key: value for key, value in os.environ.items() if key.startswith("PIP_")})
-    env["PIP_CERT"] = CHROOT_CA
+    env.pop("PIP_CERT", None)
+    if os.path.exists(HOST_CA):
+        env["PIP_CERT"] = CHROOT_CA
     return env
 
 
