@@ -1,13 +1,54 @@
-"""Development tasks: ``nox`` runs the test suite on Python 3.10-3.13 and the linters."""
+"""Development tasks: ``nox`` runs the linters and the test suite on every supported CPython.
+
+* ``tests``: Python 3.10-3.13 of this machine (pyenv's are found without ``PYENV_VERSION``).
+* ``debian``: the suite on CPython 3.14 and 3.15 (Debian sid, OpenSSL 3.6) and 3.13 (Debian 13,
+  OpenSSL 3.5), in chroots made by ``.ci/chroot.py`` (root on a Debian-like host; skipped with
+  the reason elsewhere, unless ``SSLCUSTOMIZE_CI_CHROOTS=require``, which ``.ci/run`` sets).
+* ``cpython`` and ``debian_cpython``: CPython's own TLS test suites under the hook.
+"""
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
 import nox
 
-nox.options.sessions = ["lint", "tests", "cpython"]
+nox.options.sessions = ["lint", "tests", "cpython", "debian", "debian_cpython"]
 nox.options.error_on_missing_interpreters = True
 
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
+# (chroot, interpreter) pairs of .ci/chroot.py: Debian sid's 3.14 and 3.15, Debian 13's 3.13.
+DEBIAN = ["sid:python3.14", "sid:python3.15", "trixie:python3.13"]
+DEBIAN_CPYTHON = ["sid:python3.14", "sid:python3.15"]
+CHROOT_SCRIPT = ".ci/chroot.py"
+
+
+def _use_pyenv_interpreters(versions: list[str]) -> None:
+    """Put pyenv's ``pythonX.Y`` on PATH where only its shim (or nothing) would be found.
+
+    A pyenv shim runs only the versions ``pyenv`` has selected, so nox would find
+    ``python3.10`` and fail to run it; the newest installed ``X.Y.Z`` is used instead.
+    """
+    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
+    for version in versions:
+        found = shutil.which(f"python{version}")
+        if found is not None and Path(found).parent != root / "shims":
+            continue
+        pattern = re.compile(rf"{re.escape(version)}\.(\d+)")
+        installed = [
+            (int(match.group(1)), path / "bin")
+            for path in (root / "versions").glob(f"{version}.*")
+            if (match := pattern.fullmatch(path.name)) and (path / f"bin/python{version}").exists()
+        ]
+        if installed:
+            os.environ["PATH"] = f"{max(installed)[1]}{os.pathsep}{os.environ['PATH']}"
+
+
+_use_pyenv_interpreters([*PYTHONS, "3.12"])
 
 
 @nox.session(python=PYTHONS)
@@ -51,6 +92,13 @@ CPYTHON_SUITES = [
     "test_asyncio.test_sslproto",
     "test_urllib2",
 ]
+CPYTHON_ARGUMENTS = [
+    "tests/cpython_suites.py",
+    "--expected",
+    "tests/cpython_expected_failures.toml",
+    "--suites",
+    *CPYTHON_SUITES,
+]
 
 
 @nox.session(python="3.12")
@@ -62,12 +110,46 @@ def cpython(session: nox.Session) -> None:
     (``-- --suites test_ssl`` runs one suite).
     """
     session.install(".")
-    session.run(
-        "python",
-        "tests/cpython_suites.py",
-        "--expected",
-        "tests/cpython_expected_failures.toml",
-        "--suites",
-        *CPYTHON_SUITES,
-        *session.posargs,
-    )
+    session.run("python", *CPYTHON_ARGUMENTS, *session.posargs)
+
+
+def _id(target: str) -> str:
+    """Return a session id for a target: ``sid:python3.14`` -> ``sid-3.14``."""
+    return target.replace(":python", "-")
+
+
+def _chroot_problem() -> str | None:
+    """Return why the Debian chroots cannot be used here (``None`` if they can)."""
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return "needs root on Linux (debootstrap, chroot, unshare)"
+    if shutil.which("debootstrap") is None and shutil.which("apt-get") is None:
+        return "needs debootstrap, or apt-get to install it"
+    return None
+
+
+def _in_chroot(session: nox.Session, target: str, command: list[str]) -> None:
+    """Build the chroot of ``target`` if needed, then run ``command`` in a new venv there."""
+    problem = _chroot_problem()
+    if problem is not None:
+        if os.environ.get("SSLCUSTOMIZE_CI_CHROOTS") == "require":
+            session.error(f"Debian chroots are required here but {problem}")
+        session.skip(f"Debian chroots: {problem}")
+    chroot, python = target.split(":")
+    script = [sys.executable, CHROOT_SCRIPT]
+    session.run(*script, "build", chroot, external=True)
+    run = [*script, "run", chroot, "--python", python, "--fresh", "--", *command]
+    session.run(*run, external=True)
+
+
+@nox.session(python=False)
+@nox.parametrize("target", DEBIAN, ids=[_id(target) for target in DEBIAN])
+def debian(session: nox.Session, target: str) -> None:
+    """Run the test suite on Debian's CPython 3.14/3.15 (OpenSSL 3.6) and 3.13 (OpenSSL 3.5)."""
+    _in_chroot(session, target, ["python", "-m", "pytest", *session.posargs])
+
+
+@nox.session(python=False)
+@nox.parametrize("target", DEBIAN_CPYTHON, ids=[_id(t) for t in DEBIAN_CPYTHON])
+def debian_cpython(session: nox.Session, target: str) -> None:
+    """Run CPython's own TLS test suites under the hook on Debian's CPython 3.14 and 3.15."""
+    _in_chroot(session, target, ["python", *CPYTHON_ARGUMENTS, *session.posargs])

@@ -55,7 +55,7 @@ class _CollectAfterEachTest:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Collect after asyncio tests; on 3.10 only, tolerate asyncio's leaks after failed handshakes.
+    """Collect after asyncio tests; tolerate aiosmtpd's deprecated import and 3.10's leaks.
 
     3.10's asyncio leaves the transports of a connection whose handshake failed (whatever the
     cause: a rejected certificate is the point of many tests here) to the garbage collector,
@@ -63,6 +63,12 @@ def pytest_configure(config: pytest.Config) -> None:
     rewrite of 3.11 fixed this; on 3.11+ every leak still fails the suite.
     """
     config.pluginmanager.register(_CollectAfterEachTest(), "sslcustomize-gc")
+    # aiosmtpd (1.4.6, the test SMTP server) imports typing.ByteString, which 3.15 deprecates.
+    config.addinivalue_line(
+        "filterwarnings",
+        "ignore:'typing.ByteString' and 'collections.abc.ByteString' are deprecated"
+        ":DeprecationWarning:aiosmtpd.proxy_protocol",
+    )
     if sys.version_info >= (3, 11):
         return
     for line in (

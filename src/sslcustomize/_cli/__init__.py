@@ -174,6 +174,9 @@ def _dispatch(argv: Sequence[str] | None) -> tuple[int, argparse.Namespace | Non
                 parser.print_help()
                 return EXIT_USAGE, None
             status = int(handler(args))
+            # What is still buffered goes now: a reader gone before the interpreter's own final
+            # flush (3.14's stdout buffer holds 128 KiB) is a reader gone like any other.
+            sys.stdout.flush()
         except ModuleNotFoundError as error:
             missing = (error.name or "").partition(".")[0]
             if missing not in _CLI_DEPENDENCIES:
