@@ -427,7 +427,10 @@ def _tomli_beside() -> Any:  # pragma: no cover - Python 3.10
     Not the first ``tomli`` on ``sys.path``: that may be the current directory (issue 22 #1).
     """
     if "tomli" in sys.modules:
-        return sys.modules["tomli"]
+        found = sys.modules["tomli"]
+        if found is None:  # imports of it are blocked, as `import tomli` would say
+            raise ImportError("import of tomli halted; None in sys.modules", name="tomli")
+        return found
     import importlib.machinery  # noqa: PLC0415 - Python 3.10 only
     import importlib.util  # noqa: PLC0415 - Python 3.10 only
 

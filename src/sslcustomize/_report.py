@@ -847,19 +847,26 @@ def _own_directory(path: str) -> bool:
     )
 
 
-def private_dir() -> str:
+def private_dir(*, create: bool = True) -> str:
     """Return a directory of this user's own for spools and the dropped-records log.
 
     The user state directory; for a user without a writable home (``nobody``, service
     accounts), ``/var/tmp/sslcustomize-UID``, made 0700 and refused unless it is a directory
-    of this user that no one else may enter (another user may have made it first).
+    of this user that no one else may enter (another user may have made it first). Without
+    ``create`` (to read what is there) nothing is made: a command that only reads, such as
+    ``doctor`` or ``report``, leaves a home as it found it.
 
     Raises:
-        OSError: Neither can be used.
+        OSError: Neither can be used (without ``create``: neither exists yet).
     """
     from ._paths import user_state_dir  # noqa: PLC0415
 
     state = user_state_dir()
+    if not create:
+        for directory in (state, _fallback_dir(os.geteuid())):
+            if os.path.isdir(directory) and (directory == state or _own_directory(directory)):
+                return directory
+        raise OSError(f"no records were kept yet ({state} does not exist)")
     try:
         os.makedirs(state, mode=0o700, exist_ok=True)
         if os.access(state, os.W_OK | os.X_OK):
@@ -974,7 +981,7 @@ def spools_for_report() -> list[str]:
     found: list[str] = []
     directories = []
     with contextlib.suppress(OSError):
-        directories.append(private_dir())
+        directories.append(private_dir(create=False))
     if os.geteuid() == 0:
         directories.extend(sorted(glob.glob(_fallback_dir(0).replace("-0", "-*"))))
     for directory in dict.fromkeys(directories):
@@ -1012,8 +1019,8 @@ def read_spool(spool: str) -> tuple[list[dict[str, Any]], int]:
 # --- What was dropped --------------------------------------------------------------------------
 
 
-def _drop_log_path() -> str:
-    return os.path.join(private_dir(), DROPPED_LOG)
+def _drop_log_path(*, create: bool = True) -> str:
+    return os.path.join(private_dir(create=create), DROPPED_LOG)
 
 
 def _append_drop_log(count: int, sink: str, path: str | None) -> None:
@@ -1036,7 +1043,7 @@ def dropped_records(path: str | None = None, *, every_user: bool = False) -> int
 
     logs = []
     with contextlib.suppress(OSError):
-        logs.append(_drop_log_path())
+        logs.append(_drop_log_path(create=False))
     if every_user and os.geteuid() == 0:
         pattern = os.path.join(_fallback_dir(0).replace("-0", "-*"), DROPPED_LOG)
         logs.extend(sorted(glob.glob(pattern)))

@@ -219,7 +219,9 @@ def _read_journal(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int] 
     import shutil  # noqa: PLC0415
     import subprocess  # noqa: PLC0415 - only to read the journal
 
-    journalctl = shutil.which("journalctl")
+    # From the system's directories only: root running `report --journal` must not run a
+    # journalctl that a directory early on the caller's PATH provides.
+    journalctl = shutil.which("journalctl", path=os.defpath)
     if journalctl is None:
         return "journalctl is not installed: read exported files with --path"
     command = [journalctl, "-o", "json", "--no-pager", f"SYSLOG_IDENTIFIER={IDENTIFIER}"]

@@ -328,7 +328,8 @@ def wrap_socket(  # noqa: PLR0917 - ssl.wrap_socket's own signature
     if keyfile and not certfile:
         raise ValueError("certfile must be specified")
     context = _stdlib_factory(
-        opt_out=False, protocol=ssl_version, cert_reqs=cert_reqs, check_hostname=False,
+        opt_out=False, protocol=ssl_version, check_hostname=False,
+        cert_reqs=cert_reqs,  # sslcustomize: allow(wrap_socket's own; a recorded opt-out)
         purpose=ssl.Purpose.SERVER_AUTH, certfile=certfile, keyfile=keyfile, cafile=ca_certs,
         capath=None, cadata=None,
     )  # fmt: skip
