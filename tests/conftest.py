@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import socket
 import sys
 from typing import TYPE_CHECKING, Any
@@ -131,6 +132,33 @@ def _clean_tls_environment(
         ("XDG_CACHE_HOME", "cache"),
     ):
         monkeypatch.setenv(name, str(xdg / sub))
+
+
+# What system scope writes on the real machine. Tests that exercise it run in private mount
+# namespaces with throw-away overlays; a test that changes any of these on the host fails.
+_SYSTEM_PATHS = ("/etc/sslcustomize", "/usr/local/lib/sslcustomize")
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_ino)
+
+
+def _system_state() -> dict[str, tuple[int, int] | None]:
+    return {path: _stamp(path) for path in _SYSTEM_PATHS}
+
+
+@pytest.fixture(autouse=True)
+def _host_system_untouched() -> Iterator[None]:
+    """Fail the test that created or changed the host's own system-scope files."""
+    before = _system_state()
+    yield
+    after = _system_state()
+    changed = [path for path in _SYSTEM_PATHS if before[path] != after[path]]
+    assert not changed, f"this test changed the host's {changed}: use tests/_namespace.py"
 
 
 def _ipv6_loopback_works() -> bool:
