@@ -37,6 +37,9 @@ FAMILIES = {
     "held_out",
     "held_out_2",
     "held_out_3",
+    "held_out_4",
+    "held_out_5",
+    "held_out_6",
 }
 
 

@@ -613,6 +613,10 @@ class Analyzer:
             # ``cfg.verify = False`` then ``verify=cfg.verify``: read back in this scope.
             self.scopes[-1][f"{target.value.id}.{attr}"] = _located(value, value_node)
         if isinstance(value, Param):
+            if attr == "verify" and self._session_target(base, target):
+                # ``def make(verify_ssl=False): session.verify = verify_ssl``: reported at
+                # the default; a caller's ``make(False)`` is checked like a keyword sink's.
+                self._sink("falsy", value, "SSC102", _location(value, stmt))
             return  # storing a parameter: its default is checked where the caller's value is
         self._check_attribute_value(attr, value, stmt)
         if state is None and _is_self(target.value) and _name_of(self.function) == "__init__":
@@ -629,13 +633,16 @@ class Analyzer:
             elif _is_const(value, True) and state:
                 state.verified = state.hostname_on = True
                 state.repair("SSC202")
-        elif attr == "verify" and _is_falsy(value):  # False, 0, "": requests reads it as off
-            evident = isinstance(base, Instance) and base.qualname in _SESSION_TYPES
-            guessed = not isinstance(base, Instance) and _sessionish(target.value)
-            if evident or guessed:
-                self.report("SSC102", stmt)
+        elif attr == "verify" and _is_falsy(value) and self._session_target(base, target):
+            self.report("SSC102", stmt)  # False, 0, "": requests reads it as off
         if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
             self.class_attrs.setdefault(attr, value)
+
+    @staticmethod
+    def _session_target(base: Value, target: ast.Attribute) -> bool:
+        """Tell whether ``target`` (``x.verify``) is a requests/httpx session's attribute."""
+        evident = isinstance(base, Instance) and base.qualname in _SESSION_TYPES
+        return evident or (not isinstance(base, Instance) and _sessionish(target.value))
 
     def _check_attribute_value(self, attr: str, value: Value, stmt: ast.AST) -> None:
         """Attributes whose name alone says what a value does (weak TLS, distinctive flags)."""
@@ -925,6 +932,14 @@ class Analyzer:
             callee = self.resolve(args[0])
             args = args[1:]
         qualname, attr = _callee_name(callee)
+        if attr == "__init__" and (qualname or "").removesuffix(".__init__") in t.KEYWORD_SINKS:
+            # ``original_init(self, **kwargs)`` with ``original_init = TCPConnector.__init__``
+            # (a patched constructor), or ``super().__init__(**kwargs)`` in a subclass: the
+            # call configures that class as constructing it would.
+            qualname = (qualname or "").removesuffix(".__init__")
+            attr = qualname.rsplit(".", 1)[-1]
+            if isinstance(callee, Ref):
+                args = args[1:]  # the unbound ``__init__`` is given ``self`` first
         kwmap, has_star = self._keywords(keywords)
         self._check_call(node, qualname, attr, callee, args, kwmap, has_star)
         if isinstance(callee, Method) and isinstance(node.func, ast.Attribute):
@@ -1065,6 +1080,9 @@ class Analyzer:
                 key == "check_hostname" and _is_falsy(entry)
             ):
                 self.report("SSC501", _location(entry, value.node))
+            elif key == "ssl_version" and _ref_in(entry, t.WEAK_PROTOCOLS):
+                # ``sslopt={"ssl_version": ssl.PROTOCOL_TLSv1}``: the socket's protocol
+                self.report("SSC701", _location(entry, value.node))
 
     def _check_contexts(  # noqa: PLR0917 - the call's parts, already resolved
         self,
@@ -1809,7 +1827,7 @@ def _returns_true_always(function: _FunctionNode) -> bool:
     on any path is not this.
     """
     body = function.body
-    if not body or not isinstance(body[-1], ast.Return):
+    if not _always_returns(body):
         return False
     stack: list[ast.AST] = list(body)
     while stack:
@@ -1823,6 +1841,24 @@ def _returns_true_always(function: _FunctionNode) -> bool:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
             stack.extend(ast.iter_child_nodes(node))
     return True
+
+
+def _always_returns(body: list[ast.stmt]) -> bool:
+    """Tell whether ``body`` cannot fall through: it ends in a ``return`` on every branch.
+
+    ``if ok: return True`` / ``else: return 1`` ends both ways; an ``if`` without ``else``,
+    a loop or a ``try`` may fall through (to ``None``) and does not count.
+    """
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ast.Return):
+        return True
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    if isinstance(last, ast.With | ast.AsyncWith):
+        return _always_returns(last.body)
+    return False
 
 
 # Enum bases whose members are their values (an ``int``/``str`` subclass: 0 and "" are false)
