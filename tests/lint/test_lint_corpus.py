@@ -40,6 +40,7 @@ FAMILIES = {
     "held_out_4",
     "held_out_5",
     "held_out_6",
+    "held_out_7",
 }
 
 

@@ -812,3 +812,11 @@ def test_shapes_found_by_held_out_families(source: str, expected: set[tuple[str,
     lint_source(source.encode(), "x.py", result)
     assert not result.errors
     assert {(f.code, f.line) for f in result.findings} == expected
+
+
+def test_weak_protocol_given_by_position_to_get_server_certificate() -> None:
+    """``ssl.get_server_certificate(addr, ssl.PROTOCOL_TLSv1_1)`` asks for TLS 1.1 by position."""
+    result = LintResult()
+    source = "import ssl\nssl.get_server_certificate(('h', 443), ssl.PROTOCOL_TLSv1_1)\n"
+    lint_source(source.encode(), "x.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC701", 2)]
