@@ -41,6 +41,7 @@ FAMILIES = {
     "held_out_5",
     "held_out_6",
     "held_out_7",
+    "held_out_8",
 }
 
 

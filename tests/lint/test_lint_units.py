@@ -820,3 +820,14 @@ def test_weak_protocol_given_by_position_to_get_server_certificate() -> None:
     source = "import ssl\nssl.get_server_certificate(('h', 443), ssl.PROTOCOL_TLSv1_1)\n"
     lint_source(source.encode(), "x.py", result)
     assert [(f.code, f.line) for f in result.findings] == [("SSC701", 2)]
+
+
+def test_weak_protocol_as_a_lambda_default() -> None:
+    """A lambda's weak protocol default is reported once, at the default; a modern one is not."""
+    result = LintResult()
+    source = (
+        "import ssl\nf = lambda s, v=ssl.PROTOCOL_TLSv1_1: (s, v)\n"
+        "g = lambda s, *, v=ssl.PROTOCOL_TLS_CLIENT: (s, v)\n"
+    )
+    lint_source(source.encode(), "x.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC701", 2)]

@@ -503,13 +503,7 @@ class Analyzer:
                 value = self.resolve(default)
                 # Keep where the default was written: the finding points there.
                 scope[arg.arg] = Param(arg.arg, _located(value, default))
-                # A weak protocol as any parameter's default is a configuration choice
-                # (``def open_ssl_socket(version=ssl.PROTOCOL_SSLv2)``), reported here once;
-                # the uses of the parameter are not reported again.
-                if _ref_in(value, t.WEAK_PROTOCOLS):
-                    self.report("SSC701", default)
-                elif arg.arg in t.MIN_VERSION_KEYWORDS and _weak_setting(arg.arg, value):
-                    self.report("SSC702", default)
+                self._check_default(arg.arg, value, default)
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
             scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
         self.scopes = [*scopes, scope]
@@ -517,7 +511,26 @@ class Analyzer:
         self.visit_body(node.body)
         self.scopes, self.class_attrs, self.function = saved
 
+    def _check_default(self, name: str, value: Value, default: ast.expr) -> None:
+        """A weak protocol as any parameter's default is a configuration choice.
+
+        ``def open_ssl_socket(version=ssl.PROTOCOL_SSLv2)`` (or a lambda's) is reported here,
+        once; the uses of the parameter are not reported again.
+        """
+        if _ref_in(value, t.WEAK_PROTOCOLS):
+            self.report("SSC701", default)
+        elif name in t.MIN_VERSION_KEYWORDS and _weak_setting(name, value):
+            self.report("SSC702", default)
+
     def _visit_lambda(self, node: ast.Lambda) -> None:
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        first = len(positional) - len(args.defaults)
+        pairs = list(zip(positional[first:], args.defaults, strict=True))
+        kw_pairs = zip(args.kwonlyargs, args.kw_defaults, strict=True)
+        pairs += [(arg, default) for arg, default in kw_pairs if default is not None]
+        for arg, default in pairs:  # evaluated where the lambda is made, in the outer scope
+            self._check_default(arg.arg, self.resolve(default), default)
         self.scopes.append(dict.fromkeys((a.arg for a in node.args.args), UNKNOWN))
         self.generic_visit(node)
         self.scopes.pop()
