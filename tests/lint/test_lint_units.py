@@ -21,6 +21,7 @@ from sslcustomize._lint._prefilter import (
     may_contain_findings,
 )
 from sslcustomize._lint._runner import _READ_SIZE, _read
+from sslcustomize._lint._scoring import load_labels
 from sslcustomize._lint._siblings import _ASSIGNMENT
 from sslcustomize._lint._tables import ENV_VARS
 
@@ -831,3 +832,13 @@ def test_weak_protocol_as_a_lambda_default() -> None:
     )
     lint_source(source.encode(), "x.py", result)
     assert [(f.code, f.line) for f in result.findings] == [("SSC701", 2)]
+
+
+def test_label_followed_by_another_comment_is_read(tmp_path: Path) -> None:
+    """``# expect: SSC701  # noqa: E731`` labels its line (a trailing comment hid it once)."""
+    (tmp_path / "family.py").write_text(
+        "f = lambda v=1: v  # expect: SSC701  # noqa: E731\ng = 1  # expect: none  # note\n",
+        encoding="utf-8",
+    )
+    labels = load_labels(tmp_path)
+    assert list(labels.values()) == [{1: frozenset({"SSC701"}), 2: frozenset()}]
