@@ -37,6 +37,11 @@ FAMILIES = {
     "held_out",
     "held_out_2",
     "held_out_3",
+    "held_out_4",
+    "held_out_5",
+    "held_out_6",
+    "held_out_7",
+    "held_out_8",
 }
 
 

@@ -21,6 +21,7 @@ from sslcustomize._lint._prefilter import (
     may_contain_findings,
 )
 from sslcustomize._lint._runner import _READ_SIZE, _read
+from sslcustomize._lint._scoring import load_labels
 from sslcustomize._lint._siblings import _ASSIGNMENT
 from sslcustomize._lint._tables import ENV_VARS
 
@@ -753,3 +754,91 @@ def test_ssl_imported_by_name_is_linted(padding: int) -> None:
     result = LintResult()
     lint_source(source, "dynamic.py", result)
     assert [(f.code, f.line) for f in result.findings] == [("SSC203", 6), ("SSC203", 13)]
+
+
+_HELD_OUT_4_TO_6 = [
+    # a callback that ends in if/else, every branch returning a true constant, accepts all
+    (
+        "from OpenSSL import SSL\n"
+        "def cb(c, x, e, d, ok):\n    if ok:\n        return True\n    else:\n        return 1\n"
+        "SSL.Context(SSL.TLS_METHOD).set_verify(SSL.VERIFY_PEER, cb)\n",
+        {("SSC208", 7)},
+    ),
+    # one that can fall through (no else: ``None``) does not
+    (
+        "from OpenSSL import SSL\n"
+        "def cb(c, x, e, d, ok):\n    if ok:\n        return True\n"
+        "SSL.Context(SSL.TLS_METHOD).set_verify(SSL.VERIFY_PEER, cb)\n",
+        set(),
+    ),
+    # a session's verify from a parameter whose default is off: at the default
+    (
+        "import requests\n"
+        "def make(verify_ssl=False):\n    s = requests.Session()\n    s.verify = verify_ssl\n",
+        {("SSC102", 2)},
+    ),
+    # the same with a verifying default: its callers are checked instead
+    (
+        "import requests\n"
+        "def make(verify_ssl=True):\n    s = requests.Session()\n    s.verify = verify_ssl\n"
+        "make(True)\nmake(False)\n",
+        {("SSC102", 6)},
+    ),
+    # a patched constructor: ``TCPConnector.__init__(self, **kwargs)`` with ``ssl`` off
+    (
+        "import aiohttp\norig = aiohttp.TCPConnector.__init__\n"
+        "def init(self, *a, **kw):\n    kw['ssl'] = False\n    return orig(self, *a, **kw)\n",
+        {("SSC103", 4)},
+    ),
+    # and a subclass calling its base's ``__init__`` with the default left alone is silent
+    (
+        "import aiohttp\nclass C(aiohttp.TCPConnector):\n"
+        "    def __init__(self, *a, **kw):\n        kw.setdefault('limit', 10)\n"
+        "        super().__init__(*a, **kw)\n",
+        set(),
+    ),
+    # websocket-client's ``sslopt`` asking for TLS 1.0
+    (
+        "import ssl, websocket\nwebsocket.create_connection('wss://h',\n"
+        "    sslopt={'ssl_version': ssl.PROTOCOL_TLSv1})\n",
+        {("SSC701", 3)},
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), _HELD_OUT_4_TO_6)
+def test_shapes_found_by_held_out_families(source: str, expected: set[tuple[str, int]]) -> None:
+    """The shapes the fourth to sixth held-out families found missing are reported, once."""
+    result = LintResult()
+    lint_source(source.encode(), "x.py", result)
+    assert not result.errors
+    assert {(f.code, f.line) for f in result.findings} == expected
+
+
+def test_weak_protocol_given_by_position_to_get_server_certificate() -> None:
+    """``ssl.get_server_certificate(addr, ssl.PROTOCOL_TLSv1_1)`` asks for TLS 1.1 by position."""
+    result = LintResult()
+    source = "import ssl\nssl.get_server_certificate(('h', 443), ssl.PROTOCOL_TLSv1_1)\n"
+    lint_source(source.encode(), "x.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC701", 2)]
+
+
+def test_weak_protocol_as_a_lambda_default() -> None:
+    """A lambda's weak protocol default is reported once, at the default; a modern one is not."""
+    result = LintResult()
+    source = (
+        "import ssl\nf = lambda s, v=ssl.PROTOCOL_TLSv1_1: (s, v)\n"
+        "g = lambda s, *, v=ssl.PROTOCOL_TLS_CLIENT: (s, v)\n"
+    )
+    lint_source(source.encode(), "x.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC701", 2)]
+
+
+def test_label_followed_by_another_comment_is_read(tmp_path: Path) -> None:
+    """``# expect: SSC701  # noqa: E731`` labels its line (a trailing comment hid it once)."""
+    (tmp_path / "family.py").write_text(
+        "f = lambda v=1: v  # expect: SSC701  # noqa: E731\ng = 1  # expect: none  # note\n",
+        encoding="utf-8",
+    )
+    labels = load_labels(tmp_path)
+    assert list(labels.values()) == [{1: frozenset({"SSC701"}), 2: frozenset()}]

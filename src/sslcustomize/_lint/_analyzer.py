@@ -503,13 +503,7 @@ class Analyzer:
                 value = self.resolve(default)
                 # Keep where the default was written: the finding points there.
                 scope[arg.arg] = Param(arg.arg, _located(value, default))
-                # A weak protocol as any parameter's default is a configuration choice
-                # (``def open_ssl_socket(version=ssl.PROTOCOL_SSLv2)``), reported here once;
-                # the uses of the parameter are not reported again.
-                if _ref_in(value, t.WEAK_PROTOCOLS):
-                    self.report("SSC701", default)
-                elif arg.arg in t.MIN_VERSION_KEYWORDS and _weak_setting(arg.arg, value):
-                    self.report("SSC702", default)
+                self._check_default(arg.arg, value, default)
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
             scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
         self.scopes = [*scopes, scope]
@@ -517,7 +511,26 @@ class Analyzer:
         self.visit_body(node.body)
         self.scopes, self.class_attrs, self.function = saved
 
+    def _check_default(self, name: str, value: Value, default: ast.expr) -> None:
+        """A weak protocol as any parameter's default is a configuration choice.
+
+        ``def open_ssl_socket(version=ssl.PROTOCOL_SSLv2)`` (or a lambda's) is reported here,
+        once; the uses of the parameter are not reported again.
+        """
+        if _ref_in(value, t.WEAK_PROTOCOLS):
+            self.report("SSC701", default)
+        elif name in t.MIN_VERSION_KEYWORDS and _weak_setting(name, value):
+            self.report("SSC702", default)
+
     def _visit_lambda(self, node: ast.Lambda) -> None:
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        first = len(positional) - len(args.defaults)
+        pairs = list(zip(positional[first:], args.defaults, strict=True))
+        kw_pairs = zip(args.kwonlyargs, args.kw_defaults, strict=True)
+        pairs += [(arg, default) for arg, default in kw_pairs if default is not None]
+        for arg, default in pairs:  # evaluated where the lambda is made, in the outer scope
+            self._check_default(arg.arg, self.resolve(default), default)
         self.scopes.append(dict.fromkeys((a.arg for a in node.args.args), UNKNOWN))
         self.generic_visit(node)
         self.scopes.pop()
@@ -613,6 +626,10 @@ class Analyzer:
             # ``cfg.verify = False`` then ``verify=cfg.verify``: read back in this scope.
             self.scopes[-1][f"{target.value.id}.{attr}"] = _located(value, value_node)
         if isinstance(value, Param):
+            if attr == "verify" and self._session_target(base, target):
+                # ``def make(verify_ssl=False): session.verify = verify_ssl``: reported at
+                # the default; a caller's ``make(False)`` is checked like a keyword sink's.
+                self._sink("falsy", value, "SSC102", _location(value, stmt))
             return  # storing a parameter: its default is checked where the caller's value is
         self._check_attribute_value(attr, value, stmt)
         if state is None and _is_self(target.value) and _name_of(self.function) == "__init__":
@@ -629,13 +646,16 @@ class Analyzer:
             elif _is_const(value, True) and state:
                 state.verified = state.hostname_on = True
                 state.repair("SSC202")
-        elif attr == "verify" and _is_falsy(value):  # False, 0, "": requests reads it as off
-            evident = isinstance(base, Instance) and base.qualname in _SESSION_TYPES
-            guessed = not isinstance(base, Instance) and _sessionish(target.value)
-            if evident or guessed:
-                self.report("SSC102", stmt)
+        elif attr == "verify" and _is_falsy(value) and self._session_target(base, target):
+            self.report("SSC102", stmt)  # False, 0, "": requests reads it as off
         if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
             self.class_attrs.setdefault(attr, value)
+
+    @staticmethod
+    def _session_target(base: Value, target: ast.Attribute) -> bool:
+        """Tell whether ``target`` (``x.verify``) is a requests/httpx session's attribute."""
+        evident = isinstance(base, Instance) and base.qualname in _SESSION_TYPES
+        return evident or (not isinstance(base, Instance) and _sessionish(target.value))
 
     def _check_attribute_value(self, attr: str, value: Value, stmt: ast.AST) -> None:
         """Attributes whose name alone says what a value does (weak TLS, distinctive flags)."""
@@ -925,6 +945,14 @@ class Analyzer:
             callee = self.resolve(args[0])
             args = args[1:]
         qualname, attr = _callee_name(callee)
+        if attr == "__init__" and (qualname or "").removesuffix(".__init__") in t.KEYWORD_SINKS:
+            # ``original_init(self, **kwargs)`` with ``original_init = TCPConnector.__init__``
+            # (a patched constructor), or ``super().__init__(**kwargs)`` in a subclass: the
+            # call configures that class as constructing it would.
+            qualname = (qualname or "").removesuffix(".__init__")
+            attr = qualname.rsplit(".", 1)[-1]
+            if isinstance(callee, Ref):
+                args = args[1:]  # the unbound ``__init__`` is given ``self`` first
         kwmap, has_star = self._keywords(keywords)
         self._check_call(node, qualname, attr, callee, args, kwmap, has_star)
         if isinstance(callee, Method) and isinstance(node.func, ast.Attribute):
@@ -1065,6 +1093,9 @@ class Analyzer:
                 key == "check_hostname" and _is_falsy(entry)
             ):
                 self.report("SSC501", _location(entry, value.node))
+            elif key == "ssl_version" and _ref_in(entry, t.WEAK_PROTOCOLS):
+                # ``sslopt={"ssl_version": ssl.PROTOCOL_TLSv1}``: the socket's protocol
+                self.report("SSC701", _location(entry, value.node))
 
     def _check_contexts(  # noqa: PLR0917 - the call's parts, already resolved
         self,
@@ -1809,7 +1840,7 @@ def _returns_true_always(function: _FunctionNode) -> bool:
     on any path is not this.
     """
     body = function.body
-    if not body or not isinstance(body[-1], ast.Return):
+    if not _always_returns(body):
         return False
     stack: list[ast.AST] = list(body)
     while stack:
@@ -1823,6 +1854,24 @@ def _returns_true_always(function: _FunctionNode) -> bool:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
             stack.extend(ast.iter_child_nodes(node))
     return True
+
+
+def _always_returns(body: list[ast.stmt]) -> bool:
+    """Tell whether ``body`` cannot fall through: it ends in a ``return`` on every branch.
+
+    ``if ok: return True`` / ``else: return 1`` ends both ways; an ``if`` without ``else``,
+    a loop or a ``try`` may fall through (to ``None``) and does not count.
+    """
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ast.Return):
+        return True
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    if isinstance(last, ast.With | ast.AsyncWith):
+        return _always_returns(last.body)
+    return False
 
 
 # Enum bases whose members are their values (an ``int``/``str`` subclass: 0 and "" are false)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Za-z0-9 ,]+?)\s*$")
+_EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Za-z0-9 ,]+?)\s*(?:#.*)?$")
 
 # path -> line -> expected codes (an empty set for a look-alike that must stay silent)
 Labels = dict[str, dict[int, frozenset[str]]]

@@ -166,7 +166,16 @@ CIPHER_KEYWORDS = frozenset({"ciphers", "ssl_ciphers", "cipher_list"})
 CIPHER_METHODS = frozenset({"set_ciphers", "set_cipher_list"})
 # Calls whose positional arguments choose a protocol.
 PROTOCOL_CALLS = frozenset(
-    {"ssl.SSLContext", "OpenSSL.SSL.Context", "ssl.wrap_socket", "urllib3.util.ssl_wrap_socket"}
+    {
+        "ssl.SSLContext",
+        "OpenSSL.SSL.Context",
+        "ssl.wrap_socket",
+        "urllib3.util.ssl_wrap_socket",
+        # (addr, ssl_version, ...) and the private factories' (protocol, ...): by position too
+        "ssl.get_server_certificate",
+        "ssl._create_unverified_context",
+        "ssl._create_stdlib_context",
+    }
 )
 # Calls that give a context to a client (its ``context=``/``ssl=`` argument is a client's).
 CLIENT_CALLS = frozenset(
