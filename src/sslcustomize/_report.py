@@ -599,11 +599,30 @@ def append_lines(path: str, lines: list[str], gid: int | None, *, locked: bool =
     raise PartialWrite(kept, OSError(f"short write ({written} of {len(data)} bytes)"))
 
 
-def read_jsonl(path: str, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+def _open_to_read(path: str, owner: int | None) -> Any:
+    """Open a regular file to read, without blocking (a FIFO); with ``owner``: no link, theirs.
+
+    Raises:
+        OSError: It cannot be opened, is not a regular file, or (``owner``) is not theirs.
+    """
+    nofollow = os.O_NOFOLLOW if owner is not None else 0
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | nofollow)
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode) or (owner is not None and info.st_uid != owner):
+        os.close(descriptor)
+        raise OSError(f"{path}: not a regular file of uid {owner}")
+    return os.fdopen(descriptor, "rb")
+
+
+def read_jsonl(
+    path: str, offset: int = 0, owner: int | None = None
+) -> tuple[list[dict[str, Any]], int]:
     """Read a JSONL file from ``offset``: its JSON objects, and how many lines were not JSON.
 
     Lines of ``journalctl -o json`` output (an export of the journal) are read as the records
-    they hold. Blank lines are skipped; torn ones are counted.
+    they hold. Blank lines are skipped; torn ones are counted. A FIFO or device is refused, not
+    waited on. With ``owner`` (another user's spool, read by root), the file must be that uid's
+    own, not a link, and each record says ``uid`` = ``owner``, whatever its line claims.
 
     Raises:
         OSError: The file cannot be read.
@@ -614,9 +633,16 @@ def read_jsonl(path: str, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
 
     records: list[dict[str, Any]] = []
     unreadable = 0
-    with open(path, "rb") as file:
+    # Another user's spool is read as far as a spool may grow (its writers stop there).
+    budget = 2 * SPOOL_LIMIT if owner is not None else None
+    with _open_to_read(path, owner) as file:
         file.seek(offset)
         for line in file:
+            if budget is not None:
+                budget -= len(line)
+                if budget < 0:
+                    unreadable += 1
+                    break
             if not line.strip():
                 continue
             try:
@@ -632,6 +658,9 @@ def read_jsonl(path: str, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
                     records.append(record)
             else:
                 records.append(entry)
+    if owner is not None:
+        for record in records:
+            record["uid"] = owner
     return records, unreadable
 
 
@@ -964,24 +993,40 @@ def spool_files(spool: str) -> list[str]:
     return [*parts, spool] if os.path.exists(spool) else parts
 
 
-def spools_for_report() -> list[str]:
-    """Return the spools of the journal and syslog sinks this user may read.
+def _fallback_owner(directory: str) -> int | None:
+    """The uid whose fallback directory this is: named after it, its own, no one else writes."""
+    try:
+        uid = int(directory.rpartition("-")[2])
+        info = os.lstat(directory)
+    except (ValueError, OSError):
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o022:
+        return None
+    return uid
 
-    Its own; for root, every user's fallback directory too (users without a home).
+
+def spools_for_report() -> list[tuple[str, int]]:
+    """Return the spools of the journal and syslog sinks this user may read, with their uids.
+
+    Its own; for root, every user's fallback directory too (users without a home): only a
+    directory that its uid owns, and no one else writes, is read, as that uid's records.
     """
     import glob  # noqa: PLC0415 - only when records are read
 
-    found: list[str] = []
-    directories = []
+    found: list[tuple[str, int]] = []
+    directories: dict[str, int] = {}
     with contextlib.suppress(OSError):
-        directories.append(private_dir())
+        directories[private_dir()] = os.geteuid()
     if os.geteuid() == 0:
-        directories.extend(sorted(glob.glob(_fallback_dir(0).replace("-0", "-*"))))
-    for directory in dict.fromkeys(directories):
+        for directory in sorted(glob.glob(_fallback_dir(0).replace("-0", "-*"))):
+            owner = _fallback_owner(directory)
+            if owner is not None:
+                directories.setdefault(directory, owner)
+    for directory, owner in directories.items():
         for kind in ("journal", "syslog"):
             spool = os.path.join(directory, f"{kind}-spool.jsonl")
             if spool_files(spool):
-                found.append(spool)
+                found.append((spool, owner))
     return found
 
 
@@ -994,8 +1039,11 @@ def _spool_size(spool: str) -> int:
     return total
 
 
-def read_spool(spool: str) -> tuple[list[dict[str, Any]], int]:
+def read_spool(spool: str, owner: int | None = None) -> tuple[list[dict[str, Any]], int]:
     """Read the records waiting in a spool: its parts from their offsets, then the spool.
+
+    With ``owner``, a user's journal or syslog spool: each part must be that uid's regular file
+    (see :func:`read_jsonl`), and its records are that uid's.
 
     Raises:
         OSError: A part cannot be read (one being written into the sink may have moved on).
@@ -1003,7 +1051,7 @@ def read_spool(spool: str) -> tuple[list[dict[str, Any]], int]:
     records: list[dict[str, Any]] = []
     unreadable = 0
     for part in spool_files(spool):
-        found, bad = read_jsonl(part, _part_name(spool, part)[1])
+        found, bad = read_jsonl(part, _part_name(spool, part)[1], owner)
         records.extend(found)
         unreadable += bad
     return records, unreadable

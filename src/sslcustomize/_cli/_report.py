@@ -244,9 +244,9 @@ def _read_journal(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int] 
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"journalctl failed: {message[-1] if message else done.returncode}"
     records, unreadable = records_from_journal_lines(done.stdout.splitlines())
-    for spool in spools_for_report():  # records journald did not take yet
+    for spool, owner in spools_for_report():  # records journald did not take yet
         try:
-            found, bad = read_spool(spool)
+            found, bad = read_spool(spool, owner)
         except OSError:
             continue
         records.extend(found)
