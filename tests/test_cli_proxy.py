@@ -7,9 +7,13 @@ target, so that a direct connection cannot pass for a proxied one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Iterator
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -197,3 +201,79 @@ def test_pinning_through_an_intercepting_proxy_says_what_it_pins(
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert f"comes from the proxy {interceptor.url}, not the server" in out
+
+
+@contextlib.contextmanager
+def _hostile_proxy(answer: Callable[[socket.socket], None]) -> Iterator[str]:
+    """A proxy on loopback that reads one CONNECT and then runs ``answer`` on the socket."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            sock, _ = listener.accept()
+            with sock:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += sock.recv(4096) or b"\r\n\r\n"
+                answer(sock)
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        listener.close()
+        thread.join()
+
+
+def _endless_headers(sock: socket.socket) -> None:
+    """200, then header lines without end (stopped at 32 MiB, as no client should wait)."""
+    sock.sendall(b"HTTP/1.1 200 Connection established\r\n")
+    line = b"X-Padding: " + b"a" * 100 + b"\r\n"
+    with contextlib.suppress(OSError):
+        for _ in range((32 << 20) // len(line)):
+            sock.sendall(line)
+
+
+def _trickle(sock: socket.socket) -> None:
+    """200, then one header byte every 0.2 s (each read answered; stopped after 8 s)."""
+    sock.sendall(b"HTTP/1.1 200 Connection established\r\n")
+    with contextlib.suppress(OSError):
+        for _ in range(40):
+            sock.sendall(b"X")
+            time.sleep(0.2)
+        sock.sendall(b": y\r\n\r\n")
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (_endless_headers, "sent more than 65536 bytes of headers"),
+        (_trickle, "no answer from the proxy"),
+    ],
+)
+def test_a_proxy_that_never_ends_its_answer_is_given_up(
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    capsys: pytest.CaptureFixture[str],
+    answer: Callable[[socket.socket], None],
+    said: str,
+) -> None:
+    """Endless or trickled headers after CONNECT: bounded in bytes and in --timeout, exit 2."""
+    _, port = https_server(pki["good"], "localhost")
+    with _hostile_proxy(answer) as url:
+        code = main(["check", "--timeout", "1", "--proxy", url, f"localhost:{port}"])
+    assert code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_a_proxy_answer_with_many_headers_is_read(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Twin: a 200 with 200 header lines (a chatty proxy's) still tunnels; the chain verifies."""
+    _, port = https_server(pki["good"], "localhost")
+    with serve_proxy(headers=200) as proxy:
+        code, document = _check(capsys, "--proxy", proxy.url, f"localhost:{port}")
+    assert (code, document["verdict"]) == (0, "verified")
+    assert proxy.requests == [f"CONNECT localhost:{port}"]

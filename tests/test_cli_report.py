@@ -230,8 +230,15 @@ def test_report_journal_runs_no_journalctl_from_the_callers_path(
 
     def report(path: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "sslcustomize", "report", "--journal"]
-            + ["--journal-dir", str(journal), "--json"],
+            [
+                sys.executable,
+                "-m",
+                "sslcustomize",
+                "report",
+                "--journal",
+                *("--journal-dir", str(journal)),
+                "--json",
+            ],
             capture_output=True,
             text=True,
             cwd=planted,  # an empty PATH entry is the current directory

@@ -332,7 +332,48 @@ def _connect_proxy(proxy: Proxy, timeout: float) -> socket.socket:
         ) from None
 
 
-def _http_connect(sock: socket.socket, proxy: Proxy, target: Target) -> None:
+#: The most a proxy's answer to CONNECT may hold (status line and headers), as curl bounds it.
+_PROXY_ANSWER_LIMIT = 65536
+
+
+def _proxy_answer(sock: socket.socket, proxy: Proxy, timeout: float) -> tuple[bytes, bytes]:
+    """Read the proxy's answer to CONNECT: its head and what came after it.
+
+    Bounded in bytes and in time as a whole (``timeout``), not per read: a proxy that sends
+    header lines without end, or a byte now and then, is given up.
+
+    Raises:
+        ProbeError: The proxy closed the connection or sent too much.
+        TimeoutError: The answer did not end within ``timeout``.
+    """
+    import time  # noqa: PLC0415 - only through a proxy
+
+    deadline = time.monotonic() + timeout
+    data = b""
+    while True:
+        end = min(
+            (i + len(sep) for sep in (b"\r\n\r\n", b"\n\n") if (i := data.find(sep)) >= 0),
+            default=None,
+        )
+        if end is not None:
+            sock.settimeout(timeout)
+            return data[:end], data[end:]
+        if len(data) > _PROXY_ANSWER_LIMIT:
+            raise ProbeError(
+                f"the proxy {proxy} sent more than {_PROXY_ANSWER_LIMIT} bytes of headers "
+                "after CONNECT"
+            )
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        sock.settimeout(remaining)
+        chunk = sock.recv(4096)
+        if not chunk:
+            raise ProbeError(f"the proxy {proxy} closed the connection after CONNECT")
+        data += chunk
+
+
+def _http_connect(sock: socket.socket, proxy: Proxy, target: Target, timeout: float) -> None:
     """Ask an HTTP proxy for a tunnel (RFC 9110 CONNECT); nothing of TLS is sent before 200."""
     authority = str(target)
     request = f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n"
@@ -340,17 +381,12 @@ def _http_connect(sock: socket.socket, proxy: Proxy, target: Target) -> None:
         credentials = f"{proxy.username}:{proxy.password or ''}".encode()
         request += f"Proxy-Authorization: Basic {base64.b64encode(credentials).decode()}\r\n"
     sock.sendall((request + "\r\n").encode("latin-1"))
-    lines = _Lines(sock)
-    try:
-        status = lines.line()
-        while lines.line():
-            pass
-    except ProbeError:
-        raise ProbeError(f"the proxy {proxy} closed the connection after CONNECT") from None
+    head, rest = _proxy_answer(sock, proxy, timeout)
+    status = head.partition(b"\n")[0].decode("latin-1").rstrip("\r")
     words = status.split(" ", 2)
     if len(words) < 2 or not words[0].startswith("HTTP/") or words[1] != "200":
         raise ProbeError(f"the proxy {proxy} refused CONNECT {authority}: {status[:80]!r}")
-    if lines.buffer:
+    if rest:
         raise ProbeError(f"the proxy {proxy} sent data before the TLS handshake")
 
 
@@ -412,7 +448,7 @@ def _tunnel(target: Target, proxy: Proxy, timeout: float) -> socket.socket:
     sock = _connect_proxy(proxy, timeout)
     try:
         if proxy.scheme == "http":
-            _http_connect(sock, proxy, target)
+            _http_connect(sock, proxy, target, timeout)
         else:
             _socks5_connect(sock, proxy, target)
     except TimeoutError:
