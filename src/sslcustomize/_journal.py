@@ -29,6 +29,7 @@ __all__ = [
     "journal_running",
     "record_from_journal",
     "records_from_journal_lines",
+    "root_socket",
     "send_datagram",
     "syslog_datagram",
 ]
@@ -46,14 +47,33 @@ _INTEGERS = frozenset({"pid", "port", "version"})
 _SYSLOG_PRIORITY = 8 + 4  # facility user (1 << 3), severity warning (4)
 
 
-def journal_running(path: str = JOURNAL_SOCKET) -> bool:
-    """Tell whether journald's socket is there (a ``stat``, no connection)."""
-    import stat  # noqa: PLC0415 - one call, at the first record
+def root_socket(path: str) -> bool:
+    """Tell whether ``path`` is a socket of root's, in directories only root writes.
 
-    try:
-        return stat.S_ISSOCK(os.stat(path).st_mode)
-    except OSError:
-        return False
+    journald's and the syslog daemon's are. A socket another user made at their path (a
+    container whose ``/run`` they can write) would receive every user's records.
+    """
+    import stat  # noqa: PLC0415 - one call per record sent
+
+    real = os.path.realpath(path)
+    current = ""
+    for part in ["", *[p for p in real.split(os.sep) if p]]:
+        current = os.path.join(current, part) if current else os.sep
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return False
+        if info.st_uid != 0 or stat.S_ISLNK(info.st_mode):
+            return False
+        # Others may write a sticky directory (a tmpfs /run is 1777), not rename root's entries.
+        if info.st_mode & 0o022 and not (stat.S_ISDIR(info.st_mode) and info.st_mode & 0o1000):
+            return current == real and stat.S_ISSOCK(info.st_mode)  # sockets are 0666
+    return stat.S_ISSOCK(info.st_mode)
+
+
+def journal_running(path: str = JOURNAL_SOCKET) -> bool:
+    """Tell whether journald's socket is there (a ``stat``, no connection), and root's."""
+    return root_socket(path)
 
 
 def _field(name: str, value: str) -> bytes:

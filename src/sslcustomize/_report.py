@@ -789,6 +789,7 @@ class SyslogSink(Sink):
 
         super().__init__()
         self.path = socket_path or SYSLOG_SOCKET
+        self._root_only = socket_path is None  # the system's socket: root's, or not used
         self.spool_path = _spool_in_private_dir("syslog")
 
     def _write_batch(self, records: list[Record], wait: float) -> None:
@@ -797,9 +798,22 @@ class SyslogSink(Sink):
         assert self.path is not None  # noqa: S101 - set in __init__
         for index, record in enumerate(records):
             try:
+                _check_socket(self.path, root_only=self._root_only)
                 send_datagram(self.path, syslog_datagram(record.to_json()), wait)
             except OSError as error:  # noqa: PERF203 - the records before it were sent
                 raise PartialWrite(index, error) from None
+
+
+def _check_socket(path: str, *, root_only: bool) -> None:
+    """With ``root_only``, refuse a socket at ``path`` that is not root's (see ``root_socket``).
+
+    Raises:
+        OSError: It is not root's, or a directory above it is not.
+    """
+    from ._journal import root_socket  # noqa: PLC0415 - only for these sinks
+
+    if root_only and not root_socket(path):
+        raise OSError(f"{path} is not a socket of root's in a directory only root writes")
 
 
 class JournalSink(Sink):
@@ -819,6 +833,8 @@ class JournalSink(Sink):
         super().__init__()
         self.path = socket_path or JOURNAL_SOCKET
         self._syslog = syslog_path or SYSLOG_SOCKET
+        # The system's sockets are used only where root's (see _journal.root_socket).
+        self._root_only = (socket_path is None, syslog_path is None)
         self.spool_path = _spool_in_private_dir("journal")
 
     def _write_batch(self, records: list[Record], wait: float) -> None:
@@ -831,9 +847,11 @@ class JournalSink(Sink):
         assert self.path is not None  # noqa: S101 - set in __init__
         for index, record in enumerate(records):
             try:
+                _check_socket(self.path, root_only=self._root_only[0])
                 send_datagram(self.path, journal_datagram(record.fields()), wait)
             except OSError:  # noqa: PERF203 - journald is not there: syslog, then the spool
                 try:
+                    _check_socket(self._syslog, root_only=self._root_only[1])
                     send_datagram(self._syslog, syslog_datagram(record.to_json()), wait)
                 except OSError as error:
                     raise PartialWrite(index, error) from None
