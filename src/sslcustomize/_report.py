@@ -962,7 +962,12 @@ def _read_part(path: str, stamp: int, offset: int, room: int) -> _Part:
 
     records: list[Record] = []
     ends: list[int] = []
-    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    # A shared log's spool is in a directory its whole group writes: what a member put there
+    # under a spool part's name may be a FIFO (opened without waiting, then refused).
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(f"{path}: not a regular file")
     with os.fdopen(descriptor, "rb") as file:
         _lock_until(descriptor, time.monotonic() + MAX_WAIT)
         file.seek(offset)
