@@ -277,3 +277,25 @@ def test_a_proxy_answer_with_many_headers_is_read(
         code, document = _check(capsys, "--proxy", proxy.url, f"localhost:{port}")
     assert (code, document["verdict"]) == (0, "verified")
     assert proxy.requests == [f"CONNECT localhost:{port}"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "environment"),
+    [
+        (["--proxy", "http://alice:s3cret@127.0.0.1:99999"], {}),
+        ([], {"HTTPS_PROXY": "ftp://alice:s3cret@127.0.0.1:21"}),
+    ],
+)
+def test_a_proxy_url_that_cannot_be_used_is_named_without_its_password(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    environment: dict[str, str],
+) -> None:
+    """The error names the proxy (user and host) for the reader, never the password."""
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert main(["check", "--json", *argv, "localhost:1"]) == 2
+    out, err = capsys.readouterr()
+    assert "s3cret" not in out + err
+    assert "alice:***@127.0.0.1" in err

@@ -238,17 +238,19 @@ def parse_proxy(text: str) -> Proxy:
     """
     parts = urlsplit(text if "://" in text else f"http://{text}")
     scheme = parts.scheme.lower()
+    # Errors name the URL without its password (they land in terminals and CI logs).
+    named = text if parts.password is None else text.replace(f":{parts.password}@", ":***@", 1)
     if scheme not in _PROXY_SCHEMES:
         raise ValueError(
-            f"proxy {text!r}: use http://HOST:PORT (CONNECT), socks5://HOST:PORT or "
+            f"proxy {named!r}: use http://HOST:PORT (CONNECT), socks5://HOST:PORT or "
             "socks5h://HOST:PORT"
         )
     if not parts.hostname:
-        raise ValueError(f"proxy {text!r}: no host")
+        raise ValueError(f"proxy {named!r}: no host")
     try:
         port = parts.port or _PROXY_SCHEMES[scheme]
     except ValueError:
-        raise ValueError(f"proxy {text!r}: bad port") from None
+        raise ValueError(f"proxy {named!r}: bad port") from None
     return Proxy(
         scheme=scheme,
         host=parts.hostname,
