@@ -212,8 +212,8 @@ def _hostile_proxy(answer: Callable[[socket.socket], None]) -> Iterator[str]:
         with contextlib.suppress(OSError):
             sock, _ = listener.accept()
             with sock:
-                data = b""
-                while b"\r\n\r\n" not in data:
+                data = sock.recv(3)  # a SOCKS5 greeting is 3 bytes here; CONNECT is longer
+                while not data.startswith(b"\x05") and b"\r\n\r\n" not in data:
                     data += sock.recv(4096) or b"\r\n\r\n"
                 answer(sock)
 
@@ -245,11 +245,23 @@ def _trickle(sock: socket.socket) -> None:
         sock.sendall(b": y\r\n\r\n")
 
 
+def _socks_trickle(sock: socket.socket) -> None:
+    """SOCKS5: no authentication, then a reply naming a 255-byte host, a byte every 0.2 s."""
+    with contextlib.suppress(OSError):
+        sock.sendall(b"\x05\x00")
+        sock.recv(512)  # the CONNECT request
+        sock.sendall(b"\x05\x00\x00\x03\xff")
+        for _ in range(257):
+            sock.sendall(b"a")
+            time.sleep(0.2)
+
+
 @pytest.mark.parametrize(
     ("answer", "said"),
     [
         (_endless_headers, "sent more than 65536 bytes of headers"),
         (_trickle, "no answer from the proxy"),
+        (_socks_trickle, "no answer from the proxy"),
     ],
 )
 def test_a_proxy_that_never_ends_its_answer_is_given_up(
@@ -259,10 +271,12 @@ def test_a_proxy_that_never_ends_its_answer_is_given_up(
     answer: Callable[[socket.socket], None],
     said: str,
 ) -> None:
-    """Endless or trickled headers after CONNECT: bounded in bytes and in --timeout, exit 2."""
+    """Endless or trickled answers (CONNECT, SOCKS5): bounded in bytes and --timeout, exit 2."""
     _, port = https_server(pki["good"], "localhost")
     with _hostile_proxy(answer) as url:
-        code = main(["check", "--timeout", "1", "--proxy", url, f"localhost:{port}"])
+        scheme = "socks5h://" if answer is _socks_trickle else "http://"
+        proxy = url.replace("http://", scheme)
+        code = main(["check", "--timeout", "1", "--proxy", proxy, f"localhost:{port}"])
     assert code == 2
     assert said in capsys.readouterr().err
 

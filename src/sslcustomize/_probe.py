@@ -392,9 +392,24 @@ def _http_connect(sock: socket.socket, proxy: Proxy, target: Target, timeout: fl
         raise ProbeError(f"the proxy {proxy} sent data before the TLS handshake")
 
 
-def _recv_exactly(sock: socket.socket, count: int, proxy: Proxy) -> bytes:
+def _recv_exactly(
+    sock: socket.socket, count: int, proxy: Proxy, deadline: float | None = None
+) -> bytes:
+    """Read ``count`` bytes; with ``deadline`` (``time.monotonic()``), all of them by then.
+
+    Raises:
+        ProbeError: The proxy closed the connection.
+        TimeoutError: The bytes did not all come by ``deadline``.
+    """
+    import time  # noqa: PLC0415 - only through a proxy
+
     data = b""
     while len(data) < count:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            sock.settimeout(remaining)
         chunk = sock.recv(count - len(data))
         if not chunk:
             raise ProbeError(f"the SOCKS proxy {proxy} closed the connection")
@@ -409,18 +424,24 @@ _SOCKS_ERRORS = {
 }  # fmt: skip
 
 
-def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target) -> None:
-    """Ask a SOCKS5 proxy for a tunnel (RFC 1928; user and password, RFC 1929)."""
+def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target, timeout: float) -> None:
+    """Ask a SOCKS5 proxy for a tunnel (RFC 1928; user and password, RFC 1929).
+
+    Its answers must all come within ``timeout`` (as a whole, not per read).
+    """
+    import time  # noqa: PLC0415 - only through a proxy
+
+    deadline = time.monotonic() + timeout
     methods = b"\x00\x02" if proxy.username is not None else b"\x00"
     sock.sendall(b"\x05" + bytes([len(methods)]) + methods)
-    version, method = _recv_exactly(sock, 2, proxy)
+    version, method = _recv_exactly(sock, 2, proxy, deadline)
     if version != 5 or method not in methods:
         raise ProbeError(f"the SOCKS proxy {proxy} accepts none of our methods")
     if method == 2:
         user = (proxy.username or "").encode()[:255]
         password = (proxy.password or "").encode()[:255]
         sock.sendall(b"\x01" + bytes([len(user)]) + user + bytes([len(password)]) + password)
-        if _recv_exactly(sock, 2, proxy)[1] != 0:
+        if _recv_exactly(sock, 2, proxy, deadline)[1] != 0:
             raise ProbeError(f"the SOCKS proxy {proxy} refused the user name and password")
     address = parse_address(target.host)
     if address is None and proxy.scheme == "socks5":  # resolved here, as PySocks' socks5:// does
@@ -435,14 +456,15 @@ def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target) -> None:
     else:
         destination = (b"\x01" if address.version == 4 else b"\x04") + address.packed
     sock.sendall(b"\x05\x01\x00" + destination + target.port.to_bytes(2, "big"))
-    reply = _recv_exactly(sock, 4, proxy)
+    reply = _recv_exactly(sock, 4, proxy, deadline)
     if reply[1] != 0:
         why = _SOCKS_ERRORS.get(reply[1], f"error {reply[1]}")
         raise ProbeError(f"the SOCKS proxy {proxy} could not connect to {target}: {why}")
     kind = reply[3]
     rest = {1: 4, 4: 16}.get(kind)
-    length = rest if rest is not None else _recv_exactly(sock, 1, proxy)[0]
-    _recv_exactly(sock, length + 2, proxy)
+    length = rest if rest is not None else _recv_exactly(sock, 1, proxy, deadline)[0]
+    _recv_exactly(sock, length + 2, proxy, deadline)
+    sock.settimeout(timeout)
 
 
 def _tunnel(target: Target, proxy: Proxy, timeout: float) -> socket.socket:
@@ -452,7 +474,7 @@ def _tunnel(target: Target, proxy: Proxy, timeout: float) -> socket.socket:
         if proxy.scheme == "http":
             _http_connect(sock, proxy, target, timeout)
         else:
-            _socks5_connect(sock, proxy, target)
+            _socks5_connect(sock, proxy, target, timeout)
     except TimeoutError:
         sock.close()
         raise ProbeError(f"no answer from the proxy {proxy} within {timeout:g} s") from None
