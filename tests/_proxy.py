@@ -31,11 +31,17 @@ class LoopbackProxy(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, *, intercept: trustme.CA | None = None, refuse: bool = False) -> None:
-        """Listen on 127.0.0.1; with ``intercept``, present certificates from that CA."""
+    def __init__(
+        self, *, intercept: trustme.CA | None = None, refuse: bool = False, headers: int = 0
+    ) -> None:
+        """Listen on 127.0.0.1; with ``intercept``, present certificates from that CA.
+
+        ``headers``: how many header lines its 200 answer to CONNECT carries.
+        """
         super().__init__(("127.0.0.1", 0), _Handler)
         self.intercept = intercept
         self.refuse = refuse
+        self.headers = headers
         self.requests: list[str] = []
         self._contexts: dict[str, ssl.SSLContext] = {}
         self._lock = threading.Lock()
@@ -119,7 +125,8 @@ class _Handler(socketserver.BaseRequestHandler):
         if self.server.refuse:
             sock.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
             return None
-        sock.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        extra = b"".join(b"X-Proxy-%d: value\r\n" % n for n in range(self.server.headers))
+        sock.sendall(b"HTTP/1.1 200 Connection established\r\n" + extra + b"\r\n")
         return host.strip("[]"), int(port)
 
     def _socks(self, sock: socket.socket) -> tuple[str, int] | None:
@@ -163,10 +170,10 @@ class _Handler(socketserver.BaseRequestHandler):
 
 @contextlib.contextmanager
 def serve_proxy(
-    *, intercept: trustme.CA | None = None, refuse: bool = False
+    *, intercept: trustme.CA | None = None, refuse: bool = False, headers: int = 0
 ) -> Iterator[LoopbackProxy]:
     """Run a :class:`LoopbackProxy` in a thread; stop it afterwards."""
-    proxy = LoopbackProxy(intercept=intercept, refuse=refuse)
+    proxy = LoopbackProxy(intercept=intercept, refuse=refuse, headers=headers)
     thread = threading.Thread(target=proxy.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
     try:

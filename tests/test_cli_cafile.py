@@ -154,3 +154,37 @@ def test_ca_file_for_the_system_layer(
     assert (before, after) == ("SSLCertVerificationError", "ok")  # no policy yet, then the CA
     assert 'trust = ["system", "/etc/sslcustomize/ca/corp-root.pem"]' in result.stdout
     assert not Path("/etc/sslcustomize/ca/corp-root.pem").exists()  # the overlay is gone
+
+
+@pytest.mark.skipif(namespace_problem() is not None, reason=str(namespace_problem()))
+def test_ca_file_for_the_system_layer_under_umask_000(
+    pki: _pki.TestPKI, https_server: StartServer, tmp_path: Path
+) -> None:
+    """Root's umask 000: the directories made are 0755; another user cannot swap the CA copy."""
+    root = tmp_path / "corp-root.pem"
+    root.write_bytes(pki.root_pem)
+    theirs = pki["unknown_issuer"].chain_pem.split(b"-----END CERTIFICATE-----\n")[-2]
+    _, good = https_server(pki["good"], "localhost")
+    _, mitm = https_server(pki["unknown_issuer"], "localhost")  # a server of their CA
+    python = shlex.quote(sys.executable)
+    swap = (
+        "printf '%s-----END CERTIFICATE-----\\n' \"$THEIRS\" > /etc/sslcustomize/ca/.new && "
+        "mv /etc/sslcustomize/ca/.new /etc/sslcustomize/ca/corp-root.pem"
+    )
+    script = (
+        f"export THEIRS={shlex.quote(theirs.decode())}; umask 000 && "
+        f"{python} -m sslcustomize trust --ca-file {shlex.quote(str(root))} --scope system && "
+        "stat -c '%a %n' /etc/sslcustomize /etc/sslcustomize/ca && "
+        f"(setpriv --reuid=4242 --regid=4242 --clear-groups sh -c {shlex.quote(swap)} "
+        "2>/dev/null || true) && "
+        f"{python} -c {shlex.quote(textwrap.dedent(_FETCH.format(port=good)))} && "
+        f"{python} -c {shlex.quote(textwrap.dedent(_FETCH.format(port=mitm)))}"
+    )
+    result = run_in_overlays(["/etc"], tmp_path / "scratch", [script], timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.split("\n")
+    assert "755 /etc/sslcustomize" in lines
+    assert "755 /etc/sslcustomize/ca" in lines
+    legitimate, attacked = lines[-3:-1]
+    assert legitimate == "ok"  # twin: the corporate CA, as root added it
+    assert attacked == "CertificateRejected"  # their CA never replaced the corporate one

@@ -7,9 +7,13 @@ target, so that a direct connection cannot pass for a proxied one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Iterator
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -197,3 +201,115 @@ def test_pinning_through_an_intercepting_proxy_says_what_it_pins(
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert f"comes from the proxy {interceptor.url}, not the server" in out
+
+
+@contextlib.contextmanager
+def _hostile_proxy(answer: Callable[[socket.socket], None]) -> Iterator[str]:
+    """A proxy on loopback that reads one CONNECT and then runs ``answer`` on the socket."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            sock, _ = listener.accept()
+            with sock:
+                data = sock.recv(3)  # a SOCKS5 greeting is 3 bytes here; CONNECT is longer
+                while not data.startswith(b"\x05") and b"\r\n\r\n" not in data:
+                    data += sock.recv(4096) or b"\r\n\r\n"
+                answer(sock)
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        listener.close()
+        thread.join()
+
+
+def _endless_headers(sock: socket.socket) -> None:
+    """200, then header lines without end (stopped at 32 MiB, as no client should wait)."""
+    sock.sendall(b"HTTP/1.1 200 Connection established\r\n")
+    line = b"X-Padding: " + b"a" * 100 + b"\r\n"
+    with contextlib.suppress(OSError):
+        for _ in range((32 << 20) // len(line)):
+            sock.sendall(line)
+
+
+def _trickle(sock: socket.socket) -> None:
+    """200, then one header byte every 0.2 s (each read answered; stopped after 8 s)."""
+    sock.sendall(b"HTTP/1.1 200 Connection established\r\n")
+    with contextlib.suppress(OSError):
+        for _ in range(40):
+            sock.sendall(b"X")
+            time.sleep(0.2)
+        sock.sendall(b": y\r\n\r\n")
+
+
+def _socks_trickle(sock: socket.socket) -> None:
+    """SOCKS5: no authentication, then a reply naming a 255-byte host, a byte every 0.2 s."""
+    with contextlib.suppress(OSError):
+        sock.sendall(b"\x05\x00")
+        sock.recv(512)  # the CONNECT request
+        sock.sendall(b"\x05\x00\x00\x03\xff")
+        for _ in range(257):
+            sock.sendall(b"a")
+            time.sleep(0.2)
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (_endless_headers, "sent more than 65536 bytes of headers"),
+        (_trickle, "no answer from the proxy"),
+        (_socks_trickle, "no answer from the proxy"),
+    ],
+)
+def test_a_proxy_that_never_ends_its_answer_is_given_up(
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    capsys: pytest.CaptureFixture[str],
+    answer: Callable[[socket.socket], None],
+    said: str,
+) -> None:
+    """Endless or trickled answers (CONNECT, SOCKS5): bounded in bytes and --timeout, exit 2."""
+    _, port = https_server(pki["good"], "localhost")
+    with _hostile_proxy(answer) as url:
+        scheme = "socks5h://" if answer is _socks_trickle else "http://"
+        proxy = url.replace("http://", scheme)
+        code = main(["check", "--timeout", "1", "--proxy", proxy, f"localhost:{port}"])
+    assert code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_a_proxy_answer_with_many_headers_is_read(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Twin: a 200 with 200 header lines (a chatty proxy's) still tunnels; the chain verifies."""
+    _, port = https_server(pki["good"], "localhost")
+    with serve_proxy(headers=200) as proxy:
+        code, document = _check(capsys, "--proxy", proxy.url, f"localhost:{port}")
+    assert (code, document["verdict"]) == (0, "verified")
+    assert proxy.requests == [f"CONNECT localhost:{port}"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "environment"),
+    [
+        (["--proxy", "http://alice:s3cret@127.0.0.1:99999"], {}),
+        ([], {"HTTPS_PROXY": "ftp://alice:s3cret@127.0.0.1:21"}),
+    ],
+)
+def test_a_proxy_url_that_cannot_be_used_is_named_without_its_password(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    environment: dict[str, str],
+) -> None:
+    """The error names the proxy (user and host) for the reader, never the password."""
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert main(["check", "--json", *argv, "localhost:1"]) == 2
+    out, err = capsys.readouterr()
+    assert "s3cret" not in out + err
+    assert "alice:***@127.0.0.1" in err

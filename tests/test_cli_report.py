@@ -200,3 +200,59 @@ def test_record_strings_are_shown_escaped(
     raw = capsys.readouterr().out
     assert "\x1b" not in raw
     assert json.loads(raw)["would_break"][0]["programs"] == [HOSTILE]  # data kept exact
+
+
+FAKE_JOURNALCTL = """#!/bin/sh
+touch "$0.ran"
+echo '{"SYSLOG_IDENTIFIER":"sslcustomize","SSLCUSTOMIZE_VERDICT":"rejected","_UID":"0"}'
+"""
+
+
+@pytest.mark.parametrize("entry", ["{bin}", ""])
+def test_report_journal_runs_no_journalctl_from_the_callers_path(
+    tmp_path: Path, entry: str
+) -> None:
+    """report --journal as root runs journalctl from the system's PATH, not a planted one."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("journalctl", path=os.defpath) is None:
+        pytest.skip("needs journalctl (apt-get install systemd)")
+    planted = tmp_path / "bin"
+    planted.mkdir()
+    fake = planted / "journalctl"
+    fake.write_text(FAKE_JOURNALCTL)
+    fake.chmod(0o755)
+    journal = tmp_path / "journal"
+    journal.mkdir()
+
+    def report(path: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sslcustomize",
+                "report",
+                "--journal",
+                *("--journal-dir", str(journal)),
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=planted,  # an empty PATH entry is the current directory
+            env={"PATH": path, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "s")},
+            timeout=120,
+            check=False,
+        )
+
+    # Twin: the system's journalctl reads the (empty) journal directory.
+    legitimate = report(os.defpath)
+    assert legitimate.returncode == 0, legitimate.stderr
+    assert json.loads(legitimate.stdout)["records"] == 0
+    # A directory of someone else's first in PATH (or the cwd, as an empty entry): not run.
+    hostile = report(entry.format(bin=planted) + os.pathsep + os.defpath)
+    assert hostile.returncode == 0, hostile.stderr
+    assert json.loads(hostile.stdout)["records"] == 0
+    assert not (planted / "journalctl.ran").exists()

@@ -7,9 +7,12 @@ is the extra CA; the twin runs without it, or with another CA, and fails.
 
 from __future__ import annotations
 
+import os
 import shutil
 import ssl
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -168,3 +171,51 @@ def test_uv_pip_gets_the_extra_ca(
     assert "invalid peer certificate" in refused
     assert "invalid peer certificate" not in verified
     assert "Content-Type" in verified  # past TLS: uv read the server's (plain text) answer
+
+
+_SWAP = """
+cd "$SHARED" 2>/dev/null && for made in sslcustomize-run-*; do
+    mv "$made" "gone-$made" && mkdir "$made" &&
+    printf 'version = 1\\ntrust = ["system", "%s"]\\n' "$SHARED/their-ca.pem" \\
+        > "$made/overrides.toml"
+done
+"""
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux)")
+@pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0, reason="needs root")
+def test_run_refuses_a_temporary_directory_another_user_can_change(
+    pki: _pki.TestPKI, https_server: StartServer, tmp_path: Path
+) -> None:
+    """TMPDIR writable by another user (not sticky): run refuses; their CA never reaches a child."""
+    url = https_server(pki["good"], "localhost").url()  # its root: the other user's CA here
+    shared = Path(tempfile.mkdtemp(prefix="sslcustomize-test-shared-"))
+    try:
+        shared.chmod(0o777)  # writable by everyone, not sticky
+        (shared / "their-ca.pem").write_bytes(pki.root_pem)
+        (shared / "their-ca.pem").chmod(0o644)
+        private = tmp_path / "tmp"
+        private.mkdir(mode=0o700)
+        # The child: first the other user (uid 4242) swaps run's directory, then a hooked Python.
+        swap = 'setpriv --reuid=4242 --regid=4242 --clear-groups sh -c "$SWAP"'
+        client = f"{sys.executable} -c \"import urllib.request as u; u.urlopen('{url}')\""
+        child = ["sh", "-c", f"{swap}; {client} 2>/dev/null && echo CONNECTED"]
+
+        def run(tmpdir: Path) -> subprocess.CompletedProcess[str]:
+            environment = {**os.environ, "TMPDIR": str(tmpdir), "SHARED": str(shared)}
+            environment["SWAP"] = _SWAP
+            return subprocess.run(
+                [sys.executable, "-m", "sslcustomize", "run", "--quiet", "--", *child],
+                capture_output=True, text=True, env=environment, timeout=120, check=False,
+            )  # fmt: skip
+
+        # Twin: a private TMPDIR; the child runs and the policy rejects the unknown CA.
+        legitimate = run(private)
+        assert "CONNECTED" not in legitimate.stdout
+        assert legitimate.returncode == 1, legitimate.stderr
+        hostile = run(shared)
+        assert "CONNECTED" not in hostile.stdout
+        assert hostile.returncode == 2, hostile.stderr
+        assert "another user can change" in hostile.stderr
+    finally:
+        shutil.rmtree(shared)

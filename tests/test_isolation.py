@@ -197,7 +197,7 @@ def test_startup_hook_imports_the_package_beside_it(
 
 
 def test_every_subprocess_of_the_package_is_audited() -> None:
-    """Only discovery, `report --journal` and `run`'s user command start processes (security.md)."""
+    """Only discovery, `run`'s user command and report's journalctl start processes (docs)."""
     source = Path(__file__).parent.parent / "src" / "sslcustomize"
     starters = ("subprocess.run(", "subprocess.call(", "subprocess.Popen(", "os.exec", "os.spawn")
     found = sorted(

@@ -506,3 +506,61 @@ def test_journal_fields_round_trip_newlines_and_repeats() -> None:
         "CN=a\nb", 443, 65534, "web1",
     )  # fmt: skip
     assert record_from_journal({**entry, "SYSLOG_IDENTIFIER": "sshd"}) is None  # twin
+
+
+def _hostile_chain_fields() -> dict[str, object]:
+    """A server's self-signed certificate whose subject is 700 OUs of control characters."""
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    from sslcustomize._recording import chain_fields
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    units = [x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, "\x01" * 60)] * 700
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost"), *units])
+    now = dt.datetime.now(dt.timezone.utc)
+    certificate = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name)
+        .public_key(key.public_key()).serial_number(1)
+        .not_valid_before(now - dt.timedelta(days=1)).not_valid_after(now + dt.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )  # fmt: skip
+    der = certificate.public_bytes(serialization.Encoding.DER)
+    assert len(der) < 100 * 1024  # within what OpenSSL accepts from a server
+    return chain_fields((der,))
+
+
+@pytest.mark.parametrize("kind", ["syslog", "journal"])
+def test_a_huge_certificate_name_keeps_no_record_from_the_sink(
+    tmp_path: Path, clock: list[float], kind: str
+) -> None:
+    """A server's 45 KB subject (270 KB as JSON): sent cut; the records after it reach the sink."""
+    import socket
+
+    path = str(tmp_path / "log")
+    sink = (
+        _report.SyslogSink(path)
+        if kind == "syslog"
+        else _report.JournalSink(str(tmp_path / "no-journald"), path)  # syslog: the fallback
+    )
+    fields = {k: v for k, v in _hostile_chain_fields().items() if k in Record.__slots__}
+    hostile = Record(**{**_record("mitm.example").fields(), **fields})
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+        listener.bind(path)
+        listener.setblocking(False)
+        sink.write(hostile)
+        sink.write(_record("later.example"))  # twin: an ordinary record right after it
+        sink.close()
+        messages = []
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                messages.append(listener.recv(1 << 20).decode())
+    assert len(messages) == 2, messages
+    assert '"host":"mitm.example"' in messages[0]
+    assert len(messages[0]) < 9000  # cut: the JSON of the whole record is 270 KB
+    assert json.loads(messages[1].split(": ", 1)[1])["host"] == "later.example"
+    assert sink.dropped == 0

@@ -8,6 +8,7 @@ import stat
 __all__ = [
     "atomic_write",
     "cache_directory",
+    "make_directories",
     "private_directory",
     "read_regular",
     "root_path",
@@ -31,6 +32,26 @@ def atomic_write(path: str, text: str, mode: int = 0o644) -> None:
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def make_directories(path: str) -> None:
+    """Make ``path`` and its missing parents ``0755`` whatever the umask; leave existing ones.
+
+    Policy files and the CA copies beside them are read by every user's processes and
+    written by their owner alone: under a umask of 000 (some containers' root), a directory
+    made ``0777`` would let any user replace a CA that a policy trusts.
+    """
+    missing = []
+    current = os.path.abspath(path)
+    while not os.path.isdir(current):
+        missing.append(current)
+        current = os.path.dirname(current)
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o755)
+        except FileExistsError:
+            continue
+        os.chmod(directory, 0o755)  # noqa: S103 - read by all, written by the owner alone
 
 
 def read_regular(path: str, limit: int, *, private: bool = False, root_only: bool = False) -> bytes:

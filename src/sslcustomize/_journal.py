@@ -29,6 +29,7 @@ __all__ = [
     "journal_running",
     "record_from_journal",
     "records_from_journal_lines",
+    "root_socket",
     "send_datagram",
     "syslog_datagram",
 ]
@@ -44,16 +45,45 @@ _PREFIX = "SSLCUSTOMIZE_"
 _TUPLES = frozenset({"reasons", "chain_sha256", "intermediates"})
 _INTEGERS = frozenset({"pid", "port", "version"})
 _SYSLOG_PRIORITY = 8 + 4  # facility user (1 << 3), severity warning (4)
+#: The longest a field's value (or an item of a repeated one) is sent, in characters, and the
+#: most items of a repeated field. What a record holds comes from a server's certificates: a
+#: datagram larger than the socket takes (212,992 bytes by default) would fail at every try
+#: and, first in the spool, keep every later record of the user from the sink.
+_FIELD_LIMIT = 4096
+_ITEM_LIMIT = 1024
+_ITEMS = 16
+#: The longest syslog line sent, in characters (rsyslog's default maximum is 8 KiB).
+_SYSLOG_LIMIT = 8192
+_CUT = "..."
+
+
+def root_socket(path: str) -> bool:
+    """Tell whether ``path`` is a socket of root's, in directories only root writes.
+
+    journald's and the syslog daemon's are. A socket another user made at their path (a
+    container whose ``/run`` they can write) would receive every user's records.
+    """
+    import stat  # noqa: PLC0415 - one call per record sent
+
+    real = os.path.realpath(path)
+    current = ""
+    for part in ["", *[p for p in real.split(os.sep) if p]]:
+        current = os.path.join(current, part) if current else os.sep
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return False
+        if info.st_uid != 0 or stat.S_ISLNK(info.st_mode):
+            return False
+        # Others may write a sticky directory (a tmpfs /run is 1777), not rename root's entries.
+        if info.st_mode & 0o022 and not (stat.S_ISDIR(info.st_mode) and info.st_mode & 0o1000):
+            return current == real and stat.S_ISSOCK(info.st_mode)  # sockets are 0666
+    return stat.S_ISSOCK(info.st_mode)
 
 
 def journal_running(path: str = JOURNAL_SOCKET) -> bool:
-    """Tell whether journald's socket is there (a ``stat``, no connection)."""
-    import stat  # noqa: PLC0415 - one call, at the first record
-
-    try:
-        return stat.S_ISSOCK(os.stat(path).st_mode)
-    except OSError:
-        return False
+    """Tell whether journald's socket is there (a ``stat``, no connection), and root's."""
+    return root_socket(path)
 
 
 def _field(name: str, value: str) -> bytes:
@@ -76,7 +106,8 @@ def journal_datagram(fields: Mapping[str, Any]) -> bytes:
     """Return the native-protocol datagram of a record's ``fields`` (``None`` values left out).
 
     The message is plain text: what a record holds came from a server or a certificate, and
-    ``journalctl`` shows fields as they are (it escapes control characters itself).
+    ``journalctl`` shows fields as they are (it escapes control characters itself). A value
+    is cut at 4,096 characters, a repeated field's items at 1,024 and 16 items, with ``...``.
     """
     parts = [
         _field("MESSAGE", "sslcustomize: " + _message(fields)),
@@ -88,15 +119,24 @@ def journal_datagram(fields: Mapping[str, Any]) -> bytes:
             continue
         key = _PREFIX + name.upper()
         if name in _TUPLES:
-            parts.extend(_field(key, str(item)) for item in value)
+            parts.extend(_field(key, _cut(str(item), _ITEM_LIMIT)) for item in value[:_ITEMS])
         else:
-            parts.append(_field(key, str(value)))
+            parts.append(_field(key, _cut(str(value), _FIELD_LIMIT)))
     return b"".join(parts)
 
 
+def _cut(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters followed by ``...``."""
+    return text if len(text) <= limit else text[:limit] + _CUT
+
+
 def syslog_datagram(line: str) -> bytes:
-    """Return a syslog datagram (facility user, severity warning) tagged ``sslcustomize[PID]``."""
-    text = f"<{_SYSLOG_PRIORITY}>{IDENTIFIER}[{os.getpid()}]: {line}"
+    """Return a syslog datagram (facility user, severity warning) tagged ``sslcustomize[PID]``.
+
+    A line longer than 8 KiB is cut there (with ``...``): syslog is for people, and a datagram
+    must fit the socket (see ``_FIELD_LIMIT``).
+    """
+    text = f"<{_SYSLOG_PRIORITY}>{IDENTIFIER}[{os.getpid()}]: {_cut(line, _SYSLOG_LIMIT)}"
     return text.encode("utf-8", "backslashreplace")
 
 

@@ -238,17 +238,19 @@ def parse_proxy(text: str) -> Proxy:
     """
     parts = urlsplit(text if "://" in text else f"http://{text}")
     scheme = parts.scheme.lower()
+    # Errors name the URL without its password (they land in terminals and CI logs).
+    named = text if parts.password is None else text.replace(f":{parts.password}@", ":***@", 1)
     if scheme not in _PROXY_SCHEMES:
         raise ValueError(
-            f"proxy {text!r}: use http://HOST:PORT (CONNECT), socks5://HOST:PORT or "
+            f"proxy {named!r}: use http://HOST:PORT (CONNECT), socks5://HOST:PORT or "
             "socks5h://HOST:PORT"
         )
     if not parts.hostname:
-        raise ValueError(f"proxy {text!r}: no host")
+        raise ValueError(f"proxy {named!r}: no host")
     try:
         port = parts.port or _PROXY_SCHEMES[scheme]
     except ValueError:
-        raise ValueError(f"proxy {text!r}: bad port") from None
+        raise ValueError(f"proxy {named!r}: bad port") from None
     return Proxy(
         scheme=scheme,
         host=parts.hostname,
@@ -332,7 +334,48 @@ def _connect_proxy(proxy: Proxy, timeout: float) -> socket.socket:
         ) from None
 
 
-def _http_connect(sock: socket.socket, proxy: Proxy, target: Target) -> None:
+#: The most a proxy's answer to CONNECT may hold (status line and headers), as curl bounds it.
+_PROXY_ANSWER_LIMIT = 65536
+
+
+def _proxy_answer(sock: socket.socket, proxy: Proxy, timeout: float) -> tuple[bytes, bytes]:
+    """Read the proxy's answer to CONNECT: its head and what came after it.
+
+    Bounded in bytes and in time as a whole (``timeout``), not per read: a proxy that sends
+    header lines without end, or a byte now and then, is given up.
+
+    Raises:
+        ProbeError: The proxy closed the connection or sent too much.
+        TimeoutError: The answer did not end within ``timeout``.
+    """
+    import time  # noqa: PLC0415 - only through a proxy
+
+    deadline = time.monotonic() + timeout
+    data = b""
+    while True:
+        end = min(
+            (i + len(sep) for sep in (b"\r\n\r\n", b"\n\n") if (i := data.find(sep)) >= 0),
+            default=None,
+        )
+        if end is not None:
+            sock.settimeout(timeout)
+            return data[:end], data[end:]
+        if len(data) > _PROXY_ANSWER_LIMIT:
+            raise ProbeError(
+                f"the proxy {proxy} sent more than {_PROXY_ANSWER_LIMIT} bytes of headers "
+                "after CONNECT"
+            )
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        sock.settimeout(remaining)
+        chunk = sock.recv(4096)
+        if not chunk:
+            raise ProbeError(f"the proxy {proxy} closed the connection after CONNECT")
+        data += chunk
+
+
+def _http_connect(sock: socket.socket, proxy: Proxy, target: Target, timeout: float) -> None:
     """Ask an HTTP proxy for a tunnel (RFC 9110 CONNECT); nothing of TLS is sent before 200."""
     authority = str(target)
     request = f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n"
@@ -340,23 +383,33 @@ def _http_connect(sock: socket.socket, proxy: Proxy, target: Target) -> None:
         credentials = f"{proxy.username}:{proxy.password or ''}".encode()
         request += f"Proxy-Authorization: Basic {base64.b64encode(credentials).decode()}\r\n"
     sock.sendall((request + "\r\n").encode("latin-1"))
-    lines = _Lines(sock)
-    try:
-        status = lines.line()
-        while lines.line():
-            pass
-    except ProbeError:
-        raise ProbeError(f"the proxy {proxy} closed the connection after CONNECT") from None
+    head, rest = _proxy_answer(sock, proxy, timeout)
+    status = head.partition(b"\n")[0].decode("latin-1").rstrip("\r")
     words = status.split(" ", 2)
     if len(words) < 2 or not words[0].startswith("HTTP/") or words[1] != "200":
         raise ProbeError(f"the proxy {proxy} refused CONNECT {authority}: {status[:80]!r}")
-    if lines.buffer:
+    if rest:
         raise ProbeError(f"the proxy {proxy} sent data before the TLS handshake")
 
 
-def _recv_exactly(sock: socket.socket, count: int, proxy: Proxy) -> bytes:
+def _recv_exactly(
+    sock: socket.socket, count: int, proxy: Proxy, deadline: float | None = None
+) -> bytes:
+    """Read ``count`` bytes; with ``deadline`` (``time.monotonic()``), all of them by then.
+
+    Raises:
+        ProbeError: The proxy closed the connection.
+        TimeoutError: The bytes did not all come by ``deadline``.
+    """
+    import time  # noqa: PLC0415 - only through a proxy
+
     data = b""
     while len(data) < count:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            sock.settimeout(remaining)
         chunk = sock.recv(count - len(data))
         if not chunk:
             raise ProbeError(f"the SOCKS proxy {proxy} closed the connection")
@@ -371,18 +424,24 @@ _SOCKS_ERRORS = {
 }  # fmt: skip
 
 
-def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target) -> None:
-    """Ask a SOCKS5 proxy for a tunnel (RFC 1928; user and password, RFC 1929)."""
+def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target, timeout: float) -> None:
+    """Ask a SOCKS5 proxy for a tunnel (RFC 1928; user and password, RFC 1929).
+
+    Its answers must all come within ``timeout`` (as a whole, not per read).
+    """
+    import time  # noqa: PLC0415 - only through a proxy
+
+    deadline = time.monotonic() + timeout
     methods = b"\x00\x02" if proxy.username is not None else b"\x00"
     sock.sendall(b"\x05" + bytes([len(methods)]) + methods)
-    version, method = _recv_exactly(sock, 2, proxy)
+    version, method = _recv_exactly(sock, 2, proxy, deadline)
     if version != 5 or method not in methods:
         raise ProbeError(f"the SOCKS proxy {proxy} accepts none of our methods")
     if method == 2:
         user = (proxy.username or "").encode()[:255]
         password = (proxy.password or "").encode()[:255]
         sock.sendall(b"\x01" + bytes([len(user)]) + user + bytes([len(password)]) + password)
-        if _recv_exactly(sock, 2, proxy)[1] != 0:
+        if _recv_exactly(sock, 2, proxy, deadline)[1] != 0:
             raise ProbeError(f"the SOCKS proxy {proxy} refused the user name and password")
     address = parse_address(target.host)
     if address is None and proxy.scheme == "socks5":  # resolved here, as PySocks' socks5:// does
@@ -397,14 +456,15 @@ def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target) -> None:
     else:
         destination = (b"\x01" if address.version == 4 else b"\x04") + address.packed
     sock.sendall(b"\x05\x01\x00" + destination + target.port.to_bytes(2, "big"))
-    reply = _recv_exactly(sock, 4, proxy)
+    reply = _recv_exactly(sock, 4, proxy, deadline)
     if reply[1] != 0:
         why = _SOCKS_ERRORS.get(reply[1], f"error {reply[1]}")
         raise ProbeError(f"the SOCKS proxy {proxy} could not connect to {target}: {why}")
     kind = reply[3]
     rest = {1: 4, 4: 16}.get(kind)
-    length = rest if rest is not None else _recv_exactly(sock, 1, proxy)[0]
-    _recv_exactly(sock, length + 2, proxy)
+    length = rest if rest is not None else _recv_exactly(sock, 1, proxy, deadline)[0]
+    _recv_exactly(sock, length + 2, proxy, deadline)
+    sock.settimeout(timeout)
 
 
 def _tunnel(target: Target, proxy: Proxy, timeout: float) -> socket.socket:
@@ -412,9 +472,9 @@ def _tunnel(target: Target, proxy: Proxy, timeout: float) -> socket.socket:
     sock = _connect_proxy(proxy, timeout)
     try:
         if proxy.scheme == "http":
-            _http_connect(sock, proxy, target)
+            _http_connect(sock, proxy, target, timeout)
         else:
-            _socks5_connect(sock, proxy, target)
+            _socks5_connect(sock, proxy, target, timeout)
     except TimeoutError:
         sock.close()
         raise ProbeError(f"no answer from the proxy {proxy} within {timeout:g} s") from None

@@ -599,11 +599,30 @@ def append_lines(path: str, lines: list[str], gid: int | None, *, locked: bool =
     raise PartialWrite(kept, OSError(f"short write ({written} of {len(data)} bytes)"))
 
 
-def read_jsonl(path: str, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+def _open_to_read(path: str, owner: int | None) -> Any:
+    """Open a regular file to read, without blocking (a FIFO); with ``owner``: no link, theirs.
+
+    Raises:
+        OSError: It cannot be opened, is not a regular file, or (``owner``) is not theirs.
+    """
+    nofollow = os.O_NOFOLLOW if owner is not None else 0
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | nofollow)
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode) or (owner is not None and info.st_uid != owner):
+        os.close(descriptor)
+        raise OSError(f"{path}: not a regular file of uid {owner}")
+    return os.fdopen(descriptor, "rb")
+
+
+def read_jsonl(
+    path: str, offset: int = 0, owner: int | None = None
+) -> tuple[list[dict[str, Any]], int]:
     """Read a JSONL file from ``offset``: its JSON objects, and how many lines were not JSON.
 
     Lines of ``journalctl -o json`` output (an export of the journal) are read as the records
-    they hold. Blank lines are skipped; torn ones are counted.
+    they hold. Blank lines are skipped; torn ones are counted. A FIFO or device is refused, not
+    waited on. With ``owner`` (another user's spool, read by root), the file must be that uid's
+    own, not a link, and each record says ``uid`` = ``owner``, whatever its line claims.
 
     Raises:
         OSError: The file cannot be read.
@@ -614,9 +633,16 @@ def read_jsonl(path: str, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
 
     records: list[dict[str, Any]] = []
     unreadable = 0
-    with open(path, "rb") as file:
+    # Another user's spool is read as far as a spool may grow (its writers stop there).
+    budget = 2 * SPOOL_LIMIT if owner is not None else None
+    with _open_to_read(path, owner) as file:
         file.seek(offset)
         for line in file:
+            if budget is not None:
+                budget -= len(line)
+                if budget < 0:
+                    unreadable += 1
+                    break
             if not line.strip():
                 continue
             try:
@@ -632,6 +658,9 @@ def read_jsonl(path: str, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
                     records.append(record)
             else:
                 records.append(entry)
+    if owner is not None:
+        for record in records:
+            record["uid"] = owner
     return records, unreadable
 
 
@@ -760,6 +789,7 @@ class SyslogSink(Sink):
 
         super().__init__()
         self.path = socket_path or SYSLOG_SOCKET
+        self._root_only = socket_path is None  # the system's socket: root's, or not used
         self.spool_path = _spool_in_private_dir("syslog")
 
     def _write_batch(self, records: list[Record], wait: float) -> None:
@@ -768,9 +798,22 @@ class SyslogSink(Sink):
         assert self.path is not None  # noqa: S101 - set in __init__
         for index, record in enumerate(records):
             try:
+                _check_socket(self.path, root_only=self._root_only)
                 send_datagram(self.path, syslog_datagram(record.to_json()), wait)
             except OSError as error:  # noqa: PERF203 - the records before it were sent
                 raise PartialWrite(index, error) from None
+
+
+def _check_socket(path: str, *, root_only: bool) -> None:
+    """With ``root_only``, refuse a socket at ``path`` that is not root's (see ``root_socket``).
+
+    Raises:
+        OSError: It is not root's, or a directory above it is not.
+    """
+    from ._journal import root_socket  # noqa: PLC0415 - only for these sinks
+
+    if root_only and not root_socket(path):
+        raise OSError(f"{path} is not a socket of root's in a directory only root writes")
 
 
 class JournalSink(Sink):
@@ -790,6 +833,8 @@ class JournalSink(Sink):
         super().__init__()
         self.path = socket_path or JOURNAL_SOCKET
         self._syslog = syslog_path or SYSLOG_SOCKET
+        # The system's sockets are used only where root's (see _journal.root_socket).
+        self._root_only = (socket_path is None, syslog_path is None)
         self.spool_path = _spool_in_private_dir("journal")
 
     def _write_batch(self, records: list[Record], wait: float) -> None:
@@ -802,9 +847,11 @@ class JournalSink(Sink):
         assert self.path is not None  # noqa: S101 - set in __init__
         for index, record in enumerate(records):
             try:
+                _check_socket(self.path, root_only=self._root_only[0])
                 send_datagram(self.path, journal_datagram(record.fields()), wait)
             except OSError:  # noqa: PERF203 - journald is not there: syslog, then the spool
                 try:
+                    _check_socket(self._syslog, root_only=self._root_only[1])
                     send_datagram(self._syslog, syslog_datagram(record.to_json()), wait)
                 except OSError as error:
                     raise PartialWrite(index, error) from None
@@ -922,7 +969,12 @@ def _read_part(path: str, stamp: int, offset: int, room: int) -> _Part:
 
     records: list[Record] = []
     ends: list[int] = []
-    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    # A shared log's spool is in a directory its whole group writes: what a member put there
+    # under a spool part's name may be a FIFO (opened without waiting, then refused).
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(f"{path}: not a regular file")
     with os.fdopen(descriptor, "rb") as file:
         _lock_until(descriptor, time.monotonic() + MAX_WAIT)
         file.seek(offset)
@@ -971,24 +1023,40 @@ def spool_files(spool: str) -> list[str]:
     return [*parts, spool] if os.path.exists(spool) else parts
 
 
-def spools_for_report() -> list[str]:
-    """Return the spools of the journal and syslog sinks this user may read.
+def _fallback_owner(directory: str) -> int | None:
+    """The uid whose fallback directory this is: named after it, its own, no one else writes."""
+    try:
+        uid = int(directory.rpartition("-")[2])
+        info = os.lstat(directory)
+    except (ValueError, OSError):
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o022:
+        return None
+    return uid
 
-    Its own; for root, every user's fallback directory too (users without a home).
+
+def spools_for_report() -> list[tuple[str, int]]:
+    """Return the spools of the journal and syslog sinks this user may read, with their uids.
+
+    Its own; for root, every user's fallback directory too (users without a home): only a
+    directory that its uid owns, and no one else writes, is read, as that uid's records.
     """
     import glob  # noqa: PLC0415 - only when records are read
 
-    found: list[str] = []
-    directories = []
+    found: list[tuple[str, int]] = []
+    directories: dict[str, int] = {}
     with contextlib.suppress(OSError):
-        directories.append(private_dir(create=False))
+        directories[private_dir(create=False)] = os.geteuid()
     if os.geteuid() == 0:
-        directories.extend(sorted(glob.glob(_fallback_dir(0).replace("-0", "-*"))))
-    for directory in dict.fromkeys(directories):
+        for directory in sorted(glob.glob(_fallback_dir(0).replace("-0", "-*"))):
+            owner = _fallback_owner(directory)
+            if owner is not None:
+                directories.setdefault(directory, owner)
+    for directory, owner in directories.items():
         for kind in ("journal", "syslog"):
             spool = os.path.join(directory, f"{kind}-spool.jsonl")
             if spool_files(spool):
-                found.append(spool)
+                found.append((spool, owner))
     return found
 
 
@@ -1001,8 +1069,11 @@ def _spool_size(spool: str) -> int:
     return total
 
 
-def read_spool(spool: str) -> tuple[list[dict[str, Any]], int]:
+def read_spool(spool: str, owner: int | None = None) -> tuple[list[dict[str, Any]], int]:
     """Read the records waiting in a spool: its parts from their offsets, then the spool.
+
+    With ``owner``, a user's journal or syslog spool: each part must be that uid's regular file
+    (see :func:`read_jsonl`), and its records are that uid's.
 
     Raises:
         OSError: A part cannot be read (one being written into the sink may have moved on).
@@ -1010,7 +1081,7 @@ def read_spool(spool: str) -> tuple[list[dict[str, Any]], int]:
     records: list[dict[str, Any]] = []
     unreadable = 0
     for part in spool_files(spool):
-        found, bad = read_jsonl(part, _part_name(spool, part)[1])
+        found, bad = read_jsonl(part, _part_name(spool, part)[1], owner)
         records.extend(found)
         unreadable += bad
     return records, unreadable

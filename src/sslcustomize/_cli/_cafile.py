@@ -16,7 +16,7 @@ import ssl
 from typing import Any
 
 from .._der import DERError, parse_certificate
-from .._files import atomic_write
+from .._files import atomic_write, make_directories
 from .._paths import pretty, unscoped_policy
 from .._policy import parse_policy
 from .._state import current_policy, set_policy
@@ -137,10 +137,10 @@ def add_ca_file(args: argparse.Namespace) -> int:
         text = _read(path, layer)
         new_text, changed = _edit(text, copy, keep_system=keep_system)
         if changed:
-            os.makedirs(os.path.dirname(copy), exist_ok=True)
+            make_directories(os.path.dirname(copy))
             atomic_write(copy, "".join(ssl.DER_cert_to_PEM_cert(der) for _, der in certificates))
             parse_policy(new_text, path=path, layer=layer)  # nothing written if invalid
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+            make_directories(os.path.dirname(path))
             atomic_write(path, new_text)
     except PolicyError as error:
         raise CAFileError(

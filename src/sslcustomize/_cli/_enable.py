@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .._files import atomic_write
+from .._files import atomic_write, make_directories
 from .._paths import policy_path_for_scope, pretty, unscoped_policy
 from . import EXIT_OK, EXIT_USAGE
 from ._output import fail
@@ -124,7 +124,7 @@ def _create(path: str, text: str) -> list[str]:
     while directory and not os.path.isdir(directory):
         missing.append(directory)
         directory = os.path.dirname(directory)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    make_directories(os.path.dirname(path))
     atomic_write(path, text)
     return [path, *reversed(missing)]
 

@@ -214,14 +214,18 @@ def _read_paths(paths: list[str]) -> tuple[list[dict[str, Any]], int] | str:
     return records, unreadable
 
 
+#: Where ``journalctl`` is looked for and what it runs with: the system's directories only.
+_SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
+
+
 def _read_journal(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int] | str:
     """Run ``journalctl -o json`` for sslcustomize's records; also read this user's spools."""
     import shutil  # noqa: PLC0415
     import subprocess  # noqa: PLC0415 - only to read the journal
 
-    # From the system's directories only: root running `report --journal` must not run a
-    # journalctl that a directory early on the caller's PATH provides.
-    journalctl = shutil.which("journalctl", path=os.defpath)
+    # Looked up in the system's PATH, as it is run: the caller's (root's, under sudo or in a
+    # directory another user owns) may name a directory or an empty entry (the cwd) first.
+    journalctl = shutil.which("journalctl", path=_SYSTEM_PATH)
     if journalctl is None:
         return "journalctl is not installed: read exported files with --path"
     command = [journalctl, "-o", "json", "--no-pager", f"SYSLOG_IDENTIFIER={IDENTIFIER}"]
@@ -229,7 +233,7 @@ def _read_journal(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int] 
         command[1:1] = ["--since", args.since]
     if args.journal_dir:
         command[1:1] = ["--directory", args.journal_dir]
-    environment = {"PATH": os.defpath, "LC_ALL": "C.UTF-8", "SYSTEMD_PAGER": ""}
+    environment = {"PATH": _SYSTEM_PATH, "LC_ALL": "C.UTF-8", "SYSTEMD_PAGER": ""}
     try:
         done = subprocess.run(  # noqa: S603 - a fixed command, no shell
             command, capture_output=True, cwd="/", env=environment, timeout=300, check=False
@@ -240,9 +244,9 @@ def _read_journal(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int] 
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"journalctl failed: {message[-1] if message else done.returncode}"
     records, unreadable = records_from_journal_lines(done.stdout.splitlines())
-    for spool in spools_for_report():  # records journald did not take yet
+    for spool, owner in spools_for_report():  # records journald did not take yet
         try:
-            found, bad = read_spool(spool)
+            found, bad = read_spool(spool, owner)
         except OSError:
             continue
         records.extend(found)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 
+from .._files import trusted_path
 from .._paths import ENV_POLICY, process_policy_paths
 from .._policy import Policy, load_policy, policy_files
 from .._trust import TrustError
@@ -64,7 +65,7 @@ def _overrides(args: argparse.Namespace, files: list[tuple[str, str, bool]]) -> 
     return tomlkit.dumps(document)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:  # noqa: PLR0911 - one refusal per bad input
     """Run the command and return its exit status."""
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
@@ -80,6 +81,14 @@ def run(args: argparse.Namespace) -> int:
     files = [f for f in policy_files() if f[0] != "process"]
     files += [("process", path, True) for path in process]
     with tempfile.TemporaryDirectory(prefix="sslcustomize-run-") as directory:
+        # The children read the process layer and the bundle from there while they run: under
+        # a directory another user may write (a TMPDIR that is not sticky), they could rename
+        # ours away and put their own policy and CAs in its place.
+        if not trusted_path(directory):
+            return fail(
+                f"the temporary directory {os.path.dirname(directory)} is one another user can "
+                "change: set TMPDIR to a directory of your own (or a sticky one, such as /tmp)"
+            )
         overrides = os.path.join(directory, "overrides.toml")
         with open(overrides, "w", encoding="utf-8") as file:
             file.write(_overrides(args, files))

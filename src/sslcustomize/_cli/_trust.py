@@ -12,7 +12,7 @@ from typing import Any
 from .. import _state
 from .._analysis import describe
 from .._der import spki_pin
-from .._files import atomic_write
+from .._files import atomic_write, make_directories
 from .._frozen import dataclass, replace
 from .._hosts import HostPattern, parse_host_pattern
 from .._paths import pretty, unscoped_policy
@@ -236,7 +236,7 @@ def _write(path: str, layer: str, table: Any) -> tuple[int, bool]:
     new_text = tomlkit.dumps(document)
     # Raises PolicyError: nothing written.
     parsed = parse_policy(new_text, path=path, layer=layer)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    make_directories(os.path.dirname(path))
     atomic_write(path, new_text)
     written = [e for e in parsed.exceptions if e.host == pattern]
     return (written[-1].origin.line or 0) if written else 0, bool(same)
@@ -313,7 +313,7 @@ def _apply(
     path = edit.path
     try:
         if ca is not None:
-            os.makedirs(os.path.dirname(values["ca"][0]), exist_ok=True)
+            make_directories(os.path.dirname(values["ca"][0]))
             atomic_write(values["ca"][0], ssl.DER_cert_to_PEM_cert(ca))
         return _write(path, edit.layer, _exception_table(args, target, values, edit.kept))
     except PolicyError as error:
