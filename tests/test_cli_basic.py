@@ -80,12 +80,20 @@ def test_system_scope_without_permission(
         "sslcustomize._cli._enable.scope_path", lambda args: str(locked / "sub" / "policy.toml")
     )
     monkeypatch.setattr(os, "makedirs", _deny)
+    monkeypatch.setattr("sslcustomize._cli._enable.make_directories", _deny)
+    # The policy cannot be written, so nothing of the machine's may be hooked either: in-process
+    # and as root, reaching the interpreters here would change the host itself.
+    monkeypatch.setattr("sslcustomize._cli._reach.reach", _never_reached)
     assert main(["enable", "--scope", "system"]) == 2
     assert "run as root" in capsys.readouterr().err
 
 
 def _deny(*args: object, **kwargs: object) -> None:
     raise PermissionError
+
+
+def _never_reached(*args: object, **kwargs: object) -> int:
+    raise AssertionError("enable went on to hook the machine's interpreters")
 
 
 def test_unknown_command_and_bad_option_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
