@@ -169,14 +169,17 @@ def _policy_text(path: str) -> str:
             return file.read()
     except FileNotFoundError:
         return ""
-    except PermissionError:
-        raise _RefusedError(
-            f"cannot read {path}: permission denied (root for --scope system)"
-        ) from None
-    except (IsADirectoryError, NotADirectoryError, UnicodeDecodeError) as error:
-        raise _RefusedError(f"cannot use {path} as a policy file: {_why(error)}") from None
-    except OSError as error:
-        raise _RefusedError(f"cannot read {path}: {_why(error)}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise _file_refusal(path, "read", error) from None
+
+
+def _file_refusal(path: str, verb: str, error: OSError | UnicodeDecodeError) -> _RefusedError:
+    """Say in one line why the policy file at ``path`` cannot be read or written."""
+    if isinstance(error, PermissionError):
+        return _RefusedError(f"cannot {verb} {path}: permission denied (root for --scope system)")
+    if isinstance(error, (IsADirectoryError, NotADirectoryError, UnicodeDecodeError)):
+        return _RefusedError(f"cannot use {path} as a policy file: {_why(error)}")
+    return _RefusedError(f"cannot {verb} {path}: {_why(error)}")
 
 
 def _existing(path: str, layer: str, pattern: HostPattern) -> HostException | None:
@@ -320,14 +323,8 @@ def _apply(
         raise _RefusedError(
             f"the new exception would not be valid, nothing written: {error}"
         ) from None
-    except PermissionError:
-        raise _RefusedError(
-            f"cannot write {path}: permission denied (root for --scope system)"
-        ) from None
-    except (IsADirectoryError, NotADirectoryError, UnicodeDecodeError) as error:
-        raise _RefusedError(f"cannot use {path} as a policy file: {_why(error)}") from None
-    except OSError as error:
-        raise _RefusedError(f"cannot write {path}: {_why(error)}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise _file_refusal(path, "write", error) from None
 
 
 def _why(error: Exception) -> str:
