@@ -197,7 +197,10 @@ def pip_binds() -> list[tuple[str, bool]]:
 def _copy_host_files(root: Path) -> None:
     """Give the chroot the host's name resolution, CA bundle and pip configuration."""
     shutil.copyfile("/etc/resolv.conf", root / "etc/resolv.conf", follow_symlinks=True)
-    (root / "etc/hosts").write_text("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n")
+    # The host's own names: the loopback tests resolve "localhost" as the host does (on this
+    # machine 127.0.0.1 alone; a chroot that listed ::1 first sent clients where no test
+    # server listens).
+    shutil.copyfile("/etc/hosts", root / "etc/hosts", follow_symlinks=True)
     if os.path.exists(HOST_CA):
         Path(f"{root}{CHROOT_CA}").parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(HOST_CA, f"{root}{CHROOT_CA}")

@@ -152,10 +152,14 @@ class _Handler(socketserver.BaseRequestHandler):
             tls.recv(1)  # until the client goes away
 
     def _relay(self, sock: socket.socket, target: tuple[str, int]) -> None:
-        address = socket.getaddrinfo(target[0], target[1], type=socket.SOCK_STREAM)[0][4]
-        if not ipaddress.ip_address(str(address[0]).partition("%")[0]).is_loopback:
+        addresses = socket.getaddrinfo(target[0], target[1], type=socket.SOCK_STREAM)
+        if not all(
+            ipaddress.ip_address(str(info[4][0]).partition("%")[0]).is_loopback
+            for info in addresses
+        ):
             return  # never anywhere but loopback
-        with socket.create_connection((str(address[0]), target[1]), timeout=20) as upstream:
+        # Every loopback address of the name in turn ("localhost" may be ::1 first).
+        with socket.create_connection(target, timeout=20) as upstream:
             pair = {sock: upstream, upstream: sock}
             while True:
                 readable, _, _ = select.select(list(pair), [], [], 20)
