@@ -18,6 +18,17 @@ from sslcustomize import _state
 
 WritePolicy = Callable[..., Path]
 
+#: ``python -c STDLIB_CLIENT_SCRIPT PORT``: one smtplib-style client (``_create_stdlib_context``)
+#: to a loopback server on PORT, whose rejection is the record a report test looks for.
+STDLIB_CLIENT_SCRIPT = """
+import socket, ssl, sys
+with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20) as raw:
+    try:
+        ssl._create_stdlib_context().wrap_socket(raw, server_hostname="localhost")
+    except ssl.SSLError:
+        pass
+"""
+
 
 @pytest.fixture
 def write_policy(tmp_path: Path) -> WritePolicy:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from _fixtures import STDLIB_CLIENT_SCRIPT as CLIENT
 from _namespace import namespace_problem, run_in_overlays
 from _pki import TestPKI
 from _servers import serve_https
@@ -32,15 +33,6 @@ def _problem() -> str | None:
 
 
 pytestmark = pytest.mark.skipif(_problem() is not None, reason=str(_problem()))
-
-CLIENT = """
-import socket, ssl, sys
-with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20) as raw:
-    try:
-        ssl._create_stdlib_context().wrap_socket(raw, server_hostname="localhost")
-    except ssl.SSLError:
-        pass
-"""
 
 LISTENER = """
 import os, socket, sys
