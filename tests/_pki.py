@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CASE_NAMES",
+    "CA_KEY_USAGE",
     "FAILING_CASE_NAMES",
     "LOOPBACK_NAMES",
     "CaseFiles",
@@ -52,6 +53,20 @@ __all__ = [
     "TestPKI",
     "spki_pin",
 ]
+
+#: What a CA certificate of these tests may do: sign certificates and CRLs (and digital
+#: signatures), nothing else.
+CA_KEY_USAGE = x509.KeyUsage(
+    digital_signature=True,
+    content_commitment=False,
+    key_encipherment=False,
+    data_encipherment=False,
+    key_agreement=False,
+    key_cert_sign=True,
+    crl_sign=True,
+    encipher_only=False,
+    decipher_only=False,
+)
 
 #: The names every good server certificate is valid for (SAN DNS / IP entries).
 LOOPBACK_NAMES: tuple[str, ...] = ("localhost", "127.0.0.1", "::1")
@@ -337,17 +352,7 @@ class TestPKI:
             .not_valid_after(self.now + datetime.timedelta(days=365))
             .add_extension(x509.BasicConstraints(ca=True, path_length=path_length), critical=True)
             .add_extension(
-                x509.KeyUsage(
-                    digital_signature=True,
-                    content_commitment=False,
-                    key_encipherment=False,
-                    data_encipherment=False,
-                    key_agreement=False,
-                    key_cert_sign=True,
-                    crl_sign=True,
-                    encipher_only=False,
-                    decipher_only=False,
-                ),
+                CA_KEY_USAGE,
                 critical=True,
             )
             .add_extension(

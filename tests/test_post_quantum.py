@@ -28,6 +28,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+import _pki
 from _fixtures import WritePolicy
 from _servers import serve_tls
 from sslcustomize._cli import main
@@ -63,17 +64,7 @@ class _Chain:
             _builder(ca_name, ca_name, ca_key.public_key(), now)
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
             .add_extension(
-                x509.KeyUsage(
-                    digital_signature=True,
-                    content_commitment=False,
-                    key_encipherment=False,
-                    data_encipherment=False,
-                    key_agreement=False,
-                    key_cert_sign=True,
-                    crl_sign=True,
-                    encipher_only=False,
-                    decipher_only=False,
-                ),
+                _pki.CA_KEY_USAGE,
                 critical=True,
             )
             .add_extension(_names(), critical=False)
