@@ -188,12 +188,11 @@ def _home() -> str:
     return os.path.expanduser("~")
 
 
-def candidates(extra: Iterable[str] = ()) -> list[str]:
-    """Return the paths of possible interpreters, in search order, without duplicates."""
+def _on_path() -> list[str]:
+    """Interpreters named like Python in the directories of ``PATH``, then the usual two."""
     found: list[str] = []
     directories = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d]
-    directories += ["/usr/bin", "/usr/local/bin"]
-    for directory in directories:
+    for directory in [*directories, "/usr/bin", "/usr/local/bin"]:
         if os.path.basename(directory.rstrip(os.sep)) == "shims":
             continue  # pyenv's shims are scripts that pick a version; the versions are below
         try:
@@ -201,15 +200,26 @@ def candidates(extra: Iterable[str] = ()) -> list[str]:
         except OSError:
             continue
         found += [os.path.join(directory, n) for n in names if _NAME.match(n)]
+    return found
+
+
+def _managed() -> list[str]:
+    """Interpreters that pyenv and uv keep in their own directories."""
     pyenv = os.environ.get("PYENV_ROOT") or os.path.join(_home(), ".pyenv")
-    for name in ("python3", "python3.*t"):  # a free-threaded build may lack python3
-        found += sorted(glob.glob(os.path.join(pyenv, "versions", "*", "bin", name)))
     uv = os.environ.get("UV_PYTHON_INSTALL_DIR") or os.path.join(
         os.environ.get("XDG_DATA_HOME") or os.path.join(_home(), ".local", "share"), "uv", "python"
     )
-    for name in ("python3", "python3.*t"):
-        found += sorted(glob.glob(os.path.join(uv, "*", "bin", name)))
-    found += [os.path.abspath(p) for p in extra]
+    found: list[str] = []
+    for versions in (os.path.join(pyenv, "versions"), uv):
+        for name in ("python3", "python3.*t"):  # a free-threaded build may lack python3
+            found += sorted(glob.glob(os.path.join(versions, "*", "bin", name)))
+    return found
+
+
+def candidates(extra: Iterable[str] = ()) -> list[str]:
+    """Return the paths of possible interpreters, in search order, without duplicates."""
+    extra = list(extra)
+    found = [*_on_path(), *_managed(), *(os.path.abspath(p) for p in extra)]
     unique: list[str] = []
     for path in found:
         if path not in unique and os.path.isfile(path) and os.access(path, os.X_OK):
