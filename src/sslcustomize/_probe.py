@@ -487,6 +487,25 @@ def _tunnel(target: Target, proxy: Proxy, timeout: float) -> socket.socket:
     return sock
 
 
+def _connect_error(
+    error: OSError, target: Target, timeout: float, proxy: Proxy | None
+) -> ProbeError:
+    """The error to show for a failed connection to ``target``: what failed, in plain words."""
+    if isinstance(error, socket.gaierror):
+        return ProbeError(f"cannot resolve {target.host}: {error.strerror}")
+    if isinstance(error, ConnectionRefusedError):
+        return ProbeError(f"connection to {target} refused")
+    if isinstance(error, TimeoutError):
+        return ProbeError(f"no answer from {target} within {timeout:g} s")
+    if isinstance(error, ssl.SSLError):
+        reason = error.reason or str(error)
+        hint = "" if target.starttls or proxy is not None else _plain_text_hint(target, timeout)
+        if proxy is not None:
+            hint = f" (through the proxy {proxy})"
+        return ProbeError(f"TLS handshake with {target} failed: {reason}{hint}")
+    return ProbeError(f"cannot connect to {target}: {error.strerror or error}")
+
+
 def fetch_chain(
     target: Target, *, timeout: float = 10.0, proxy: Proxy | None = None
 ) -> tuple[tuple[bytes, ...], str]:
@@ -516,20 +535,8 @@ def fetch_chain(
             with context.wrap_socket(sock, server_hostname=server_hostname) as tls:
                 chain = der_chain(getattr(tls, "_sslobj", None))
                 version = tls.version() or "?"
-    except socket.gaierror as error:
-        raise ProbeError(f"cannot resolve {target.host}: {error.strerror}") from None
-    except ConnectionRefusedError:
-        raise ProbeError(f"connection to {target} refused") from None
-    except TimeoutError:
-        raise ProbeError(f"no answer from {target} within {timeout:g} s") from None
-    except ssl.SSLError as error:
-        reason = error.reason or str(error)
-        hint = "" if target.starttls or proxy is not None else _plain_text_hint(target, timeout)
-        if proxy is not None:
-            hint = f" (through the proxy {proxy})"
-        raise ProbeError(f"TLS handshake with {target} failed: {reason}{hint}") from None
-    except OSError as error:
-        raise ProbeError(f"cannot connect to {target}: {error.strerror or error}") from None
+    except OSError as error:  # ssl.SSLError, timeouts and resolver errors included
+        raise _connect_error(error, target, timeout, proxy) from None
     if not chain:
         raise ProbeError(f"{target} completed the handshake without sending a certificate")
     return chain, version
