@@ -10,7 +10,10 @@ import trustme
 
 from _fixtures import WritePolicy
 from sslcustomize import PolicyError
-from sslcustomize._policy import load_policy, locate_keys, merge_layers, parse_policy
+from sslcustomize._policy_lines import locate_keys
+from sslcustomize._policy_load import load_policy
+from sslcustomize._policy_merge import merge_layers
+from sslcustomize._policy_read import parse_policy
 
 PIN = "sha256/" + "A" * 43 + "="
 

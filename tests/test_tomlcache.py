@@ -24,7 +24,9 @@ import trustme
 import _pki
 from _fixtures import WritePolicy
 from sslcustomize import _tomlcache
-from sslcustomize._policy import load_policy, locate_keys, parse_policy
+from sslcustomize._policy_lines import locate_keys
+from sslcustomize._policy_load import load_policy
+from sslcustomize._policy_read import parse_policy
 from sslcustomize.exceptions import PolicyError
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from ._frozen import dataclass, replace
 from ._hosts import normalize_host
-from ._policy import ContextRule, HostException, Mode, Origin, Policy, TrustSource
+from ._policy_model import ContextRule, HostException, Mode, Origin, Policy, TrustSource
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

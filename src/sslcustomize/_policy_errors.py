@@ -9,7 +9,7 @@ reported.
 
 from __future__ import annotations
 
-from ._policy import parse_policy
+from ._policy_read import parse_policy
 from .exceptions import PolicyError
 
 __all__ = ["every_error"]

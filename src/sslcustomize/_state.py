@@ -10,7 +10,8 @@ from __future__ import annotations
 import sys
 
 from ._locks import fork_safe_lock
-from ._policy import Policy, load_policy
+from ._policy_load import load_policy
+from ._policy_model import Policy
 from ._runtime import Runtime
 from .exceptions import PolicyWarning
 

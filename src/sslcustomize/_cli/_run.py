@@ -11,7 +11,9 @@ import tempfile
 
 from .._files import trusted_path
 from .._paths import ENV_POLICY, process_policy_paths
-from .._policy import Policy, load_policy, policy_files
+from .._policy_load import load_policy
+from .._policy_locate import policy_files
+from .._policy_model import Policy
 from .._trust import TrustError
 from . import EXIT_USAGE
 from ._bundle import BUNDLE_VARIABLES, Bundle, write_bundle

@@ -16,7 +16,8 @@ from .._files import atomic_write, make_directories
 from .._frozen import dataclass, replace
 from .._hosts import HostPattern, parse_host_pattern
 from .._paths import pretty, unscoped_policy
-from .._policy import HostException, parse_policy
+from .._policy_model import HostException
+from .._policy_read import parse_policy
 from .._probe import STARTTLS_PORTS, ProbeError, Target, parse_target, proxy_for
 from .._shadows import find_shadows
 from .._state import current_policy

@@ -1,12 +1,4 @@
-"""Load policy files, validate them, merge the layers, and remember where each setting came from.
-
-Layers, in order: system, venv, user, process (``SSLCUSTOMIZE_POLICY``). Lists (``trust``,
-``exception``) accumulate; scalars override; the system layer's ``lock`` keeps later layers
-from changing the keys it names, wherever the key appears (top level, ``[context.*]``,
-``[[exception]]``). Any error makes :func:`load_policy` return the fail-closed fallback
-together with the error: a valid system layer exactly as written (its locks included) in
-enforce mode, or, when the system layer itself is broken, the strict defaults.
-"""
+"""Read one policy file: TOML to a validated layer, with file, line and key in every error."""
 
 from __future__ import annotations
 
@@ -18,266 +10,37 @@ import re
 import sys
 from collections.abc import Mapping
 
-import _sslcustomize_startup as _startup
-
 from ._files import read_regular
-from ._frozen import dataclass, field, replace
-from ._hosts import HostIndex, HostPattern, parse_host_pattern
+from ._hosts import parse_host_pattern
+from ._policy_lines import KeyPath, locate_keys
+from ._policy_model import (
+    LOCKABLE,
+    MODES,
+    SCHEMA_VERSION,
+    SINKS,
+    TLS_VERSIONS,
+    ContextRule,
+    HostException,
+    LayerFile,
+    Origin,
+    Setting,
+    TrustSource,
+)
 from ._tomlcache import cached_parse
 from .exceptions import PolicyError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Generic, Literal, TypeVar
-
-    from ._envtrust import EnvTrust
+    from typing import Any, TypeVar
 else:
-    from ._notyping import Generic, Literal, TypeVar
+    from ._notyping import TypeVar
 
-
-__all__ = [
-    "DEFAULT_EXCEPTION_DAYS",
-    "ContextRule",
-    "HostException",
-    "LayerFile",
-    "Origin",
-    "Policy",
-    "Setting",
-    "TrustSource",
-    "load_policy",
-    "merge_layers",
-    "parse_policy",
-]
+__all__ = ["MAX_POLICY_SIZE", "parse_policy", "read_layer", "read_text"]
 
 T = TypeVar("T")
-Mode = Literal["enforce", "report"]
-SourceKind = Literal["system", "certifi", "file", "directory"]
-MODES = ("enforce", "report")
-TLS_VERSIONS = ("1.2", "1.3")
-SINKS = ("sqlite", "jsonl", "journal", "syslog", "log", "none")
-LOCKABLE = ("mode", "trust", "minimum_tls", "allow_code_opt_out", "exception", "context", "report")
-SCHEMA_VERSION = 1
 #: Policy files larger than this are refused unread (a real one is a few KB).
 MAX_POLICY_SIZE = 1024 * 1024
 _PIN = r"^sha256/([A-Za-z0-9+/]{43}=)$"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Origin:
-    """Where a setting came from: layer, file and 1-based line (no file for built-in defaults)."""
-
-    layer: str
-    path: str | None = None
-    line: int | None = None
-
-    def __str__(self) -> str:
-        """Return ``path:line``, or ``<default>`` for a built-in value."""
-        if self.path is None:
-            return f"<{self.layer}>"
-        return self.path if self.line is None else f"{self.path}:{self.line}"
-
-
-DEFAULT = Origin(layer="default")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Setting(Generic[T]):
-    """An effective value and where it came from."""
-
-    value: T
-    origin: Origin = DEFAULT
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TrustSource:
-    """One source of trust anchors.
-
-    Attributes:
-        kind: ``system`` (the platform store), ``certifi``, ``file`` (a PEM bundle) or
-            ``directory`` (an OpenSSL hashed directory).
-        path: The file or directory for ``file`` and ``directory``.
-        origin: Where the policy named it.
-    """
-
-    kind: SourceKind
-    path: str | None = None
-    origin: Origin = DEFAULT
-
-    def __str__(self) -> str:
-        """Return the source as a policy file writes it."""
-        return self.path if self.path is not None else self.kind
-
-
-SYSTEM_TRUST = (TrustSource(kind="system"),)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HostException:
-    """A scoped exception for one host pattern (``[[exception]]``)."""
-
-    host: HostPattern
-    pins: tuple[str, ...] = ()
-    ca: tuple[TrustSource, ...] = ()
-    check_hostname: bool = True
-    mode: Mode | None = None
-    expires: dt.date | None = None
-    reason: str
-    origin: Origin
-    mode_origin: Origin | None = None
-
-    def expired(self, today: dt.date) -> bool:
-        """Tell whether the exception no longer applies on ``today`` (on or after ``expires``)."""
-        return self.expires is not None and today >= self.expires
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ContextRule:
-    """Settings for a named context (``[context."name"]``); ``None`` means not set there."""
-
-    name: str
-    origin: Origin
-    mode: Setting[Mode] | None = None
-    trust: Setting[tuple[TrustSource, ...]] | None = None
-    minimum_tls: Setting[str] | None = None
-    allow_code_opt_out: Setting[bool] | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LayerFile:
-    """One policy file as validated, before merging."""
-
-    layer: str
-    path: str
-    scalars: Mapping[str, Setting[Any]]
-    trust: tuple[TrustSource, ...] = ()
-    trust_origin: Origin | None = None
-    exceptions: tuple[HostException, ...] = ()
-    contexts: Mapping[str, ContextRule] = field(default_factory=dict)
-    lock: Mapping[str, Origin] = field(default_factory=dict)
-
-
-#: How long an exception added by ``sslcustomize trust`` lives unless told (``exception_days``).
-DEFAULT_EXCEPTION_DAYS = 90
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Policy:
-    """The effective policy of the process, with provenance.
-
-    Attributes:
-        errors: Why the files could not be used. When not empty, this policy is the strict
-            fallback and ``fallback`` is true.
-        warnings: Settings that were ignored (locked keys), each naming file and line.
-        files: The files that were read, in merge order.
-        environment: The CA-bundle environment variables (``REQUESTS_CA_BUNDLE``,
-            ``SSL_CERT_FILE``...) as this policy reads them: added or ignored (see
-            :mod:`._envtrust`).
-    """
-
-    mode: Setting[Mode] = Setting(value="enforce")
-    trust: tuple[TrustSource, ...] = SYSTEM_TRUST
-    minimum_tls: Setting[str] = Setting(value="1.2")
-    allow_code_opt_out: Setting[bool] = Setting(value=True)
-    report_sink: Setting[str] = Setting(value="sqlite")
-    report_path: Setting[str | None] = Setting(value=None)
-    report_group: Setting[str | None] = Setting(value=None)
-    exception_days: Setting[int] = Setting(value=DEFAULT_EXCEPTION_DAYS)
-    exceptions: tuple[HostException, ...] = ()
-    contexts: Mapping[str, ContextRule] = field(default_factory=dict)
-    locked: Mapping[str, Origin] = field(default_factory=dict)
-    files: tuple[LayerFile, ...] = ()
-    errors: tuple[PolicyError, ...] = ()
-    warnings: tuple[str, ...] = ()
-    environment: tuple[EnvTrust, ...] = ()
-    index: HostIndex[HostException] = field(default_factory=HostIndex, compare=False)
-
-    @property
-    def fallback(self) -> bool:
-        """Tell whether this is the fail-closed fallback after an error."""
-        return bool(self.errors)
-
-    @property
-    def fallback_summary(self) -> str:
-        """Say in a few words what applies while the errors last (for the one stderr line)."""
-        if any(layer.layer == "system" for layer in self.files):
-            return "the system policy as written, in enforce mode, without the other layers"
-        return "strict defaults (system trust store, enforce mode, no exceptions)"
-
-
-# --- Locating keys in the source text -------------------------------------------------------
-# Patterns are kept as text: ``re`` compiles (and caches) one when it is first used, so a
-# process whose policy needs none of them never pays for compiling them.
-
-_KEY_PART = r"""[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'"""
-_HEADER = rf"^\s*(\[\[?)\s*((?:{_KEY_PART})(?:\s*\.\s*(?:{_KEY_PART}))*)\s*\]"
-_ASSIGN = rf"^\s*((?:{_KEY_PART})(?:\s*\.\s*(?:{_KEY_PART}))*)\s*="
-
-KeyPath = tuple[str | int, ...]
-
-
-_ESCAPE = r"(?s)\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))"
-_SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
-
-
-def _unescape(body: str) -> str:
-    r"""Decode a TOML basic string's escapes (``\U0001F600`` too, which JSON lacks)."""
-
-    def one(match: re.Match[str]) -> str:
-        code = match.group(1) or match.group(2)
-        if code is not None:
-            try:
-                return chr(int(code, 16))
-            except (ValueError, OverflowError):
-                return "\ufffd"
-        return _SIMPLE_ESCAPES.get(match.group(3), match.group(3))
-
-    return re.sub(_ESCAPE, one, body)
-
-
-def _split_key(text: str) -> list[str]:
-    parts = []
-    for token in re.findall(_KEY_PART, text):
-        if token.startswith('"'):
-            parts.append(_unescape(token[1:-1]))
-        elif token.startswith("'"):
-            parts.append(token[1:-1])
-        else:
-            parts.append(token)
-    return parts
-
-
-def locate_keys(text: str) -> dict[KeyPath, int]:
-    """Map each key path (``("exception", 0, "pin")``) to the line that sets it.
-
-    A light scan, not a parser: it runs only on text that ``tomllib`` already accepted and
-    is used for messages, so a line it cannot place falls back to the enclosing table's.
-    """
-    lines: dict[KeyPath, int] = {}
-    table: KeyPath = ()
-    arrays: dict[tuple[str, ...], int] = {}
-    in_multiline = False
-    # TOML ends lines at \n only: str.splitlines() would also split at \x85 or \u2028.
-    for number, line in enumerate(text.split("\n"), start=1):
-        quotes = line.count('"""') + line.count("'''")
-        if in_multiline:
-            in_multiline = quotes % 2 == 0
-            continue
-        if quotes % 2 == 1:
-            in_multiline = True
-        header = re.match(_HEADER, line)
-        if header:
-            names = tuple(_split_key(header.group(2)))
-            if header.group(1) == "[[":
-                arrays[names] = arrays.get(names, -1) + 1
-                table = (*names, arrays[names])
-            else:
-                table = names
-            lines.setdefault(table, number)
-            continue
-        assign = re.match(_ASSIGN, line)
-        if assign:
-            lines.setdefault((*table, *_split_key(assign.group(1))), number)
-    return lines
 
 
 # --- Validation -------------------------------------------------------------------------------
@@ -654,163 +417,6 @@ def _optional(reader: _Reader, table: dict[str, Any], at: KeyPath, key: str, rea
     return reader.setting(read(table[key], (*at, key)), (*at, key))
 
 
-# --- Merging ----------------------------------------------------------------------------------
-
-_CONTEXT_LOCKS = ("mode", "trust", "minimum_tls", "allow_code_opt_out")
-
-
-def merge_layers(layers: list[LayerFile]) -> Policy:
-    """Merge validated layers in order, honouring the system layer's locks.
-
-    Args:
-        layers: Validated files, system layer first.
-
-    Returns:
-        The effective policy; ``warnings`` lists every locked key a later layer tried to set.
-    """
-    scalars: dict[str, Setting[Any]] = {}
-    trust: list[TrustSource] = []
-    trust_set = False
-    exceptions: list[HostException | None] = []
-    contexts: dict[str, ContextRule] = {}
-    locked: dict[str, Origin] = {}
-    warnings: list[str] = []
-
-    def allowed(key: str, origin: Origin | None, layer: LayerFile) -> bool:
-        if key not in locked or layer.layer == "system":
-            return True
-        where = origin or Origin(layer=layer.layer, path=layer.path)
-        warnings.append(f"{where}: {key!r} is locked by {locked[key]}; the locked value stands")
-        return False
-
-    for layer in layers:
-        for key, setting in layer.scalars.items():
-            lock_key = "report" if key.startswith("report_") else key
-            if allowed(lock_key, setting.origin, layer):
-                scalars[key] = setting
-        if layer.trust and allowed("trust", layer.trust_origin, layer):
-            if not trust_set:
-                trust = []  # the first layer that names trust replaces the built-in default
-                trust_set = True
-            trust.extend(s for s in layer.trust if s not in trust)
-        if layer.exceptions and allowed("exception", layer.exceptions[0].origin, layer):
-            exceptions.extend(_locked_exception(e, layer, allowed) for e in layer.exceptions)
-        for name, rule in layer.contexts.items():
-            if not allowed("context", rule.origin, layer):
-                continue
-            contexts[name] = _merge_context(contexts.get(name), rule, locked, layer, allowed)
-        locked.update(layer.lock)
-    defaults = Policy()
-    return Policy(
-        mode=scalars.get("mode", defaults.mode),
-        minimum_tls=scalars.get("minimum_tls", defaults.minimum_tls),
-        allow_code_opt_out=scalars.get("allow_code_opt_out", defaults.allow_code_opt_out),
-        report_sink=scalars.get("report_sink", defaults.report_sink),
-        report_path=scalars.get("report_path", defaults.report_path),
-        report_group=scalars.get("report_group", defaults.report_group),
-        exception_days=scalars.get("exception_days", defaults.exception_days),
-        trust=tuple(trust) if trust_set else SYSTEM_TRUST,
-        exceptions=tuple(e for e in exceptions if e is not None),
-        contexts=contexts,
-        locked=locked,
-        files=tuple(layers),
-        warnings=tuple(warnings),
-        index=HostIndex((e.host, e) for e in exceptions if e is not None),
-    )
-
-
-def _locked_exception(
-    exception: HostException, layer: LayerFile, allowed: Any
-) -> HostException | None:
-    """Apply a lock on ``mode`` to an exception's own ``mode`` (a per-host mode is a mode).
-
-    The locked mode stands: the exception keeps its pins and CAs; one that only changed the
-    mode then changes nothing and is dropped.
-    """
-    if exception.mode is None or allowed("mode", exception.mode_origin, layer):
-        return exception
-    if not exception.pins and not exception.ca:
-        return None
-    return replace(exception, mode=None, mode_origin=None)
-
-
-def _merge_context(
-    old: ContextRule | None,
-    new: ContextRule,
-    locked: Mapping[str, Origin],
-    layer: LayerFile,
-    allowed: Any,
-) -> ContextRule:
-    values: dict[str, Any] = {}
-    for key in _CONTEXT_LOCKS:
-        setting = getattr(new, key)
-        if setting is not None and (key not in locked or allowed(key, setting.origin, layer)):
-            values[key] = setting
-        elif old is not None:
-            values[key] = getattr(old, key)
-    return ContextRule(name=new.name, origin=new.origin, **values)
-
-
-def fallback_policy(errors: list[PolicyError], layers: list[LayerFile]) -> Policy:
-    """Return the fail-closed fallback after ``errors``.
-
-    A valid system layer stands exactly as written, its locks included, in enforce mode: a
-    typo in a user file must not drop the administrator's trust list or locks. Without one (no
-    system file, or the system file is the broken one) the strict defaults apply: system
-    trust, enforce, no exceptions, no named contexts.
-
-    Stricter settings that other valid layers chose still hold unless the system layer locked
-    them: the highest ``minimum_tls`` and ``allow_code_opt_out = false``. A broken file never
-    loosens anything.
-
-    Args:
-        errors: Why the files could not be used (at least one).
-        layers: The files that were read and are valid, in merge order.
-    """
-    system = [layer for layer in layers if layer.layer == "system"]
-    base = merge_layers(system) if system else Policy()
-    minimum = max(
-        (
-            lay.scalars["minimum_tls"]
-            for lay in layers
-            if "minimum_tls" in lay.scalars and "minimum_tls" not in base.locked
-        ),
-        key=lambda s: s.value,
-        default=base.minimum_tls,
-    )
-    minimum = max(minimum, base.minimum_tls, key=lambda s: s.value)
-    refusals = [
-        lay.scalars["allow_code_opt_out"]
-        for lay in layers
-        if "allow_code_opt_out" in lay.scalars
-        and not lay.scalars["allow_code_opt_out"].value
-        and "allow_code_opt_out" not in base.locked
-    ]
-    allow = base.allow_code_opt_out
-    if allow.value and refusals:
-        allow = refusals[0]
-    return replace(
-        base,
-        mode=Setting(value="enforce"),
-        minimum_tls=minimum,
-        allow_code_opt_out=allow,
-        files=tuple(system),
-        errors=tuple(errors),
-        warnings=(),
-    )
-
-
-def policy_files() -> list[tuple[str, str, bool]]:
-    """Return ``(layer, path, required)`` for every file that makes up the policy, in order.
-
-    System, venv and user files are read when they exist; files named by
-    ``SSLCUSTOMIZE_POLICY`` must exist.
-    """
-    files = [(layer, path, False) for layer, path in _startup.layer_paths()]
-    files += [("process", path, True) for path in _startup.process_policy_paths()]
-    return files
-
-
 def read_layer(layer: str, path: str) -> LayerFile:
     """Read and validate one policy file.
 
@@ -840,54 +446,3 @@ def read_text(path: str) -> str:
         raise PolicyError(f"cannot read the policy file: not UTF-8 ({exc})", path=path) from None
     except ValueError as exc:
         raise PolicyError(f"cannot read the policy file: {exc}", path=path) from None
-
-
-def _absent(path: str) -> bool:
-    """Tell whether an optional layer's file is absent (not merely unreadable).
-
-    A dangling symlink or a directory this user cannot search is not absence: reading it
-    fails, and the failure is an error (fail closed), never "no policy".
-    """
-    try:
-        os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return True
-    except OSError:
-        return False
-    return False
-
-
-def load_policy(
-    files: list[tuple[str, str, bool]] | None = None,
-    *,
-    environ: Mapping[str, str] | None = None,
-) -> Policy:
-    """Read every layer and return the effective policy; never raises for bad files.
-
-    Args:
-        files: ``(layer, path, required)`` triples; defaults to :func:`policy_files`.
-        environ: Where to read the CA-bundle variables (``REQUESTS_CA_BUNDLE``...);
-            defaults to ``os.environ``.
-
-    Returns:
-        The merged policy, or the strict fallback with ``errors`` set.
-    """
-    policy = _load_layers(files)
-    from ._envtrust import read_environment  # noqa: PLC0415 - _envtrust imports this module
-
-    return replace(policy, environment=read_environment(policy.locked, environ))
-
-
-def _load_layers(files: list[tuple[str, str, bool]] | None) -> Policy:
-    layers: list[LayerFile] = []
-    errors: list[PolicyError] = []
-    for layer, path, required in files if files is not None else policy_files():
-        if not required and _absent(path):
-            continue
-        try:
-            layers.append(read_layer(layer, path))
-        except PolicyError as exc:
-            errors.append(exc)
-    if errors:
-        return fallback_policy(errors, layers)
-    return merge_layers(layers)
