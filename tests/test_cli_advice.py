@@ -390,7 +390,7 @@ def test_doctor_names_every_error_of_a_file(
 
 def test_every_error_of_a_valid_file_is_none(tmp_path: Path) -> None:
     """A valid file has no errors; a file with one has exactly one (no cascades)."""
-    from sslcustomize._policy_errors import every_error
+    from sslcustomize._trust_policy import every_error
 
     assert (
         every_error("version = 1\nmode = 'report'\n", path=str(tmp_path / "p"), layer="user") == []

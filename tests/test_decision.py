@@ -14,7 +14,7 @@ from sslcustomize._engine import python_defaults, settings_of, weakened_flags
 from sslcustomize._plan import weakenings
 from sslcustomize._policy_merge import merge_layers
 from sslcustomize._policy_model import Policy
-from sslcustomize._policy_read import parse_policy
+from sslcustomize._trust_policy import parse_policy
 
 TODAY = dt.date(2026, 12, 3)
 PIN = "sha256/" + "B" * 43 + "="

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from _fixtures import WritePolicy, run_python
 from sslcustomize import PolicyError
 from sslcustomize._hosts import parse_host_pattern
-from sslcustomize._policy_load import load_policy
-from sslcustomize._policy_read import MAX_POLICY_SIZE, parse_policy, read_text
+from sslcustomize._policy_read import MAX_POLICY_SIZE, read_text
+from sslcustomize._trust_policy import load_policy, parse_policy
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -121,7 +121,7 @@ def test_unsearchable_system_directory_is_an_error() -> None:
         result = run_python(
             f"""
             import os
-            from sslcustomize._policy_load import load_policy
+            from sslcustomize._trust_policy import load_policy
             import sslcustomize._envtrust  # the interpreter's files are unreadable as nobody
             os.setgid(65534); os.setuid(65534)
             policy = load_policy([("system", {str(etc / "policy.toml")!r}, False)])

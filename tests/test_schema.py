@@ -13,7 +13,7 @@ import pytest
 
 from sslcustomize import _policy_model, _schema
 from sslcustomize._cli import main
-from sslcustomize._policy_read import parse_policy
+from sslcustomize._trust_policy import parse_policy
 from sslcustomize.exceptions import PolicyError
 from test_docs import POLICY_BLOCKS
 

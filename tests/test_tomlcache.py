@@ -25,8 +25,7 @@ import _pki
 from _fixtures import WritePolicy
 from sslcustomize import _tomlcache
 from sslcustomize._policy_lines import locate_keys
-from sslcustomize._policy_load import load_policy
-from sslcustomize._policy_read import parse_policy
+from sslcustomize._trust_policy import load_policy, parse_policy
 from sslcustomize.exceptions import PolicyError
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
         named_contexts,
     )
     from ._inject import extract, inject, is_injected
-    from ._policy_load import load_policy
     from ._policy_model import Policy
+    from ._trust_policy import load_policy
     from .exceptions import (
         CertificateRejected,
         LegacyContextWarning,
@@ -75,7 +75,7 @@ _HOME = {
     "inject": "._inject",
     "is_injected": "._inject",
     "Policy": "._policy_model",
-    "load_policy": "._policy_load",
+    "load_policy": "._trust_policy",
     "CertificateRejected": ".exceptions",
     "LegacyContextWarning": ".exceptions",
     "PolicyError": ".exceptions",

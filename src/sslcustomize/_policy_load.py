@@ -3,7 +3,7 @@
 Layers, in order: system, venv, user, process (``SSLCUSTOMIZE_POLICY``). Lists (``trust``,
 ``exception``) accumulate; scalars override; the system layer's ``lock`` keeps later layers
 from changing the keys it names, wherever the key appears (top level, ``[context.*]``,
-``[[exception]]``). Any error makes :func:`load_policy` return the fail-closed fallback
+``[[exception]]``). Any error makes :func:`load_layers` return the fail-closed fallback
 together with the error: a valid system layer exactly as written (its locks included) in
 enforce mode, or, when the system layer itself is broken, the strict defaults.
 """
@@ -11,16 +11,18 @@ enforce mode, or, when the system layer itself is broken, the strict defaults.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 
-from ._frozen import replace
 from ._policy_locate import policy_files
 from ._policy_merge import fallback_policy, merge_layers
 from ._policy_model import LayerFile, Policy
 from ._policy_read import read_layer
 from .exceptions import PolicyError
 
-__all__ = ["load_policy"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._policy_read import SourceCheck
+
+__all__ = ["load_layers"]
 
 
 def _absent(path: str) -> bool:
@@ -38,35 +40,28 @@ def _absent(path: str) -> bool:
     return False
 
 
-def load_policy(
-    files: list[tuple[str, str, bool]] | None = None,
-    *,
-    environ: Mapping[str, str] | None = None,
+def load_layers(
+    files: list[tuple[str, str, bool]] | None = None, *, check_source: SourceCheck
 ) -> Policy:
-    """Read every layer and return the effective policy; never raises for bad files.
+    """Read every layer and return the merged policy; never raises for bad files.
+
+    The CA-bundle variables are not read here: the trust layer adds them
+    (``_trust_policy.load_policy``), as it checks the trust sources.
 
     Args:
         files: ``(layer, path, required)`` triples; defaults to :func:`policy_files`.
-        environ: Where to read the CA-bundle variables (``REQUESTS_CA_BUNDLE``...);
-            defaults to ``os.environ``.
+        check_source: Checks that a trust source works now (see :func:`parse_policy`).
 
     Returns:
         The merged policy, or the strict fallback with ``errors`` set.
     """
-    policy = _load_layers(files)
-    from ._envtrust import read_environment  # noqa: PLC0415 - _envtrust imports this module
-
-    return replace(policy, environment=read_environment(policy.locked, environ))
-
-
-def _load_layers(files: list[tuple[str, str, bool]] | None) -> Policy:
     layers: list[LayerFile] = []
     errors: list[PolicyError] = []
     for layer, path, required in files if files is not None else policy_files():
         if not required and _absent(path):
             continue
         try:
-            layers.append(read_layer(layer, path))
+            layers.append(read_layer(layer, path, check_source=check_source))
         except PolicyError as exc:
             errors.append(exc)
     if errors:

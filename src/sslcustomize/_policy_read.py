@@ -27,15 +27,20 @@ from ._policy_model import (
     TrustSource,
 )
 from ._tomlcache import cached_parse
-from .exceptions import PolicyError
+from .exceptions import PolicyError, TrustError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, TypeVar
+
+    #: Checks that a trust source works now; raises TrustError when it does not. The trust
+    #: layer provides it (``_trust.check_source``): the policy layer does not reach up to it.
+    SourceCheck = Callable[[TrustSource], None]
 else:
     from ._notyping import TypeVar
 
-__all__ = ["MAX_POLICY_SIZE", "parse_policy", "read_layer", "read_text"]
+__all__ = ["MAX_POLICY_SIZE", "SourceCheck", "parse_policy", "read_layer", "read_text"]
 
 T = TypeVar("T")
 #: Policy files larger than this are refused unread (a real one is a few KB).
@@ -49,9 +54,12 @@ _PIN = r"^sha256/([A-Za-z0-9+/]{43}=)$"
 class _Reader:
     """Validate one file's parsed TOML, raising PolicyError with path, line and key."""
 
-    def __init__(self, lines: dict[KeyPath, int], path: str, layer: str) -> None:
+    def __init__(
+        self, lines: dict[KeyPath, int], path: str, layer: str, check_source: SourceCheck
+    ) -> None:
         self.path = path
         self.layer = layer
+        self.check_source = check_source
         self.base = os.path.dirname(os.path.abspath(path))
         self.lines = lines
 
@@ -123,10 +131,8 @@ class _Reader:
 
     def usable(self, source: TrustSource, key: KeyPath) -> TrustSource:
         """Check now that a source works, so that it never fails at a handshake."""
-        from ._trust import TrustError, check_source  # noqa: PLC0415 - _trust imports this module
-
         try:
-            check_source(source)
+            self.check_source(source)
         except TrustError as exc:
             raise self.error(key, str(exc)) from None
         return source
@@ -154,13 +160,16 @@ _EXCEPTION_KEYS = ("host", "pin", "ca", "check_hostname", "mode", "expires", "re
 _CONTEXT_KEYS = ("mode", "trust", "minimum_tls", "allow_code_opt_out")
 
 
-def parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
+def parse_policy(text: str, *, path: str, layer: str, check_source: SourceCheck) -> LayerFile:
     """Validate one policy file.
 
     Args:
         text: The file's contents.
         path: Its path, used in messages and to resolve relative CA paths.
         layer: ``system``, ``venv``, ``user`` or ``process``.
+        check_source: Checks that each trust source works now (``_trust.check_source``), so
+            that a source never fails at a handshake; its ``TrustError`` becomes a
+            ``PolicyError`` naming the line. Required: no caller can skip the check.
 
     Returns:
         The validated settings of that one file.
@@ -170,7 +179,7 @@ def parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
             file, the line and the key.
     """
     try:
-        return _parse_policy(text, path=path, layer=layer)
+        return _parse_policy(text, path=path, layer=layer, check_source=check_source)
     except RecursionError:
         raise PolicyError("nested too deeply to be a policy", path=path) from None
 
@@ -237,11 +246,11 @@ def _toml_tree(text: str, path: str) -> dict[str, Any]:
     return data
 
 
-def _parse_policy(text: str, *, path: str, layer: str) -> LayerFile:
+def _parse_policy(text: str, *, path: str, layer: str, check_source: SourceCheck) -> LayerFile:
     data, lines = cached_parse(
         text, path, lambda source: _toml_tree(source, path), locate_keys, system=layer == "system"
     )
-    reader = _Reader(lines, path, layer)
+    reader = _Reader(lines, path, layer, check_source)
     reader.check_keys(data, _TOP_KEYS, ())
     version = data.get("version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION or isinstance(version, bool):
@@ -417,13 +426,13 @@ def _optional(reader: _Reader, table: dict[str, Any], at: KeyPath, key: str, rea
     return reader.setting(read(table[key], (*at, key)), (*at, key))
 
 
-def read_layer(layer: str, path: str) -> LayerFile:
-    """Read and validate one policy file.
+def read_layer(layer: str, path: str, *, check_source: SourceCheck) -> LayerFile:
+    """Read and validate one policy file (``check_source`` as for :func:`parse_policy`).
 
     Raises:
         PolicyError: It cannot be read or is not a valid policy.
     """
-    return parse_policy(read_text(path), path=path, layer=layer)
+    return parse_policy(read_text(path), path=path, layer=layer, check_source=check_source)
 
 
 def read_text(path: str) -> str:

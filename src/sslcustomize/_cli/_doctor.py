@@ -18,13 +18,12 @@ from .._decision import decide
 from .._envtrust import VARIABLES, pip_config_cert
 from .._inject._stdlib import create_stdlib_context
 from .._paths import ENV_POLICY
-from .._policy_errors import every_error
-from .._policy_load import load_policy
 from .._policy_locate import policy_files
 from .._policy_model import Policy
 from .._report import dropped_records
 from .._shadows import find_shadows
 from .._trust import TrustError, bundle_certificates, find_system_store
+from .._trust_policy import every_error, load_policy
 from . import EXIT_OK, EXIT_USAGE
 from ._check import environment_entry
 from ._enable import add_python

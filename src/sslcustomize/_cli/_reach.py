@@ -25,7 +25,7 @@ from .._install import (
 )
 from .._paths import pretty
 from .._policy_locate import policy_files
-from .._policy_read import read_layer
+from .._trust_policy import read_layer
 from ..exceptions import PolicyError
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._output import console, fail
