@@ -45,55 +45,87 @@ def merge_layers(layers: list[LayerFile]) -> Policy:
     Returns:
         The effective policy; ``warnings`` lists every locked key a later layer tried to set.
     """
-    scalars: dict[str, Setting[Any]] = {}
-    trust: list[TrustSource] = []
-    trust_set = False
-    exceptions: list[HostException | None] = []
-    contexts: dict[str, ContextRule] = {}
-    locked: dict[str, Origin] = {}
-    warnings: list[str] = []
+    merge = _Merge()
+    for layer in layers:
+        merge.add(layer)
+    return merge.policy(layers)
 
-    def allowed(key: str, origin: Origin | None, layer: LayerFile) -> bool:
-        if key not in locked or layer.layer == "system":
+
+class _Merge:
+    """A merge in progress: what the layers read so far set, and the locks in force."""
+
+    def __init__(self) -> None:
+        self.scalars: dict[str, Setting[Any]] = {}
+        self.trust: list[TrustSource] | None = None  # None until a layer names trust
+        self.exceptions: list[HostException] = []
+        self.contexts: dict[str, ContextRule] = {}
+        self.locked: dict[str, Origin] = {}
+        self.warnings: list[str] = []
+
+    def allowed(self, key: str, origin: Origin | None, layer: LayerFile) -> bool:
+        """Tell whether ``layer`` may set ``key``; if not, say so in ``warnings``."""
+        if key not in self.locked or layer.layer == "system":
             return True
         where = origin or Origin(layer=layer.layer, path=layer.path)
-        warnings.append(f"{where}: {key!r} is locked by {locked[key]}; the locked value stands")
+        self.warnings.append(
+            f"{where}: {key!r} is locked by {self.locked[key]}; the locked value stands"
+        )
         return False
 
-    for layer in layers:
+    def add(self, layer: LayerFile) -> None:
+        """Merge one layer over the ones before it, then take on its locks."""
+        self._add_scalars(layer)
+        self._add_trust(layer)
+        self._add_exceptions(layer)
+        self._add_contexts(layer)
+        self.locked.update(layer.lock)
+
+    def _add_scalars(self, layer: LayerFile) -> None:
         for key, setting in layer.scalars.items():
             lock_key = "report" if key.startswith("report_") else key
-            if allowed(lock_key, setting.origin, layer):
-                scalars[key] = setting
-        if layer.trust and allowed("trust", layer.trust_origin, layer):
-            if not trust_set:
-                trust = []  # the first layer that names trust replaces the built-in default
-                trust_set = True
-            trust.extend(s for s in layer.trust if s not in trust)
-        if layer.exceptions and allowed("exception", layer.exceptions[0].origin, layer):
-            exceptions.extend(_locked_exception(e, layer, allowed) for e in layer.exceptions)
+            if self.allowed(lock_key, setting.origin, layer):
+                self.scalars[key] = setting
+
+    def _add_trust(self, layer: LayerFile) -> None:
+        if not layer.trust or not self.allowed("trust", layer.trust_origin, layer):
+            return
+        if self.trust is None:
+            self.trust = []  # the first layer that names trust replaces the built-in default
+        trust = self.trust
+        trust.extend(s for s in layer.trust if s not in trust)
+
+    def _add_exceptions(self, layer: LayerFile) -> None:
+        if not layer.exceptions or not self.allowed("exception", layer.exceptions[0].origin, layer):
+            return
+        kept = [_locked_exception(e, layer, self.allowed) for e in layer.exceptions]
+        self.exceptions.extend(e for e in kept if e is not None)
+
+    def _add_contexts(self, layer: LayerFile) -> None:
         for name, rule in layer.contexts.items():
-            if not allowed("context", rule.origin, layer):
+            if not self.allowed("context", rule.origin, layer):
                 continue
-            contexts[name] = _merge_context(contexts.get(name), rule, locked, layer, allowed)
-        locked.update(layer.lock)
-    defaults = Policy()
-    return Policy(
-        mode=scalars.get("mode", defaults.mode),
-        minimum_tls=scalars.get("minimum_tls", defaults.minimum_tls),
-        allow_code_opt_out=scalars.get("allow_code_opt_out", defaults.allow_code_opt_out),
-        report_sink=scalars.get("report_sink", defaults.report_sink),
-        report_path=scalars.get("report_path", defaults.report_path),
-        report_group=scalars.get("report_group", defaults.report_group),
-        exception_days=scalars.get("exception_days", defaults.exception_days),
-        trust=tuple(trust) if trust_set else SYSTEM_TRUST,
-        exceptions=tuple(e for e in exceptions if e is not None),
-        contexts=contexts,
-        locked=locked,
-        files=tuple(layers),
-        warnings=tuple(warnings),
-        index=HostIndex((e.host, e) for e in exceptions if e is not None),
-    )
+            old = self.contexts.get(name)
+            self.contexts[name] = _merge_context(old, rule, self.locked, layer, self.allowed)
+
+    def policy(self, layers: list[LayerFile]) -> Policy:
+        """Return the effective policy: what the layers set, the defaults for the rest."""
+        scalars, defaults = self.scalars, Policy()
+        return Policy(
+            mode=scalars.get("mode", defaults.mode),
+            minimum_tls=scalars.get("minimum_tls", defaults.minimum_tls),
+            allow_code_opt_out=scalars.get("allow_code_opt_out", defaults.allow_code_opt_out),
+            report_sink=scalars.get("report_sink", defaults.report_sink),
+            report_path=scalars.get("report_path", defaults.report_path),
+            report_group=scalars.get("report_group", defaults.report_group),
+            exception_days=scalars.get("exception_days", defaults.exception_days),
+            trust=tuple(self.trust) if self.trust is not None else SYSTEM_TRUST,
+            exceptions=tuple(self.exceptions),
+            contexts=self.contexts,
+            locked=self.locked,
+            files=tuple(layers),
+            warnings=tuple(self.warnings),
+            index=HostIndex((e.host, e) for e in self.exceptions),
+        )
 
 
 def _locked_exception(

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Mapping
 
 from ._files import read_regular
-from ._hosts import parse_host_pattern
+from ._hosts import HostPattern, parse_host_pattern
 from ._policy_lines import KeyPath, locate_keys
 from ._policy_model import (
     LOCKABLE,
@@ -335,12 +335,7 @@ def _read_exceptions(reader: _Reader, value: Any) -> list[HostException]:
 
 
 def _read_exception(reader: _Reader, table: dict[str, Any], at: KeyPath) -> HostException:
-    if "host" not in table:
-        raise reader.error(at, "an exception needs host = '...'")
-    try:
-        host = parse_host_pattern(reader.string(table["host"], (*at, "host")))
-    except ValueError as exc:
-        raise reader.error((*at, "host"), f"bad host pattern {table['host']!r}: {exc}") from None
+    host = _read_exception_host(reader, table, at)
     if "reason" not in table:
         raise reader.error(at, "an exception needs reason = '...' (why it exists, a ticket)")
     reason = reader.string(table["reason"], (*at, "reason"))
@@ -359,13 +354,7 @@ def _read_exception(reader: _Reader, table: dict[str, Any], at: KeyPath) -> Host
             (*at, "check_hostname"), "check_hostname = false is allowed only together with pin"
         )
     mode = reader.choice(table["mode"], MODES, (*at, "mode")) if "mode" in table else None
-    expires = table.get("expires")
-    if expires is not None and (
-        not isinstance(expires, dt.date) or isinstance(expires, dt.datetime)
-    ):
-        raise reader.error(
-            (*at, "expires"), f"must be a TOML date like 2027-03-01, not {expires!r}"
-        )
+    expires = _read_expires(reader, table.get("expires"), (*at, "expires"))
     if not pins and not ca and mode is None:
         raise reader.error(at, "an exception must set pin, ca or mode, or it changes nothing")
     return HostException(
@@ -379,6 +368,23 @@ def _read_exception(reader: _Reader, table: dict[str, Any], at: KeyPath) -> Host
         origin=reader.origin(at),
         mode_origin=reader.origin((*at, "mode")) if mode is not None else None,
     )
+
+
+def _read_exception_host(reader: _Reader, table: dict[str, Any], at: KeyPath) -> HostPattern:
+    if "host" not in table:
+        raise reader.error(at, "an exception needs host = '...'")
+    try:
+        return parse_host_pattern(reader.string(table["host"], (*at, "host")))
+    except ValueError as exc:
+        raise reader.error((*at, "host"), f"bad host pattern {table['host']!r}: {exc}") from None
+
+
+def _read_expires(reader: _Reader, expires: Any, key: KeyPath) -> dt.date | None:
+    if expires is not None and (
+        not isinstance(expires, dt.date) or isinstance(expires, dt.datetime)
+    ):
+        raise reader.error(key, f"must be a TOML date like 2027-03-01, not {expires!r}")
+    return expires
 
 
 def _read_pin(reader: _Reader, text: str, key: KeyPath) -> str:
