@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from ._envtrust import read_environment
 from ._frozen import replace
-from ._policy_errors import every_error as _every_error
 from ._policy_load import load_layers
 from ._policy_read import parse_policy as _parse_policy
 from ._policy_read import read_layer as _read_layer
@@ -22,9 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ._policy_model import LayerFile, Policy
-    from .exceptions import PolicyError
 
-__all__ = ["every_error", "load_policy", "parse_policy", "read_layer"]
+__all__ = ["load_policy", "parse_policy", "read_layer"]
 
 
 def load_policy(
@@ -72,8 +70,3 @@ def read_layer(layer: str, path: str) -> LayerFile:
         PolicyError: It cannot be read or is not a valid policy.
     """
     return _read_layer(layer, path, check_source=check_source)
-
-
-def every_error(text: str, *, path: str, layer: str) -> list[PolicyError]:
-    """Return every error of one policy file (see :func:`._policy_errors.every_error`)."""
-    return _every_error(text, path=path, layer=layer, check_source=check_source)
