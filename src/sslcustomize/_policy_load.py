@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 
-from ._policy_locate import policy_files
+import _sslcustomize_startup as _startup
+
 from ._policy_merge import fallback_policy, merge_layers
 from ._policy_model import LayerFile, Policy
 from ._policy_read import read_layer
@@ -22,7 +23,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ._policy_read import SourceCheck
 
-__all__ = ["load_layers"]
+__all__ = ["load_layers", "policy_files"]
+
+
+def policy_files() -> list[tuple[str, str, bool]]:
+    """Return ``(layer, path, required)`` for every file that makes up the policy, in order.
+
+    System, venv and user files are read when they exist; files named by
+    ``SSLCUSTOMIZE_POLICY`` must exist.
+    """
+    files = [(layer, path, False) for layer, path in _startup.layer_paths()]
+    files += [("process", path, True) for path in _startup.process_policy_paths()]
+    return files
 
 
 def _absent(path: str) -> bool:

@@ -34,7 +34,7 @@ def load_policy(
 
     Args:
         files: ``(layer, path, required)`` triples; defaults to every layer's file
-            (:func:`._policy_locate.policy_files`).
+            (:func:`._policy_load.policy_files`).
         environ: Where to read the CA-bundle variables (``REQUESTS_CA_BUNDLE``...);
             defaults to ``os.environ``.
 

@@ -19,7 +19,7 @@ from .._envtrust import VARIABLES, pip_config_cert
 from .._inject._stdlib import create_stdlib_context
 from .._paths import ENV_POLICY
 from .._policy_errors import every_error
-from .._policy_locate import policy_files
+from .._policy_load import policy_files
 from .._policy_model import Policy
 from .._report import dropped_records
 from .._shadows import find_shadows

@@ -11,7 +11,7 @@ import tempfile
 
 from .._files import trusted_path
 from .._paths import ENV_POLICY, process_policy_paths
-from .._policy_locate import policy_files
+from .._policy_load import policy_files
 from .._policy_model import Policy
 from .._trust import TrustError
 from .._trust_policy import load_policy
