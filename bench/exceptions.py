@@ -41,7 +41,8 @@ import trustme
 import sslcustomize
 from sslcustomize import _state
 from sslcustomize._decision import decide, find_exception
-from sslcustomize._policy import merge_layers, parse_policy
+from sslcustomize._policy_merge import merge_layers
+from sslcustomize._trust_policy import parse_policy
 
 SERVER = r"""
 import http.server, ssl, sys

@@ -34,7 +34,7 @@ from pathlib import Path
 import trustme
 
 from sslcustomize import _report, _trust
-from sslcustomize._policy import TrustSource
+from sslcustomize._policy_model import TrustSource
 from sslcustomize._report import MAX_WAIT, Record, SqliteSink, read_records
 
 RECORD = Record(

@@ -27,7 +27,7 @@ from pathlib import Path
 import trustme
 
 from sslcustomize import _trust
-from sslcustomize._policy import SYSTEM_TRUST, TrustSource
+from sslcustomize._policy_model import SYSTEM_TRUST, TrustSource
 
 
 def _handshake(client: ssl.SSLContext, server: ssl.SSLContext) -> None:

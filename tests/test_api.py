@@ -93,7 +93,7 @@ def test_import_and_lint_load_only_what_they_use(tmp_path: Path) -> None:
         "print(sorted(m for m in sys.modules if m.startswith('sslcustomize')))\n"
         "from sslcustomize._cli import main\n"
         f"main(['lint', {str(tmp_path)!r}])\n"
-        "print(sorted(m for m in sys.modules if m in {'ssl', 'sslcustomize._policy',\n"
+        "print(sorted(m for m in sys.modules if m in {'ssl', 'sslcustomize._policy_model',\n"
         "    'sslcustomize._contexts', 'sslcustomize._cli._check', 'importlib.metadata'}))\n"
     )
     out = subprocess.run(

@@ -391,14 +391,16 @@ def test_doctor_names_every_error_of_a_file(
 def test_every_error_of_a_valid_file_is_none(tmp_path: Path) -> None:
     """A valid file has no errors; a file with one has exactly one (no cascades)."""
     from sslcustomize._policy_errors import every_error
+    from sslcustomize._trust import check_source
 
-    assert (
-        every_error("version = 1\nmode = 'report'\n", path=str(tmp_path / "p"), layer="user") == []
-    )
+    path = str(tmp_path / "p")
+    valid = "version = 1\nmode = 'report'\n"
+    assert every_error(valid, path=path, layer="user", check_source=check_source) == []
     one = every_error(
         "[[exception]]\nhost = 'h'\npin = ['sha1/x']\nreason = 'r'\n",
-        path=str(tmp_path / "p"),
+        path=path,
         layer="user",
+        check_source=check_source,
     )
     assert [error.key for error in one] == ["exception[1].pin"]
 

@@ -31,7 +31,8 @@ from sslcustomize._cli import main
 from sslcustomize._connection import rejection
 from sslcustomize._decision import decide
 from sslcustomize._envtrust import entry_for_path, pip_config_cert, read_environment
-from sslcustomize._policy import Origin, load_policy
+from sslcustomize._policy_model import Origin
+from sslcustomize._trust_policy import load_policy
 from sslcustomize._verify import Verdict
 
 if TYPE_CHECKING:

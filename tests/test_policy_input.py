@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from _fixtures import WritePolicy, run_python
 from sslcustomize import PolicyError
 from sslcustomize._hosts import parse_host_pattern
-from sslcustomize._policy import MAX_POLICY_SIZE, load_policy, parse_policy, read_text
+from sslcustomize._policy_read import MAX_POLICY_SIZE, read_text
+from sslcustomize._trust_policy import load_policy, parse_policy
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -120,7 +121,7 @@ def test_unsearchable_system_directory_is_an_error() -> None:
         result = run_python(
             f"""
             import os
-            from sslcustomize._policy import load_policy
+            from sslcustomize._trust_policy import load_policy
             import sslcustomize._envtrust  # the interpreter's files are unreadable as nobody
             os.setgid(65534); os.setuid(65534)
             policy = load_policy([("system", {str(etc / "policy.toml")!r}, False)])
@@ -157,12 +158,12 @@ def test_deep_nesting_is_a_policy_error() -> None:
 
 def test_missing_toml_parser_is_a_policy_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """Python 3.10 without tomli: a PolicyError (and the fallback), never a crash."""
-    from sslcustomize import _policy
+    from sslcustomize import _policy_read
 
     def no_parser() -> object:
         raise ModuleNotFoundError("No module named 'tomli'")
 
-    monkeypatch.setattr(_policy, "_toml_parser", no_parser)
+    monkeypatch.setattr(_policy_read, "_toml_parser", no_parser)
     with pytest.raises(PolicyError, match="no TOML parser"):
         parse_policy("mode = 'report'\n", path="p.toml", layer="user")
 
@@ -271,7 +272,8 @@ def test_fuzz_quoted_table_names_are_located(name: str) -> None:
     """Any quoted table name TOML reads is found by the line locator under the same key."""
     import json
 
-    from sslcustomize._policy import _toml_parser, locate_keys
+    from sslcustomize._policy_lines import locate_keys
+    from sslcustomize._policy_read import _toml_parser
 
     quoted = json.dumps(name, ensure_ascii=False).replace("\x7f", "\\u007f")
     text = f"[context.{quoted}]\nmode = 'report'\n"

@@ -247,7 +247,7 @@ def test_shared_log_group(tmp_path: Path) -> None:
 
 def test_report_group_must_exist(tmp_path: Path) -> None:
     """[report] group naming no group is a PolicyError at its line."""
-    from sslcustomize._policy import load_policy
+    from sslcustomize._trust_policy import load_policy
 
     path = tmp_path / "p.toml"
     path.write_text("[report]\nsink = 'jsonl'\ngroup = 'no-such-group-x'\n", encoding="utf-8")

@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from sslcustomize import _policy, _schema
+from sslcustomize import _policy_model, _schema
 from sslcustomize._cli import main
-from sslcustomize._policy import parse_policy
+from sslcustomize._trust_policy import parse_policy
 from sslcustomize.exceptions import PolicyError
 from test_docs import POLICY_BLOCKS
 
@@ -73,10 +73,10 @@ def test_every_docs_example_validates(block: str) -> None:
 
 def test_the_schema_lists_the_loaders_values() -> None:
     """Modes, TLS versions, sinks and lockable keys are the loader's, no more, no less."""
-    assert _schema.MODES == _policy.MODES
-    assert _schema.TLS_VERSIONS == _policy.TLS_VERSIONS
-    assert _schema.SINKS == _policy.SINKS
-    assert _schema.LOCKABLE == _policy.LOCKABLE
+    assert _schema.MODES == _policy_model.MODES
+    assert _schema.TLS_VERSIONS == _policy_model.TLS_VERSIONS
+    assert _schema.SINKS == _policy_model.SINKS
+    assert _schema.LOCKABLE == _policy_model.LOCKABLE
 
 
 VALID = [

@@ -23,7 +23,7 @@ import _pki
 import _servers
 from _namespace import namespace_problem, run_in_overlays
 from sslcustomize import _tomlcache
-from sslcustomize._policy import locate_keys
+from sslcustomize._policy_lines import locate_keys
 
 LOCKED = 'version = 1\nallow_code_opt_out = false\nlock = ["allow_code_opt_out"]\n'
 

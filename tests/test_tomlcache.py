@@ -24,7 +24,8 @@ import trustme
 import _pki
 from _fixtures import WritePolicy
 from sslcustomize import _tomlcache
-from sslcustomize._policy import load_policy, locate_keys, parse_policy
+from sslcustomize._policy_lines import locate_keys
+from sslcustomize._trust_policy import load_policy, parse_policy
 from sslcustomize.exceptions import PolicyError
 
 if TYPE_CHECKING:

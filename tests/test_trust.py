@@ -16,8 +16,9 @@ import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
 from sslcustomize import PolicyError, _trust
 from sslcustomize._decision import decide
-from sslcustomize._policy import TrustSource, load_policy, parse_policy
+from sslcustomize._policy_model import TrustSource
 from sslcustomize._subjecthash import subject_hash
+from sslcustomize._trust_policy import load_policy, parse_policy
 
 
 def _server(ca: trustme.CA) -> ssl.SSLContext:

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
         named_contexts,
     )
     from ._inject import extract, inject, is_injected
-    from ._policy import Policy, load_policy
+    from ._policy_model import Policy
+    from ._trust_policy import load_policy
     from .exceptions import (
         CertificateRejected,
         LegacyContextWarning,
@@ -73,8 +74,8 @@ _HOME = {
     "extract": "._inject",
     "inject": "._inject",
     "is_injected": "._inject",
-    "Policy": "._policy",
-    "load_policy": "._policy",
+    "Policy": "._policy_model",
+    "load_policy": "._trust_policy",
     "CertificateRejected": ".exceptions",
     "LegacyContextWarning": ".exceptions",
     "PolicyError": ".exceptions",

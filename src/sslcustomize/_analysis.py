@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from ._der import parse_certificate
-from ._policy import TrustSource
+from ._policy_model import TrustSource
 from ._reasons import explain
 from ._replay import replay_chain
 from ._verify import NO_CHECK_TIME, Check, evaluate, leaf_variants, oracle

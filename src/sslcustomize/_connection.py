@@ -24,7 +24,7 @@ from ._engine import EngineSpec, Settings, UncarriedSettingError, settings_of, s
 from ._frozen import replace
 from ._gate import Gate
 from ._plan import Plan, make_plan
-from ._policy import DEFAULT_EXCEPTION_DAYS
+from ._policy_model import DEFAULT_EXCEPTION_DAYS
 from ._reasons import explain, renewal
 from ._replay import der_chain
 from ._runtime import Runtime, SessionEntry

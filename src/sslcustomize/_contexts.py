@@ -31,7 +31,7 @@ from ._engine import (
     recorded_methods,
 )
 from ._locks import fork_safe_lock
-from ._policy import SYSTEM_TRUST
+from ._policy_model import SYSTEM_TRUST
 from ._runtime import Runtime
 from ._sslclass import PYTHON_SSLCONTEXT, StdlibContext
 from ._state import current_runtime

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from ._frozen import dataclass, replace
 from ._hosts import normalize_host
-from ._policy import ContextRule, HostException, Mode, Origin, Policy, TrustSource
+from ._policy_model import ContextRule, HostException, Mode, Origin, Policy, TrustSource
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -111,38 +111,7 @@ def decide(
     Returns:
         The decision, naming the rule that made it.
     """
-    rule = context_rule(policy, context)
-    mode: Mode = policy.mode.value
-    trust = policy.trust
-    minimum_tls = policy.minimum_tls.value
-    allow_opt_out = policy.allow_code_opt_out.value
-    rule_name, origin = "default", policy.mode.origin if policy.mode.origin.path else None
-    if rule is not None:
-        rule_name, origin = f"context {rule.name}", rule.origin
-        mode = rule.mode.value if rule.mode else mode
-        trust = rule.trust.value if rule.trust else trust
-        minimum_tls = rule.minimum_tls.value if rule.minimum_tls else minimum_tls
-        allow_opt_out = rule.allow_code_opt_out.value if rule.allow_code_opt_out else allow_opt_out
-    environment = tuple(entry for entry in policy.environment if entry.applies_to(context))
-    # Added as `run --ca` adds: after the rule's own sources, never replacing them.
-    # A bundle named twice (SSL_CERT_FILE and REQUESTS_CA_BUNDLE often name the same) once.
-    seen = {(source.kind, source.path) for source in trust}
-    added = []
-    for source in (s for entry in environment for s in entry.sources):
-        if (source.kind, source.path) not in seen:
-            seen.add((source.kind, source.path))
-            added.append(source)
-    trust = (*trust, *added)
-    decision = Decision(
-        mode=mode,
-        trust=trust,
-        minimum_tls=minimum_tls,
-        allow_code_opt_out=allow_opt_out,
-        rule=rule_name,
-        origin=origin,
-        fallback=policy.fallback,
-        environment=environment,
-    )
+    decision = _context_decision(policy, context)
     if host is None or not len(policy.index):
         return decision
     if today is None:
@@ -156,17 +125,64 @@ def decide(
         # Only where no exception applies: the one that would have, had it not expired.
         expired = policy.index.lookup(name, port, lambda item: item.expired(today))
         return decision if expired is None else replace(decision, expired=expired)
+    return _exception_decision(decision, found)
+
+
+def _context_decision(policy: Policy, context: str | None) -> Decision:
+    """Decide for a context before any host is known: the policy, its named rule, the variables."""
+    rule = context_rule(policy, context)
+    mode: Mode = policy.mode.value
+    trust = policy.trust
+    minimum_tls = policy.minimum_tls.value
+    allow_opt_out = policy.allow_code_opt_out.value
+    rule_name, origin = "default", policy.mode.origin if policy.mode.origin.path else None
+    if rule is not None:
+        rule_name, origin = f"context {rule.name}", rule.origin
+        mode = rule.mode.value if rule.mode else mode
+        trust = rule.trust.value if rule.trust else trust
+        minimum_tls = rule.minimum_tls.value if rule.minimum_tls else minimum_tls
+        allow_opt_out = rule.allow_code_opt_out.value if rule.allow_code_opt_out else allow_opt_out
+    environment = tuple(entry for entry in policy.environment if entry.applies_to(context))
     return Decision(
-        mode=found.mode or mode,
-        trust=trust,
+        mode=mode,
+        trust=_with_environment(trust, environment),
+        minimum_tls=minimum_tls,
+        allow_code_opt_out=allow_opt_out,
+        rule=rule_name,
+        origin=origin,
+        fallback=policy.fallback,
+        environment=environment,
+    )
+
+
+def _with_environment(
+    trust: tuple[TrustSource, ...], environment: tuple[EnvTrust, ...]
+) -> tuple[TrustSource, ...]:
+    """Return ``trust`` followed by the sources the variables add that it does not name."""
+    # Added as `run --ca` adds: after the rule's own sources, never replacing them.
+    # A bundle named twice (SSL_CERT_FILE and REQUESTS_CA_BUNDLE often name the same) once.
+    seen = {(source.kind, source.path) for source in trust}
+    added = []
+    for source in (s for entry in environment for s in entry.sources):
+        if (source.kind, source.path) not in seen:
+            seen.add((source.kind, source.path))
+            added.append(source)
+    return (*trust, *added)
+
+
+def _exception_decision(decision: Decision, found: HostException) -> Decision:
+    """Return ``decision`` as the host exception ``found`` changes it."""
+    return Decision(
+        mode=found.mode or decision.mode,
+        trust=decision.trust,
         extra_ca=found.ca,
         pins=found.pins,
         check_hostname=found.check_hostname,
-        minimum_tls=minimum_tls,
-        allow_code_opt_out=allow_opt_out,
+        minimum_tls=decision.minimum_tls,
+        allow_code_opt_out=decision.allow_code_opt_out,
         rule=f"exception {found.host}",
         origin=found.origin,
         exception=found,
-        fallback=policy.fallback,
-        environment=environment,
+        fallback=decision.fallback,
+        environment=decision.environment,
     )

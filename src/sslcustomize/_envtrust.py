@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 from ._frozen import dataclass
 from ._locks import fork_safe_lock
-from ._policy import Origin, TrustSource
+from ._policy_model import Origin, TrustSource
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -9,8 +9,12 @@ reported.
 
 from __future__ import annotations
 
-from ._policy import parse_policy
+from ._policy_read import parse_policy
 from .exceptions import PolicyError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._policy_read import SourceCheck
 
 __all__ = ["every_error"]
 
@@ -46,13 +50,16 @@ def _cut(lines: list[str], index: int) -> bool:
     return True
 
 
-def every_error(text: str, *, path: str, layer: str) -> list[PolicyError]:
+def every_error(
+    text: str, *, path: str, layer: str, check_source: SourceCheck
+) -> list[PolicyError]:
     """Return every error of one policy file, in the order the loader finds them.
 
     Args:
         text: The file's contents.
         path: Its path (for messages and relative CA paths).
         layer: Its layer (``lock`` is an error outside ``system``).
+        check_source: Checks that a trust source works now (see :func:`.parse_policy`).
 
     Returns:
         The errors, each with its line and key; ``[]`` for a valid file.
@@ -61,7 +68,7 @@ def every_error(text: str, *, path: str, layer: str) -> list[PolicyError]:
     errors: list[PolicyError] = []
     cut_tables: set[int | None] = set()
     for _ in range(_LIMIT):
-        error = _first_error("\n".join(lines), path, layer)
+        error = _first_error("\n".join(lines), path, layer, check_source)
         if error is None:
             break
         syntax = error.problem.startswith("not valid TOML")
@@ -80,9 +87,9 @@ def every_error(text: str, *, path: str, layer: str) -> list[PolicyError]:
     return errors
 
 
-def _first_error(text: str, path: str, layer: str) -> PolicyError | None:
+def _first_error(text: str, path: str, layer: str, check_source: SourceCheck) -> PolicyError | None:
     try:
-        parse_policy(text, path=path, layer=layer)
+        parse_policy(text, path=path, layer=layer, check_source=check_source)
     except PolicyError as error:
         return error
     return None

@@ -17,7 +17,7 @@ from ._decision import Decision
 from ._der import DERError, parse_certificate
 from ._envtrust import EnvTrust
 from ._locks import fork_safe_lock
-from ._policy import Policy
+from ._policy_model import Policy
 from ._report import Record, Sink, machine, now, open_sink, program, warn_safely
 
 __all__ = [

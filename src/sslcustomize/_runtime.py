@@ -20,7 +20,7 @@ from ._engine import NO_CHECK_TIME, EngineSpec, Settings, build_engine, build_ve
 from ._envtrust import EnvTrust, first_notice, say
 from ._frozen import replace
 from ._locks import fork_safe_lock
-from ._policy import HostException, Policy
+from ._policy_model import HostException, Policy
 from ._trust import anchors_for, trust_generation
 
 TYPE_CHECKING = False

@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._der import DERError, parse_certificate
-from ._policy import Policy
+from ._policy_model import Policy
 from ._reasons import target_text
 from ._report import default_path, read_records
 

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._policy import HostException
+from ._policy_model import HostException
 
 __all__ = ["Shadow", "find_shadows"]
 

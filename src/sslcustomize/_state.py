@@ -10,8 +10,9 @@ from __future__ import annotations
 import sys
 
 from ._locks import fork_safe_lock
-from ._policy import Policy, load_policy
+from ._policy_model import Policy
 from ._runtime import Runtime
+from ._trust_policy import load_policy
 from .exceptions import PolicyWarning
 
 __all__ = ["announce", "current_policy", "current_runtime", "set_policy"]

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from ._files import cache_directory, private_directory, read_regular, trusted_path
 from ._frozen import dataclass, replace
 from ._locks import fork_safe_lock
-from ._policy import TrustSource
+from ._policy_model import TrustSource
 from ._sslclass import StdlibContext
 from .exceptions import TrustError
 

@@ -17,7 +17,7 @@ from ._decision import Decision
 from ._der import pin_or_none
 from ._engine import NO_CHECK_TIME
 from ._frozen import dataclass
-from ._policy import TrustSource
+from ._policy_model import TrustSource
 from ._reasons import diagnose, explain
 from ._replay import ReplayResult, replay_chain
 from ._sslclass import StdlibContext

@@ -13,7 +13,7 @@ import ssl
 from .._decision import decide
 from .._files import atomic_write
 from .._frozen import dataclass
-from .._policy import Policy, TrustSource
+from .._policy_model import Policy, TrustSource
 from .._trust import bundle_certificates, find_system_store, is_hashed_directory
 
 __all__ = ["BUNDLE_VARIABLES", "Bundle", "write_bundle"]

@@ -18,8 +18,8 @@ from typing import Any
 from .._der import DERError, parse_certificate
 from .._files import atomic_write, make_directories
 from .._paths import pretty, unscoped_policy
-from .._policy import parse_policy
 from .._state import current_policy, set_policy
+from .._trust_policy import parse_policy
 from ..exceptions import PolicyError
 from . import EXIT_OK
 from ._enable import scope_path

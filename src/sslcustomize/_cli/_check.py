@@ -12,7 +12,7 @@ from .._contexts import policy_context
 from .._decision import Decision, decide
 from .._envtrust import EnvTrust
 from .._frozen import replace
-from .._policy import DEFAULT_EXCEPTION_DAYS, Policy
+from .._policy_model import DEFAULT_EXCEPTION_DAYS, Policy
 from .._probe import (
     STARTTLS_PORTS,
     ProbeError,

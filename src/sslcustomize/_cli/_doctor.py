@@ -18,11 +18,13 @@ from .._decision import decide
 from .._envtrust import VARIABLES, pip_config_cert
 from .._inject._stdlib import create_stdlib_context
 from .._paths import ENV_POLICY
-from .._policy import Policy, load_policy, policy_files
 from .._policy_errors import every_error
+from .._policy_load import policy_files
+from .._policy_model import Policy
 from .._report import dropped_records
 from .._shadows import find_shadows
-from .._trust import TrustError, bundle_certificates, find_system_store
+from .._trust import TrustError, bundle_certificates, check_source, find_system_store
+from .._trust_policy import load_policy
 from . import EXIT_OK, EXIT_USAGE
 from ._check import environment_entry
 from ._enable import add_python
@@ -130,7 +132,8 @@ def _errors_of(layer: str, path: str, first: str) -> list[str]:
             text = file.read()
     except (OSError, UnicodeDecodeError):
         return [first]
-    return [str(error) for error in every_error(text, path=path, layer=layer)] or [first]
+    errors = every_error(text, path=path, layer=layer, check_source=check_source)
+    return [str(error) for error in errors] or [first]
 
 
 def _layers(policy: Policy) -> list[dict[str, Any]]:

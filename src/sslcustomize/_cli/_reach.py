@@ -24,7 +24,8 @@ from .._install import (
     user_root,
 )
 from .._paths import pretty
-from .._policy import policy_files, read_layer
+from .._policy_load import policy_files
+from .._trust_policy import read_layer
 from ..exceptions import PolicyError
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._output import console, fail

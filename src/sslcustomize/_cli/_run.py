@@ -11,8 +11,10 @@ import tempfile
 
 from .._files import trusted_path
 from .._paths import ENV_POLICY, process_policy_paths
-from .._policy import Policy, load_policy, policy_files
+from .._policy_load import policy_files
+from .._policy_model import Policy
 from .._trust import TrustError
+from .._trust_policy import load_policy
 from . import EXIT_USAGE
 from ._bundle import BUNDLE_VARIABLES, Bundle, write_bundle
 from ._output import fail

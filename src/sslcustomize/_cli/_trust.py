@@ -16,10 +16,11 @@ from .._files import atomic_write, make_directories
 from .._frozen import dataclass, replace
 from .._hosts import HostPattern, parse_host_pattern
 from .._paths import pretty, unscoped_policy
-from .._policy import HostException, parse_policy
+from .._policy_model import HostException
 from .._probe import STARTTLS_PORTS, ProbeError, Target, parse_target, proxy_for
 from .._shadows import find_shadows
 from .._state import current_policy
+from .._trust_policy import parse_policy
 from ..exceptions import PolicyError
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._check import add_proxy, inspect_target

@@ -9,8 +9,10 @@ from collections.abc import Callable
 import _sslcustomize_startup
 
 from .._locks import fork_safe_lock
-from .._policy import Policy, load_policy, policy_files
+from .._policy_load import policy_files
+from .._policy_model import Policy
 from .._state import announce, current_runtime, set_policy
+from .._trust_policy import load_policy
 from ..exceptions import LegacyContextWarning, PolicyError
 from . import _stdlib, _unhooked
 from ._patcher import Patcher
