@@ -33,18 +33,13 @@ __all__ = ["gather", "register"]
 # The CA-bundle variables (one registry: _envtrust.VARIABLES), then the others.
 TLS_ENVIRONMENT = (*VARIABLES, "PYTHONHTTPSVERIFY", ENV_POLICY)
 
-# Which ssl factory each standard-library client calls when the caller gives no context.
-STDLIB_CLIENTS = (
-    ("http.client", "_create_default_https_context"),
-    ("urllib.request", "_create_default_https_context"),
-    ("xmlrpc.client", "_create_default_https_context"),
-    ("smtplib", "_create_stdlib_context"),
-    ("imaplib", "_create_stdlib_context"),
-    ("poplib", "_create_stdlib_context"),
-    ("ftplib", "_create_stdlib_context"),
-    ("nntplib", "_create_stdlib_context"),
-    ("asyncio", "create_default_context"),
+# From the one client registry (docs/clients.md lists the same): which ssl factory each
+# standard-library client calls when the caller gives no context, and the hook module that
+# covers each third-party client.
+STDLIB_CLIENTS = tuple(
+    (client.name, client.factory) for client in _inject.CLIENTS if client.stdlib and client.factory
 )
+THIRD_PARTY = {client.name: client.hook for client in _inject.CLIENTS if not client.stdlib}
 _HOOKS = {
     "_create_default_https_context": create_default_context,
     "create_default_context": create_default_context,
@@ -208,15 +203,6 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
 
 
 SOON = dt.timedelta(days=30)
-# Each installed client, and the hook module that covers it (see docs/clients.md).
-THIRD_PARTY = {
-    "urllib3": "_urllib3",
-    "requests": "_requests",
-    "httpx": "_httpx",
-    "aiohttp": "_aiohttp",
-    "websockets": "_stdlib",  # it calls ssl.create_default_context() per connection
-    "pip": "_pip",
-}
 
 
 def _fingerprints(paths: list[str]) -> set[str]:
