@@ -17,6 +17,7 @@ from .._contexts import create_default_context
 from .._decision import decide
 from .._envtrust import VARIABLES, pip_config_cert
 from .._inject._stdlib import create_stdlib_context
+from .._originals import unwrap_factory
 from .._paths import ENV_POLICY
 from .._policy import Policy, load_policy, policy_files
 from .._policy_errors import every_error
@@ -64,8 +65,7 @@ def _original_factory(name: str) -> Any:
     for target, attribute, original in _inject.replaced_attributes():
         if target is ssl and attribute == name:
             return original
-    current = getattr(ssl, name)
-    return getattr(current, "sslcustomize_original", current)  # the startup hook's stand-in
+    return unwrap_factory(getattr(ssl, name))  # behind the startup hook's stand-in
 
 
 def _verifies(factory: Any) -> bool:

@@ -26,7 +26,7 @@ import weakref
 from collections.abc import Callable
 
 from .._contexts import PolicyContext
-from .._sslclass import PYTHON_SSLCONTEXT
+from .._originals import PYTHON_SSLCONTEXT
 from .._state import current_runtime
 from ._patcher import Patcher
 
