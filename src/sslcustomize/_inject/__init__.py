@@ -7,7 +7,7 @@ import types
 from collections.abc import Callable
 
 import _sslcustomize_startup
-from _sslcustomize_startup import CLIENTS, Client
+from _sslcustomize_startup import CLIENTS
 
 from .._locks import fork_safe_lock
 from .._policy import Policy, load_policy, policy_files
@@ -19,7 +19,6 @@ from ._shared import on_import
 
 __all__ = [
     "CLIENTS",
-    "Client",
     "extract",
     "inject",
     "inject_from_startup",
