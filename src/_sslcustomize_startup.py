@@ -241,41 +241,131 @@ def _call(callback: "Hook", module: "ModuleType") -> None:
 hooks = PostImportHooks()
 
 
-# The ssl factories that sslcustomize replaces, and the client libraries whose import finishes
-# the activation (they bind or build contexts at import; see sslcustomize._inject).
+# The ssl factories that sslcustomize replaces (see sslcustomize._inject._stdlib).
 FACTORIES = (
     "create_default_context",
     "_create_default_https_context",
     "_create_stdlib_context",
     "_create_unverified_context",
 )
-LIBRARIES = (
-    "urllib3",
-    "requests",
-    "httpx",
-    "aiohttp",
-    "websockets",
-    "pip._vendor.urllib3",
-    "truststore",
-    "pip._vendor.truststore",
+
+
+class Client:
+    """A TLS client that sslcustomize covers: one entry of :data:`CLIENTS`.
+
+    Attributes:
+        name: The name docs/clients.md and ``doctor`` show: the module of a standard-library
+            client, the distribution (and top-level package) of a third-party one.
+        stdlib: Whether it comes with Python.
+        hook: The module of ``sslcustomize._inject`` whose hooks cover it.
+        factory: The ``ssl`` factory it calls for a context when given none, if it calls one
+            (``doctor`` compares its contexts with and without the policy).
+        triggers: The modules whose import runs ``hook``'s ``patch(patcher, trigger, module)``,
+            in the order the hooks are installed.
+        activates: The modules whose import loads sslcustomize (besides ``triggers``), since
+            they bind or build contexts at import.
+    """
+
+    __slots__ = ("activates", "factory", "hook", "name", "stdlib", "triggers")
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        stdlib: bool,
+        hook: str,
+        factory: "str | None" = None,
+        triggers: "tuple[str, ...]" = (),
+        activates: "tuple[str, ...]" = (),
+    ) -> None:
+        """Declare one client (keywords only, so that each entry reads as a record)."""
+        self.name = name
+        self.stdlib = stdlib
+        self.hook = hook
+        self.factory = factory
+        self.triggers = triggers
+        self.activates = activates
+
+    def __repr__(self) -> str:
+        """Show the entry by name."""
+        return f"Client({self.name!r})"
+
+
+_HTTPS = "_create_default_https_context"
+#: Every client sslcustomize covers: the one registry that this hook (the modules it watches),
+#: ``sslcustomize._inject`` (the hooks it installs), ``doctor`` (the clients it lists) and
+#: tests/test_clients.py (docs/clients.md lists exactly these) read.
+CLIENTS = (
+    Client("http.client", stdlib=True, hook="_stdlib", factory=_HTTPS),
+    Client("urllib.request", stdlib=True, hook="_stdlib", factory=_HTTPS),
+    Client("xmlrpc.client", stdlib=True, hook="_stdlib", factory=_HTTPS),
+    Client("smtplib", stdlib=True, hook="_stdlib", factory="_create_stdlib_context"),
+    Client("imaplib", stdlib=True, hook="_stdlib", factory="_create_stdlib_context"),
+    Client("poplib", stdlib=True, hook="_stdlib", factory="_create_stdlib_context"),
+    Client("ftplib", stdlib=True, hook="_stdlib", factory="_create_stdlib_context"),
+    Client("nntplib", stdlib=True, hook="_stdlib", factory="_create_stdlib_context"),
+    Client("asyncio", stdlib=True, hook="_stdlib", factory="create_default_context"),
+    Client(
+        "urllib3",
+        stdlib=False,
+        hook="_urllib3",
+        triggers=("urllib3.connection", "pip._vendor.urllib3.connection"),
+        activates=("urllib3", "pip._vendor.urllib3"),
+    ),
+    Client(
+        "requests",
+        stdlib=False,
+        hook="_requests",
+        triggers=("requests.adapters", "pip._vendor.requests.adapters"),
+        activates=("requests",),
+    ),
+    Client(
+        "httpx",
+        stdlib=False,
+        hook="_httpx",
+        triggers=("httpx._config", "httpx._transports.default", "httpx"),
+    ),
+    Client(
+        "aiohttp",
+        stdlib=False,
+        hook="_aiohttp",
+        triggers=("aiohttp.connector",),
+        activates=("aiohttp",),
+    ),
+    # It calls ssl.create_default_context() per connection: the stdlib hooks cover it.
+    Client(
+        "websockets",
+        stdlib=False,
+        hook="_stdlib",
+        factory="create_default_context",
+        activates=("websockets",),
+    ),
+    Client(
+        "pip",
+        stdlib=False,
+        hook="_pip",
+        triggers=("pip._internal.cli.index_command", "pip._internal.cli.req_command"),
+    ),
+    Client(
+        "truststore",
+        stdlib=False,
+        hook="_truststore",
+        triggers=("truststore._api", "pip._vendor.truststore._api"),
+        activates=("truststore", "pip._vendor.truststore"),
+    ),
 )
-#: The module whose import starts the hooks of each client library, and the hook module (in
-#: sslcustomize._inject) that patches it. Watched from ssl's import on, so that a hook asked
-#: for while one of them is still loading runs when its body has finished. In this order.
-TRIGGERS = (
-    ("urllib3.connection", "_urllib3"),
-    ("pip._vendor.urllib3.connection", "_urllib3"),
-    ("requests.adapters", "_requests"),
-    ("pip._vendor.requests.adapters", "_requests"),
-    ("httpx._config", "_httpx"),
-    ("httpx._transports.default", "_httpx"),
-    ("httpx", "_httpx"),
-    ("aiohttp.connector", "_aiohttp"),
-    ("pip._internal.cli.index_command", "_pip"),
-    ("pip._internal.cli.req_command", "_pip"),
-    ("truststore._api", "_truststore"),
-    ("pip._vendor.truststore._api", "_truststore"),
-)
+
+
+def watched_modules() -> "list[str]":
+    """Return the modules whose import loads sslcustomize: each client's, once each.
+
+    Watched from ssl's import on, so that a hook asked for while one of them is still loading
+    runs when its body has finished.
+    """
+    names = [name for client in CLIENTS for name in (*client.activates, *client.triggers)]
+    return list(dict.fromkeys(names))
+
+
 # ssl.wrap_socket() (3.10 and 3.11; removed in 3.12) makes a plain SSLContext itself, with no
 # factory a stand-in could catch: it gets a stand-in of its own where it exists.
 LEGACY = ("wrap_socket",)
@@ -292,7 +382,7 @@ def _activate(ssl: "ModuleType") -> None:
     for name in FACTORIES + tuple(name for name in LEGACY if hasattr(ssl, name)):
         original = getattr(ssl, name)
         setattr(ssl, name, _stand_in(ssl, name, original))
-    for library in (*LIBRARIES, *(trigger for trigger, _ in TRIGGERS)):
+    for library in watched_modules():
         hooks.register(library, _finish)
 
 

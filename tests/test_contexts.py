@@ -12,8 +12,9 @@ import trustme
 
 import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
-from sslcustomize import _contexts
-from sslcustomize._contexts import ORIGINAL_CREATE_DEFAULT_CONTEXT, PolicyContext, policy_context
+from sslcustomize import _contexts, _originals
+from sslcustomize._contexts import PolicyContext, policy_context
+from sslcustomize._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
 
 ATTRIBUTES = (
     "protocol",
@@ -324,7 +325,7 @@ _STDLIB_ARGUMENTS: list[dict[str, object]] = [
 
 
 def _python_stdlib_context(**arguments: object) -> ssl.SSLContext | ValueError:
-    original = _contexts.ORIGINAL_CREATE_UNVERIFIED_CONTEXT
+    original = _originals.ORIGINAL_CREATE_UNVERIFIED_CONTEXT
     try:
         return original(**arguments)  # type: ignore[no-any-return]
     except ValueError as error:

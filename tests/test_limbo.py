@@ -34,7 +34,7 @@ from _limbo import (
     unverified_error,
 )
 from sslcustomize import _state, _trust
-from sslcustomize._contexts import ORIGINAL_CREATE_DEFAULT_CONTEXT
+from sslcustomize._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
 
 RecordProperty = Callable[[str, object], None]
 CASES = load_cases()

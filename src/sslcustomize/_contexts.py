@@ -31,6 +31,7 @@ from ._engine import (
     recorded_methods,
 )
 from ._locks import fork_safe_lock
+from ._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
 from ._policy_model import SYSTEM_TRUST
 from ._runtime import Runtime
 from ._sslclass import PYTHON_SSLCONTEXT, StdlibContext
@@ -46,8 +47,6 @@ else:
 
 
 __all__ = [
-    "ORIGINAL_CREATE_DEFAULT_CONTEXT",
-    "ORIGINAL_CREATE_UNVERIFIED_CONTEXT",
     "ContextFactory",
     "NamedContexts",
     "PolicyContext",
@@ -59,7 +58,6 @@ __all__ = [
     "load_anchors",
     "named_contexts",
     "policy_context",
-    "unwrap_factory",
 ]
 
 ContextFactory = Callable[[], ssl.SSLContext]
@@ -71,19 +69,6 @@ _TLS_VERSIONS = {"1.2": ssl.TLSVersion.TLSv1_2, "1.3": ssl.TLSVersion.TLSv1_3}
 
 
 _MISSING = object()
-
-
-def unwrap_factory(factory: Any) -> Any:
-    """Return the factory behind the startup hook's stand-in (never a stand-in itself)."""
-    while hasattr(factory, "sslcustomize_original"):
-        factory = factory.sslcustomize_original
-    return factory
-
-
-# The factories as Python defines them, behind any stand-in of the startup hook: a server
-# context must never come back to sslcustomize (the RecursionError of the .pth hook).
-ORIGINAL_CREATE_DEFAULT_CONTEXT = unwrap_factory(ssl.create_default_context)
-ORIGINAL_CREATE_UNVERIFIED_CONTEXT = unwrap_factory(ssl._create_unverified_context)  # noqa: SLF001
 
 
 # The recorded methods' parameters and defaults, to keep each call in one positional form.

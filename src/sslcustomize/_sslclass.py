@@ -17,32 +17,16 @@ Whatever anyone rebinds later, these contexts behave as Python's.
 
 from __future__ import annotations
 
-import _ssl
 import ssl
 import types
+
+from ._originals import PYTHON_SSLCONTEXT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["PYTHON_SSLCONTEXT", "StdlibContext", "python_class", "substitute"]
-
-
-def python_class(current: type[Any]) -> type[ssl.SSLContext]:
-    """Return Python's own ``SSLContext`` class from ``current``'s ancestry.
-
-    It is the class defined by module ``ssl`` directly over ``_ssl._SSLContext``; a
-    substitute derives from it (truststore on CPython, gevent). Where none is found (a
-    substitute that does not derive from it), ``current`` itself.
-    """
-    for cls in getattr(current, "__mro__", ()):
-        if cls.__module__ == "ssl" and _ssl._SSLContext in cls.__bases__:  # noqa: SLF001
-            return cls  # type: ignore[no-any-return]
-    return current
-
-
-#: Python's class, found once, at import, behind whatever substitute is there already.
-PYTHON_SSLCONTEXT = python_class(ssl.SSLContext)
+__all__ = ["PYTHON_SSLCONTEXT", "StdlibContext", "substitute"]
 
 
 def substitute() -> type[Any] | None:

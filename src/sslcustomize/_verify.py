@@ -244,7 +244,6 @@ class Check:
         name: The context name.
         host: The server name asked for.
         port: The server's port, when known.
-        opt_out: Unused here (kept for callers that describe a connection).
         verify_flags: The client's verification flags.
         common_name: The client's ``hostname_checks_common_name``.
     """
@@ -253,7 +252,6 @@ class Check:
     name: str
     host: str | None
     port: int | None
-    opt_out: bool = False
     verify_flags: int = 0
     common_name: bool = True
 

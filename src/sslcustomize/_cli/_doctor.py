@@ -17,6 +17,7 @@ from .._contexts import create_default_context
 from .._decision import decide
 from .._envtrust import VARIABLES, pip_config_cert
 from .._inject._stdlib import create_stdlib_context
+from .._originals import unwrap_factory
 from .._paths import ENV_POLICY
 from .._policy_errors import every_error
 from .._policy_load import policy_files
@@ -35,18 +36,13 @@ __all__ = ["gather", "register"]
 # The CA-bundle variables (one registry: _envtrust.VARIABLES), then the others.
 TLS_ENVIRONMENT = (*VARIABLES, "PYTHONHTTPSVERIFY", ENV_POLICY)
 
-# Which ssl factory each standard-library client calls when the caller gives no context.
-STDLIB_CLIENTS = (
-    ("http.client", "_create_default_https_context"),
-    ("urllib.request", "_create_default_https_context"),
-    ("xmlrpc.client", "_create_default_https_context"),
-    ("smtplib", "_create_stdlib_context"),
-    ("imaplib", "_create_stdlib_context"),
-    ("poplib", "_create_stdlib_context"),
-    ("ftplib", "_create_stdlib_context"),
-    ("nntplib", "_create_stdlib_context"),
-    ("asyncio", "create_default_context"),
+# From the one client registry (docs/clients.md lists the same): which ssl factory each
+# standard-library client calls when the caller gives no context, and the hook module that
+# covers each third-party client.
+STDLIB_CLIENTS = tuple(
+    (client.name, client.factory) for client in _inject.CLIENTS if client.stdlib and client.factory
 )
+THIRD_PARTY = {client.name: client.hook for client in _inject.CLIENTS if not client.stdlib}
 _HOOKS = {
     "_create_default_https_context": create_default_context,
     "create_default_context": create_default_context,
@@ -71,8 +67,7 @@ def _original_factory(name: str) -> Any:
     for target, attribute, original in _inject.replaced_attributes():
         if target is ssl and attribute == name:
             return original
-    current = getattr(ssl, name)
-    return getattr(current, "sslcustomize_original", current)  # the startup hook's stand-in
+    return unwrap_factory(getattr(ssl, name))  # behind the startup hook's stand-in
 
 
 def _verifies(factory: Any) -> bool:
@@ -211,15 +206,6 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
 
 
 SOON = dt.timedelta(days=30)
-# Each installed client, and the hook module that covers it (see docs/clients.md).
-THIRD_PARTY = {
-    "urllib3": "_urllib3",
-    "requests": "_requests",
-    "httpx": "_httpx",
-    "aiohttp": "_aiohttp",
-    "websockets": "_stdlib",  # it calls ssl.create_default_context() per connection
-    "pip": "_pip",
-}
 
 
 def _fingerprints(paths: list[str]) -> set[str]:

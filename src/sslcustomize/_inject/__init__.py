@@ -7,6 +7,7 @@ import types
 from collections.abc import Callable
 
 import _sslcustomize_startup
+from _sslcustomize_startup import CLIENTS
 
 from .._locks import fork_safe_lock
 from .._policy_load import policy_files
@@ -18,10 +19,14 @@ from . import _stdlib, _unhooked
 from ._patcher import Patcher
 from ._shared import on_import
 
-__all__ = ["extract", "inject", "inject_from_startup", "is_injected", "replaced_attributes"]
-
-#: What starts the hooks of each client library (one declaration, in the startup module).
-LIBRARY_TRIGGERS = _sslcustomize_startup.TRIGGERS
+__all__ = [
+    "CLIENTS",
+    "extract",
+    "inject",
+    "inject_from_startup",
+    "is_injected",
+    "replaced_attributes",
+]
 
 # Held only while hooks are installed or removed: never while a policy is read, announced or
 # recorded (warnings and sinks may run the program's own handlers, which may make a context).
@@ -64,8 +69,11 @@ def inject(policy: Policy | str | os.PathLike[str] | None = None) -> None:
     with _lock:
         if not _patcher:
             _stdlib.inject(_patcher)
-            for trigger, hooks in LIBRARY_TRIGGERS:
-                on_import(_patcher, trigger, _library_hook(_patcher, trigger, hooks))
+            # The client registry (declared in the startup module, which watches the same
+            # modules): each trigger's hook module patches it once it is imported.
+            for client in CLIENTS:
+                for trigger in client.triggers:
+                    on_import(_patcher, trigger, _library_hook(_patcher, trigger, client.hook))
 
 
 def _system_layer() -> list[tuple[str, str, bool]]:

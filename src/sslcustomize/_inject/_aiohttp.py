@@ -61,7 +61,6 @@ def _tunnel_tls(original: Callable[..., Any]) -> Callable[..., Any]:
         finally:
             TUNNEL_PORT.reset(token)
 
-    _start_tls_connection.__sslcustomize_original__ = original  # type: ignore[attr-defined]
     return _start_tls_connection
 
 
@@ -89,6 +88,7 @@ def _patch(patcher: Patcher) -> Callable[[types.ModuleType], None]:
                 return _context(False)
             return context
 
+        # Read above: the hook seeing this class again leaves it hooked once.
         _get_ssl_context.__sslcustomize_original__ = original  # type: ignore[attr-defined]
         patcher.replace(tcp, "_get_ssl_context", _get_ssl_context)
 

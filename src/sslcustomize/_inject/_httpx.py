@@ -106,7 +106,6 @@ def _transport_init(original: Callable[..., None]) -> Callable[..., None]:
             arguments["verify"] = _shared(verify, bool(arguments.get("http2")))
         original(*bound.args, **bound.kwargs)
 
-    __init__.__sslcustomize_original__ = original  # type: ignore[attr-defined]
     return __init__
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._frozen import dataclass
+from .._originals import unwrap_factory
 
 __all__ = ["Patcher"]
 
@@ -34,7 +35,7 @@ class Patcher:
         """Set ``target.name = new``, remembering what was there."""
         old = getattr(target, name, _MISSING)
         # A stand-in of the startup hook stands for the original it wraps.
-        old = getattr(old, "sslcustomize_original", old)
+        old = unwrap_factory(old)
         setattr(target, name, new)
         self._undo.append(_Replaced(target, name, old, new))
 

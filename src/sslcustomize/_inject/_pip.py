@@ -34,7 +34,6 @@ def _patch(patcher: Patcher) -> Callable[[types.ModuleType], None]:
         def _create_truststore_ssl_context() -> ssl.SSLContext:
             return library_context(NAME)
 
-        _create_truststore_ssl_context.__sslcustomize_original__ = original  # type: ignore[attr-defined]
         patcher.replace(module, "_create_truststore_ssl_context", _create_truststore_ssl_context)
 
     return patch

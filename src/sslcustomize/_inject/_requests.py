@@ -82,7 +82,6 @@ def _cert_verify(name: str, original: Callable[..., None]) -> Callable[..., None
             load_anchors(context, current_runtime().base_decision(name))
             _given_policy_anchors.add(context)
 
-    cert_verify.__sslcustomize_original__ = original  # type: ignore[attr-defined]
     return cert_verify
 
 

@@ -12,7 +12,6 @@ then no-ops, and any other change raises instead of reaching every other connect
 from __future__ import annotations
 
 import ssl
-import sys
 import types
 from collections.abc import Callable, Hashable
 
@@ -124,11 +123,3 @@ class ContextCache:
             return context
 
         return current_runtime().shared((id(self), key), frozen)
-
-
-def frame_module(depth: int) -> str:
-    """Return the module name of the frame ``depth`` levels up, or ``""``."""
-    try:
-        return str(sys._getframe(depth + 1).f_globals.get("__name__", ""))  # noqa: SLF001
-    except ValueError:
-        return ""

@@ -21,13 +21,17 @@ import warnings
 from _sslcustomize_startup import FACTORIES, LEGACY
 
 from .._contexts import (
-    ORIGINAL_CREATE_DEFAULT_CONTEXT,
-    ORIGINAL_CREATE_UNVERIFIED_CONTEXT,
     PolicyContext,
     build_context,
     caller_module,
     create_default_context,
     named_contexts,
+)
+from .._originals import (
+    ORIGINAL_CREATE_DEFAULT_CONTEXT,
+    ORIGINAL_CREATE_UNVERIFIED_CONTEXT,
+    ORIGINAL_WRAP_SOCKET,
+    is_stand_in,
     unwrap_factory,
 )
 from .._runtime import Runtime
@@ -292,9 +296,6 @@ def create_unverified_context(
     )  # fmt: skip
 
 
-_ORIGINAL_WRAP_SOCKET = unwrap_factory(getattr(ssl, "wrap_socket", None))
-
-
 def wrap_socket(  # noqa: PLR0917 - ssl.wrap_socket's own signature
     sock: Any,
     keyfile: str | None = None,
@@ -316,7 +317,7 @@ def wrap_socket(  # noqa: PLR0917 - ssl.wrap_socket's own signature
     sockets are made by :mod:`ssl` unchanged.
     """
     if server_side:
-        return _ORIGINAL_WRAP_SOCKET(  # type: ignore[no-any-return]
+        return ORIGINAL_WRAP_SOCKET(  # type: ignore[no-any-return]
             sock, keyfile, certfile, server_side, cert_reqs, ssl_version, ca_certs,
             do_handshake_on_connect, suppress_ragged_eofs, ciphers,
         )  # fmt: skip
@@ -383,9 +384,9 @@ def _drop_prebuilt_opener(patcher: Patcher) -> None:
 def remove_stand_ins() -> None:
     """Put back the factories the startup hook's stand-ins wrap, if they are still there."""
     for name in (*FACTORIES, *LEGACY):
-        original = getattr(getattr(ssl, name, None), "sslcustomize_original", None)
-        if original is not None:
-            setattr(ssl, name, original)
+        current = getattr(ssl, name, None)
+        if is_stand_in(current):
+            setattr(ssl, name, unwrap_factory(current))
     _restore_gevent()  # gevent.ssl's copies of the stand-ins would inject again when called
 
 
@@ -435,7 +436,7 @@ def _restore_gevent() -> None:
     module = sys.modules.get("gevent.ssl")
     for name in FACTORIES if module is not None else ():
         copied = getattr(module, name, None)
-        if copied in _HOOKS or hasattr(copied, "sslcustomize_original"):
+        if copied in _HOOKS or is_stand_in(copied):
             setattr(module, name, unwrap_factory(getattr(ssl, name)))
 
 
@@ -447,7 +448,7 @@ def inject(patcher: Patcher) -> None:
         if hook is not None:
             patcher.replace(ssl, name, hook)
     current = getattr(ssl, "wrap_socket", None)
-    if current is not None and unwrap_factory(current) is _ORIGINAL_WRAP_SOCKET:
+    if current is not None and unwrap_factory(current) is ORIGINAL_WRAP_SOCKET:
         patcher.replace(ssl, "wrap_socket", wrap_socket)
     _drop_prebuilt_opener(patcher)
     on_import(patcher, "gevent.ssl", _mirror_into_gevent)

@@ -85,7 +85,6 @@ def _init(original: Callable[..., None]) -> Callable[..., None]:
         ours.sslobject_class = theirs.sslobject_class
         self._ctx = ours
 
-    __init__.__sslcustomize_original__ = original  # type: ignore[attr-defined]
     return __init__
 
 

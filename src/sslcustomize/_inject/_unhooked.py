@@ -26,7 +26,7 @@ import weakref
 from collections.abc import Callable
 
 from .._contexts import PolicyContext
-from .._sslclass import PYTHON_SSLCONTEXT
+from .._originals import PYTHON_SSLCONTEXT
 from .._state import current_runtime
 from ._patcher import Patcher
 
@@ -94,7 +94,6 @@ def _guard_wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         _fail_closed(self, kwargs.get("server_hostname"))
         return original(self, *args, **kwargs)
 
-    wrap.__sslcustomize_original__ = original  # type: ignore[attr-defined]
     return wrap
 
 
@@ -107,7 +106,6 @@ def _guard_new(original: Callable[..., Any]) -> Callable[..., Any]:
             _made_by[context] = root
         return context
 
-    __new__.__sslcustomize_original__ = original  # type: ignore[attr-defined]
     return __new__
 
 

@@ -98,6 +98,7 @@ def _factory(root: str, original: Callable[..., ssl.SSLContext]) -> Callable[...
             context.set_ciphers(ciphers)
         return context
 
+    # Read by _patch: urllib3.connection imported again finds util.ssl_'s factory hooked.
     create_urllib3_context.__sslcustomize_original__ = original  # type: ignore[attr-defined]
     return create_urllib3_context
 
@@ -179,6 +180,7 @@ def _wrapper(
                 return result
         return original(sock, **kwargs)
 
+    # Read by _patch, which wraps a connection module's function once.
     _ssl_wrap_socket_and_match_hostname.__sslcustomize_original__ = original  # type: ignore[attr-defined]
     return _ssl_wrap_socket_and_match_hostname
 
