@@ -11,12 +11,10 @@ enforce mode would have decided for that caller.
 
 from __future__ import annotations
 
-import contextlib
 import socket
 import ssl
 import sys
 import types
-from typing import TYPE_CHECKING, Any
 
 from ._decision import Decision
 from ._der import pin_or_none
@@ -38,7 +36,11 @@ from .exceptions import (
     UnverifiedConnectionWarning,
 )
 
+# The first handshake of a hooked process imports this module: not typing (see _notyping).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._contexts import PolicyContext
 
 __all__ = [
@@ -330,6 +332,11 @@ class _Connection:
         return rejection(plan.decision, verdict, chain, plan.host, plan.port)
 
     def judge(self, gate: Gate) -> CertificateRejected | None:
+        """Judge the chain after the handshake: the rejection to raise, or ``None`` to proceed.
+
+        The recorder (and the report modules behind it) is reached only for what is recorded:
+        an accepted connection does not load them.
+        """
         plan, runtime = self.plan, self.runtime
         chain = der_chain(gate.raw)
         if not chain and self.entry is not None and gate.raw.session_reused:
@@ -339,20 +346,8 @@ class _Connection:
             verdict = runtime.verdict(self.settings, plan.verify, plan.decision, chain, plan.host)
         except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
             verdict = _unjudgeable(error)
-        recorder, host = runtime.recorder, plan.host
         if plan.opt_out:
-            recorder.warn_once(
-                host,
-                "code_opt_out",
-                f"{plan.name} connected to {host} without certificate verification "
-                f"(its code turned off {', '.join(plan.weakened)})",
-                LegacyContextWarning,
-            )
-            recorder.record(
-                decision=plan.decision, name=plan.name, host=host, port=plan.port, chain=chain,
-                verdict="accepted" if verdict.accepted else "opt_out",
-                reasons=("code_opt_out", *verdict.reasons),
-            )  # fmt: skip
+            self._record_opt_out(verdict, chain)
             return None
         if verdict.accepted:
             exception = plan.decision.exception
@@ -360,23 +355,44 @@ class _Connection:
                 runtime.learn_leaf(exception, chain[0])
             return None
         if plan.decision.mode == "enforce":
-            return rejection(plan.decision, verdict, chain, host, plan.port)
+            return rejection(plan.decision, verdict, chain, plan.host, plan.port)
         if plan.floor is not None:
             floor = self._floor(plan.floor, chain)
             if not floor.accepted:  # Python itself refuses it, and no pin vouches for it
-                return rejection(plan.decision, floor, chain, host, plan.port)
+                return rejection(plan.decision, floor, chain, plan.host, plan.port)
+        self._record_report(verdict, chain)
+        return None
+
+    def _record_opt_out(self, verdict: Verdict, chain: tuple[bytes, ...]) -> None:
+        """Warn once and record a connection made as the code turned verification off."""
+        plan, recorder = self.plan, self.runtime.recorder
+        recorder.warn_once(
+            plan.host,
+            "code_opt_out",
+            f"{plan.name} connected to {plan.host} without certificate verification "
+            f"(its code turned off {', '.join(plan.weakened)})",
+            LegacyContextWarning,
+        )
+        recorder.record(
+            decision=plan.decision, name=plan.name, host=plan.host, port=plan.port, chain=chain,
+            verdict="accepted" if verdict.accepted else "opt_out",
+            reasons=("code_opt_out", *verdict.reasons),
+        )  # fmt: skip
+
+    def _record_report(self, verdict: Verdict, chain: tuple[bytes, ...]) -> None:
+        """Warn once per reason and record what report mode would have rejected."""
+        plan, recorder = self.plan, self.runtime.recorder
         for reason in verdict.reasons:
             recorder.warn_once(
-                host,
+                plan.host,
                 reason,
-                f"report mode: {host} would be rejected ({reason}): {verdict.problem}",
+                f"report mode: {plan.host} would be rejected ({reason}): {verdict.problem}",
                 UnverifiedConnectionWarning,
             )
         recorder.record(
-            decision=plan.decision, name=plan.name, host=host, port=plan.port, chain=chain,
+            decision=plan.decision, name=plan.name, host=plan.host, port=plan.port, chain=chain,
             verdict="rejected", reasons=verdict.reasons,
         )  # fmt: skip
-        return None
 
     def _floor(self, spec: EngineSpec, chain: tuple[bytes, ...]) -> Verdict:
         """Report mode's floor: what Python or the policy accepts, without the pins."""
@@ -513,8 +529,10 @@ def _probe_pinned(
             probe.settimeout(timeout)
             probe.connect(peer)
             raw = _wrap_socket(engine, probe, False, plan.host)
-            with contextlib.suppress(ssl.SSLError):  # TLS 1.2: a refusal after its certificate
+            try:  # noqa: SIM105 - no contextlib on the first handshake (see _notyping)
                 raw.do_handshake()
+            except ssl.SSLError:  # TLS 1.2: a refusal after its certificate; the chain is read
+                pass
             chain = der_chain(raw)
     except (OSError, ValueError):
         return None
