@@ -1056,9 +1056,9 @@ def test_a_context_that_never_stops_changing_connects_as_planned(
     caller set it; a verifying caller reaches the real server.
     """
     import sslcustomize
-    from sslcustomize import _connection
+    from sslcustomize._contextstate import ContextState
 
-    monkeypatch.setattr(_connection, "settings_version", lambda context: None)
+    monkeypatch.setattr(ContextState, "version", lambda state: None)
     evil_port, _, _ = world.server(world.attacker_ca)
     real_port, _, _ = world.server(world.ca)
     flag = str(allow).lower()

@@ -26,6 +26,7 @@ from .._contexts import (
     PolicyContext,
     build_context,
     caller_module,
+    context_state,
     create_default_context,
     named_contexts,
     unwrap_factory,
@@ -229,7 +230,7 @@ def _stdlib_factory(
             cafile=cafile, capath=capath, cadata=cadata,
         )  # fmt: skip
     if isinstance(context, PolicyContext):
-        context._sslcustomize_python_verifies = python_verifies  # noqa: SLF001
+        context_state(context).python_verifies = python_verifies
     if given or opt_out:
         _apply_verification(
             context, cert_reqs=cert_reqs, check_hostname=check_hostname, opt_out=opt_out
