@@ -418,3 +418,20 @@ def test_a_context_made_directly_keeps_the_policy_it_was_made_under(
     with pytest.raises(sslcustomize.CertificateRejected) as caught:
         memory_handshake(refused, server_context, "localhost")
     assert caught.value.reasons == ("unknown_issuer",)
+
+
+def test_an_unjudgeable_native_failure_keeps_openssls_words(
+    write_policy: WritePolicy, server_context: ssl.SSLContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenSSL refuses the chain and the verdict function fails: OpenSSL's reason is raised."""
+    from sslcustomize._runtime import Runtime
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("the verdict function is broken")
+
+    sslcustomize.inject(write_policy("trust = ['system']\n"))
+    monkeypatch.setattr(Runtime, "verdict", broken)
+    with pytest.raises(sslcustomize.CertificateRejected) as caught:
+        memory_handshake(ssl.create_default_context(), server_context, "localhost")
+    assert caught.value.reasons == ("unknown_issuer",)
+    assert caught.value.verify_code == 20

@@ -314,21 +314,27 @@ class _Connection:
         self.entry: SessionEntry | None = None
 
     def explain(self, gate: Gate, error: ssl.SSLCertVerificationError) -> CertificateRejected:
-        """Explain OpenSSL's own rejection, with every reason the verdict function finds."""
+        """Explain OpenSSL's own rejection, with every reason the verdict function finds.
+
+        In OpenSSL's own words where the verdict function adds nothing: report mode's floor
+        (Python itself refuses the chain), a verdict that cannot be had, or one that accepts
+        what OpenSSL refused (which cannot happen).
+        """
         plan = self.plan
         chain = der_chain(gate.raw)
-        if plan.engine is not None and plan.engine.python:
-            # Report mode's floor: Python itself refuses this chain; say it in its words.
-            return native_rejection(error, plan.decision, chain, plan.host, plan.port)
-        try:
-            verdict = self.runtime.verdict(
-                self.settings, plan.verify, plan.decision, chain, plan.host
-            )
-        except Exception:  # noqa: BLE001 - OpenSSL's own words are enough then
-            verdict = Verdict(accepted=True)
-        if verdict.accepted:  # cannot happen for a chain OpenSSL rejected; keep its words
+        floor = plan.engine is not None and plan.engine.python
+        verdict = None if floor else self._verdict_or_none(chain)
+        if verdict is None or verdict.accepted:
             return native_rejection(error, plan.decision, chain, plan.host, plan.port)
         return rejection(plan.decision, verdict, chain, plan.host, plan.port)
+
+    def _verdict_or_none(self, chain: tuple[bytes, ...]) -> Verdict | None:
+        """The verdict of enforce mode's verifier, or ``None`` when none can be had."""
+        plan = self.plan
+        try:
+            return self.runtime.verdict(self.settings, plan.verify, plan.decision, chain, plan.host)
+        except Exception:  # noqa: BLE001 - the caller falls back to OpenSSL's own words
+            return None
 
     def judge(self, gate: Gate) -> CertificateRejected | None:
         """Judge the chain after the handshake: the rejection to raise, or ``None`` to proceed.
