@@ -23,7 +23,7 @@ import _pki
 from _fixtures import WritePolicy, run_python
 from _servers import serve_tls
 from sslcustomize import _engine
-from sslcustomize._contexts import PolicyContext, policy_context
+from sslcustomize._contexts import PolicyContext, context_state, policy_context
 from sslcustomize._engine import (
     EngineSpec,
     UncarriedSettingError,
@@ -289,7 +289,8 @@ def test_engine_reads_back_as_the_callers_context(
     """Every readable setting of an engine equals the caller's (ciphers listed one by one)."""
     context = policy_context("tests")
     _recipes()[recipe](context)
-    settings = settings_of(context, context._sslcustomize_recipe, context.python_recipe())
+    state = context_state(context)
+    settings = settings_of(context, state.recipe, state.python_recipe())
     specs = {
         "report": EngineSpec(python=True),
         "deferred": EngineSpec(verify=False),
@@ -324,7 +325,7 @@ def test_a_setter_nobody_listed_is_recorded_and_replayed() -> None:
 def test_a_setting_that_cannot_be_carried_builds_no_engine() -> None:
     """An unhashable argument of an unlisted setter: no engine is built (the connection fails)."""
     context = policy_context("tests")
-    recipe = (*context._sslcustomize_recipe, (_engine.UNCARRIED, ("set_future",)))
+    recipe = (*context_state(context).recipe, (_engine.UNCARRIED, ("set_future",)))
     settings = settings_of(context, recipe)
     with pytest.raises(UncarriedSettingError, match=r"SSLContext\.set_future\(\)"):
         build_engine(settings, EngineSpec(verify=False), lambda _c, _a: None)

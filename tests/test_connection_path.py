@@ -1056,9 +1056,9 @@ def test_a_context_that_never_stops_changing_connects_as_planned(
     caller set it; a verifying caller reaches the real server.
     """
     import sslcustomize
-    from sslcustomize import _connection
+    from sslcustomize._contextstate import ContextState
 
-    monkeypatch.setattr(_connection, "settings_version", lambda context: None)
+    monkeypatch.setattr(ContextState, "version", lambda state: None)
     evil_port, _, _ = world.server(world.attacker_ca)
     real_port, _, _ = world.server(world.ca)
     flag = str(allow).lower()
@@ -1088,3 +1088,52 @@ def test_a_context_that_never_stops_changing_connects_as_planned(
             assert go(real_port, weaken=False) == "OK"
     finally:
         sslcustomize.extract()
+
+
+# What a hooked process's first handshake must not load: typing and contextlib (about 3 ms,
+# see _notyping), and for a connection that nothing records, the report modules.
+FIRST_HANDSHAKE = """
+context = ssl.create_default_context()
+if args[1] == "opt-out":
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+before = set(sys.modules)
+def go():
+    with socket.create_connection(("127.0.0.1", int(args[0]))) as raw:
+        with context.wrap_socket(raw, server_hostname="localhost") as tls:
+            tls.sendall(b"x\\n")
+            tls.recv(3)
+print(outcome(go))
+heavy = ("typing", "contextlib", "dataclasses", "inspect", "sslcustomize._recording")
+loaded = set(sys.modules) - before
+print("sslcustomize._connection" in loaded, sorted(set(heavy) & loaded))
+"""
+
+
+@pytest.mark.parametrize("mode", ["enforce", "report"])
+def test_the_first_handshake_loads_no_typing(world: World, mode: str) -> None:
+    """A hooked process's first handshake loads the connection path, not typing or records.
+
+    The attacker's server is rejected as well without them. The twin: a code opt-out is let
+    through and recorded, and the records load the report modules.
+    """
+    good, _, _ = world.server(world.ca)
+    evil, _, _ = world.server(world.attacker_ca)
+    sink = world.tmp / "r.jsonl"
+    policy = world.policy(f"""
+        version = 1
+        mode = "{mode}"
+        trust = ["{world.ca_file}"]
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        """)
+    client(FIRST_HANDSHAKE, policy, good, "verify")  # parses the policy (tomllib: typing)
+    assert client(FIRST_HANDSHAKE, policy, good, "verify") == ["OK", "True []"]
+    rejected = client(FIRST_HANDSHAKE, policy, evil, "verify")
+    assert rejected == ["REJECTED unknown_issuer", "True []"]
+    # Records load the report modules (and, through them, typing: not the handshake's path).
+    recorded = client(FIRST_HANDSHAKE, policy, evil, "opt-out")
+    assert recorded[0] == "OK"
+    assert "'sslcustomize._recording'" in recorded[1]
+    assert [r["verdict"] for r in _records(sink)] == ["opt_out"]

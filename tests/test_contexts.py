@@ -13,7 +13,7 @@ import trustme
 import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
 from sslcustomize import _contexts, _originals
-from sslcustomize._contexts import PolicyContext, policy_context
+from sslcustomize._contexts import PolicyContext, context_state, policy_context
 from sslcustomize._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
 
 ATTRIBUTES = (
@@ -95,12 +95,12 @@ def test_context_is_named_after_the_calling_module(write_policy: WritePolicy) ->
     )
     context = module.make()
     assert isinstance(context, sslcustomize.PolicyContext)
-    assert context._sslcustomize_name == "myapp.mail"
-    assert context._sslcustomize_decision.rule == "context myapp"
+    assert context_state(context).name == "myapp.mail"
+    assert context_state(context).decision.rule == "context myapp"
     assert context.minimum_version == ssl.TLSVersion.TLSv1_3
     here = ssl.create_default_context()
     assert isinstance(here, sslcustomize.PolicyContext)
-    assert here._sslcustomize_name == __name__
+    assert context_state(here).name == __name__
 
 
 def test_named_contexts_registry(write_policy: WritePolicy) -> None:
@@ -352,7 +352,7 @@ def test_stdlib_factory_follows_python_and_never_less(
         return
     ours: PolicyContext = create(**arguments)
     python_verifies = python.verify_mode != ssl.CERT_NONE
-    assert ours._sslcustomize_python_verifies is python_verifies
+    assert context_state(ours).python_verifies is python_verifies
     if "cert_reqs" in arguments and arguments["cert_reqs"] is not None:
         assert ours.verify_mode == arguments["cert_reqs"]
     else:
@@ -371,4 +371,63 @@ def test_stdlib_factory_without_arguments_verifies(write_policy: WritePolicy) ->
     sslcustomize.inject(write_policy("version = 1\n"))
     context = ssl._create_stdlib_context()  # type: ignore[attr-defined]
     assert (context.verify_mode, context.check_hostname) == (ssl.CERT_REQUIRED, True)
-    assert context._sslcustomize_python_verifies is False
+    assert context_state(context).python_verifies is False
+
+
+def test_context_state_counts_every_change() -> None:
+    """A change under way hides the version and each one done moves it on (connect's retry)."""
+    context = policy_context("tests")
+    state = context_state(context)
+    version = state.version()
+    assert version is not None
+    state.begin_change()
+    assert state.version() is None
+    state.end_change()
+    assert state.version() == version + 2
+    context.verify_flags = context.verify_flags  # a change made through the context counts
+    context.set_alpn_protocols(["h2"])
+    assert state.version() == version + 6
+    assert state.recipe[-1] == ("set_alpn_protocols", (("h2",),))
+
+
+def test_a_context_made_directly_keeps_the_policy_it_was_made_under(
+    write_policy: WritePolicy, server_context: ssl.SSLContext
+) -> None:
+    """PolicyContext(...) connects under the policy it was made under, not a later one.
+
+    Its code opt-out is obeyed under the policy that allows it, though the policy now in
+    effect refuses code opt-outs; the twin, made under the refusing policy, is rejected.
+    """
+
+    def opted_out() -> PolicyContext:
+        context = PolicyContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        return context
+
+    sslcustomize.inject(write_policy("allow_code_opt_out = true\n"))
+    allowed = opted_out()
+    sslcustomize.inject(write_policy("allow_code_opt_out = false\n"))
+    refused = opted_out()
+    with pytest.warns(sslcustomize.LegacyContextWarning):
+        assert memory_handshake(allowed, server_context, "localhost")
+    with pytest.raises(sslcustomize.CertificateRejected) as caught:
+        memory_handshake(refused, server_context, "localhost")
+    assert caught.value.reasons == ("unknown_issuer",)
+
+
+def test_an_unjudgeable_native_failure_keeps_openssls_words(
+    write_policy: WritePolicy, server_context: ssl.SSLContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenSSL refuses the chain and the verdict function fails: OpenSSL's reason is raised."""
+    from sslcustomize._runtime import Runtime
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("the verdict function is broken")
+
+    sslcustomize.inject(write_policy("trust = ['system']\n"))
+    monkeypatch.setattr(Runtime, "verdict", broken)
+    with pytest.raises(sslcustomize.CertificateRejected) as caught:
+        memory_handshake(ssl.create_default_context(), server_context, "localhost")
+    assert caught.value.reasons == ("unknown_issuer",)
+    assert caught.value.verify_code == 20

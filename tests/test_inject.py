@@ -10,6 +10,7 @@ import pytest
 
 import sslcustomize
 from _fixtures import WritePolicy
+from sslcustomize._contexts import context_state
 from sslcustomize._inject import replaced_attributes
 
 FACTORIES = (
@@ -120,5 +121,5 @@ def test_inject_with_broken_policy_file_fails_closed(
     context = ssl.create_default_context()
     assert isinstance(context, sslcustomize.PolicyContext)
     assert context.verify_mode == ssl.CERT_REQUIRED
-    assert context._sslcustomize_decision.fallback
+    assert context_state(context).decision.fallback
     assert "using strict defaults" in capsys.readouterr().err

@@ -34,6 +34,7 @@ from _limbo import (
     unverified_error,
 )
 from sslcustomize import _state, _trust
+from sslcustomize._contexts import context_state
 from sslcustomize._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
 
 RecordProperty = Callable[[str, object], None]
@@ -88,7 +89,7 @@ def sslcustomize_verdict(case: Case, directory: Path) -> Verdict:
     try:
         context = ssl.create_default_context()
         assert isinstance(context, sslcustomize.PolicyContext)
-        decision = context._sslcustomize_decision
+        decision = context_state(context).decision
         assert decision.mode == "enforce"
         assert not decision.fallback, "the policy file was not accepted"
         assert [str(source) for source in decision.trust] == [str(bundle)]

@@ -11,16 +11,14 @@ enforce mode would have decided for that caller.
 
 from __future__ import annotations
 
-import contextlib
 import socket
 import ssl
 import sys
 import types
-from typing import TYPE_CHECKING, Any
 
 from ._decision import Decision
 from ._der import pin_or_none
-from ._engine import EngineSpec, Settings, UncarriedSettingError, settings_of, settings_version
+from ._engine import EngineSpec, Settings, UncarriedSettingError, settings_of
 from ._frozen import replace
 from ._gate import Gate
 from ._plan import Plan, make_plan
@@ -28,7 +26,6 @@ from ._policy_model import DEFAULT_EXCEPTION_DAYS
 from ._reasons import explain, renewal
 from ._replay import der_chain
 from ._runtime import Runtime, SessionEntry
-from ._state import current_runtime
 from ._tunnel import TUNNEL_PORT
 from ._verify import Verdict, failed_verdict
 from .exceptions import (
@@ -38,8 +35,12 @@ from .exceptions import (
     UnverifiedConnectionWarning,
 )
 
+# The first handshake of a hooked process imports this module: not typing (see _notyping).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ._contexts import PolicyContext
+    from typing import Any
+
+    from ._contextstate import ContextState
 
 __all__ = [
     "connect",
@@ -313,23 +314,34 @@ class _Connection:
         self.entry: SessionEntry | None = None
 
     def explain(self, gate: Gate, error: ssl.SSLCertVerificationError) -> CertificateRejected:
-        """Explain OpenSSL's own rejection, with every reason the verdict function finds."""
+        """Explain OpenSSL's own rejection, with every reason the verdict function finds.
+
+        In OpenSSL's own words where the verdict function adds nothing: report mode's floor
+        (Python itself refuses the chain), a verdict that cannot be had, or one that accepts
+        what OpenSSL refused (which cannot happen).
+        """
         plan = self.plan
         chain = der_chain(gate.raw)
-        if plan.engine is not None and plan.engine.python:
-            # Report mode's floor: Python itself refuses this chain; say it in its words.
-            return native_rejection(error, plan.decision, chain, plan.host, plan.port)
-        try:
-            verdict = self.runtime.verdict(
-                self.settings, plan.verify, plan.decision, chain, plan.host
-            )
-        except Exception:  # noqa: BLE001 - OpenSSL's own words are enough then
-            verdict = Verdict(accepted=True)
-        if verdict.accepted:  # cannot happen for a chain OpenSSL rejected; keep its words
+        floor = plan.engine is not None and plan.engine.python
+        verdict = None if floor else self._verdict_or_none(chain)
+        if verdict is None or verdict.accepted:
             return native_rejection(error, plan.decision, chain, plan.host, plan.port)
         return rejection(plan.decision, verdict, chain, plan.host, plan.port)
 
+    def _verdict_or_none(self, chain: tuple[bytes, ...]) -> Verdict | None:
+        """The verdict of enforce mode's verifier, or ``None`` when none can be had."""
+        plan = self.plan
+        try:
+            return self.runtime.verdict(self.settings, plan.verify, plan.decision, chain, plan.host)
+        except Exception:  # noqa: BLE001 - the caller falls back to OpenSSL's own words
+            return None
+
     def judge(self, gate: Gate) -> CertificateRejected | None:
+        """Judge the chain after the handshake: the rejection to raise, or ``None`` to proceed.
+
+        The recorder (and the report modules behind it) is reached only for what is recorded:
+        an accepted connection does not load them.
+        """
         plan, runtime = self.plan, self.runtime
         chain = der_chain(gate.raw)
         if not chain and self.entry is not None and gate.raw.session_reused:
@@ -339,20 +351,8 @@ class _Connection:
             verdict = runtime.verdict(self.settings, plan.verify, plan.decision, chain, plan.host)
         except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
             verdict = _unjudgeable(error)
-        recorder, host = runtime.recorder, plan.host
         if plan.opt_out:
-            recorder.warn_once(
-                host,
-                "code_opt_out",
-                f"{plan.name} connected to {host} without certificate verification "
-                f"(its code turned off {', '.join(plan.weakened)})",
-                LegacyContextWarning,
-            )
-            recorder.record(
-                decision=plan.decision, name=plan.name, host=host, port=plan.port, chain=chain,
-                verdict="accepted" if verdict.accepted else "opt_out",
-                reasons=("code_opt_out", *verdict.reasons),
-            )  # fmt: skip
+            self._record_opt_out(verdict, chain)
             return None
         if verdict.accepted:
             exception = plan.decision.exception
@@ -360,23 +360,44 @@ class _Connection:
                 runtime.learn_leaf(exception, chain[0])
             return None
         if plan.decision.mode == "enforce":
-            return rejection(plan.decision, verdict, chain, host, plan.port)
+            return rejection(plan.decision, verdict, chain, plan.host, plan.port)
         if plan.floor is not None:
             floor = self._floor(plan.floor, chain)
             if not floor.accepted:  # Python itself refuses it, and no pin vouches for it
-                return rejection(plan.decision, floor, chain, host, plan.port)
+                return rejection(plan.decision, floor, chain, plan.host, plan.port)
+        self._record_report(verdict, chain)
+        return None
+
+    def _record_opt_out(self, verdict: Verdict, chain: tuple[bytes, ...]) -> None:
+        """Warn once and record a connection made as the code turned verification off."""
+        plan, recorder = self.plan, self.runtime.recorder
+        recorder.warn_once(
+            plan.host,
+            "code_opt_out",
+            f"{plan.name} connected to {plan.host} without certificate verification "
+            f"(its code turned off {', '.join(plan.weakened)})",
+            LegacyContextWarning,
+        )
+        recorder.record(
+            decision=plan.decision, name=plan.name, host=plan.host, port=plan.port, chain=chain,
+            verdict="accepted" if verdict.accepted else "opt_out",
+            reasons=("code_opt_out", *verdict.reasons),
+        )  # fmt: skip
+
+    def _record_report(self, verdict: Verdict, chain: tuple[bytes, ...]) -> None:
+        """Warn once per reason and record what report mode would have rejected."""
+        plan, recorder = self.plan, self.runtime.recorder
         for reason in verdict.reasons:
             recorder.warn_once(
-                host,
+                plan.host,
                 reason,
-                f"report mode: {host} would be rejected ({reason}): {verdict.problem}",
+                f"report mode: {plan.host} would be rejected ({reason}): {verdict.problem}",
                 UnverifiedConnectionWarning,
             )
         recorder.record(
-            decision=plan.decision, name=plan.name, host=host, port=plan.port, chain=chain,
+            decision=plan.decision, name=plan.name, host=plan.host, port=plan.port, chain=chain,
             verdict="rejected", reasons=verdict.reasons,
         )  # fmt: skip
-        return None
 
     def _floor(self, spec: EngineSpec, chain: tuple[bytes, ...]) -> Verdict:
         """Report mode's floor: what Python or the policy accepts, without the pins."""
@@ -398,56 +419,6 @@ class _Connection:
         """Return ``session`` if this connection may resume it, else ``None``."""
         self.entry = self.runtime.session_entry(session, self.plan.host, self.engine)
         return None if self.entry is None else self.entry.session
-
-
-# How many times a connection is planned again when another thread changes the caller's context
-# meanwhile, before it is made on a verifying copy of the settings last read.
-_ATTEMPTS = 4
-
-
-def _plan(
-    runtime: Runtime, decision: Decision, settings: Settings, *, name: str, host: str | None,
-    port: int | None,
-) -> Plan:  # fmt: skip
-    plan = make_plan(
-        decision,
-        settings,
-        name=name,
-        host=host,
-        port=port,
-        leaves=runtime.leaves(decision.exception),
-    )
-    if host is None and not plan.opt_out and "check_hostname" in plan.weakened:
-        raise rejection(decision, _no_name, (), host, port)
-    return plan
-
-
-def _engine(
-    runtime: Runtime, settings: Settings, spec: EngineSpec, *, decision: Decision,
-    host: str | None, port: int | None, own: ssl.SSLContext | None = None, name: str = "",
-) -> ssl.SSLContext:  # fmt: skip
-    """Return the engine for ``spec``, or ``own`` (the caller's context) where none can be made.
-
-    A copy that would lack one of the caller's settings (:class:`UncarriedSettingError`) gives
-    way to the caller's own context where one is given: it verifies in the handshake, stricter
-    than any engine (report mode and exceptions relax nothing for it), and that is said once.
-    Any other failure, or one without ``own``, is a rejection: never an unverified connection.
-    """
-    try:
-        return runtime.engine(settings, spec)
-    except UncarriedSettingError as error:
-        if own is None:
-            raise rejection(decision, _unjudgeable(error), (), host, port) from error
-        runtime.recorder.warn_once(
-            host,
-            "uncarried",
-            f"{name} connects to {host} with its own context, verified in the "
-            f"handshake: {error}; report mode and exceptions do not apply to it",
-            PolicyWarning,
-        )
-        return own
-    except Exception as error:
-        raise rejection(decision, _unjudgeable(error), (), host, port) from error
 
 
 # --- Mutual TLS with a pinned server ------------------------------------------------------------
@@ -482,6 +453,22 @@ def _probe_address(sock: object, port: int | None) -> tuple[int, int, Any, float
     return int(sock.family), int(sock.type), peer, timeout
 
 
+def _probe_chain(
+    engine: ssl.SSLContext, where: tuple[int, int, Any, float | None], host: str | None
+) -> tuple[bytes, ...]:
+    """Return the chain a server presents to a handshake of ``engine`` at ``where``."""
+    family, kind, peer, timeout = where
+    with socket.socket(family, kind) as probe:
+        probe.settimeout(timeout)
+        probe.connect(peer)
+        raw = _wrap_socket(engine, probe, False, host)
+        try:  # noqa: SIM105 - no contextlib on the first handshake (see _notyping)
+            raw.do_handshake()
+        except ssl.SSLError:  # TLS 1.2: a refusal after its certificate; the chain is read
+            pass
+        return der_chain(raw)
+
+
 def _probe_pinned(
     runtime: Runtime, settings: Settings, plan: Plan, arguments: tuple[Any, ...]
 ) -> tuple[Verdict, tuple[bytes, ...]] | None:
@@ -505,17 +492,10 @@ def _probe_pinned(
     exception = plan.decision.exception
     if where is None or exception is None or plan.engine is None:
         return None
-    family, kind, peer, timeout = where
     try:
         # The deferred engine (no client certificate), without anchors: it verifies nothing.
         engine = runtime.engine(settings, replace(plan.engine, anchors=False))
-        with socket.socket(family, kind) as probe:
-            probe.settimeout(timeout)
-            probe.connect(peer)
-            raw = _wrap_socket(engine, probe, False, plan.host)
-            with contextlib.suppress(ssl.SSLError):  # TLS 1.2: a refusal after its certificate
-                raw.do_handshake()
-            chain = der_chain(raw)
+        chain = _probe_chain(engine, where, plan.host)
     except (OSError, ValueError):
         return None
     if not chain:
@@ -531,8 +511,124 @@ def _probe_pinned(
     return verdict, chain
 
 
+# --- One call of connect() ----------------------------------------------------------------------
+
+
+class _Call:
+    """What one call of :func:`connect` asked for: the same at each of its attempts."""
+
+    __slots__ = (
+        "arguments", "decision", "host", "name", "owner", "port", "runtime", "server_hostname",
+        "session",
+    )  # fmt: skip
+
+    def __init__(
+        self, state: ContextState, arguments: tuple[Any, ...], server_hostname: str | bytes | None,
+        port: int | None, *, owner: Any, session: Any,
+    ) -> None:  # fmt: skip
+        # The runtime the context was made under: its policy plans, makes and judges.
+        self.runtime = state.runtime
+        self.name = state.name
+        self.arguments = arguments
+        self.server_hostname = server_hostname
+        host = server_hostname.decode() if isinstance(server_hostname, bytes) else server_hostname
+        self.host = host
+        self.port = port
+        self.owner = owner
+        self.session = session
+        self.decision = self.runtime.decision(self.name, host, port)
+
+    def plan(self, settings: Settings) -> Plan:
+        """Plan the connection with ``settings``, a pinned server probed first if need be."""
+        plan = self._plan(settings)
+        if _withheld(plan):
+            probed = _probe_pinned(self.runtime, settings, plan, self.arguments)
+            if probed is not None and not probed[0].accepted:
+                raise rejection(self.decision, probed[0], probed[1], self.host, self.port)
+            if probed is not None:  # learned: verify natively against the pinned leaf
+                plan = self._plan(settings)
+        return plan
+
+    def _plan(self, settings: Settings) -> Plan:
+        host, port, decision = self.host, self.port, self.decision
+        leaves = self.runtime.leaves(decision.exception)
+        plan = make_plan(decision, settings, name=self.name, host=host, port=port, leaves=leaves)
+        if host is None and not plan.opt_out and "check_hostname" in plan.weakened:
+            raise rejection(decision, _no_name, (), host, port)
+        return plan
+
+    def engine(
+        self, settings: Settings, spec: EngineSpec, own: ssl.SSLContext | None = None
+    ) -> ssl.SSLContext:
+        """Return the engine for ``spec``, or ``own`` (the caller's context) where none can be made.
+
+        A copy that would lack one of the caller's settings (:class:`UncarriedSettingError`)
+        gives way to the caller's own context where one is given: it verifies in the
+        handshake, stricter than any engine (report mode and exceptions relax nothing for it),
+        and that is said once. Any other failure, or one without ``own``, is a rejection:
+        never an unverified connection.
+        """
+        host, port = self.host, self.port
+        try:
+            return self.runtime.engine(settings, spec)
+        except UncarriedSettingError as error:
+            if own is None:
+                raise rejection(self.decision, _unjudgeable(error), (), host, port) from error
+            self.runtime.recorder.warn_once(
+                host,
+                "uncarried",
+                f"{self.name} connects to {host} with its own context, verified in the "
+                f"handshake: {error}; report mode and exceptions do not apply to it",
+                PolicyWarning,
+            )
+            return own
+        except Exception as error:
+            raise rejection(self.decision, _unjudgeable(error), (), host, port) from error
+
+    def make(
+        self, context: ssl.SSLContext, settings: Settings, plan: Plan, engine: ssl.SSLContext
+    ) -> Gate:
+        """Create the connection on ``engine``, behind a gate that judges it as ``plan`` says."""
+        connection = _Connection(self.runtime, settings, plan, engine)
+        offered = connection.offer(self.session)
+        wrap = _wrap_socket if len(self.arguments) == 1 else _wrap_bio
+        raw = wrap(
+            engine, *self.arguments, False, self.server_hostname, owner=self.owner,
+            session=offered,
+        )  # fmt: skip
+        return Gate(
+            raw,
+            context,
+            judge=connection.judge if plan.judge else None,
+            explain=connection.explain,
+            remember=connection.remember,
+            admit=connection.admit,
+            resumed_from=offered,
+        )
+
+    def on_a_copy(self, context: ssl.SSLContext, settings: Settings, plan: Plan) -> Gate:
+        """Connect on a private copy of ``settings``, as ``plan`` says.
+
+        Verifying, or as the caller set it for an opt-out the policy obeys (judged after the
+        handshake and recorded): for a context that kept changing while it was planned.
+        """
+        spec = plan.verify
+        if plan.opt_out:
+            spec = EngineSpec(
+                verify=settings.verify_mode != ssl.CERT_NONE,
+                check_hostname=settings.check_hostname and self.host is not None,
+            )
+        return self.make(context, settings, plan, self.engine(settings, spec))
+
+
+# How many times a connection is planned again when another thread changes the caller's context
+# meanwhile, before it is made on a verifying copy of the settings last read.
+_ATTEMPTS = 4
+
+
 def connect(
-    context: PolicyContext,
+    context: ssl.SSLContext,
+    state: ContextState,
     arguments: tuple[Any, ...],
     server_hostname: str | bytes | None,
     port: int | None,
@@ -540,10 +636,11 @@ def connect(
     owner: Any = None,
     session: Any = None,
 ) -> Gate:
-    """Create a client connection of ``context`` under its policy.
+    """Create a client connection of ``context`` under the policy it was made under.
 
     Args:
         context: The caller's context.
+        state: What the context carries (:mod:`._contextstate`): its runtime, name, recipe.
         arguments: ``(sock,)`` for a socket, ``(incoming, outgoing)`` for memory BIOs.
         server_hostname: The server name asked for.
         port: The server's port, when known.
@@ -553,62 +650,25 @@ def connect(
     Raises:
         CertificateRejected: The policy cannot verify this connection as it must.
     """
-    runtime = context._sslcustomize_runtime or current_runtime()  # noqa: SLF001 - our class
-    name = context._sslcustomize_name  # noqa: SLF001
-    host = server_hostname.decode() if isinstance(server_hostname, bytes) else server_hostname
-    decision = runtime.decision(name, host, port)
-    wrap = _wrap_socket if len(arguments) == 1 else _wrap_bio
+    call = _Call(state, arguments, server_hostname, port, owner=owner, session=session)
     for _ in range(_ATTEMPTS):
-        # The connection must carry the settings it was planned from (see _engine's
-        # settings_version): on the caller's own context, it is made again if the context
-        # changed, or was changing, meanwhile. An engine is built from the settings read.
-        version = settings_version(context)
-        settings = settings_of(context, context._sslcustomize_recipe, context.python_recipe())  # noqa: SLF001
-        plan = _plan(runtime, decision, settings, name=name, host=host, port=port)
-        if _withheld(plan):
-            probed = _probe_pinned(runtime, settings, plan, arguments)
-            if probed is not None and not probed[0].accepted:
-                raise rejection(decision, probed[0], probed[1], host, port)
-            if probed is not None:  # learned: verify natively against the pinned leaf
-                plan = _plan(runtime, decision, settings, name=name, host=host, port=port)
-        engine: ssl.SSLContext = context
+        # The connection must carry the settings it was planned from (see ContextState): on
+        # the caller's own context, it is made again if the context changed, or was
+        # changing, meanwhile. An engine is built from the settings read.
+        version = state.version()
+        settings = settings_of(context, state.recipe, state.python_recipe())
+        plan = call.plan(settings)
+        engine = context
         if plan.engine is not None:
             # The caller's own context obeys a weakening the policy refuses: no fallback then.
-            own = None if plan.weakened else context
-            engine = _engine(
-                runtime, settings, plan.engine, decision=decision, host=host, port=port,
-                own=own, name=name,
-            )  # fmt: skip
+            engine = call.engine(settings, plan.engine, own=None if plan.weakened else context)
         if engine is context and version is None:
             continue
-        connection = _Connection(runtime, settings, plan, engine)
-        offered = connection.offer(session)
-        raw = wrap(engine, *arguments, False, server_hostname, owner=owner, session=offered)
-        if engine is not context or settings_version(context) == version:
-            break
-    else:
-        # The context kept changing: connect on a private copy of the last settings read,
-        # as the plan made from them says: verifying, or as the caller set it for an
-        # opt-out the policy obeys (judged after the handshake and recorded).
-        spec = plan.verify
-        if plan.opt_out:
-            spec = EngineSpec(
-                verify=settings.verify_mode != ssl.CERT_NONE,
-                check_hostname=settings.check_hostname and host is not None,
-            )
-        engine = _engine(runtime, settings, spec, decision=decision, host=host, port=port)
-        connection = _Connection(runtime, settings, plan, engine)
-        offered = connection.offer(session)
-        raw = wrap(engine, *arguments, False, server_hostname, owner=owner, session=offered)
-    return Gate(
-        raw,
-        context,
-        judge=connection.judge if plan.judge else None,
-        explain=connection.explain,
-        remember=connection.remember,
-        admit=connection.admit,
-        resumed_from=offered,
-    )
+        gate = call.make(context, settings, plan, engine)
+        if engine is not context or state.version() == version:
+            return gate
+    # The context kept changing: connect on a private copy of the last settings read.
+    return call.on_a_copy(context, settings, plan)
 
 
 _no_name = Verdict(

@@ -20,16 +20,9 @@ import types
 import warnings
 from collections.abc import Callable, Iterator, MutableMapping
 
+from ._contextstate import ContextState
 from ._decision import Decision, longest_prefix
-from ._engine import (
-    Step,
-    add_step,
-    begin_change,
-    end_change,
-    generic_step,
-    normalize,
-    recorded_methods,
-)
+from ._engine import generic_step, normalize, recorded_methods
 from ._locks import fork_safe_lock
 from ._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
 from ._policy_model import SYSTEM_TRUST
@@ -53,6 +46,7 @@ __all__ = [
     "build_context",
     "caller_module",
     "context_for",
+    "context_state",
     "create_default_context",
     "create_legacy_context",
     "load_anchors",
@@ -102,10 +96,9 @@ _DEFAULT_PATH_STEPS = ("load_default_certs", "set_default_verify_paths")
 _DEFAULT_PATH_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 
 
-def _ignores_default_path_variables(context: PolicyContext) -> bool:
-    """Tell whether the context's policy ignores SSL_CERT_FILE or SSL_CERT_DIR (a lock)."""
-    runtime = context._sslcustomize_runtime  # noqa: SLF001
-    return runtime is not None and any(
+def _ignores_default_path_variables(runtime: Runtime) -> bool:
+    """Tell whether the policy ignores SSL_CERT_FILE or SSL_CERT_DIR (a lock)."""
+    return any(
         entry.variable in _DEFAULT_PATH_VARIABLES and entry.state == "ignored"
         for entry in runtime.policy.environment
     )
@@ -135,22 +128,44 @@ def _recorded(name: str) -> Callable[..., Any]:
                 step = (name, normalize(_positional(name, args, kwargs)))
             except (IndexError, KeyError):  # arguments ssl itself will refuse, with its message
                 return method(self, *args, **kwargs)
-        if self._sslcustomize_frozen:
-            self._refuse_change(name, step in self._sslcustomize_recipe)
+        state = context_state(self)
+        if state.frozen:
+            self._refuse_change(name, step in state.recipe)
             return None
-        if name in _DEFAULT_PATH_STEPS and _ignores_default_path_variables(self):
+        if name in _DEFAULT_PATH_STEPS and _ignores_default_path_variables(state.runtime):
             # OpenSSL would read SSL_CERT_FILE/SSL_CERT_DIR here, which the policy ignores.
             _load_default_paths_without_variables(self)
             return None
-        begin_change(self)  # a connection planned meanwhile is made again (see _engine)
+        state.begin_change()  # a connection planned meanwhile is made again (see connect)
         try:
             result = method(self, *args, **kwargs)
-            self._sslcustomize_recipe = add_step(self._sslcustomize_recipe, step)
+            state.record(step)
         finally:
-            end_change(self)
+            state.end_change()
         return result
 
     return recorded
+
+
+# The one attribute sslcustomize keeps on a context: read and set only in this module.
+_STATE = "_sslcustomize_state"
+
+
+def context_state(context: PolicyContext) -> ContextState:
+    """Return what sslcustomize keeps on ``context`` (see :mod:`._contextstate`).
+
+    :func:`build_context` gives every context it makes its state. A context made directly
+    (``PolicyContext(protocol)``) gets one when first changed or used: under the policy in
+    effect then, as ``build_context`` without a runtime. ``setdefault`` keeps it one state
+    when two threads get there at once.
+    """
+    names = vars(context)
+    state: ContextState | None = names.get(_STATE)
+    if state is None:
+        runtime = current_runtime()
+        made = ContextState(runtime=runtime, name="__main__", decision=runtime.base_decision(None))
+        state = names.setdefault(_STATE, made)
+    return state
 
 
 class PolicyContext(StdlibContext):
@@ -161,33 +176,6 @@ class PolicyContext(StdlibContext):
     planned and judged under the policy it was made under (see :mod:`._connection`); what
     the caller turns off is a code opt-out, recorded or refused as the policy says.
     """
-
-    _sslcustomize_runtime: Runtime | None = None
-    _sslcustomize_name: str = "__main__"
-    _sslcustomize_decision: Decision
-    _sslcustomize_recipe: tuple[Step, ...] = ()
-    _sslcustomize_frozen: bool = False
-    # Whether Python's own factory would have verified this context's connections (not
-    # smtplib's _create_stdlib_context, gh-91826), and which recorded steps loaded the
-    # policy's anchors where Python would have loaded its default ones: report mode never
-    # lets through what Python itself refuses (see python_recipe).
-    _sslcustomize_python_verifies: bool = True
-    _sslcustomize_policy_steps: frozenset[Step] = frozenset()
-
-    def python_recipe(self) -> tuple[Step, ...] | None:
-        """Return report mode's floor, or ``None`` when Python would not verify at all.
-
-        The floor is the recipe of a verifier that accepts what Python or the policy accepts.
-        Where the policy's anchors stand in for Python's default ones, both are loaded: report
-        mode then refuses only what Python itself and the policy both refuse. What the caller
-        loaded itself (a ``cafile``) is what both would use.
-        """
-        if not self._sslcustomize_python_verifies:
-            return None
-        recipe = self._sslcustomize_recipe
-        if self._sslcustomize_policy_steps:
-            recipe = add_step(recipe, ("load_default_certs", (ssl.Purpose.SERVER_AUTH,)))
-        return recipe
 
     def _wrap_socket(
         self,
@@ -200,7 +188,8 @@ class PolicyContext(StdlibContext):
             return super()._wrap_socket(sock, server_side, server_hostname, **kwargs)  # type: ignore[misc]
         from ._connection import connect, server_port  # noqa: PLC0415 - first handshake
 
-        return connect(self, (sock,), server_hostname, server_port(sock), **kwargs)
+        state = context_state(self)
+        return connect(self, state, (sock,), server_hostname, server_port(sock), **kwargs)
 
     def _wrap_bio(
         self,
@@ -215,7 +204,10 @@ class PolicyContext(StdlibContext):
             return wrap(incoming, outgoing, server_side, server_hostname, **kwargs)
         from ._connection import connect, transport_port  # noqa: PLC0415 - first handshake
 
-        return connect(self, (incoming, outgoing), server_hostname, transport_port(), **kwargs)
+        arguments = (incoming, outgoing)
+        return connect(
+            self, context_state(self), arguments, server_hostname, transport_port(), **kwargs
+        )
 
     def freeze(self) -> None:
         """Refuse every later change: the context is about to be shared between callers.
@@ -224,29 +216,27 @@ class PolicyContext(StdlibContext):
         same on each connection keeps working); any other change raises
         :class:`~sslcustomize.exceptions.SharedContextError`.
         """
-        self._sslcustomize_frozen = True
+        context_state(self).frozen = True
 
     def _refuse_change(self, what: str, unchanged: bool) -> None:  # noqa: FBT001
         if not unchanged:
             raise SharedContextError(
                 f"cannot change {what} of the context sslcustomize shares between "
-                f"{self._sslcustomize_name} connections: the change would reach every other "
+                f"{context_state(self).name} connections: the change would reach every other "
                 "caller. Make a context of your own (ssl.create_default_context()) and pass it"
             )
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Set an attribute; on a shared context only to the value it already has."""
-        if name.startswith("_sslcustomize"):
-            super().__setattr__(name, value)
-            return
-        if self._sslcustomize_frozen:
+        state = context_state(self)
+        if state.frozen:
             self._refuse_change(name, getattr(self, name, _MISSING) == value)
             return
-        begin_change(self)  # a connection planned meanwhile is made again (see _engine)
+        state.begin_change()  # a connection planned meanwhile is made again (see connect)
         try:
             super().__setattr__(name, value)
         finally:
-            end_change(self)
+            state.end_change()
 
 
 # Every setter of ssl's own class, including those of a newer Python that nobody has
@@ -290,7 +280,8 @@ def _apply_defaults(context: ssl.SSLContext, minimum_tls: str) -> None:
 
 def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
     """Load the decision's anchors; on a broken source, fall back to the system store."""
-    before = getattr(context, "_sslcustomize_recipe", ())
+    state = context_state(context) if isinstance(context, PolicyContext) else None
+    before = state.recipe if state is not None else ()
     try:
         anchors_for(decision.trust).load_into(context)
     except (TrustError, ssl.SSLError, OSError) as error:
@@ -298,9 +289,8 @@ def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
             raise
         _say_once(f"cannot use the policy's trust sources ({error}); using the system store")
         anchors_for(SYSTEM_TRUST).load_into(context)
-    if isinstance(context, PolicyContext):
-        added = frozenset(context._sslcustomize_recipe) - frozenset(before)  # noqa: SLF001
-        context._sslcustomize_policy_steps |= added  # noqa: SLF001
+    if state is not None:
+        state.add_policy_steps(before)
 
 
 def policy_context(
@@ -435,9 +425,8 @@ def build_context(
     runtime = runtime or current_runtime()
     decision = runtime.base_decision(name)
     context = _instance_class(kind)(protocol)
-    context._sslcustomize_runtime = runtime  # noqa: SLF001
-    context._sslcustomize_name = name or "__main__"  # noqa: SLF001
-    context._sslcustomize_decision = decision  # noqa: SLF001
+    state = ContextState(runtime=runtime, name=name or "__main__", decision=decision)
+    vars(context)[_STATE] = state
     _apply_defaults(context, decision.minimum_tls)
     if cafile or capath or cadata:
         context.load_verify_locations(cafile, capath, cadata)
@@ -571,7 +560,8 @@ def create_legacy_context(
     """
     name = caller_module()
     context = policy_context(name)
-    decision = context._sslcustomize_decision  # noqa: SLF001
+    state = context_state(context)
+    decision = state.decision
     if not decision.allow_code_opt_out:
         warnings.warn(
             f"{name} asked for a legacy (unverified) context; the policy "
@@ -585,7 +575,7 @@ def create_legacy_context(
             LegacyContextWarning,
             stacklevel=2,
         )
-    context._sslcustomize_python_verifies = False  # noqa: SLF001 - the code opts out
+    state.python_verifies = False  # the code opts out
     # verify_mode after check_hostname: ssl requires this order.
     context.check_hostname = False  # sslcustomize: allow(legacy context: warned, reported)
     context.verify_mode = ssl.CERT_NONE  # sslcustomize: allow(legacy context: warned, reported)

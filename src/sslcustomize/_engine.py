@@ -23,7 +23,6 @@ import sys
 from collections.abc import Callable
 
 from ._frozen import dataclass, replace
-from ._locks import fork_safe_lock
 from ._sslclass import PYTHON_SSLCONTEXT, StdlibContext
 
 TYPE_CHECKING = False
@@ -47,17 +46,14 @@ __all__ = [
     "Step",
     "UncarriedSettingError",
     "add_step",
-    "begin_change",
     "build_engine",
     "build_verifier",
     "carried_properties",
-    "end_change",
     "generic_step",
     "normalize",
     "python_defaults",
     "recorded_methods",
     "settings_of",
-    "settings_version",
     "unclassified_members",
     "weakened_flags",
 ]
@@ -366,45 +362,6 @@ def _carried(name: str, value: Any) -> tuple[str, Any]:
     except TypeError:
         return (UNCARRIED, name)
     return (name, value)
-
-
-# --- Settings that stay what the plan saw ------------------------------------------------------
-#
-# OpenSSL copies a context's verify mode, flags and security level into each connection when
-# the connection is made (SSL_new), and Python adds the host name check then. A connection
-# planned from settings read a moment earlier must be made with those very settings: else a
-# thread that turns verification off between the two (and back) gets a connection that
-# nothing verifies. Each change of a policy context counts itself here, before and after;
-# the connection path reads the count before it reads the settings and again once the
-# connection is made, and makes it again if anything changed or was changing (see
-# _connection.connect). The lock guards only the two counters, never a user's call.
-
-_changes_lock = fork_safe_lock()
-
-
-def begin_change(context: object) -> None:
-    """Count a change of ``context``'s settings as under way."""
-    with _changes_lock:
-        names = vars(context)
-        names["_sslcustomize_changing"] = names.get("_sslcustomize_changing", 0) + 1
-        names["_sslcustomize_changes"] = names.get("_sslcustomize_changes", 0) + 1
-
-
-def end_change(context: object) -> None:
-    """Count a change of ``context``'s settings as done (it may have failed)."""
-    with _changes_lock:
-        names = vars(context)
-        names["_sslcustomize_changing"] -= 1
-        names["_sslcustomize_changes"] += 1
-
-
-def settings_version(context: object) -> int | None:
-    """Return how many changes ``context`` has seen, or ``None`` while one is under way."""
-    with _changes_lock:
-        names = vars(context)
-        if names.get("_sslcustomize_changing", 0):
-            return None
-        return int(names.get("_sslcustomize_changes", 0))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

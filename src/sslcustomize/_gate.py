@@ -13,24 +13,27 @@ raises the same :class:`~sslcustomize.CertificateRejected`.
 from __future__ import annotations
 
 import _socket
-import contextlib
 import socket
 import ssl
-from collections.abc import Callable
-from typing import Any
 
 from .exceptions import CertificateRejected
 
-__all__ = ["Gate"]
+# The first handshake of a hooked process imports this module: not typing (see _notyping).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeAlias
 
-# judge(gate) -> the rejection to raise, or None to proceed.
-Judge = Callable[["Gate"], "CertificateRejected | None"]
-# explain(gate, error) -> the rejection for a failure of OpenSSL's own verification.
-Explain = Callable[["Gate", ssl.SSLCertVerificationError], CertificateRejected]
-# remember(gate, session): a session handed out by a judged connection.
-Remember = Callable[["Gate", Any], None]
-# admit(gate, session) -> whether a session offered before the handshake may be resumed.
-Admit = Callable[["Gate", Any], bool]
+    # judge(gate) -> the rejection to raise, or None to proceed.
+    Judge: TypeAlias = Callable[["Gate"], "CertificateRejected | None"]
+    # explain(gate, error) -> the rejection for a failure of OpenSSL's own verification.
+    Explain: TypeAlias = Callable[["Gate", ssl.SSLCertVerificationError], CertificateRejected]
+    # remember(gate, session): a session handed out by a judged connection.
+    Remember: TypeAlias = Callable[["Gate", Any], None]
+    # admit(gate, session) -> whether a session offered before the handshake may be resumed.
+    Admit: TypeAlias = Callable[["Gate", Any], bool]
+
+__all__ = ["Gate"]
 
 _OWN = frozenset(
     ("_raw", "_caller_context", "_judge", "_explain", "_remember", "_admit", "_judged", "_rejected",
@@ -96,8 +99,10 @@ class Gate:
         if isinstance(owner, _socket.socket):
             # Nothing more goes out, and the peer sees the connection end. Not close(): the
             # socket's own do_handshake() still restores its timeout on this descriptor.
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 - no contextlib on the first handshake (see _notyping)
                 _socket.socket.shutdown(owner, socket.SHUT_RDWR)
+            except OSError:
+                pass
         return rejection
 
     def _ready(self) -> None:

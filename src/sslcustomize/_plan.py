@@ -75,6 +75,37 @@ def weakenings(settings: Settings, host: str | None) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _verifier(
+    decision: Decision, settings: Settings, host: str | None, weakened: tuple[str, ...]
+) -> EngineSpec:
+    """What enforce mode verifies with: the decision's anchors, the caller's weakenings refused."""
+    # check_hostname = false is only valid with a pin of the leaf's own key (judge_chain).
+    check_name = host is not None and (decision.check_hostname or not decision.pins)
+    added, removed = weakened_flags(settings.verify_flags)
+    return EngineSpec(
+        check_hostname=check_name,
+        extra_anchors=decision.extra_ca,
+        drop_flags=added,
+        add_flags=removed,
+        security_level=python_defaults()[1] if "security_level" in weakened else 0,
+    )
+
+
+def _report_floor(
+    decision: Decision, settings: Settings, host: str | None, verify: EngineSpec, *, weakened: bool
+) -> EngineSpec | None:
+    """Return report mode's floor over a context Python itself would verify, else ``None``.
+
+    Report mode (top level, [context.*] or an exception's own) over such a context: what
+    Python refuses is refused, before the client certificate or any byte, unless the
+    exception's own pin or CA vouches for it; what only the policy adds is judged after the
+    handshake and reported.
+    """
+    if decision.mode == "enforce" or weakened or settings.python_recipe is None:
+        return None
+    return replace(verify, check_hostname=host is not None, python=True)
+
+
 def make_plan(
     decision: Decision,
     settings: Settings,
@@ -95,46 +126,25 @@ def make_plan(
         leaves: Leaves of this exception seen before whose key matched a pin.
     """
     weakened = weakenings(settings, host)
-    strict = bool(weakened)
-    pins, extra = decision.pins, decision.extra_ca
-    # check_hostname = false is only valid with a pin of the leaf's own key (judge_chain).
-    check_name = host is not None and (decision.check_hostname or not pins)
-    added, removed = weakened_flags(settings.verify_flags)
-    verify = EngineSpec(
-        check_hostname=check_name,
-        extra_anchors=extra,
-        drop_flags=added,
-        add_flags=removed,
-        security_level=python_defaults()[1] if "security_level" in weakened else 0,
-    )
+    verify = _verifier(decision, settings, host, weakened)
     base = functools.partial(
-        Plan, decision=decision, name=name, host=host, port=port, verify=verify
+        Plan, decision=decision, name=name, host=host, port=port, verify=verify, weakened=weakened
     )
     if weakened and decision.allow_code_opt_out:
-        return base(engine=None, judge=True, opt_out=True, weakened=weakened)
+        return base(engine=None, judge=True, opt_out=True)
     enforce = decision.mode == "enforce"
+    pins = decision.pins
     if not pins and enforce:
-        if not strict and not extra and check_name:
-            return base(engine=None, judge=False, weakened=weakened)
-        return base(engine=verify, judge=False, weakened=weakened)
-    python_verifies = settings.python_recipe is not None and not weakened
-    floor = None
-    if not enforce and python_verifies:
-        # Report mode (top level, [context.*] or an exception's own) over a context Python
-        # itself would verify: what Python refuses is refused, before the client certificate
-        # or any byte, unless the exception's own pin or CA vouches for it; what only the
-        # policy adds is judged after the handshake and reported.
-        floor = replace(verify, check_hostname=host is not None, python=True)
-        if not pins:
-            return base(engine=floor, judge=True, weakened=weakened)
-    if pins and enforce and leaves and settings.has_client_certificate:
+        native = not weakened and not decision.extra_ca and verify.check_hostname
+        return base(engine=None if native else verify, judge=False)
+    floor = _report_floor(decision, settings, host, verify, weakened=bool(weakened))
+    if floor is not None and not pins:
+        return base(engine=floor, judge=True)
+    client_certificate = settings.has_client_certificate
+    if enforce and leaves and client_certificate:  # enforce here: pinned (see above)
         # The pinned leaf was seen and matched: verify natively against exactly it, so the
         # client certificate is only ever sent to a server that holds the pinned key.
-        pinned = replace(verify, leaves=leaves)
-        return base(engine=pinned, judge=False, weakened=weakened)
-    deferred = EngineSpec(
-        verify=False,
-        withhold_client_certificate=(enforce or floor is not None)
-        and settings.has_client_certificate,
-    )
-    return base(engine=deferred, judge=True, weakened=weakened, floor=floor)
+        return base(engine=replace(verify, leaves=leaves), judge=False)
+    withhold = (enforce or floor is not None) and client_certificate
+    deferred = EngineSpec(verify=False, withhold_client_certificate=withhold)
+    return base(engine=deferred, judge=True, floor=floor)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable
 
 import _sslcustomize_startup
 
-from .._contexts import PolicyContext, build_context, load_anchors
+from .._contexts import PolicyContext, build_context, context_state, load_anchors
 from .._state import current_runtime
 from ._patcher import Patcher
 
@@ -63,7 +63,7 @@ class LibraryContext(PolicyContext):
         if purpose != ssl.Purpose.SERVER_AUTH:
             super().load_default_certs(purpose)
             return
-        load_anchors(self, self._sslcustomize_decision)
+        load_anchors(self, context_state(self).decision)
 
 
 def library_context(

@@ -24,6 +24,7 @@ from .._contexts import (
     PolicyContext,
     build_context,
     caller_module,
+    context_state,
     create_default_context,
     named_contexts,
 )
@@ -185,6 +186,22 @@ def _apply_verification(
         context.check_hostname = True
 
 
+def _client_context(
+    protocol: int | None, *, cafile: str | None, capath: str | None, cadata: str | bytes | None
+) -> ssl.SSLContext:
+    """Return the calling module's registered context, or a policy context as asked."""
+    name = caller_module(3)
+    explicit_protocol = protocol not in (None, ssl.PROTOCOL_TLS_CLIENT)
+    if not (cafile or capath or cadata or explicit_protocol):
+        factory = named_contexts.registered(name)
+        if factory is not None:
+            return factory()
+    return build_context(
+        PolicyContext, name, protocol=protocol or ssl.PROTOCOL_TLS_CLIENT,
+        cafile=cafile, capath=capath, cadata=cadata,
+    )  # fmt: skip
+
+
 def _stdlib_factory(
     *,
     opt_out: bool,
@@ -220,20 +237,9 @@ def _stdlib_factory(
         )  # fmt: skip
     # smtplib & co. pass nothing: Python would not verify (gh-91826), the policy does.
     python_verifies = bool(given or opt_out) and _python_verifies(protocol, purpose, given)
-    name = caller_module()
-    explicit_protocol = protocol not in (None, ssl.PROTOCOL_TLS_CLIENT)
-    factory = None
-    if not (cafile or capath or cadata or explicit_protocol):
-        factory = named_contexts.registered(name)
-    if factory is not None:
-        context = factory()
-    else:
-        context = build_context(
-            PolicyContext, name, protocol=protocol or ssl.PROTOCOL_TLS_CLIENT,
-            cafile=cafile, capath=capath, cadata=cadata,
-        )  # fmt: skip
+    context = _client_context(protocol, cafile=cafile, capath=capath, cadata=cadata)
     if isinstance(context, PolicyContext):
-        context._sslcustomize_python_verifies = python_verifies  # noqa: SLF001
+        context_state(context).python_verifies = python_verifies
     if given or opt_out:
         _apply_verification(
             context, cert_reqs=cert_reqs, check_hostname=check_hostname, opt_out=opt_out
