@@ -35,7 +35,7 @@ from ._policy import SYSTEM_TRUST
 from ._runtime import Runtime
 from ._sslclass import PYTHON_SSLCONTEXT, StdlibContext
 from ._state import current_runtime
-from ._trust import TrustError, anchors_for, default_verify_locations
+from ._trust import TrustError, default_verify_locations
 from .exceptions import LegacyContextWarning, SharedContextError
 
 TYPE_CHECKING = False
@@ -306,13 +306,15 @@ def _apply_defaults(context: ssl.SSLContext, minimum_tls: str) -> None:
 def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
     """Load the decision's anchors; on a broken source, fall back to the system store."""
     before = getattr(context, "_sslcustomize_recipe", ())
+    # The anchors of the context's own runtime (the effective one for a library's context).
+    trust = (getattr(context, "_sslcustomize_runtime", None) or current_runtime()).trust
     try:
-        anchors_for(decision.trust).load_into(context)
+        trust.anchors_for(decision.trust).load_into(context)
     except (TrustError, ssl.SSLError, OSError) as error:
         if decision.trust == SYSTEM_TRUST:
             raise
         _say_once(f"cannot use the policy's trust sources ({error}); using the system store")
-        anchors_for(SYSTEM_TRUST).load_into(context)
+        trust.anchors_for(SYSTEM_TRUST).load_into(context)
     if isinstance(context, PolicyContext):
         added = frozenset(context._sslcustomize_recipe) - frozenset(before)  # noqa: SLF001
         context._sslcustomize_policy_steps |= added  # noqa: SLF001

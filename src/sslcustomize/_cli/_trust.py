@@ -19,7 +19,7 @@ from .._paths import pretty, unscoped_policy
 from .._policy import HostException, parse_policy
 from .._probe import STARTTLS_PORTS, ProbeError, Target, parse_target, proxy_for
 from .._shadows import find_shadows
-from .._state import current_policy
+from .._state import current_policy, current_runtime
 from ..exceptions import PolicyError
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._check import add_proxy, inspect_target
@@ -450,7 +450,9 @@ def _add(args: argparse.Namespace) -> int:
         )
     edit = _plan_edit(args, target)
     try:
-        document, verified, chain = inspect_target(target, None, args.timeout, proxy)
+        document, verified, chain = inspect_target(
+            target, None, args.timeout, proxy, runtime=current_runtime()
+        )
     except ProbeError as error:
         raise _RefusedError(f"could not fetch the certificate of {target}: {error}") from None
     if verified and not args.force:
