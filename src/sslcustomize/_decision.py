@@ -111,6 +111,16 @@ def decide(
     Returns:
         The decision, naming the rule that made it.
     """
+    decision = _context_decision(policy, context)
+    if host is None or not len(policy.index):
+        return decision
+    if today is None:
+        raise TypeError("decide() needs today= together with host=")
+    return _host_decision(policy, decision, host, port, today)
+
+
+def _context_decision(policy: Policy, context: str | None) -> Decision:
+    """The decision for a context name, before the host is known."""
     rule = context_rule(policy, context)
     mode: Mode = policy.mode.value
     trust = policy.trust
@@ -124,18 +134,9 @@ def decide(
         minimum_tls = rule.minimum_tls.value if rule.minimum_tls else minimum_tls
         allow_opt_out = rule.allow_code_opt_out.value if rule.allow_code_opt_out else allow_opt_out
     environment = tuple(entry for entry in policy.environment if entry.applies_to(context))
-    # Added as `run --ca` adds: after the rule's own sources, never replacing them.
-    # A bundle named twice (SSL_CERT_FILE and REQUESTS_CA_BUNDLE often name the same) once.
-    seen = {(source.kind, source.path) for source in trust}
-    added = []
-    for source in (s for entry in environment for s in entry.sources):
-        if (source.kind, source.path) not in seen:
-            seen.add((source.kind, source.path))
-            added.append(source)
-    trust = (*trust, *added)
-    decision = Decision(
+    return Decision(
         mode=mode,
-        trust=trust,
+        trust=_with_environment(trust, environment),
         minimum_tls=minimum_tls,
         allow_code_opt_out=allow_opt_out,
         rule=rule_name,
@@ -143,10 +144,29 @@ def decide(
         fallback=policy.fallback,
         environment=environment,
     )
-    if host is None or not len(policy.index):
-        return decision
-    if today is None:
-        raise TypeError("decide() needs today= together with host=")
+
+
+def _with_environment(
+    trust: tuple[TrustSource, ...], environment: tuple[EnvTrust, ...]
+) -> tuple[TrustSource, ...]:
+    """Add the variables' sources as ``run --ca`` adds: after the rule's own, never replacing.
+
+    A bundle named twice (SSL_CERT_FILE and REQUESTS_CA_BUNDLE often name the same) is added
+    once.
+    """
+    seen = {(source.kind, source.path) for source in trust}
+    added = []
+    for source in (s for entry in environment for s in entry.sources):
+        if (source.kind, source.path) not in seen:
+            seen.add((source.kind, source.path))
+            added.append(source)
+    return (*trust, *added)
+
+
+def _host_decision(
+    policy: Policy, decision: Decision, host: str, port: int | None, today: dt.date
+) -> Decision:
+    """The decision for a connection to ``host``: an exception's, or the context's."""
     try:
         name = normalize_host(host)
     except ValueError:
@@ -157,16 +177,16 @@ def decide(
         expired = policy.index.lookup(name, port, lambda item: item.expired(today))
         return decision if expired is None else replace(decision, expired=expired)
     return Decision(
-        mode=found.mode or mode,
-        trust=trust,
+        mode=found.mode or decision.mode,
+        trust=decision.trust,
         extra_ca=found.ca,
         pins=found.pins,
         check_hostname=found.check_hostname,
-        minimum_tls=minimum_tls,
-        allow_code_opt_out=allow_opt_out,
+        minimum_tls=decision.minimum_tls,
+        allow_code_opt_out=decision.allow_code_opt_out,
         rule=f"exception {found.host}",
         origin=found.origin,
         exception=found,
-        fallback=policy.fallback,
-        environment=environment,
+        fallback=decision.fallback,
+        environment=decision.environment,
     )
