@@ -1,9 +1,13 @@
 """A policy at work: the policy value and everything cached under it.
 
-Every context made under a policy carries its :class:`Runtime`; decisions, engines, verifiers,
-verdicts, pinned leaves seen, resumable sessions, shared contexts and the report sink all
-live here. There is one invalidation scheme: a new policy is a new runtime, and contexts made
-under the old one keep verifying under the old one (never under a mix of both).
+Every context made under a policy carries its :class:`Runtime`; trust anchors, decisions,
+engines, verifiers, verdicts, pinned leaves seen, resumable sessions, shared contexts and the
+report sink all live here, and nowhere else in the process. What goes stale does so by one
+rule: a new policy is a new runtime (contexts made under the old one keep verifying under the
+old one, never under a mix of both), and within a runtime what was built from the trust
+sources is keyed by its :class:`~._trust.TrustCache` generation, which moves when a ``stat``
+made at most once a second sees a source change. Memoised verdicts are also keyed by the
+wall-clock minute: a certificate's dates, not the trust sources, decide when those expire.
 """
 
 from __future__ import annotations
