@@ -102,7 +102,7 @@ def every_reason(plan: Check, chain: tuple[bytes, ...]) -> tuple[str, ...]:
     time. An accepted chain has none. ``check``, ``scan`` and report records all name these.
 
     Args:
-        plan: The plan for the host, port and context (``opt_out`` is ignored).
+        plan: The plan for the host, port and context.
         chain: The chain the server sent, DER, leaf first.
 
     Returns:
@@ -124,8 +124,7 @@ def analyse(
     """Verify ``chain`` under ``plan`` and name every problem, with fixes.
 
     Args:
-        plan: The plan for the host, port and context (``opt_out`` is ignored: this is what
-            enforce mode decides).
+        plan: The plan for the host, port and context (what enforce mode decides).
         chain: The chain the server sent, DER, leaf first.
         starttls: The STARTTLS protocol spoken before TLS, for the fixes' commands.
         now: The current time, for messages about the clock.

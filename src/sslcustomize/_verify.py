@@ -246,7 +246,6 @@ class Check:
         name: The context name.
         host: The server name asked for.
         port: The server's port, when known.
-        opt_out: Unused here (kept for callers that describe a connection).
         verify_flags: The client's verification flags.
         common_name: The client's ``hostname_checks_common_name``.
         runtime: The runtime of the policy, whose anchors (re-checked as its trust sources
@@ -258,7 +257,6 @@ class Check:
     name: str
     host: str | None
     port: int | None
-    opt_out: bool = False
     verify_flags: int = 0
     common_name: bool = True
 
