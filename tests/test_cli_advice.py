@@ -194,17 +194,18 @@ def test_disable_refuses_the_process_policy(
 
 def test_every_reason_names_all_problems(pki: _pki.TestPKI) -> None:
     """An expired, misnamed certificate from an unknown CA has all three reasons."""
-    from sslcustomize._state import current_policy
+    from sslcustomize._state import current_policy, current_runtime
 
     case = pki["expired_wrong_host"]
     decision = decide(current_policy(), host="localhost", port=443)
-    plan = Check(decision=decision, name="t", host="localhost", port=443)
+    runtime = current_runtime()
+    plan = Check(runtime=runtime, decision=decision, name="t", host="localhost", port=443)
     chain = _der(case.chain_pem)
     assert set(every_reason(plan, chain)) == {"unknown_issuer", "expired", "hostname_mismatch"}
     good = pki["self_signed"]
     pinned = decide(current_policy(), host="localhost", port=443)
-    assert every_reason(Check(decision=pinned, name="t", host="localhost", port=443),
-                        _der(good.chain_pem)) == ("self_signed",)  # fmt: skip
+    plan = Check(runtime=runtime, decision=pinned, name="t", host="localhost", port=443)
+    assert every_reason(plan, _der(good.chain_pem)) == ("self_signed",)
 
 
 def _der(pem: bytes) -> tuple[bytes, ...]:

@@ -93,7 +93,7 @@ def sslcustomize_verdict(case: Case, directory: Path) -> Verdict:
         assert decision.mode == "enforce"
         assert not decision.fallback, "the policy file was not accepted"
         assert [str(source) for source in decision.trust] == [str(bundle)]
-        anchors = _trust.anchors_for(decision.trust)
+        anchors = _state.current_runtime().trust.anchors_for(decision.trust)
         probe = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         probe.load_verify_locations(cafile=str(bundle))
         stats = probe.cert_store_stats()

@@ -27,9 +27,25 @@ def _server(ca: trustme.CA) -> ssl.SSLContext:
     return context
 
 
+# The trust cache of the runtime a test stands for; a new one stands for a new process (there
+# is no process-wide cache to reset).
+_runtime_trust = [_trust.TrustCache()]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_trust() -> None:
+    """Each test starts as a new runtime does: with an empty trust cache."""
+    _new_runtime()
+
+
+def _new_runtime() -> _trust.TrustCache:
+    _runtime_trust[0] = _trust.TrustCache()
+    return _runtime_trust[0]
+
+
 def _client(path: Path) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    _trust.anchors_for([TrustSource(kind="file", path=str(path))]).load_into(context)
+    _runtime_trust[0].anchors_for([TrustSource(kind="file", path=str(path))]).load_into(context)
     return context
 
 
@@ -72,12 +88,12 @@ def test_commented_out_ca_is_not_trusted(
     assert not _accepts(bundle, disabled)
     assert _accepts(bundle, enabled)
     # The same through SSL_CERT_FILE, which the policy adds to its trust.
-    _trust.reset()
+    _new_runtime()
     monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     sources = decide(load_policy([]), context="x").trust
     assert [s.kind for s in sources] == ["system", "file"]
-    _trust.anchors_for(sources).load_into(context)
+    _runtime_trust[0].anchors_for(sources).load_into(context)
     with pytest.raises(ssl.SSLCertVerificationError):
         memory_handshake(context, _server(disabled), "localhost")
     assert memory_handshake(context, _server(enabled), "localhost")
@@ -149,11 +165,11 @@ def _two_ca_bundle(tmp_path: Path) -> tuple[Path, trustme.CA, trustme.CA, bytes]
 def test_removed_ca_is_not_trusted_after_the_refresh_interval(
     tmp_path: Path, clock: list[float]
 ) -> None:
-    """A CA removed from a bundle in place stops being trusted by new contexts within 60 s."""
+    """A CA removed from a bundle in place stops being trusted by new contexts an interval later."""
     bundle, kept, removed, without = _two_ca_bundle(tmp_path)
     assert _accepts(bundle, removed)
     os.utime(bundle, ns=(0, 0))  # make the old read unambiguous (not racy)
-    _trust.reset()
+    _new_runtime()
     assert _accepts(bundle, removed)
     _same_size_rewrite(bundle, without)
     clock[0] += _trust.REFRESH_INTERVAL + 1
@@ -164,7 +180,7 @@ def test_removed_ca_is_not_trusted_after_the_refresh_interval(
 def test_shared_http_client_context_drops_a_removed_ca(
     tmp_path: Path, clock: list[float], write_policy: WritePolicy
 ) -> None:
-    """A long-lived process: http.client's shared context stops trusting a removed CA in 60 s."""
+    """A long-lived process: http.client's shared context drops a removed CA an interval on."""
     import http.client
 
     bundle, _, removed, without = _two_ca_bundle(tmp_path)
@@ -217,7 +233,6 @@ def test_disk_cache_is_keyed_by_content_not_size_mtime_inode(tmp_path: Path) -> 
     bundle, kept, removed, without = _two_ca_bundle(tmp_path)
     first = _trust.bundle_anchors(str(bundle))
     _same_size_rewrite(bundle, without)
-    _trust.reset()  # a new process: only the disk cache remains
     second = _trust.bundle_anchors(str(bundle))
     assert second.directories != first.directories
     assert not _accepts(bundle, removed)
@@ -230,7 +245,7 @@ def test_disk_cache_is_reused_for_the_same_bytes(
     """Twin: the same bytes in a new process reuse the cached directory without parsing."""
     bundle, _, _, _ = _two_ca_bundle(tmp_path)
     first = _trust.bundle_anchors(str(bundle))
-    _trust.reset()
+    _new_runtime()
     parsed: list[str] = []
     original = _trust._openssl_read
 
@@ -302,7 +317,7 @@ def test_planted_cache_directory_of_another_user_is_never_used(
     name = f"{subject_hash(ca_der):08x}.0"
     (Path(directory) / name).write_bytes(removed.cert_pem.bytes())
     os.chown(directory, NOBODY, -1)
-    _trust.reset()
+    _new_runtime()
     anchors = _trust.bundle_anchors(str(bundle))
     assert directory not in anchors.directories
     assert not _accepts(bundle, removed)
@@ -393,7 +408,7 @@ def test_certifi_missing_is_a_policy_error(
     path = write_policy("version = 1\n\ntrust = ['certifi']\n")
     assert not load_policy([("user", str(path), True)]).errors
     monkeypatch.setitem(sys.modules, "certifi", None)
-    _trust.reset()
+    _new_runtime()
     policy = load_policy([("user", str(path), True)])
     (error,) = policy.errors
     assert (error.line, error.key) == (3, "trust")
@@ -439,7 +454,7 @@ def _system_in(directory: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, 
     ca.cert_pem.write_to_path(str(bundle))
     (directory / f"{subject_hash(der):08x}.0").write_bytes(ca.cert_pem.bytes())
     store = _trust.SystemStore(file=str(bundle), directory=str(directory), found_by="test")
-    monkeypatch.setattr(_trust, "_system", store)
+    monkeypatch.setattr(_trust, "find_system_store", lambda: store)
     return bundle, ca
 
 
@@ -458,8 +473,7 @@ def test_the_system_bundle_named_as_a_file_is_its_directory(
     linked = tmp_path / "cert.pem"
     linked.symlink_to(bundle)
     for path in (bundle, linked):
-        _trust._anchor_cache.clear()
-        anchors = _trust.anchors_for([TrustSource(kind="file", path=str(path))])
+        anchors = _new_runtime().anchors_for([TrustSource(kind="file", path=str(path))])
         assert anchors == _trust.Anchors(directories=(str(tmp_path / "certs"),))
         assert _accepts_anchors(anchors, ca)
     assert read == []
@@ -473,7 +487,7 @@ def test_another_bundle_beside_the_system_one_is_read(
     other = tmp_path / "certs" / "extra.pem"
     extra = trustme.CA()
     extra.cert_pem.write_to_path(str(other))
-    anchors = _trust.anchors_for([TrustSource(kind="file", path=str(other))])
+    anchors = _new_runtime().anchors_for([TrustSource(kind="file", path=str(other))])
     assert anchors != _trust.Anchors(directories=(str(tmp_path / "certs"),))
     assert _accepts_anchors(anchors, extra)
     assert not _accepts_anchors(anchors, system_ca)

@@ -22,6 +22,7 @@ import _servers
 import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
 from sslcustomize import _trust
+from sslcustomize._state import current_runtime
 from sslcustomize._subjecthash import subject_hash
 
 
@@ -106,9 +107,10 @@ def test_an_unchanged_source_keeps_what_was_built(
     os.utime(bundle, ns=(0, 0))
     sslcustomize.inject(write_policy(f"version = 1\ntrust = ['{bundle}']\n"))
     first = _shared()
-    generation = _trust.trust_generation()
+    runtime = current_runtime()
+    generation = runtime.generation()
     clock[0] += 10 * _trust.REFRESH_INTERVAL
-    assert _trust.trust_generation() == generation
+    assert runtime.generation() == generation
     assert _shared() is first
     assert _accepts(first, ca)
 
@@ -165,3 +167,57 @@ def test_a_running_program_refuses_a_removed_ca_one_second_later(tmp_path: Path)
         )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["accepted"] * 2 + ["rejected"] * 2 + ["accepted"] * 2
+
+
+_DELETING = r"""
+import http.client, os, ssl, sys, time
+ca_file, port, delete = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "delete"
+
+def verdict():
+    try:
+        connection = http.client.HTTPSConnection("localhost", port, timeout=10)
+        connection.request("GET", "/")
+        connection.getresponse().read()
+        connection.close()
+        return "accepted"
+    except ssl.SSLCertVerificationError:
+        return "rejected"
+
+out = [verdict()]
+if delete:
+    os.unlink(ca_file)
+time.sleep(1.1)
+out.append(verdict())
+print("\n".join(out))
+"""
+
+
+@pytest.mark.parametrize(
+    ("delete", "expected"),
+    [
+        pytest.param(True, ["accepted", "rejected"], id="deleted"),
+        pytest.param(False, ["accepted", "accepted"], id="kept"),
+    ],
+)
+def test_a_ca_file_deleted_from_disk_is_refused_one_second_later(
+    tmp_path: Path, delete: bool, expected: list[str]
+) -> None:
+    """Through the .pth hook: a trusted CA file deleted is refused >1 s on; kept, still trusted."""
+    pki = _pki.TestPKI()
+    ca_file = tmp_path / "corp-ca.pem"
+    ca_file.write_bytes(pki.root_pem)
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f"version = 1\ntrust = ['system', '{ca_file}']\n")
+    env = {**os.environ, "SSLCUSTOMIZE_POLICY": str(policy)}
+    with _servers.serve_https(pki["good"]) as server:
+        argv = [str(ca_file), str(server.port), "delete" if delete else "keep"]
+        result = subprocess.run(
+            [sys.executable, "-c", _DELETING, *argv],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == expected

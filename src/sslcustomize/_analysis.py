@@ -20,7 +20,7 @@ from ._der import parse_certificate
 from ._policy_model import TrustSource
 from ._reasons import explain
 from ._replay import replay_chain
-from ._verify import NO_CHECK_TIME, Check, evaluate, leaf_variants, oracle
+from ._verify import NO_CHECK_TIME, Check, evaluate, leaf_variants
 from ._verify import every_reason as every_reason_of
 
 __all__ = ["Analysis", "CertificateInfo", "Problem", "analyse", "describe", "every_reason"]
@@ -88,8 +88,8 @@ def _variants(plan: Check, chain: tuple[bytes, ...]) -> list[tuple[Any, tuple[by
     check_name = decision.check_hostname
     trust, extra = decision.trust, decision.extra_ca
     return [
-        (oracle(trust, extra, False, flags, common_name), chain),
-        (oracle(trust, extra, check_name, flags | NO_CHECK_TIME, common_name), chain),
+        (plan.runtime.oracle(trust, extra, False, flags, common_name), chain),
+        (plan.runtime.oracle(trust, extra, check_name, flags | NO_CHECK_TIME, common_name), chain),
         *leaf_variants(chain, check_hostname=check_name, common_name=common_name),
     ]
 
@@ -165,6 +165,7 @@ def _notes(plan: Check, chain: tuple[bytes, ...], *, verified: bool) -> tuple[st
         TrustSource(kind="system"),
         *(s for entry in decision.environment if not entry.clients for s in entry.sources),
     )
+    oracle = plan.runtime.oracle
     system_only = oracle(system, (), False, flags, common_name)
     try:
         certifi_only = oracle((TrustSource(kind="certifi"),), (), False, flags, common_name)

@@ -29,7 +29,7 @@ from ._policy_model import SYSTEM_TRUST
 from ._runtime import Runtime
 from ._sslclass import PYTHON_SSLCONTEXT, StdlibContext
 from ._state import current_runtime
-from ._trust import TrustError, anchors_for, default_verify_locations
+from ._trust import TrustError, default_verify_locations
 from .exceptions import LegacyContextWarning, SharedContextError
 
 TYPE_CHECKING = False
@@ -282,13 +282,15 @@ def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
     """Load the decision's anchors; on a broken source, fall back to the system store."""
     state = context_state(context) if isinstance(context, PolicyContext) else None
     before = state.recipe if state is not None else ()
+    # The anchors of the context's own runtime (the effective one for a library's context).
+    trust = (state.runtime if state is not None else current_runtime()).trust
     try:
-        anchors_for(decision.trust).load_into(context)
+        trust.anchors_for(decision.trust).load_into(context)
     except (TrustError, ssl.SSLError, OSError) as error:
         if decision.trust == SYSTEM_TRUST:
             raise
         _say_once(f"cannot use the policy's trust sources ({error}); using the system store")
-        anchors_for(SYSTEM_TRUST).load_into(context)
+        trust.anchors_for(SYSTEM_TRUST).load_into(context)
     if state is not None:
         state.add_policy_steps(before)
 

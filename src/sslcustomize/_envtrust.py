@@ -212,14 +212,6 @@ def first_notice(variable: str) -> bool:
         return True
 
 
-def _after_fork_in_child() -> None:
-    global _said_lock  # noqa: PLW0603 - a lock another thread held at fork() would stay held
-    _said_lock = fork_safe_lock()
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
 def ignored_notice(entry: EnvTrust) -> str:
     """Return the one stderr line that says a variable is ignored or unusable."""
     clients = clients_text(entry.clients)

@@ -1,5 +1,9 @@
 """Locks that a forked child gets back unlocked: another thread may have held them at the fork.
 
+The one lock idiom of the package: every lock is a :func:`fork_safe_lock`, and none is held
+while a warning, a log handler, a report sink or any other code of the program runs (such code
+may make a TLS connection, which takes these locks again).
+
 Only ``_thread`` and ``_weakref`` (built into the interpreter): the first context of a
 process should not import ``threading`` and ``weakref`` for a lock.
 """
@@ -25,6 +29,14 @@ class ForkSafeLock:
         return self._lock.__enter__()
 
     def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+    def acquire(self, timeout: float = -1) -> bool:
+        """Take the lock, waiting at most ``timeout`` seconds (``-1``: as long as it takes)."""
+        return self._lock.acquire(True, timeout)
+
+    def release(self) -> None:
+        """Give the lock back."""
         self._lock.release()
 
     def renew(self) -> None:

@@ -36,7 +36,6 @@ import datetime as dt
 import os
 import stat
 import sys
-import threading
 import time
 import warnings
 import weakref
@@ -46,6 +45,7 @@ from functools import lru_cache
 from typing import Any
 
 from ._frozen import dataclass, field
+from ._locks import fork_safe_lock
 from .exceptions import SSLCustomizeError, SSLCustomizeWarning
 
 __all__ = [
@@ -228,11 +228,12 @@ class Sink:
 
     def __init__(self) -> None:
         """Start working; nothing is opened until the first record."""
-        self._lock = threading.Lock()
+        self._lock = fork_safe_lock()
         self._pending: deque[Record] = deque()
         self._retry_at = 0.0
         self._pause = 0.0
         self._warned = False
+        self._to_say: list[str] = []  # warnings, said once the lock is released
         self._refused = False
         self._spool_checked = False
         self.dropped = 0
@@ -260,6 +261,7 @@ class Sink:
                 self._spool_pending()  # within the pause after a failure: straight to the spool
         finally:
             self._lock.release()
+        self._say()
 
     def _trim(self) -> None:
         excess = len(self._pending) - BUFFER_LIMIT
@@ -389,9 +391,19 @@ class Sink:
         return not self._pending
 
     def _warn(self, message: str) -> None:
+        """Say ``message`` once per sink, after the lock is released (see :meth:`_say`)."""
         if not self._warned:
             self._warned = True
-            warn_safely(f"report sink {self.name!r} {message}", SSLCustomizeWarning, stacklevel=5)
+            self._to_say.append(f"report sink {self.name!r} {message}")
+
+    def _say(self) -> None:
+        """Issue the warnings noted under the lock, now that it is released.
+
+        A warning filter or a log handler may connect (and record) itself: it must not wait
+        for this sink's lock.
+        """
+        while self._to_say:
+            warn_safely(self._to_say.pop(0), SSLCustomizeWarning, stacklevel=4)
 
     def _drop(self, count: int) -> None:
         self.dropped += count
@@ -421,15 +433,16 @@ class Sink:
             self._release()
         finally:
             self._lock.release()
+        self._say()
         self._log_drops()
 
     def _release(self) -> None:
         """Close what the sink holds open (nothing, for most sinks)."""
 
     def _after_fork(self) -> None:
-        """Start afresh in a forked child: new lock, no records of the parent's."""
-        self._lock = threading.Lock()
+        """Start afresh in a forked child: no records of the parent's (the lock renews itself)."""
         self._pending.clear()
+        self._to_say.clear()
         self.dropped = self._dropped_logged = 0
 
     def _log_drops(self) -> None:
@@ -861,6 +874,18 @@ class LogSink(Sink):
     """Log each record on the ``sslcustomize.report`` logger at WARNING."""
 
     name = "log"
+
+    def write(self, record: Record) -> None:
+        """Log ``record`` now, holding no lock of ours: the program's handlers run here.
+
+        A handler may itself connect over TLS and record (``HTTPHandler(secure=True)``);
+        logging has its own locks, and nothing here is pending, spooled or retried.
+        """
+        self.attempts += 1
+        try:
+            self._write_batch([record], MAX_WAIT)
+        except Exception:  # noqa: BLE001 - a sink must never break the program
+            self._drop(1)
 
     def _write_batch(self, records: list[Record], wait: float) -> None:
         import logging  # noqa: PLC0415 - only for this sink

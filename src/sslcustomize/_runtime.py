@@ -1,9 +1,13 @@
 """A policy at work: the policy value and everything cached under it.
 
-Every context made under a policy carries its :class:`Runtime`; decisions, engines, verifiers,
-verdicts, pinned leaves seen, resumable sessions, shared contexts and the report sink all
-live here. There is one invalidation scheme: a new policy is a new runtime, and contexts made
-under the old one keep verifying under the old one (never under a mix of both).
+Every context made under a policy carries its :class:`Runtime`; trust anchors, decisions,
+engines, verifiers, verdicts, pinned leaves seen, resumable sessions, shared contexts and the
+report sink all live here, and nowhere else in the process. What goes stale does so by one
+rule: a new policy is a new runtime (contexts made under the old one keep verifying under the
+old one, never under a mix of both), and within a runtime what was built from the trust
+sources is keyed by its :class:`~._trust.TrustCache` generation, which moves when a ``stat``
+made at most once a second sees a source change. Memoised verdicts are also keyed by the
+wall-clock minute: a certificate's dates, not the trust sources, decide when those expire.
 """
 
 from __future__ import annotations
@@ -21,12 +25,13 @@ from ._envtrust import EnvTrust, first_notice, say
 from ._frozen import replace
 from ._locks import fork_safe_lock
 from ._policy_model import HostException, Policy
-from ._trust import anchors_for, trust_generation
+from ._trust import TrustCache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
+    from ._policy_model import TrustSource
     from ._recording import Recorder
     from ._verify import Verdict
 else:
@@ -39,10 +44,6 @@ T = TypeVar("T")
 
 _MAX_SESSIONS = 512
 _MAX_LEAVES = 8
-
-
-def _load_extra(context: ssl.SSLContext, sources: tuple[Any, ...]) -> None:
-    anchors_for(sources).load_into(context)
 
 
 class SessionEntry:
@@ -68,6 +69,7 @@ class Runtime:
         self.policy = policy
         self._recorder: Recorder | None = None
         self._lock = fork_safe_lock()
+        self.trust = TrustCache()
         self._decisions: dict[str | None, Decision] = {}
         self._leaves: dict[HostException, tuple[bytes, ...]] = {}
         self._sessions: OrderedDict[int, SessionEntry] = OrderedDict()
@@ -125,16 +127,18 @@ class Runtime:
 
     # --- engines and verdicts ----------------------------------------------------------------
 
-    @staticmethod
-    def generation() -> int:
+    def generation(self) -> int:
         """Number the state of the trust sources: what is built lives as long as it lasts.
 
         OpenSSL keeps the anchors a context has loaded (a hashed directory's too) for the life
         of that context, so contexts kept for many connections are rebuilt when a trust source
-        changed, which is checked at most once a second (``_trust.trust_generation``): a CA
+        changed, which is checked at most once a second (:class:`._trust.TrustCache`): a CA
         removed from a trusted bundle or directory stops being trusted a second later.
         """
-        return trust_generation()
+        return self.trust.generation()
+
+    def _load_extra(self, context: ssl.SSLContext, sources: tuple[TrustSource, ...]) -> None:
+        self.trust.anchors_for(sources).load_into(context)
 
     def engine(self, settings: Settings, spec: EngineSpec) -> ssl.SSLContext:
         """Return the engine for ``settings`` changed as ``spec`` says (built once per interval)."""
@@ -145,10 +149,10 @@ class Runtime:
         return self._verifiers(settings, spec, self.generation())
 
     def _engine(self, settings: Settings, spec: EngineSpec, _generation: int) -> ssl.SSLContext:
-        return build_engine(settings, spec, _load_extra)
+        return build_engine(settings, spec, self._load_extra)
 
     def _verifier(self, settings: Settings, spec: EngineSpec, _generation: int) -> ssl.SSLContext:
-        return build_verifier(settings, spec, _load_extra)
+        return build_verifier(settings, spec, self._load_extra)
 
     def _judge(  # noqa: PLR0917 - an lru_cache key: positional by design
         self,
@@ -242,6 +246,27 @@ class Runtime:
             if found is None or found[0] != generation:
                 found = self._shared[key] = (generation, context)
             return found[1]
+
+    def oracle(
+        self,
+        trust: tuple[TrustSource, ...],
+        extra: tuple[TrustSource, ...],
+        check_hostname: bool,  # noqa: FBT001 - a cache key
+        verify_flags: int,
+        common_name: bool,  # noqa: FBT001 - a cache key
+    ) -> ssl.SSLContext:
+        """Return a verifying context with the anchors of ``trust`` and ``extra`` (``check``).
+
+        Shared per runtime and trust generation, like the library contexts.
+        """
+        from ._verify import build_oracle  # noqa: PLC0415 - the CLI's path, not the hook's
+
+        def build() -> ssl.SSLContext:
+            anchors = self.trust.anchors_for(trust) + self.trust.anchors_for(extra)
+            return build_oracle(anchors, check_hostname, verify_flags, common_name)
+
+        key = ("oracle", trust, extra, check_hostname, verify_flags, common_name)
+        return self.shared(key, build)
 
     def close(self) -> None:
         """Release what this runtime holds open (its report sink)."""

@@ -67,14 +67,12 @@ def announce(policy: Policy) -> None:
 def set_policy(policy: Policy | None) -> None:
     """Make ``policy`` the one new contexts are made under; ``None`` re-reads the files.
 
-    Contexts already made keep their own policy; the old runtime's report sink is closed
-    (it reopens if one of those contexts records again).
+    Contexts already made keep their own policy and its caches (trust anchors included:
+    each runtime owns its own); the old runtime's report sink is closed (it reopens if one
+    of those contexts records again).
     """
     global _runtime
     with _lock:
         old, _runtime = _runtime, (None if policy is None else Runtime(policy))
     if old is not None:
         old.close()
-    from . import _trust  # noqa: PLC0415 - avoid an import cycle
-
-    _trust.reset()

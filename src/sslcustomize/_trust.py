@@ -15,9 +15,10 @@ Where the cache cannot be used, or the bundle holds what a hashed directory cann
 (non-CA certificates, CRLs, ``TRUSTED CERTIFICATE`` blocks), the bundle itself is loaded:
 slower, equally correct.
 
-A process re-checks its trust sources at most every :data:`REFRESH_INTERVAL` seconds (one
-``stat`` per file and directory), so a context built after that never trusts what a bundle or
-a hashed directory no longer holds.
+Each runtime owns a :class:`TrustCache` (there is no process-wide one): it re-checks its trust
+sources at most every :data:`REFRESH_INTERVAL` seconds (one ``stat`` per file and directory),
+so a context built after that never trusts what a bundle or a hashed directory no longer
+holds.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import time
 from collections.abc import Iterable
 
 from ._files import cache_directory, private_directory, read_regular, trusted_path
-from ._frozen import dataclass, replace
+from ._frozen import dataclass
 from ._locks import fork_safe_lock
 from ._policy_model import TrustSource
 from ._sslclass import StdlibContext
@@ -39,14 +40,14 @@ __all__ = [
     "REFRESH_INTERVAL",
     "Anchors",
     "SystemStore",
+    "TrustCache",
     "TrustError",
-    "anchors_for",
+    "bundle_anchors",
     "bundle_certificates",
     "check_source",
     "default_verify_locations",
     "find_system_store",
     "is_hashed_directory",
-    "trust_generation",
     "trusted_path",
 ]
 
@@ -304,25 +305,9 @@ def _remove_tree(path: str) -> None:
     os.rmdir(path)
 
 
-# --- Bundle versions, re-checked in a long-lived process ------------------------------------------
+# --- Bundle versions ------------------------------------------------------------------------------
 
 _clock = time.monotonic  # tests move time forward
-
-
-_lock = fork_safe_lock()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Seen:
-    """One bundle file as last read: its stat, its anchors, and when it was checked."""
-
-    stat_key: tuple[int, ...]
-    anchors: Anchors
-    read_at: float  # wall-clock time of the read, for the racy-timestamp rule
-
-
-_seen: dict[str, _Seen] = {}
-_by_content: dict[str, Anchors] = {}
 
 
 def _stat_key(path: str) -> tuple[int, ...]:
@@ -330,35 +315,23 @@ def _stat_key(path: str) -> tuple[int, ...]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
-def bundle_anchors(path: str) -> Anchors:
+def bundle_anchors(path: str, by_content: dict[str, Anchors] | None = None) -> Anchors:
     """Return anchors for a PEM bundle as it is now: its hashed directory, or the file itself.
 
-    The file is read again when its ``stat`` changed, or when it changed so recently (within a
-    second of the last read, as git's racy-clean rule) that timestamps cannot tell.
+    ``by_content`` maps the SHA-256 of bundles already read to their anchors (a key that is
+    never stale: the same bytes give the same anchors).
 
     Raises:
         TrustError: The bundle cannot be read or holds no certificate.
     """
-    try:
-        key = _stat_key(path)
-    except OSError as exc:
-        raise TrustError(f"cannot read CA bundle {path!r}: {exc.strerror}") from None
-    with _lock:
-        seen = _seen.get(path)
-    changed_ns = max(key[3], key[4])
-    if seen is not None and seen.stat_key == key and changed_ns < (seen.read_at - 1) * 1e9:
-        return seen.anchors
-    read_at = time.time()
     data = _read_bytes(path)
     digest = _sha256(data)
-    with _lock:
-        anchors = _by_content.get(digest)
-    if anchors is None:
-        anchors = _anchors_of(data, path)
-        with _lock:
-            _by_content[digest] = anchors
-    with _lock:
-        _seen[path] = _Seen(stat_key=key, anchors=anchors, read_at=read_at)
+    known = by_content.get(digest) if by_content is not None else None
+    if known is not None:
+        return known
+    anchors = _anchors_of(data, path)
+    if by_content is not None:
+        by_content[digest] = anchors
     return anchors
 
 
@@ -391,56 +364,6 @@ def _certifi_bundle() -> str:
     return str(certifi.where())
 
 
-def _source_anchors(source: TrustSource) -> Anchors:
-    if source.kind == "system":
-        store = _system_store()
-        anchors = Anchors(directories=(store.directory,)) if store.directory else Anchors()
-        if store.file and not (store.directory and _file_covered_by_directory(store)):
-            anchors += bundle_anchors(store.file)
-        return anchors
-    if source.kind == "certifi":
-        return bundle_anchors(_certifi_bundle())
-    if source.kind == "directory":
-        assert source.path is not None  # noqa: S101 - the policy reader sets it
-        if is_hashed_directory(source.path):
-            return Anchors(directories=(source.path,))
-        raise TrustError(
-            f"{source.path!r} is not an OpenSSL hashed directory; run 'openssl rehash' on it"
-        )
-    assert source.path is not None  # noqa: S101 - the policy reader sets it
-    store = _system_store()
-    if (
-        store.file
-        and store.directory
-        and _file_covered_by_directory(store)
-        and os.path.realpath(source.path) == os.path.realpath(store.file)
-    ):
-        # The system bundle (SSL_CERT_FILE often names it): its directory indexes it.
-        return Anchors(directories=(store.directory,))
-    return bundle_anchors(source.path)
-
-
-def check_source(source: TrustSource) -> None:
-    """Check that a trust source can be used now (the policy loader calls it).
-
-    Raises:
-        TrustError: It cannot: an un-hashed directory, a bundle with no certificate OpenSSL
-            reads, certifi not installed.
-    """
-    if source.kind != "system":
-        _source_anchors(source)
-
-
-_system: SystemStore | None = None
-
-
-def _system_store() -> SystemStore:
-    global _system  # noqa: PLW0603 - found once per process
-    if _system is None:
-        _system = find_system_store()
-    return _system
-
-
 def _file_covered_by_directory(store: SystemStore) -> bool:
     """Tell whether the system bundle is the distribution's own, which its directory indexes.
 
@@ -453,19 +376,6 @@ def _file_covered_by_directory(store: SystemStore) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Resolved:
-    anchors: Anchors
-    checked: float  # _clock() of the last check
-    fingerprint: tuple[tuple[int, ...], ...]  # the stat of every file and directory behind it
-    wall: float  # time.time() of the last check, for the racy-timestamp rule
-
-
-_anchor_cache: dict[tuple[TrustSource, ...], _Resolved] = {}
-_epoch = 0
-_epoch_checked = float("-inf")
-
-
 def _stat_or_missing(path: str | None) -> tuple[int, ...]:
     if path is None:
         return ()
@@ -475,105 +385,172 @@ def _stat_or_missing(path: str | None) -> tuple[int, ...]:
         return (-1,)
 
 
-def _fingerprint(sources: tuple[TrustSource, ...]) -> tuple[tuple[int, ...], ...]:
-    """Return the ``stat`` of each file and directory the sources read (one call each).
-
-    A hashed directory's own ``stat`` changes when an entry is added or removed
-    (``update-ca-certificates``, ``openssl rehash``), a bundle's when it is rewritten.
-    """
-    paths: list[str | None] = []
-    for source in sources:
-        if source.kind == "system":
-            store = _system_store()
-            paths += [store.directory, store.file]
-        elif source.kind == "certifi":
-            try:
-                paths.append(_certifi_bundle())
-            except TrustError:
-                paths.append(None)
-        else:
-            paths.append(source.path)
-    return tuple(_stat_or_missing(path) for path in paths)
-
-
 def _racy(fingerprint: tuple[tuple[int, ...], ...], wall: float) -> bool:
     """Tell whether something changed within a second of the last check (timestamps tie)."""
     changed = max((max(key[3], key[4]) for key in fingerprint if len(key) == 5), default=0)
     return changed >= (wall - 1) * 1e9
 
 
-def anchors_for(sources: Iterable[TrustSource]) -> Anchors:
-    """Return the anchors for trust sources, re-checked at most every REFRESH_INTERVAL seconds.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Resolved:
+    anchors: Anchors
+    fingerprint: tuple[tuple[int, ...], ...]  # the stat of every file and directory behind it
+    wall: float  # time.time() of the check, for the racy-timestamp rule
 
-    Between checks no file is touched; a check costs one ``stat`` per file and directory
-    behind the sources, and a bundle whose file changed is read again (its new hashed
-    directory made if needed). A change advances :func:`trust_generation`.
+
+class TrustCache:
+    """The trust anchors of one runtime, and the one rule that says when they are stale.
+
+    Every source list resolved here is checked again, all together, at most once per
+    :data:`REFRESH_INTERVAL` (one ``stat`` per file and directory behind it; a change within a
+    second of the last check counts as a change, since timestamps cannot tell). A change
+    advances :meth:`generation`, which the runtime's engines, shared contexts and verdict
+    memos are keyed by. Nothing else is kept but bundles by the SHA-256 of their bytes (the
+    same bytes give the same anchors, so that key is never stale).
+    """
+
+    def __init__(self) -> None:
+        """Start empty: nothing is read until a source list is asked for."""
+        self._lock = fork_safe_lock()
+        self._resolved: dict[tuple[TrustSource, ...], _Resolved] = {}
+        self._by_content: dict[str, Anchors] = {}
+        self._system: SystemStore | None = None
+        self._generation = 0
+        self._checked = float("-inf")
+
+    def system_store(self) -> SystemStore:
+        """Return the platform store, found once per cache (see :func:`find_system_store`)."""
+        store = self._system
+        if store is None:
+            store = self._system = find_system_store()
+        return store
+
+    def anchors_for(self, sources: Iterable[TrustSource]) -> Anchors:
+        """Return the anchors for trust sources as they were at the last check.
+
+        Between checks no file is touched; see the class for when a check happens.
+
+        Raises:
+            TrustError: A source cannot be used.
+        """
+        key = tuple(sources)
+        self._refresh()
+        resolved = self._resolved.get(key)
+        if resolved is not None:
+            return resolved.anchors
+        with self._lock:
+            resolved = self._resolved.get(key)
+            if resolved is None:
+                resolved = self._resolved[key] = self._resolve(key)
+        return resolved.anchors
+
+    def generation(self) -> int:
+        """Number the state of the trust sources in use; it changes when one of them changed.
+
+        What was built with the anchors of an older generation (engines, shared contexts,
+        memoised verdicts) is built again, so a CA removed from a bundle or a hashed directory
+        is not trusted by what is made a second later.
+        """
+        self._refresh()
+        return self._generation
+
+    def _refresh(self) -> None:
+        """Check every resolved source list again if the last check is over an interval old."""
+        if _clock() - self._checked < REFRESH_INTERVAL:
+            return
+        with self._lock:
+            now = _clock()
+            if now - self._checked < REFRESH_INTERVAL:
+                return  # another thread checked meanwhile
+            self._checked = now
+            for key, old in list(self._resolved.items()):
+                self._recheck(key, old)
+
+    def _recheck(self, key: tuple[TrustSource, ...], old: _Resolved) -> None:
+        """Check one source list (under the lock): a change or a failure is a new generation."""
+        fingerprint = self._fingerprint(key)
+        if fingerprint == old.fingerprint and not _racy(fingerprint, old.wall):
+            return
+        try:
+            new = self._resolve(key)
+        except (TrustError, OSError):
+            del self._resolved[key]  # asked again, it raises
+            self._generation += 1
+            return
+        self._resolved[key] = new
+        if new.fingerprint != old.fingerprint or new.anchors != old.anchors:
+            self._generation += 1
+
+    def _resolve(self, key: tuple[TrustSource, ...]) -> _Resolved:
+        wall = time.time()
+        fingerprint = self._fingerprint(key)
+        anchors = Anchors()
+        for source in key:
+            anchors += self.source_anchors(source)
+        return _Resolved(anchors=anchors, fingerprint=fingerprint, wall=wall)
+
+    def _fingerprint(self, sources: tuple[TrustSource, ...]) -> tuple[tuple[int, ...], ...]:
+        """Return the ``stat`` of each file and directory the sources read (one call each).
+
+        A hashed directory's own ``stat`` changes when an entry is added or removed
+        (``update-ca-certificates``, ``openssl rehash``), a bundle's when it is rewritten.
+        """
+        paths: list[str | None] = []
+        for source in sources:
+            if source.kind == "system":
+                store = self.system_store()
+                paths += [store.directory, store.file]
+            elif source.kind == "certifi":
+                try:
+                    paths.append(_certifi_bundle())
+                except TrustError:
+                    paths.append(None)
+            else:
+                paths.append(source.path)
+        return tuple(_stat_or_missing(path) for path in paths)
+
+    def source_anchors(self, source: TrustSource) -> Anchors:
+        """Read one trust source now (no check interval: see :meth:`anchors_for`).
+
+        Raises:
+            TrustError: It cannot be used.
+        """
+        if source.kind == "system":
+            return self._system_anchors()
+        if source.kind == "certifi":
+            return bundle_anchors(_certifi_bundle(), self._by_content)
+        assert source.path is not None  # noqa: S101 - the policy reader sets it
+        if source.kind == "directory":
+            if is_hashed_directory(source.path):
+                return Anchors(directories=(source.path,))
+            raise TrustError(
+                f"{source.path!r} is not an OpenSSL hashed directory; run 'openssl rehash' on it"
+            )
+        store = self.system_store()
+        if _file_covered_by_directory(store) and os.path.realpath(source.path) == os.path.realpath(
+            store.file or ""
+        ):
+            # The system bundle (SSL_CERT_FILE often names it): its directory indexes it.
+            return Anchors(directories=(store.directory or "",))
+        return bundle_anchors(source.path, self._by_content)
+
+    def _system_anchors(self) -> Anchors:
+        store = self.system_store()
+        anchors = Anchors(directories=(store.directory,)) if store.directory else Anchors()
+        if store.file and not (store.directory and _file_covered_by_directory(store)):
+            anchors += bundle_anchors(store.file, self._by_content)
+        return anchors
+
+
+def check_source(source: TrustSource) -> None:
+    """Check that a trust source can be used now (the policy loader calls it).
+
+    Nothing is kept: the runtime made from the policy reads its sources again, through its
+    own :class:`TrustCache` (a bundle's hashed directory is on disk by then).
 
     Raises:
-        TrustError: A source cannot be used.
+        TrustError: It cannot: an un-hashed directory, a bundle with no certificate OpenSSL
+            reads, certifi not installed.
     """
-    global _epoch  # noqa: PLW0603 - one count of trust changes per process
-    key = tuple(sources)
-    now = _clock()
-    resolved = _anchor_cache.get(key)
-    if resolved is not None and now - resolved.checked < REFRESH_INTERVAL:
-        return resolved.anchors
-    wall = time.time()
-    fingerprint = _fingerprint(key)
-    if (
-        resolved is not None
-        and fingerprint == resolved.fingerprint
-        and not _racy(fingerprint, resolved.wall)
-    ):
-        _anchor_cache[key] = replace(resolved, checked=now, wall=wall)
-        return resolved.anchors
-    anchors = Anchors()
-    for source in key:
-        anchors += _source_anchors(source)
-    if resolved is not None and (
-        fingerprint != resolved.fingerprint or anchors != resolved.anchors
-    ):
-        with _lock:
-            _epoch += 1
-    _anchor_cache[key] = _Resolved(anchors=anchors, checked=now, fingerprint=fingerprint, wall=wall)
-    return anchors
-
-
-def trust_generation() -> int:
-    """Number the state of the trust sources in use; it changes when one of them changed.
-
-    Every source resolved so far is checked at most once per :data:`REFRESH_INTERVAL` (a
-    ``stat`` per file and directory): what was built with the anchors of an older
-    generation (engines, shared contexts, cached verdicts) is built again, so a CA removed
-    from a bundle or a hashed directory is not trusted by what is made a second later.
-    """
-    global _epoch_checked  # noqa: PLW0603 - one check of every source per interval
-    now = _clock()
-    if now - _epoch_checked >= REFRESH_INTERVAL:
-        _epoch_checked = now
-        for key in list(_anchor_cache):
-            _recheck(key)
-    return _epoch
-
-
-def _recheck(key: tuple[TrustSource, ...]) -> None:
-    """Check one resolved source list again; one that broke is forgotten (a change too)."""
-    global _epoch  # noqa: PLW0603 - one count of trust changes per process
-    try:
-        anchors_for(key)
-    except (TrustError, OSError):
-        _anchor_cache.pop(key, None)
-        with _lock:
-            _epoch += 1
-
-
-def reset() -> None:
-    """Forget every resolved source (tests, and a policy reload)."""
-    global _system, _epoch, _epoch_checked  # noqa: PLW0603 - found once per process
-    _system = None
-    _epoch_checked = float("-inf")
-    _anchor_cache.clear()
-    with _lock:
-        _seen.clear()
-        _by_content.clear()
-        _epoch += 1
+    if source.kind != "system":
+        TrustCache().source_anchors(source)

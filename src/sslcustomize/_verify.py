@@ -21,19 +21,37 @@ from ._policy_model import TrustSource
 from ._reasons import diagnose, explain
 from ._replay import ReplayResult, replay_chain
 from ._sslclass import StdlibContext
-from ._trust import anchors_for
+from ._trust import Anchors
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Oracles(Protocol):
+        """What judges with a policy's anchors: the runtime (``Runtime.oracle``)."""
+
+        def oracle(
+            self,
+            trust: tuple[TrustSource, ...],
+            extra: tuple[TrustSource, ...],
+            check_hostname: bool,  # noqa: FBT001 - a cache key
+            verify_flags: int,
+            common_name: bool,  # noqa: FBT001 - a cache key
+        ) -> ssl.SSLContext:
+            """Return a verifying context with the anchors of ``trust`` and ``extra``."""
+
 
 __all__ = [
     "NO_CHECK_TIME",
     "Check",
     "Verdict",
+    "build_oracle",
     "evaluate",
     "every_reason",
     "failed_verdict",
     "judge_chain",
     "leaf_oracle",
     "leaf_variants",
-    "oracle",
 ]
 
 
@@ -202,36 +220,20 @@ def leaf_variants(
 # --- Judging with the policy's own anchors (check, explain) -------------------------------------
 
 
-def oracle(
-    trust: tuple[TrustSource, ...],
-    extra: tuple[TrustSource, ...],
-    check_hostname: bool,  # noqa: FBT001 - a cache key
+def build_oracle(
+    anchors: Anchors,
+    check_hostname: bool,  # noqa: FBT001 - a cache key of the runtime
     verify_flags: int,
-    common_name: bool,  # noqa: FBT001 - a cache key
+    common_name: bool,  # noqa: FBT001 - a cache key of the runtime
 ) -> ssl.SSLContext:
-    """A verifying client context with the policy's anchors (cached in the policy's runtime)."""
-    from ._state import current_runtime  # noqa: PLC0415 - the CLI's path; avoids a cycle
-
-    key = ("oracle", trust, extra, check_hostname, verify_flags, common_name)
-    return current_runtime().shared(
-        key, lambda: _oracle(trust, extra, check_hostname, verify_flags, common_name)
-    )
-
-
-def _oracle(
-    trust: tuple[TrustSource, ...],
-    extra: tuple[TrustSource, ...],
-    check_hostname: bool,  # noqa: FBT001
-    verify_flags: int,
-    common_name: bool,  # noqa: FBT001
-) -> ssl.SSLContext:
+    """Return a verifying client context with ``anchors`` (``check`` judges with it)."""
     context = StdlibContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = check_hostname
     context.verify_flags = ssl.VerifyFlags(verify_flags)
     context.hostname_checks_common_name = common_name
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     context.maximum_version = ssl.TLSVersion.TLSv1_2  # the replay speaks TLS 1.2
-    (anchors_for(trust) + anchors_for(extra)).load_into(context)
+    anchors.load_into(context)
     return context
 
 
@@ -246,8 +248,11 @@ class Check:
         port: The server's port, when known.
         verify_flags: The client's verification flags.
         common_name: The client's ``hostname_checks_common_name``.
+        runtime: The runtime of the policy, whose anchors (re-checked as its trust sources
+            change) judge the chain.
     """
 
+    runtime: Oracles
     decision: Decision
     name: str
     host: str | None
@@ -261,7 +266,7 @@ def evaluate(check: Check, chain: tuple[bytes, ...]) -> Verdict:
     decision = check.decision
     check_name = decision.check_hostname and check.host is not None
     pins_allow_any_name = bool(decision.pins) and not decision.check_hostname
-    verifier = oracle(
+    verifier = check.runtime.oracle(
         decision.trust,
         decision.extra_ca,
         check_name and not pins_allow_any_name,

@@ -23,8 +23,9 @@ from .._probe import (
     proxy_for,
 )
 from .._reasons import explain, renewal, trust_command
+from .._runtime import Runtime
 from .._seen import load_sightings, missing_intermediate, report_file
-from .._state import current_policy
+from .._state import current_runtime
 from .._verify import Check
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from ._escape import shown
@@ -66,14 +67,19 @@ def add_proxy(parser: argparse.ArgumentParser) -> None:
 
 
 def inspect_target(
-    target: Target, context: str | None, timeout: float, proxy: Proxy | None = None
+    target: Target,
+    context: str | None,
+    timeout: float,
+    proxy: Proxy | None = None,
+    *,
+    runtime: Runtime,
 ) -> tuple[dict[str, Any], bool, tuple[bytes, ...]]:
-    """Fetch and judge ``target``: the JSON-ready document, whether it verified, the chain.
+    """Fetch and judge ``target`` under ``runtime``: the document, whether it verified, the chain.
 
     Raises:
         ProbeError: The server could not be checked.
     """
-    policy = current_policy()
+    policy = runtime.policy
     today = dt.datetime.now(dt.timezone.utc).date()
     decision = decide(policy, host=target.host, port=target.port, context=context, today=today)
     chain, version = fetch_chain(target, timeout=timeout, proxy=proxy)
@@ -81,6 +87,7 @@ def inspect_target(
     # Verify with the very settings a client's policy context has (3.13's strict flags too).
     reference = policy_context(name)
     plan = Check(
+        runtime=runtime,
         decision=decision,
         name=name,
         host=target.host,
@@ -257,7 +264,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         return fail(str(error), as_json=args.json)
     try:
-        document, verified, _ = inspect_target(target, args.context, args.timeout, proxy)
+        document, verified, _ = inspect_target(
+            target, args.context, args.timeout, proxy, runtime=current_runtime()
+        )
     except ProbeError as error:
         return fail(f"could not check {target}: {error}", EXIT_USAGE, as_json=args.json)
     if args.json:

@@ -10,7 +10,7 @@ from .._decision import decide
 from .._probe import parse_target
 from .._recording import sink_name
 from .._shadows import find_shadows
-from .._state import current_policy
+from .._state import current_runtime
 from . import EXIT_OK, EXIT_USAGE
 from ._check import environment_entry
 from ._output import console, fail, print_json
@@ -39,7 +39,7 @@ def _setting(setting: Any) -> dict[str, Any]:
 
 def gather(host: str | None, port: int | None, context: str | None) -> dict[str, Any]:
     """Collect what ``explain`` shows, as plain data."""
-    policy = current_policy()
+    policy = current_runtime().policy
     today = dt.datetime.now(dt.timezone.utc).date()
     document: dict[str, Any] = {
         "files": [{"layer": f.layer, "path": f.path} for f in policy.files],

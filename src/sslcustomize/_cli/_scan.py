@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .._probe import STARTTLS_PORTS, ProbeError, parse_target, proxy_for
+from .._state import current_runtime
 from . import EXIT_FAILURE, EXIT_OK
 from ._check import add_proxy, inspect_target
 from ._escape import shown, visible
@@ -61,7 +62,11 @@ def _scan_one(target_text: str, protocol: str | None, args: argparse.Namespace) 
     try:
         target = parse_target(target_text, protocol)
         document, _, _ = inspect_target(
-            target, args.context, args.timeout, proxy_for(target, args.proxy)
+            target,
+            args.context,
+            args.timeout,
+            proxy_for(target, args.proxy),
+            runtime=current_runtime(),
         )
     except (ValueError, ProbeError) as error:
         return {

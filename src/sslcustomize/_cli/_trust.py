@@ -19,7 +19,7 @@ from .._paths import pretty, unscoped_policy
 from .._policy_model import HostException
 from .._probe import STARTTLS_PORTS, ProbeError, Target, parse_target, proxy_for
 from .._shadows import find_shadows
-from .._state import current_policy
+from .._state import current_policy, current_runtime
 from .._trust_policy import parse_policy
 from ..exceptions import PolicyError
 from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
@@ -451,7 +451,9 @@ def _add(args: argparse.Namespace) -> int:
         )
     edit = _plan_edit(args, target)
     try:
-        document, verified, chain = inspect_target(target, None, args.timeout, proxy)
+        document, verified, chain = inspect_target(
+            target, None, args.timeout, proxy, runtime=current_runtime()
+        )
     except ProbeError as error:
         raise _RefusedError(f"could not fetch the certificate of {target}: {error}") from None
     if verified and not args.force:
