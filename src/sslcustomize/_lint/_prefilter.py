@@ -18,7 +18,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from functools import lru_cache
 
-from sslcustomize._lint._tables import ENV_VARS
+from sslcustomize._lint._tables import CONTEXT_FACTORIES, ENV_VARS
 
 __all__ = [
     "accelerated_matches",
@@ -488,7 +488,21 @@ def is_tls_name(qualname: bytes) -> bool:
     (``urllib3.util.ssl_.BaseSSLError``): no rule reads one. The same names recur from file
     to file.
     """
-    return not qualname.lower().endswith(b"error") and may_contain_findings(qualname)
+    low = qualname.lower()
+    if low.startswith(_OWN_PACKAGE):
+        # This package's name starts with "ssl", but of its names only its context factories
+        # make a TLS object that rules follow; the rest (and this linter's own modules) would
+        # heat every function of a module that imports them.
+        return low.rpartition(b".")[2] in _OWN_FACTORIES
+    return not low.endswith(b"error") and may_contain_findings(qualname)
+
+
+_OWN_PACKAGE = b"sslcustomize."
+_OWN_FACTORIES = frozenset(
+    name.rpartition(".")[2].lower().encode()
+    for name in CONTEXT_FACTORIES
+    if name.startswith(_OWN_PACKAGE.decode())
+)
 
 
 def _imported_names(data: bytes, words: list[int] | None) -> list[bytes]:
