@@ -42,6 +42,9 @@ FAMILIES = {
     "held_out_6",
     "held_out_7",
     "held_out_8",
+    "held_out_9",
+    "held_out_10",
+    "held_out_11",
 }
 
 

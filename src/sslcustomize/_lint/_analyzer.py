@@ -119,6 +119,8 @@ def _child_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
 
 
 _SESSION_TYPES = frozenset({"requests.Session", "httpx.Client", "httpx.AsyncClient"})
+# Modules whose functions that a name looked up at run time can reach are HTTP requests.
+_VERB_MODULES = frozenset({"requests", "httpx"})
 _SESSIONISH_NAMES = ("session", "client", "http", "sess")
 
 
@@ -234,7 +236,7 @@ def _weak_ciphers(text: str) -> bool:
         upper = word.upper()
         if not upper or upper[0] in "!-":
             continue
-        if upper.replace(" ", "").startswith("@SECLEVEL=0"):
+        if "@SECLEVEL=0" in upper.replace(" ", ""):  # alone or after a list: ``DEFAULT@SECLEVEL=0``
             return True
         if upper.lstrip("+") in {"EXP", "ANULL", "ENULL", "NULL", "COMPLEMENTOFALL"}:
             return True
@@ -297,8 +299,12 @@ class Analyzer:
         # >0 inside a branch that runs only when a caller opts out through a parameter.
         self._optout = 0
         self._defs: dict[str, ast.AST] = {}  # function name -> its latest definition
-        # (function, parameter, test, code): a sink fed by a parameter; its callers are checked.
-        self._param_sinks: list[tuple[_FunctionNode, str, str, str]] = []
+        # A sink fed by a parameter; its callers are checked (see ``_ParamSink``).
+        self._param_sinks: list[_ParamSink] = []
+        # A class's ``__init__`` parameters stored as ``self.x`` (by identity): the class's
+        # name and its ``__init__``, whose callers are the class's constructions.
+        self._init_params: dict[int, tuple[str, _FunctionNode]] = {}
+        self._class_names_by_attrs: dict[int, str] = {}  # id(class_attrs) -> the class's name
         self._hot: list[bool] | None = hot  # computed from the module's names when not given
         self.findings: set[RawFinding] = set()
         self.module_scope: _Scope = {}
@@ -342,7 +348,7 @@ class Analyzer:
     @property
     def followed_functions(self) -> tuple[str, ...]:
         """The names of the functions whose callers the last run checked."""
-        return tuple(dict.fromkeys(sink[0].name for sink in self._param_sinks))
+        return tuple(dict.fromkeys(sink[0] for sink in self._param_sinks))
 
     def check_callers(self, tree: ast.Module) -> list[RawFinding]:
         """Check the callers of ``followed_functions`` in ``tree``, after ``run``.
@@ -468,6 +474,7 @@ class Analyzer:
             self.visit(expr)
         outer = self.class_attrs
         self.class_attrs = {}  # filled by ``self.x = ...`` as the methods are visited
+        self._class_names_by_attrs[id(self.class_attrs)] = node.name
         bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
         if bases:
             self.class_attrs[_BASE] = Instance(bases[0].qualname)
@@ -475,6 +482,7 @@ class Analyzer:
         self.scopes.append(body)
         self.visit_body(node.body)
         self.scopes.pop()
+        self._check_class_versions(node.body, body)
         for name, value in body.items():
             if isinstance(value, Const):  # ``verify_tls = False`` read as ``self.verify_tls``
                 self.class_attrs.setdefault(name, value)
@@ -482,6 +490,31 @@ class Analyzer:
         self.scopes[-1][node.name] = UNKNOWN
         if len(self.scopes) == 1:  # a module's class: its attributes are read by name
             self._classes[node.name] = (body, _class_kind(bases))
+
+    def _check_class_versions(self, statements: list[ast.stmt], body: _Scope) -> None:
+        """A weak protocol or version bound as a class attribute is a configuration choice.
+
+        ``method = SSL.SSLv3_METHOD`` in a Twisted-style context factory, read back as
+        ``self.method``: reported where it is chosen, as a parameter's default is. Only an
+        attribute named as the keyword it feeds (``method``, ``ssl_version``,
+        ``minimum_version``).
+        """
+        for stmt in statements:
+            if isinstance(stmt, ast.Assign):
+                target: ast.expr = stmt.targets[0]
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                target = stmt.target
+            else:
+                continue
+            if not isinstance(target, ast.Name):
+                continue
+            # Named as the keyword it feeds: read back as ``self.method``, which is not
+            # followed. A constant (``PROTOCOL``) is followed where it is used instead.
+            name = target.id
+            if name in t.PROTOCOL_KEYWORDS or name in t.MIN_VERSION_KEYWORDS:
+                code = _weak_setting(name, _settle(body, name, body.get(name, UNKNOWN)))
+                if code is not None:
+                    self.report(code, stmt)
 
     def _visit_function(
         self, node: _FunctionNode, scopes: list[_Scope], class_attrs: _Scope | None
@@ -630,6 +663,7 @@ class Analyzer:
                 # ``def make(verify_ssl=False): session.verify = verify_ssl``: reported at
                 # the default; a caller's ``make(False)`` is checked like a keyword sink's.
                 self._sink("falsy", value, "SSC102", _location(value, stmt))
+            self._keep_init_param(target, value)
             return  # storing a parameter: its default is checked where the caller's value is
         self._check_attribute_value(attr, value, stmt)
         if state is None and _is_self(target.value) and _name_of(self.function) == "__init__":
@@ -650,6 +684,26 @@ class Analyzer:
             self.report("SSC102", stmt)  # False, 0, "": requests reads it as off
         if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
             self.class_attrs.setdefault(attr, value)
+
+    def _keep_init_param(self, target: ast.Attribute, value: Param) -> None:
+        """``self.verify = verify`` in ``__init__``: read back as that parameter in the methods.
+
+        A sink that it reaches has the class's constructions as its callers
+        (``Provider(verify=False)``), checked as a function's callers are.
+        """
+        init = self.function
+        if (
+            self.class_attrs is None
+            or not _is_self(target.value)
+            or not isinstance(init, ast.FunctionDef | ast.AsyncFunctionDef)
+            or init.name != "__init__"
+            or value.name not in _parameter_names(init)
+        ):
+            return
+        class_name = self._class_names_by_attrs.get(id(self.class_attrs))
+        if class_name is not None and target.attr not in self.class_attrs:
+            self.class_attrs[target.attr] = value
+            self._init_params[id(value)] = (class_name, init)
 
     @staticmethod
     def _session_target(base: Value, target: ast.Attribute) -> bool:
@@ -803,9 +857,9 @@ class Analyzer:
         """
         if not self._param_sinks:
             return
-        by_name: dict[str, list[tuple[_FunctionNode, str, str, str]]] = {}
+        by_name: dict[str, list[_ParamSink]] = {}
         for sink in self._param_sinks:
-            by_name.setdefault(sink[0].name, []).append(sink)
+            by_name.setdefault(sink[0], []).append(sink)
         saved = self.scopes
         self.scopes = [self.module_scope]
         try:
@@ -819,8 +873,8 @@ class Analyzer:
                     name, method = func.attr, True
                 else:
                     continue
-                for function, param, test, code in by_name.get(name, ()):
-                    given = _argument_for(node, function, param, method=method)
+                for _, function, param, test, code, bound in by_name.get(name, ()):
+                    given = _argument_for(node, function, param, method=method or bound)
                     literal = isinstance(given, ast.Constant | ast.Name)
                     if given is not None and literal and _TESTS[test](self.resolve(given)):
                         self.report(code, given)
@@ -845,10 +899,14 @@ class Analyzer:
         """Report a weakening value; remember a parameter so that its callers are checked."""
         if (defaults or not isinstance(value, Param)) and _TESTS[test](value):
             self.report(code, location)
+        elif isinstance(value, Param) and (owner := self._init_params.get(id(value))):
+            self._param_sinks.append((owner[0], owner[1], value.name, test, code, True))
         elif isinstance(value, Param) and isinstance(
             self.function, ast.FunctionDef | ast.AsyncFunctionDef
         ):
-            self._param_sinks.append((self.function, value.name, test, code))
+            self._param_sinks.append(
+                (self.function.name, self.function, value.name, test, code, False)
+            )
 
     def _visit_compare(self, node: ast.Compare) -> None:
         """A comparison only looks at a value: ``ctx == ssl._create_unverified_context()``."""
@@ -1682,6 +1740,9 @@ class Analyzer:
             base, attr = self.resolve(node.args[0]), self._static_str(node.args[1])
             if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
                 return Ref(t.normalize(f"{base.qualname}.{attr}"))
+            if isinstance(base, Ref) and base.qualname in _VERB_MODULES:
+                # ``getattr(requests, verb)``: whichever verb, it is a request.
+                return Ref(f"{base.qualname}.request")
             return UNKNOWN
         if name == "ssl.VerifyMode" and len(node.args) == 1:
             value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
@@ -2081,6 +2142,9 @@ def _constant(text: str | None, node: ast.AST) -> Value:
 # The key of ``class_attrs`` that holds what ``super()`` is: an instance of the first base
 # class that resolves to a module-level name. Not an identifier, so no attribute is called so.
 _BASE = "super()"
+# (name its callers call, function, parameter, test, code, whether the callers' first
+# positional argument is its second parameter, as for a class's ``__init__``)
+_ParamSink = tuple[str, "_FunctionNode", str, str, str, bool]
 
 # Reported even inside an opt-out branch: not a weakening that a parameter switches on.
 _ALWAYS = frozenset({"SSC001", "SSC901"})
