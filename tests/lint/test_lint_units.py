@@ -19,6 +19,8 @@ from sslcustomize._lint._prefilter import (
     hot_lines,
     hot_places,
     may_contain_findings,
+    module_names,
+    word_places,
 )
 from sslcustomize._lint._runner import _READ_SIZE, _read
 from sslcustomize._lint._scoring import load_labels
@@ -842,3 +844,24 @@ def test_label_followed_by_another_comment_is_read(tmp_path: Path) -> None:
     )
     labels = load_labels(tmp_path)
     assert list(labels.values()) == [{1: frozenset({"SSC701"}), 2: frozenset()}]
+
+
+def test_module_tables_heat_their_readers_only_when_they_can_carry_a_weakening() -> None:
+    """A module table without a rule word heats nothing; one holding or filled with one does."""
+    source = b"""import requests
+
+PORTS = {"http": 80, "https": 443}
+OPTS = {
+    "timeout": 3,
+    "verify": False,
+}
+EXTRA = {}
+EXTRA["verify"] = False
+getter = partial(requests.get, timeout=3)
+"""
+    names = module_names(source, word_places(source))
+    assert b"opts" in names
+    assert b"extra" in names
+    assert b"ports" not in names
+    assert b"getter" not in names
+    assert b"ports" in module_names(source)  # without the file's words: every table counts
