@@ -556,9 +556,7 @@ def module_names(data: bytes, words: list[int] | None = None) -> tuple[bytes, ..
     ``word_places``, if the caller has them (fewer import statements are then looked at).
     """
     filled = _filled_at_margin(data, words)
-    names = [
-        m.group(1) for m in _MODULE_NAME.finditer(data) if _may_carry(data, m, words, filled)
-    ]
+    names = [m.group(1) for m in _MODULE_NAME.finditer(data) if _may_carry(data, m, words, filled)]
     first = _MODULE_NAME.match(b"\n" + data[: data.find(b"\n") + 1 or len(data)])
     if first is not None:
         names.insert(0, first.group(1))
