@@ -1068,7 +1068,7 @@ class Analyzer:
                 has_star = True
         return kwmap, has_star
 
-    def _check_call(  # noqa: PLR0912, PLR0917 - one flat list of checks reads best
+    def _check_call(  # noqa: PLR0917 - the call's parts, already resolved
         self,
         node: ast.Call,
         qualname: str | None,
@@ -1078,18 +1078,35 @@ class Analyzer:
         kwmap: _KwMap,
         has_star: bool,  # noqa: FBT001 - one of several positional facts about a call
     ) -> None:
-        def arg(name: str, index: int) -> tuple[Value, ast.AST] | None:
-            if name in kwmap:
-                return kwmap[name]
-            if 0 <= index < len(args) and not any(isinstance(a, ast.Starred) for a in args):
-                value = self.resolve(args[index])
-                return value, _location(value, args[index])
-            return None
+        """Run every family's checks on one call."""
+        self._check_flag_sinks(qualname, attr, args, kwmap)
+        self._check_weak_tls(qualname, attr, args, kwmap)
+        self._check_client_options(node, qualname, attr, args, kwmap)
+        self._check_contexts(node, qualname, attr, callee, args, kwmap)
+        self._check_stdlib_clients(node, qualname, attr, args, kwmap, has_star)
+        self._check_process(node, qualname, attr, args, kwmap)
+        self._check_warnings(node, qualname, attr, args, kwmap)
+        self._check_call_patches(node, attr, args)
 
+    def _argument(
+        self, args: list[ast.expr], kwmap: _KwMap, name: str, index: int
+    ) -> tuple[Value, ast.AST] | None:
+        """Return a call's argument by keyword, else by position (no ``*args`` before it)."""
+        if name in kwmap:
+            return kwmap[name]
+        if 0 <= index < len(args) and not any(isinstance(a, ast.Starred) for a in args):
+            value = self.resolve(args[index])
+            return value, _location(value, args[index])
+        return None
+
+    def _check_flag_sinks(
+        self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """Verification flags given to a call: known sinks, HTTP verbs, distinctive keywords."""
         known_sinks = t.KEYWORD_SINKS.get(qualname or "")
         if known_sinks is not None:
             for name, index, test, code in known_sinks:
-                found = arg(name, index)
+                found = self._argument(args, kwmap, name, index)
                 if found:
                     self._sink(test, found[0], code, found[1])
         elif attr in t.HTTP_VERBS or attr == "ws_connect":
@@ -1108,7 +1125,16 @@ class Analyzer:
         if known_sinks is None and qualname != "ssl.wrap_socket" and "cert_reqs" in kwmap:
             value, location = kwmap["cert_reqs"]
             self._sink("cert_none", value, "SSC504" if attr == "tls_set" else "SSC104", location)
-        self._check_weak_tls(qualname, attr, args, kwmap)
+
+    def _check_client_options(
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+    ) -> None:
+        """Options of particular clients: env dicts, sslopt, ldap3, pycurl, pyVmomi, mqtt, mongo."""
         if "env" in kwmap and isinstance(kwmap["env"][0], DictVal) and kwmap["env"][0].node:
             self._check_env_entries(kwmap["env"][0])
         if attr == "update" and args and isinstance(self.resolve(args[0]), DictVal):
@@ -1118,20 +1144,15 @@ class Analyzer:
         if attr == "Tls" and "validate" in kwmap and _is_cert_none(kwmap["validate"][0]):
             self.report("SSC508", kwmap["validate"][1])
         if attr == "setopt" and len(args) >= 2 and _option_name(args[0]) in t.PYCURL_VERIFY_OPTIONS:
-            found = arg("value", 1)
+            found = self._argument(args, kwmap, "value", 1)
             if found and _is_falsy(found[0]):
                 self.report("SSC510", found[1])
         if attr == "SmartConnectNoSSL" or qualname == "pyVim.connect.SmartConnectNoSSL":
             self.report("SSC512", node)
         if attr == "tls_insecure_set":
-            found = arg("value", 0)
+            found = self._argument(args, kwmap, "value", 0)
             if found and _is_const(found[0], True):
                 self.report("SSC504", found[1])
-        self._check_contexts(node, qualname, attr, callee, args, kwmap)
-        self._check_stdlib_clients(node, qualname, attr, args, kwmap, has_star)
-        self._check_process(node, qualname, attr, args, kwmap)
-        self._check_warnings(node, qualname, attr, args, kwmap)
-        self._check_call_patches(node, attr, args)
         if qualname in t.MONGO_CLIENTS:
             for item in args:
                 text = _str(self.resolve(item))
