@@ -1506,30 +1506,38 @@ class Analyzer:
         if isinstance(node, ast.Call):
             return self._resolve_call(node)
         if isinstance(node, ast.Dict):
-            entries: dict[str, Value] = {}
-            for key, value in zip(node.keys, node.values, strict=True):
-                if key is None:
-                    spread = self.resolve(value)
-                    if isinstance(spread, DictVal):
-                        entries.update(spread.entries)
-                elif isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    entries[key.value] = self._resolve_located(value)
-            return DictVal(entries, node)
+            return self._resolve_dict(node)
         if isinstance(node, ast.List | ast.Tuple):
-            items: list[Value] = []
-            for element in node.elts:
-                if isinstance(element, ast.Starred):
-                    spread = self.resolve(element.value)
-                    if isinstance(spread, SeqVal):
-                        items.extend(spread.items)
-                else:
-                    items.append(self._resolve_located(element))
-            return SeqVal(tuple(items), empty=not node.elts)
+            return self._resolve_sequence(node)
         if isinstance(node, ast.BinOp | ast.BoolOp | ast.Compare | ast.IfExp | ast.UnaryOp):
             return self._evaluate(node)
         if isinstance(node, ast.Subscript):
             return self._resolve_subscript(node)
         return self._resolve_rest(node)
+
+    def _resolve_dict(self, node: ast.Dict) -> DictVal:
+        """A dict display: its string keys' values, and the entries of known dicts spread in."""
+        entries: dict[str, Value] = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:
+                spread = self.resolve(value)
+                if isinstance(spread, DictVal):
+                    entries.update(spread.entries)
+            elif isinstance(key, ast.Constant) and isinstance(key.value, str):
+                entries[key.value] = self._resolve_located(value)
+        return DictVal(entries, node)
+
+    def _resolve_sequence(self, node: ast.List | ast.Tuple) -> SeqVal:
+        """A list or tuple display: its items, and those of known sequences spread in."""
+        items: list[Value] = []
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
+                spread = self.resolve(element.value)
+                if isinstance(spread, SeqVal):
+                    items.extend(spread.items)
+            else:
+                items.append(self._resolve_located(element))
+        return SeqVal(tuple(items), empty=not node.elts)
 
     def _resolve_rest(self, node: ast.AST) -> Value:  # noqa: PLR0911 - one case per node type
         """``resolve`` for strings built from parts and the expressions that pass a value on."""
@@ -1730,7 +1738,7 @@ class Analyzer:
             module = module.split(".")[0]
         return Ref(t.normalize(module))
 
-    def _resolve_call_of(self, name: str, node: ast.Call) -> Value:  # noqa: PLR0911, PLR0912 - per case
+    def _resolve_call_of(self, name: str, node: ast.Call) -> Value:  # noqa: PLR0911 - per case
         """The value of a call of a module-level callable (``ssl.SSLContext(...)``, ``dict()``)."""
         origin = t.CONTEXT_FACTORIES.get(name)
         if origin is not None:
@@ -1757,6 +1765,15 @@ class Analyzer:
             return _settle(self.class_attrs, _BASE, self.class_attrs.get(_BASE, UNKNOWN))
         if name in _IMPORT_CALLS:
             return self._imported_module(name, node)
+        if name == "ssl.VerifyMode" and len(node.args) == 1:
+            value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
+            return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN
+        if name.startswith("builtins."):
+            return self._resolve_builtin_call(name, node)
+        return UNKNOWN
+
+    def _resolve_builtin_call(self, name: str, node: ast.Call) -> Value:  # noqa: PLR0911 - per case
+        """The value of a call of a builtin: ``getattr`` with a known name, empty constructors."""
         if name == "builtins.getattr" and len(node.args) >= 2:
             base, attr = self.resolve(node.args[0]), self._static_str(node.args[1])
             if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
@@ -1765,9 +1782,6 @@ class Analyzer:
                 # ``getattr(requests, verb)``: whichever verb, it is a request.
                 return Ref(f"{base.qualname}.request")
             return UNKNOWN
-        if name == "ssl.VerifyMode" and len(node.args) == 1:
-            value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
-            return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN
         if name in _EMPTY_CONSTRUCTORS and not node.args and not node.keywords:
             return Const(_EMPTY_CONSTRUCTORS[name], node)  # ``verify=bool()``, ``str()``
         if name in _EMPTY_COLLECTIONS and not node.args and not node.keywords:
