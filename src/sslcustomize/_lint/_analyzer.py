@@ -13,13 +13,29 @@ import ast
 import builtins
 import contextlib
 import itertools
-import operator
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 
 from sslcustomize._lint import _tables as t
+from sslcustomize._lint._callbacks import (
+    _VERIFY_FLAGS,
+    _FunctionNode,
+    _keyword_value,
+    _or_operands,
+    _returns_true_always,
+    _truthy_constant,
+)
 from sslcustomize._lint._commands import Token, scan_command, tokens_of
+from sslcustomize._lint._evaluation import (
+    _BINARY,
+    _COMPARE,
+    _EMPTY_COLLECTIONS,
+    _EMPTY_CONSTRUCTORS,
+    _ENUM_KINDS,
+    _UNARY,
+    _constant_result,
+)
 from sslcustomize._lint._prefilter import hot_lines, is_tls_name, lines_of, places_of
 from sslcustomize._lint._siblings import sibling_constants, sibling_file
 from sslcustomize._lint._values import (
@@ -34,6 +50,17 @@ from sslcustomize._lint._values import (
     Ref,
     SeqVal,
     Value,
+)
+from sslcustomize._lint._valuetests import (
+    _TESTS,
+    _env_insecure,
+    _is_cert_none,
+    _is_const,
+    _is_falsy,
+    _param,
+    _ref_in,
+    _str,
+    _weak_setting,
 )
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
@@ -66,7 +93,6 @@ class _Sibling:
 
 _Scope = dict[str, "Value | _Sibling"]
 _KwMap = dict[str, tuple[Value, ast.AST]]
-_FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 _SERVER_CALLS = frozenset(
     {
@@ -124,63 +150,6 @@ _VERB_MODULES = frozenset({"requests", "httpx"})
 _SESSIONISH_NAMES = ("session", "client", "http", "sess")
 
 
-def _param(value: Value) -> Value:
-    """Look through a parameter to its default value."""
-    if isinstance(value, Param):
-        return value.default if value.default is not None else UNKNOWN
-    return value
-
-
-def _is_const(value: Value, expected: object) -> bool:
-    value = _param(value)
-    return (
-        isinstance(value, Const) and type(value.value) is type(expected) and value.value == expected
-    )
-
-
-def _is_cert_none(value: Value) -> bool:
-    value = _param(value)
-    if isinstance(value, Ref):
-        return value.qualname in t.CERT_NONE_NAMES
-    if isinstance(value, Const):
-        if isinstance(value.value, str):
-            return value.value.upper() in {"CERT_NONE", "NONE"}
-        return type(value.value) is int and value.value == 0
-    return False
-
-
-def _is_false(value: Value) -> bool:
-    return _is_const(value, False)
-
-
-def _is_true(value: Value) -> bool:
-    return _is_const(value, True)
-
-
-def _is_cert_none_or_none(value: Value) -> bool:
-    return _is_cert_none(value) or _is_const(value, None)
-
-
-def _is_falsy(value: Value) -> bool:
-    """``False``, ``0``, ``""`` or an empty literal; not ``None`` (the default in requests)."""
-    value = _param(value)
-    if isinstance(value, Const):
-        return type(value.value) in {bool, int, float, complex, str, bytes} and not value.value
-    if isinstance(value, SeqVal):
-        return not value.items and value.empty
-    if isinstance(value, DictVal):
-        return not value.entries and isinstance(value.node, ast.Dict) and not value.node.keys
-    return False
-
-
-def _ref_in(value: Value, names: frozenset[str]) -> bool:
-    value = _param(value)
-    return isinstance(value, Ref) and value.qualname in names
-
-
-_CIPHER_WORDS = ("NULL", "EXPORT", "EXP-", "RC4", "DES", "MD5")
-
-
 # Methods whose first argument is tested by ``_weak_setting`` (or, for set_verify, as a mode).
 _WEAK_METHODS = {
     "set_min_proto_version": "SSC702",
@@ -190,86 +159,6 @@ _WEAK_METHODS = {
     "clear_options": "SSC703",
     "set_verify": "SSC208",
 }
-
-
-_WEAK_PROTOCOL_NAMES = frozenset(
-    name.removeprefix("ssl.PROTOCOL_") for name in t.WEAK_PROTOCOLS if name.startswith("ssl.")
-)
-
-
-def _weak_setting(name: str, value: Value) -> str | None:
-    """Return the SSC7xx code of a weak protocol, version bound, option or cipher setting."""
-    if name in t.PROTOCOL_KEYWORDS:
-        if name == "ssl_version" and (text := _str(value)) is not None:
-            # urllib3 reads a string as ``ssl.<name>`` or ``ssl.PROTOCOL_<name>``.
-            return "SSC701" if text.removeprefix("PROTOCOL_") in _WEAK_PROTOCOL_NAMES else None
-        return "SSC701" if _ref_in(value, t.WEAK_PROTOCOLS) else None
-    if (
-        name in t.MIN_VERSION_KEYWORDS
-        or name in t.MAX_VERSION_KEYWORDS
-        or name
-        in {
-            "set_min_proto_version",
-            "set_max_proto_version",
-        }
-    ):
-        return "SSC702" if _ref_in(value, t.WEAK_VERSIONS) else None
-    if name in t.CIPHER_KEYWORDS or name in t.CIPHER_METHODS:
-        text = _cipher_text(value)
-        return "SSC704" if text is not None and _weak_ciphers(text) else None
-    if name == "clear_options":
-        return "SSC703" if _ref_in(value, t.NO_OLD_PROTOCOL_OPTIONS) else None
-    return None
-
-
-def _cipher_text(value: Value) -> str | None:
-    """Return a cipher string given as ``str`` or ``bytes`` (pyOpenSSL takes both)."""
-    value = _param(value)
-    if isinstance(value, Const) and isinstance(value.value, bytes):
-        return value.value.decode("ascii", "replace")
-    return _str(value)
-
-
-def _weak_ciphers(text: str) -> bool:
-    """Tell whether an OpenSSL cipher string enables a broken suite (exclusions do not count)."""
-    for word in re.split(r"[:, ]+", text):
-        upper = word.upper()
-        if not upper or upper[0] in "!-":
-            continue
-        if "@SECLEVEL=0" in upper.replace(" ", ""):  # alone or after a list: ``DEFAULT@SECLEVEL=0``
-            return True
-        if upper.lstrip("+") in {"EXP", "ANULL", "ENULL", "NULL", "COMPLEMENTOFALL"}:
-            return True
-        if any(part in upper for part in _CIPHER_WORDS):
-            return True
-    return False
-
-
-_TESTS: dict[str, Callable[[Value], bool]] = {
-    "false": _is_false,
-    "true": _is_true,
-    "cert_none": _is_cert_none,
-    "cert_none_or_none": _is_cert_none_or_none,
-    "falsy": _is_falsy,
-}
-
-
-def _str(value: Value) -> str | None:
-    value = _param(value)
-    if isinstance(value, Const) and isinstance(value.value, str):
-        return value.value
-    return None
-
-
-def _env_insecure(test: str, value: Value) -> bool:
-    text = _str(value)
-    if test == "zero":
-        return text is not None and text.strip() == "0"
-    if test == "empty":
-        return text == ""
-    if test == "nonempty":
-        return text != ""
-    return not _is_const(value, None)  # "any": git disables on any value, even "0"
 
 
 class Analyzer:
@@ -1906,80 +1795,6 @@ def _located(value: Value, node: ast.AST) -> Value:
     return value
 
 
-# pyOpenSSL's verify flags; without VERIFY_PEER none of them makes a client verify.
-_VERIFY_FLAGS = frozenset(
-    f"OpenSSL.SSL.{flag}"
-    for flag in ("VERIFY_NONE", "VERIFY_PEER", "VERIFY_FAIL_IF_NO_PEER_CERT", "VERIFY_CLIENT_ONCE")
-)
-
-
-def _keyword_value(location: ast.AST) -> ast.AST:
-    return location.value if isinstance(location, ast.keyword) else location
-
-
-def _or_operands(node: ast.AST) -> list[ast.AST]:
-    """Return the operands of ``a | b | c`` (the node itself if it is no ``|``)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return [*_or_operands(node.left), *_or_operands(node.right)]
-    return [node]
-
-
-def _truthy_constant(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is not None and bool(node.value)
-
-
-def _returns_true_always(function: _FunctionNode) -> bool:
-    """Tell whether every way out of ``function`` returns a true constant (``return True``).
-
-    The last statement must be such a return (no fall-through to ``None``), every other
-    ``return`` too, and nothing may raise: a callback that looks at ``ok`` or the certificate
-    on any path is not this.
-    """
-    body = function.body
-    if not _always_returns(body):
-        return False
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Raise):
-            return False
-        if isinstance(node, ast.Return) and not (
-            node.value is not None and _truthy_constant(node.value)
-        ):
-            return False
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            stack.extend(ast.iter_child_nodes(node))
-    return True
-
-
-def _always_returns(body: list[ast.stmt]) -> bool:
-    """Tell whether ``body`` cannot fall through: it ends in a ``return`` on every branch.
-
-    ``if ok: return True`` / ``else: return 1`` ends both ways; an ``if`` without ``else``,
-    a loop or a ``try`` may fall through (to ``None``) and does not count.
-    """
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, ast.Return):
-        return True
-    if isinstance(last, ast.If):
-        return _always_returns(last.body) and _always_returns(last.orelse)
-    if isinstance(last, ast.With | ast.AsyncWith):
-        return _always_returns(last.body)
-    return False
-
-
-# Enum bases whose members are their values (an ``int``/``str`` subclass: 0 and "" are false)
-# or opaque objects that are always true (``enum.Enum``; ``.value`` reads the value).
-_ENUM_KINDS = {
-    "enum.Enum": "enum",
-    "enum.IntEnum": "value",
-    "enum.IntFlag": "value",
-    "enum.Flag": "value",
-    "enum.StrEnum": "value",
-}
-
 # A module-level class statement's name (ASCII names: the others are rare enough to miss).
 _CLASS_LINE = re.compile(rb"^class ([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 # A line that starts a statement at the margin (not a comment, a blank or a closing bracket).
@@ -1989,72 +1804,6 @@ _MARGIN_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
 def _class_kind(bases: list[Ref]) -> str:
     kinds = {_ENUM_KINDS.get(base.qualname) for base in bases}
     return "enum" if "enum" in kinds else "value" if "value" in kinds else "class"
-
-
-_NUMBERS = (bool, int, float, complex)
-# Builtins that called without arguments make a false value.
-_EMPTY_CONSTRUCTORS: dict[str, object] = {
-    "builtins.bool": False,
-    "builtins.int": 0,
-    "builtins.float": 0.0,
-    "builtins.str": "",
-    "builtins.bytes": b"",
-    "builtins.complex": 0j,
-}
-_EMPTY_COLLECTIONS = frozenset(
-    {"builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset"}
-)
-_UNARY: dict[type, Callable[..., object]] = {
-    ast.Not: operator.not_,
-    ast.USub: operator.neg,
-    ast.UAdd: operator.pos,
-    ast.Invert: operator.invert,
-}
-_COMPARE: dict[type, Callable[..., object]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.Is: operator.is_,
-    ast.IsNot: operator.is_not,
-    ast.In: lambda a, b: operator.contains(b, a),
-    ast.NotIn: lambda a, b: not operator.contains(b, a),
-}
-_BINARY: dict[type, Callable[..., object]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.BitOr: operator.or_,
-    ast.BitAnd: operator.and_,
-    ast.BitXor: operator.xor,
-}
-_SCALARS = (bool, int, float, complex, str, bytes, type(None))
-
-
-def _constant_result(
-    function: Callable[..., object] | None, operands: tuple[object, ...], node: ast.AST
-) -> Value:
-    """Apply an operator to constants, as the interpreter would; unknown if it cannot.
-
-    Only scalars; ``*`` and ``%`` only on numbers (no string built a gigabyte long, no
-    format string run); an operation that raises is unknown.
-    """
-    if function is None or not all(isinstance(value, _SCALARS) for value in operands):
-        return UNKNOWN
-    if function in {operator.mul, operator.mod} and not all(
-        isinstance(value, _NUMBERS) for value in operands
-    ):
-        return UNKNOWN
-    if any(isinstance(value, int) and abs(value) > 1 << 64 for value in operands):
-        return UNKNOWN
-    try:
-        return Const(function(*operands), node)
-    except (ArithmeticError, TypeError, ValueError):
-        return UNKNOWN
 
 
 def _location(value: Value, fallback: ast.AST) -> ast.AST:
