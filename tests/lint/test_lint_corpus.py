@@ -45,6 +45,7 @@ FAMILIES = {
     "held_out_9",
     "held_out_10",
     "held_out_11",
+    "held_out_12",
 }
 
 
