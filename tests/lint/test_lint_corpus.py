@@ -46,6 +46,7 @@ FAMILIES = {
     "held_out_10",
     "held_out_11",
     "held_out_12",
+    "held_out_13",
 }
 
 
