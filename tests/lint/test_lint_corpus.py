@@ -42,6 +42,11 @@ FAMILIES = {
     "held_out_6",
     "held_out_7",
     "held_out_8",
+    "held_out_9",
+    "held_out_10",
+    "held_out_11",
+    "held_out_12",
+    "held_out_13",
 }
 
 

@@ -19,6 +19,8 @@ from sslcustomize._lint._prefilter import (
     hot_lines,
     hot_places,
     may_contain_findings,
+    module_names,
+    word_places,
 )
 from sslcustomize._lint._runner import _READ_SIZE, _read
 from sslcustomize._lint._scoring import load_labels
@@ -842,3 +844,73 @@ def test_label_followed_by_another_comment_is_read(tmp_path: Path) -> None:
     )
     labels = load_labels(tmp_path)
     assert list(labels.values()) == [{1: frozenset({"SSC701"}), 2: frozenset()}]
+
+
+def test_module_tables_heat_their_readers_only_when_they_can_carry_a_weakening() -> None:
+    """A module table without a rule word heats nothing; one holding or filled with one does."""
+    source = b"""import requests
+
+PORTS = {"http": 80, "https": 443}
+OPTS = {
+    "timeout": 3,
+    "verify": False,
+}
+EXTRA = {}
+EXTRA["verify"] = False
+getter = partial(requests.get, timeout=3)
+"""
+    names = module_names(source, word_places(source))
+    assert b"opts" in names
+    assert b"extra" in names
+    assert b"ports" not in names
+    assert b"getter" not in names
+    assert b"ports" in module_names(source)  # without the file's words: every table counts
+
+
+_HELD_OUT_9_TO_11 = [
+    # a verb looked up at run time, called without verification; and with it
+    (
+        "import requests\ndef f(url, verb):\n    send = getattr(requests, verb)\n"
+        "    send(url, verify=False)\n    getattr(requests, verb)(url)\n",
+        {("SSC101", 4)},
+    ),
+    # a class's ``__init__`` parameter kept as ``self.verify``, constructed with it off
+    (
+        "import requests\nclass P:\n    def __init__(self, verify=True):\n"
+        "        self.verify = verify\n    def get(self, url):\n"
+        "        return requests.get(url, verify=self.verify)\n"
+        "P()\nP(verify=True)\nP(False)\n",
+        {("SSC101", 9)},
+    ),
+    # and defaulting to off: reported at the default, as a function's parameter is
+    (
+        "import requests\nclass P:\n    def __init__(self, verify=False):\n"
+        "        self.verify = verify\n    def get(self, url):\n"
+        "        return requests.get(url, verify=self.verify)\n",
+        {("SSC101", 3)},
+    ),
+    # a weak method as a class attribute named as the keyword; a constant is left to its use
+    (
+        "from OpenSSL import SSL\nclass F:\n    method = SSL.TLSv1_1_METHOD\n"
+        "    def ctx(self):\n        return SSL.Context(self.method)\n"
+        "class G:\n    method = SSL.TLS_METHOD\n",
+        {("SSC701", 3)},
+    ),
+    # ``@SECLEVEL=0`` after a cipher list; level 1 is not weak
+    (
+        "import ssl\nc = ssl.create_default_context()\nc.set_ciphers('DEFAULT@SECLEVEL=0')\n"
+        "c.set_ciphers('DEFAULT@SECLEVEL=1')\n",
+        {("SSC704", 3)},
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), _HELD_OUT_9_TO_11)
+def test_shapes_found_by_held_out_families_9_to_11(
+    source: str, expected: set[tuple[str, int]]
+) -> None:
+    """The shapes the ninth to eleventh held-out families found missing are reported, once."""
+    result = LintResult()
+    lint_source(source.encode(), "x.py", result)
+    assert not result.errors
+    assert {(f.code, f.line) for f in result.findings} == expected

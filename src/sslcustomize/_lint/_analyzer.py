@@ -13,13 +13,29 @@ import ast
 import builtins
 import contextlib
 import itertools
-import operator
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 
 from sslcustomize._lint import _tables as t
+from sslcustomize._lint._callbacks import (
+    _VERIFY_FLAGS,
+    _FunctionNode,
+    _keyword_value,
+    _or_operands,
+    _returns_true_always,
+    _truthy_constant,
+)
 from sslcustomize._lint._commands import Token, scan_command, tokens_of
+from sslcustomize._lint._evaluation import (
+    _BINARY,
+    _COMPARE,
+    _EMPTY_COLLECTIONS,
+    _EMPTY_CONSTRUCTORS,
+    _ENUM_KINDS,
+    _UNARY,
+    _constant_result,
+)
 from sslcustomize._lint._prefilter import hot_lines, is_tls_name, lines_of, places_of
 from sslcustomize._lint._siblings import sibling_constants, sibling_file
 from sslcustomize._lint._values import (
@@ -34,6 +50,17 @@ from sslcustomize._lint._values import (
     Ref,
     SeqVal,
     Value,
+)
+from sslcustomize._lint._valuetests import (
+    _TESTS,
+    _env_insecure,
+    _is_cert_none,
+    _is_const,
+    _is_falsy,
+    _param,
+    _ref_in,
+    _str,
+    _weak_setting,
 )
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
@@ -66,7 +93,6 @@ class _Sibling:
 
 _Scope = dict[str, "Value | _Sibling"]
 _KwMap = dict[str, tuple[Value, ast.AST]]
-_FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 _SERVER_CALLS = frozenset(
     {
@@ -119,64 +145,9 @@ def _child_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
 
 
 _SESSION_TYPES = frozenset({"requests.Session", "httpx.Client", "httpx.AsyncClient"})
+# Modules whose functions that a name looked up at run time can reach are HTTP requests.
+_VERB_MODULES = frozenset({"requests", "httpx"})
 _SESSIONISH_NAMES = ("session", "client", "http", "sess")
-
-
-def _param(value: Value) -> Value:
-    """Look through a parameter to its default value."""
-    if isinstance(value, Param):
-        return value.default if value.default is not None else UNKNOWN
-    return value
-
-
-def _is_const(value: Value, expected: object) -> bool:
-    value = _param(value)
-    return (
-        isinstance(value, Const) and type(value.value) is type(expected) and value.value == expected
-    )
-
-
-def _is_cert_none(value: Value) -> bool:
-    value = _param(value)
-    if isinstance(value, Ref):
-        return value.qualname in t.CERT_NONE_NAMES
-    if isinstance(value, Const):
-        if isinstance(value.value, str):
-            return value.value.upper() in {"CERT_NONE", "NONE"}
-        return type(value.value) is int and value.value == 0
-    return False
-
-
-def _is_false(value: Value) -> bool:
-    return _is_const(value, False)
-
-
-def _is_true(value: Value) -> bool:
-    return _is_const(value, True)
-
-
-def _is_cert_none_or_none(value: Value) -> bool:
-    return _is_cert_none(value) or _is_const(value, None)
-
-
-def _is_falsy(value: Value) -> bool:
-    """``False``, ``0``, ``""`` or an empty literal; not ``None`` (the default in requests)."""
-    value = _param(value)
-    if isinstance(value, Const):
-        return type(value.value) in {bool, int, float, complex, str, bytes} and not value.value
-    if isinstance(value, SeqVal):
-        return not value.items and value.empty
-    if isinstance(value, DictVal):
-        return not value.entries and isinstance(value.node, ast.Dict) and not value.node.keys
-    return False
-
-
-def _ref_in(value: Value, names: frozenset[str]) -> bool:
-    value = _param(value)
-    return isinstance(value, Ref) and value.qualname in names
-
-
-_CIPHER_WORDS = ("NULL", "EXPORT", "EXP-", "RC4", "DES", "MD5")
 
 
 # Methods whose first argument is tested by ``_weak_setting`` (or, for set_verify, as a mode).
@@ -188,86 +159,6 @@ _WEAK_METHODS = {
     "clear_options": "SSC703",
     "set_verify": "SSC208",
 }
-
-
-_WEAK_PROTOCOL_NAMES = frozenset(
-    name.removeprefix("ssl.PROTOCOL_") for name in t.WEAK_PROTOCOLS if name.startswith("ssl.")
-)
-
-
-def _weak_setting(name: str, value: Value) -> str | None:
-    """Return the SSC7xx code of a weak protocol, version bound, option or cipher setting."""
-    if name in t.PROTOCOL_KEYWORDS:
-        if name == "ssl_version" and (text := _str(value)) is not None:
-            # urllib3 reads a string as ``ssl.<name>`` or ``ssl.PROTOCOL_<name>``.
-            return "SSC701" if text.removeprefix("PROTOCOL_") in _WEAK_PROTOCOL_NAMES else None
-        return "SSC701" if _ref_in(value, t.WEAK_PROTOCOLS) else None
-    if (
-        name in t.MIN_VERSION_KEYWORDS
-        or name in t.MAX_VERSION_KEYWORDS
-        or name
-        in {
-            "set_min_proto_version",
-            "set_max_proto_version",
-        }
-    ):
-        return "SSC702" if _ref_in(value, t.WEAK_VERSIONS) else None
-    if name in t.CIPHER_KEYWORDS or name in t.CIPHER_METHODS:
-        text = _cipher_text(value)
-        return "SSC704" if text is not None and _weak_ciphers(text) else None
-    if name == "clear_options":
-        return "SSC703" if _ref_in(value, t.NO_OLD_PROTOCOL_OPTIONS) else None
-    return None
-
-
-def _cipher_text(value: Value) -> str | None:
-    """Return a cipher string given as ``str`` or ``bytes`` (pyOpenSSL takes both)."""
-    value = _param(value)
-    if isinstance(value, Const) and isinstance(value.value, bytes):
-        return value.value.decode("ascii", "replace")
-    return _str(value)
-
-
-def _weak_ciphers(text: str) -> bool:
-    """Tell whether an OpenSSL cipher string enables a broken suite (exclusions do not count)."""
-    for word in re.split(r"[:, ]+", text):
-        upper = word.upper()
-        if not upper or upper[0] in "!-":
-            continue
-        if upper.replace(" ", "").startswith("@SECLEVEL=0"):
-            return True
-        if upper.lstrip("+") in {"EXP", "ANULL", "ENULL", "NULL", "COMPLEMENTOFALL"}:
-            return True
-        if any(part in upper for part in _CIPHER_WORDS):
-            return True
-    return False
-
-
-_TESTS: dict[str, Callable[[Value], bool]] = {
-    "false": _is_false,
-    "true": _is_true,
-    "cert_none": _is_cert_none,
-    "cert_none_or_none": _is_cert_none_or_none,
-    "falsy": _is_falsy,
-}
-
-
-def _str(value: Value) -> str | None:
-    value = _param(value)
-    if isinstance(value, Const) and isinstance(value.value, str):
-        return value.value
-    return None
-
-
-def _env_insecure(test: str, value: Value) -> bool:
-    text = _str(value)
-    if test == "zero":
-        return text is not None and text.strip() == "0"
-    if test == "empty":
-        return text == ""
-    if test == "nonempty":
-        return text != ""
-    return not _is_const(value, None)  # "any": git disables on any value, even "0"
 
 
 class Analyzer:
@@ -297,8 +188,12 @@ class Analyzer:
         # >0 inside a branch that runs only when a caller opts out through a parameter.
         self._optout = 0
         self._defs: dict[str, ast.AST] = {}  # function name -> its latest definition
-        # (function, parameter, test, code): a sink fed by a parameter; its callers are checked.
-        self._param_sinks: list[tuple[_FunctionNode, str, str, str]] = []
+        # A sink fed by a parameter; its callers are checked (see ``_ParamSink``).
+        self._param_sinks: list[_ParamSink] = []
+        # A class's ``__init__`` parameters stored as ``self.x`` (by identity): the class's
+        # name and its ``__init__``, whose callers are the class's constructions.
+        self._init_params: dict[int, tuple[str, _FunctionNode]] = {}
+        self._class_names_by_attrs: dict[int, str] = {}  # id(class_attrs) -> the class's name
         self._hot: list[bool] | None = hot  # computed from the module's names when not given
         self.findings: set[RawFinding] = set()
         self.module_scope: _Scope = {}
@@ -342,7 +237,7 @@ class Analyzer:
     @property
     def followed_functions(self) -> tuple[str, ...]:
         """The names of the functions whose callers the last run checked."""
-        return tuple(dict.fromkeys(sink[0].name for sink in self._param_sinks))
+        return tuple(dict.fromkeys(sink[0] for sink in self._param_sinks))
 
     def check_callers(self, tree: ast.Module) -> list[RawFinding]:
         """Check the callers of ``followed_functions`` in ``tree``, after ``run``.
@@ -468,6 +363,7 @@ class Analyzer:
             self.visit(expr)
         outer = self.class_attrs
         self.class_attrs = {}  # filled by ``self.x = ...`` as the methods are visited
+        self._class_names_by_attrs[id(self.class_attrs)] = node.name
         bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
         if bases:
             self.class_attrs[_BASE] = Instance(bases[0].qualname)
@@ -475,6 +371,7 @@ class Analyzer:
         self.scopes.append(body)
         self.visit_body(node.body)
         self.scopes.pop()
+        self._check_class_versions(node.body, body)
         for name, value in body.items():
             if isinstance(value, Const):  # ``verify_tls = False`` read as ``self.verify_tls``
                 self.class_attrs.setdefault(name, value)
@@ -482,6 +379,31 @@ class Analyzer:
         self.scopes[-1][node.name] = UNKNOWN
         if len(self.scopes) == 1:  # a module's class: its attributes are read by name
             self._classes[node.name] = (body, _class_kind(bases))
+
+    def _check_class_versions(self, statements: list[ast.stmt], body: _Scope) -> None:
+        """A weak protocol or version bound as a class attribute is a configuration choice.
+
+        ``method = SSL.SSLv3_METHOD`` in a Twisted-style context factory, read back as
+        ``self.method``: reported where it is chosen, as a parameter's default is. Only an
+        attribute named as the keyword it feeds (``method``, ``ssl_version``,
+        ``minimum_version``).
+        """
+        for stmt in statements:
+            if isinstance(stmt, ast.Assign):
+                target: ast.expr = stmt.targets[0]
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                target = stmt.target
+            else:
+                continue
+            if not isinstance(target, ast.Name):
+                continue
+            # Named as the keyword it feeds: read back as ``self.method``, which is not
+            # followed. A constant (``PROTOCOL``) is followed where it is used instead.
+            name = target.id
+            if name in t.PROTOCOL_KEYWORDS or name in t.MIN_VERSION_KEYWORDS:
+                code = _weak_setting(name, _settle(body, name, body.get(name, UNKNOWN)))
+                if code is not None:
+                    self.report(code, stmt)
 
     def _visit_function(
         self, node: _FunctionNode, scopes: list[_Scope], class_attrs: _Scope | None
@@ -630,6 +552,7 @@ class Analyzer:
                 # ``def make(verify_ssl=False): session.verify = verify_ssl``: reported at
                 # the default; a caller's ``make(False)`` is checked like a keyword sink's.
                 self._sink("falsy", value, "SSC102", _location(value, stmt))
+            self._keep_init_param(target, value)
             return  # storing a parameter: its default is checked where the caller's value is
         self._check_attribute_value(attr, value, stmt)
         if state is None and _is_self(target.value) and _name_of(self.function) == "__init__":
@@ -650,6 +573,26 @@ class Analyzer:
             self.report("SSC102", stmt)  # False, 0, "": requests reads it as off
         if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
             self.class_attrs.setdefault(attr, value)
+
+    def _keep_init_param(self, target: ast.Attribute, value: Param) -> None:
+        """``self.verify = verify`` in ``__init__``: read back as that parameter in the methods.
+
+        A sink that it reaches has the class's constructions as its callers
+        (``Provider(verify=False)``), checked as a function's callers are.
+        """
+        init = self.function
+        if (
+            self.class_attrs is None
+            or not _is_self(target.value)
+            or not isinstance(init, ast.FunctionDef | ast.AsyncFunctionDef)
+            or init.name != "__init__"
+            or value.name not in _parameter_names(init)
+        ):
+            return
+        class_name = self._class_names_by_attrs.get(id(self.class_attrs))
+        if class_name is not None and target.attr not in self.class_attrs:
+            self.class_attrs[target.attr] = value
+            self._init_params[id(value)] = (class_name, init)
 
     @staticmethod
     def _session_target(base: Value, target: ast.Attribute) -> bool:
@@ -803,9 +746,9 @@ class Analyzer:
         """
         if not self._param_sinks:
             return
-        by_name: dict[str, list[tuple[_FunctionNode, str, str, str]]] = {}
+        by_name: dict[str, list[_ParamSink]] = {}
         for sink in self._param_sinks:
-            by_name.setdefault(sink[0].name, []).append(sink)
+            by_name.setdefault(sink[0], []).append(sink)
         saved = self.scopes
         self.scopes = [self.module_scope]
         try:
@@ -819,8 +762,8 @@ class Analyzer:
                     name, method = func.attr, True
                 else:
                     continue
-                for function, param, test, code in by_name.get(name, ()):
-                    given = _argument_for(node, function, param, method=method)
+                for _, function, param, test, code, bound in by_name.get(name, ()):
+                    given = _argument_for(node, function, param, method=method or bound)
                     literal = isinstance(given, ast.Constant | ast.Name)
                     if given is not None and literal and _TESTS[test](self.resolve(given)):
                         self.report(code, given)
@@ -845,10 +788,14 @@ class Analyzer:
         """Report a weakening value; remember a parameter so that its callers are checked."""
         if (defaults or not isinstance(value, Param)) and _TESTS[test](value):
             self.report(code, location)
+        elif isinstance(value, Param) and (owner := self._init_params.get(id(value))):
+            self._param_sinks.append((owner[0], owner[1], value.name, test, code, True))
         elif isinstance(value, Param) and isinstance(
             self.function, ast.FunctionDef | ast.AsyncFunctionDef
         ):
-            self._param_sinks.append((self.function, value.name, test, code))
+            self._param_sinks.append(
+                (self.function.name, self.function, value.name, test, code, False)
+            )
 
     def _visit_compare(self, node: ast.Compare) -> None:
         """A comparison only looks at a value: ``ctx == ssl._create_unverified_context()``."""
@@ -1010,7 +957,7 @@ class Analyzer:
                 has_star = True
         return kwmap, has_star
 
-    def _check_call(  # noqa: PLR0912, PLR0917 - one flat list of checks reads best
+    def _check_call(  # noqa: PLR0917 - the call's parts, already resolved
         self,
         node: ast.Call,
         qualname: str | None,
@@ -1020,18 +967,35 @@ class Analyzer:
         kwmap: _KwMap,
         has_star: bool,  # noqa: FBT001 - one of several positional facts about a call
     ) -> None:
-        def arg(name: str, index: int) -> tuple[Value, ast.AST] | None:
-            if name in kwmap:
-                return kwmap[name]
-            if 0 <= index < len(args) and not any(isinstance(a, ast.Starred) for a in args):
-                value = self.resolve(args[index])
-                return value, _location(value, args[index])
-            return None
+        """Run every family's checks on one call."""
+        self._check_flag_sinks(qualname, attr, args, kwmap)
+        self._check_weak_tls(qualname, attr, args, kwmap)
+        self._check_client_options(node, qualname, attr, args, kwmap)
+        self._check_contexts(node, qualname, attr, callee, args, kwmap)
+        self._check_stdlib_clients(node, qualname, attr, args, kwmap, has_star)
+        self._check_process(node, qualname, attr, args, kwmap)
+        self._check_warnings(node, qualname, attr, args, kwmap)
+        self._check_call_patches(node, attr, args)
 
+    def _argument(
+        self, args: list[ast.expr], kwmap: _KwMap, name: str, index: int
+    ) -> tuple[Value, ast.AST] | None:
+        """Return a call's argument by keyword, else by position (no ``*args`` before it)."""
+        if name in kwmap:
+            return kwmap[name]
+        if 0 <= index < len(args) and not any(isinstance(a, ast.Starred) for a in args):
+            value = self.resolve(args[index])
+            return value, _location(value, args[index])
+        return None
+
+    def _check_flag_sinks(
+        self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """Verification flags given to a call: known sinks, HTTP verbs, distinctive keywords."""
         known_sinks = t.KEYWORD_SINKS.get(qualname or "")
         if known_sinks is not None:
             for name, index, test, code in known_sinks:
-                found = arg(name, index)
+                found = self._argument(args, kwmap, name, index)
                 if found:
                     self._sink(test, found[0], code, found[1])
         elif attr in t.HTTP_VERBS or attr == "ws_connect":
@@ -1050,7 +1014,16 @@ class Analyzer:
         if known_sinks is None and qualname != "ssl.wrap_socket" and "cert_reqs" in kwmap:
             value, location = kwmap["cert_reqs"]
             self._sink("cert_none", value, "SSC504" if attr == "tls_set" else "SSC104", location)
-        self._check_weak_tls(qualname, attr, args, kwmap)
+
+    def _check_client_options(
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+    ) -> None:
+        """Options of particular clients: env dicts, sslopt, ldap3, pycurl, pyVmomi, mqtt, mongo."""
         if "env" in kwmap and isinstance(kwmap["env"][0], DictVal) and kwmap["env"][0].node:
             self._check_env_entries(kwmap["env"][0])
         if attr == "update" and args and isinstance(self.resolve(args[0]), DictVal):
@@ -1060,20 +1033,15 @@ class Analyzer:
         if attr == "Tls" and "validate" in kwmap and _is_cert_none(kwmap["validate"][0]):
             self.report("SSC508", kwmap["validate"][1])
         if attr == "setopt" and len(args) >= 2 and _option_name(args[0]) in t.PYCURL_VERIFY_OPTIONS:
-            found = arg("value", 1)
+            found = self._argument(args, kwmap, "value", 1)
             if found and _is_falsy(found[0]):
                 self.report("SSC510", found[1])
         if attr == "SmartConnectNoSSL" or qualname == "pyVim.connect.SmartConnectNoSSL":
             self.report("SSC512", node)
         if attr == "tls_insecure_set":
-            found = arg("value", 0)
+            found = self._argument(args, kwmap, "value", 0)
             if found and _is_const(found[0], True):
                 self.report("SSC504", found[1])
-        self._check_contexts(node, qualname, attr, callee, args, kwmap)
-        self._check_stdlib_clients(node, qualname, attr, args, kwmap, has_star)
-        self._check_process(node, qualname, attr, args, kwmap)
-        self._check_warnings(node, qualname, attr, args, kwmap)
-        self._check_call_patches(node, attr, args)
         if qualname in t.MONGO_CLIENTS:
             for item in args:
                 text = _str(self.resolve(item))
@@ -1427,30 +1395,38 @@ class Analyzer:
         if isinstance(node, ast.Call):
             return self._resolve_call(node)
         if isinstance(node, ast.Dict):
-            entries: dict[str, Value] = {}
-            for key, value in zip(node.keys, node.values, strict=True):
-                if key is None:
-                    spread = self.resolve(value)
-                    if isinstance(spread, DictVal):
-                        entries.update(spread.entries)
-                elif isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    entries[key.value] = self._resolve_located(value)
-            return DictVal(entries, node)
+            return self._resolve_dict(node)
         if isinstance(node, ast.List | ast.Tuple):
-            items: list[Value] = []
-            for element in node.elts:
-                if isinstance(element, ast.Starred):
-                    spread = self.resolve(element.value)
-                    if isinstance(spread, SeqVal):
-                        items.extend(spread.items)
-                else:
-                    items.append(self._resolve_located(element))
-            return SeqVal(tuple(items), empty=not node.elts)
+            return self._resolve_sequence(node)
         if isinstance(node, ast.BinOp | ast.BoolOp | ast.Compare | ast.IfExp | ast.UnaryOp):
             return self._evaluate(node)
         if isinstance(node, ast.Subscript):
             return self._resolve_subscript(node)
         return self._resolve_rest(node)
+
+    def _resolve_dict(self, node: ast.Dict) -> DictVal:
+        """A dict display: its string keys' values, and the entries of known dicts spread in."""
+        entries: dict[str, Value] = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:
+                spread = self.resolve(value)
+                if isinstance(spread, DictVal):
+                    entries.update(spread.entries)
+            elif isinstance(key, ast.Constant) and isinstance(key.value, str):
+                entries[key.value] = self._resolve_located(value)
+        return DictVal(entries, node)
+
+    def _resolve_sequence(self, node: ast.List | ast.Tuple) -> SeqVal:
+        """A list or tuple display: its items, and those of known sequences spread in."""
+        items: list[Value] = []
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
+                spread = self.resolve(element.value)
+                if isinstance(spread, SeqVal):
+                    items.extend(spread.items)
+            else:
+                items.append(self._resolve_located(element))
+        return SeqVal(tuple(items), empty=not node.elts)
 
     def _resolve_rest(self, node: ast.AST) -> Value:  # noqa: PLR0911 - one case per node type
         """``resolve`` for strings built from parts and the expressions that pass a value on."""
@@ -1651,7 +1627,7 @@ class Analyzer:
             module = module.split(".")[0]
         return Ref(t.normalize(module))
 
-    def _resolve_call_of(self, name: str, node: ast.Call) -> Value:  # noqa: PLR0911, PLR0912 - per case
+    def _resolve_call_of(self, name: str, node: ast.Call) -> Value:  # noqa: PLR0911 - per case
         """The value of a call of a module-level callable (``ssl.SSLContext(...)``, ``dict()``)."""
         origin = t.CONTEXT_FACTORIES.get(name)
         if origin is not None:
@@ -1678,14 +1654,23 @@ class Analyzer:
             return _settle(self.class_attrs, _BASE, self.class_attrs.get(_BASE, UNKNOWN))
         if name in _IMPORT_CALLS:
             return self._imported_module(name, node)
+        if name == "ssl.VerifyMode" and len(node.args) == 1:
+            value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
+            return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN
+        if name.startswith("builtins."):
+            return self._resolve_builtin_call(name, node)
+        return UNKNOWN
+
+    def _resolve_builtin_call(self, name: str, node: ast.Call) -> Value:  # noqa: PLR0911 - per case
+        """The value of a call of a builtin: ``getattr`` with a known name, empty constructors."""
         if name == "builtins.getattr" and len(node.args) >= 2:
             base, attr = self.resolve(node.args[0]), self._static_str(node.args[1])
             if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
                 return Ref(t.normalize(f"{base.qualname}.{attr}"))
+            if isinstance(base, Ref) and base.qualname in _VERB_MODULES:
+                # ``getattr(requests, verb)``: whichever verb, it is a request.
+                return Ref(f"{base.qualname}.request")
             return UNKNOWN
-        if name == "ssl.VerifyMode" and len(node.args) == 1:
-            value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
-            return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN
         if name in _EMPTY_CONSTRUCTORS and not node.args and not node.keywords:
             return Const(_EMPTY_CONSTRUCTORS[name], node)  # ``verify=bool()``, ``str()``
         if name in _EMPTY_COLLECTIONS and not node.args and not node.keywords:
@@ -1810,80 +1795,6 @@ def _located(value: Value, node: ast.AST) -> Value:
     return value
 
 
-# pyOpenSSL's verify flags; without VERIFY_PEER none of them makes a client verify.
-_VERIFY_FLAGS = frozenset(
-    f"OpenSSL.SSL.{flag}"
-    for flag in ("VERIFY_NONE", "VERIFY_PEER", "VERIFY_FAIL_IF_NO_PEER_CERT", "VERIFY_CLIENT_ONCE")
-)
-
-
-def _keyword_value(location: ast.AST) -> ast.AST:
-    return location.value if isinstance(location, ast.keyword) else location
-
-
-def _or_operands(node: ast.AST) -> list[ast.AST]:
-    """Return the operands of ``a | b | c`` (the node itself if it is no ``|``)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return [*_or_operands(node.left), *_or_operands(node.right)]
-    return [node]
-
-
-def _truthy_constant(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is not None and bool(node.value)
-
-
-def _returns_true_always(function: _FunctionNode) -> bool:
-    """Tell whether every way out of ``function`` returns a true constant (``return True``).
-
-    The last statement must be such a return (no fall-through to ``None``), every other
-    ``return`` too, and nothing may raise: a callback that looks at ``ok`` or the certificate
-    on any path is not this.
-    """
-    body = function.body
-    if not _always_returns(body):
-        return False
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Raise):
-            return False
-        if isinstance(node, ast.Return) and not (
-            node.value is not None and _truthy_constant(node.value)
-        ):
-            return False
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            stack.extend(ast.iter_child_nodes(node))
-    return True
-
-
-def _always_returns(body: list[ast.stmt]) -> bool:
-    """Tell whether ``body`` cannot fall through: it ends in a ``return`` on every branch.
-
-    ``if ok: return True`` / ``else: return 1`` ends both ways; an ``if`` without ``else``,
-    a loop or a ``try`` may fall through (to ``None``) and does not count.
-    """
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, ast.Return):
-        return True
-    if isinstance(last, ast.If):
-        return _always_returns(last.body) and _always_returns(last.orelse)
-    if isinstance(last, ast.With | ast.AsyncWith):
-        return _always_returns(last.body)
-    return False
-
-
-# Enum bases whose members are their values (an ``int``/``str`` subclass: 0 and "" are false)
-# or opaque objects that are always true (``enum.Enum``; ``.value`` reads the value).
-_ENUM_KINDS = {
-    "enum.Enum": "enum",
-    "enum.IntEnum": "value",
-    "enum.IntFlag": "value",
-    "enum.Flag": "value",
-    "enum.StrEnum": "value",
-}
-
 # A module-level class statement's name (ASCII names: the others are rare enough to miss).
 _CLASS_LINE = re.compile(rb"^class ([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 # A line that starts a statement at the margin (not a comment, a blank or a closing bracket).
@@ -1893,72 +1804,6 @@ _MARGIN_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
 def _class_kind(bases: list[Ref]) -> str:
     kinds = {_ENUM_KINDS.get(base.qualname) for base in bases}
     return "enum" if "enum" in kinds else "value" if "value" in kinds else "class"
-
-
-_NUMBERS = (bool, int, float, complex)
-# Builtins that called without arguments make a false value.
-_EMPTY_CONSTRUCTORS: dict[str, object] = {
-    "builtins.bool": False,
-    "builtins.int": 0,
-    "builtins.float": 0.0,
-    "builtins.str": "",
-    "builtins.bytes": b"",
-    "builtins.complex": 0j,
-}
-_EMPTY_COLLECTIONS = frozenset(
-    {"builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset"}
-)
-_UNARY: dict[type, Callable[..., object]] = {
-    ast.Not: operator.not_,
-    ast.USub: operator.neg,
-    ast.UAdd: operator.pos,
-    ast.Invert: operator.invert,
-}
-_COMPARE: dict[type, Callable[..., object]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.Is: operator.is_,
-    ast.IsNot: operator.is_not,
-    ast.In: lambda a, b: operator.contains(b, a),
-    ast.NotIn: lambda a, b: not operator.contains(b, a),
-}
-_BINARY: dict[type, Callable[..., object]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.BitOr: operator.or_,
-    ast.BitAnd: operator.and_,
-    ast.BitXor: operator.xor,
-}
-_SCALARS = (bool, int, float, complex, str, bytes, type(None))
-
-
-def _constant_result(
-    function: Callable[..., object] | None, operands: tuple[object, ...], node: ast.AST
-) -> Value:
-    """Apply an operator to constants, as the interpreter would; unknown if it cannot.
-
-    Only scalars; ``*`` and ``%`` only on numbers (no string built a gigabyte long, no
-    format string run); an operation that raises is unknown.
-    """
-    if function is None or not all(isinstance(value, _SCALARS) for value in operands):
-        return UNKNOWN
-    if function in {operator.mul, operator.mod} and not all(
-        isinstance(value, _NUMBERS) for value in operands
-    ):
-        return UNKNOWN
-    if any(isinstance(value, int) and abs(value) > 1 << 64 for value in operands):
-        return UNKNOWN
-    try:
-        return Const(function(*operands), node)
-    except (ArithmeticError, TypeError, ValueError):
-        return UNKNOWN
 
 
 def _location(value: Value, fallback: ast.AST) -> ast.AST:
@@ -2081,6 +1926,9 @@ def _constant(text: str | None, node: ast.AST) -> Value:
 # The key of ``class_attrs`` that holds what ``super()`` is: an instance of the first base
 # class that resolves to a module-level name. Not an identifier, so no attribute is called so.
 _BASE = "super()"
+# (name its callers call, function, parameter, test, code, whether the callers' first
+# positional argument is its second parameter, as for a class's ``__init__``)
+_ParamSink = tuple[str, "_FunctionNode", str, str, str, bool]
 
 # Reported even inside an opt-out branch: not a weakening that a parameter switches on.
 _ALWAYS = frozenset({"SSC001", "SSC901"})

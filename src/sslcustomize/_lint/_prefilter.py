@@ -18,7 +18,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from functools import lru_cache
 
-from sslcustomize._lint._tables import ENV_VARS
+from sslcustomize._lint._tables import CONTEXT_FACTORIES, ENV_VARS
 
 __all__ = [
     "accelerated_matches",
@@ -488,7 +488,21 @@ def is_tls_name(qualname: bytes) -> bool:
     (``urllib3.util.ssl_.BaseSSLError``): no rule reads one. The same names recur from file
     to file.
     """
-    return not qualname.lower().endswith(b"error") and may_contain_findings(qualname)
+    low = qualname.lower()
+    if low.startswith(_OWN_PACKAGE):
+        # This package's name starts with "ssl", but of its names only its context factories
+        # make a TLS object that rules follow; the rest (and this linter's own modules) would
+        # heat every function of a module that imports them.
+        return low.rpartition(b".")[2] in _OWN_FACTORIES
+    return not low.endswith(b"error") and may_contain_findings(qualname)
+
+
+_OWN_PACKAGE = b"sslcustomize."
+_OWN_FACTORIES = frozenset(
+    name.rpartition(".")[2].lower().encode()
+    for name in CONTEXT_FACTORIES
+    if name.startswith(_OWN_PACKAGE.decode())
+)
 
 
 def _imported_names(data: bytes, words: list[int] | None) -> list[bytes]:
@@ -541,12 +555,53 @@ def module_names(data: bytes, words: list[int] | None = None) -> tuple[bytes, ..
     dict/list/tuple displays or ``partial``s, and imported TLS names. ``words``: the file's
     ``word_places``, if the caller has them (fewer import statements are then looked at).
     """
-    names = [m.group(1) for m in _MODULE_NAME.finditer(data)]
+    filled = _filled_at_margin(data, words)
+    names = [m.group(1) for m in _MODULE_NAME.finditer(data) if _may_carry(data, m, words, filled)]
     first = _MODULE_NAME.match(b"\n" + data[: data.find(b"\n") + 1 or len(data)])
     if first is not None:
         names.insert(0, first.group(1))
     names += _imported_names(data, words)
     return tuple(dict.fromkeys(name.lower() for name in names))
+
+
+# The start of the next statement at the margin (not a comment nor a closing bracket).
+_MARGIN_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
+
+
+def _may_carry(
+    data: bytes, match: re.Match[bytes], words: list[int] | None, filled: frozenset[bytes]
+) -> bool:
+    """Tell whether a module-level binding (a ``_MODULE_NAME`` match) may carry a weakening.
+
+    A display or a ``partial`` carries one only if its statement holds a rule word
+    (``OPTS = {"verify": False}`` over several lines, ``get = partial(requests.get,
+    verify=False)``) or a module-level statement with a rule word starts with its name
+    (``OPTS = {}`` then ``OPTS["verify"] = False``, in ``filled``): a table of ports,
+    extensions or colours does not heat every function that reads it (a seventh of the
+    functions parsed on a site-packages tree). Literals and imports by name always count.
+    """
+    if words is None or not match.group(0).endswith((b"[", b"(", b"{", b"partial")):
+        return True
+    if match.group(1) in filled:
+        return True
+    end = _MARGIN_LINE.search(data, match.end())
+    stop = end.start() if end is not None else len(data)
+    at = bisect_left(words, match.start())
+    return at < len(words) and words[at] < stop
+
+
+_LEADING_NAME = re.compile(rb"[A-Za-z_]\w*")
+
+
+def _filled_at_margin(data: bytes, words: list[int] | None) -> frozenset[bytes]:
+    """Return the names that start a module-level line holding a rule word (see ``_may_carry``)."""
+    names = set()
+    rfind = data.rfind
+    for place in words or ():
+        name = _LEADING_NAME.match(data, rfind(b"\n", 0, place) + 1)
+        if name is not None:
+            names.add(name.group(0))
+    return frozenset(names)
 
 
 # A statement's first line at an indentation of at most N (not a blank line, a comment or the

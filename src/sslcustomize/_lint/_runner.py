@@ -77,11 +77,12 @@ def _lint_one(data: bytes, path: str, result: LintResult) -> Analyzer | None:
     tree = None
     places: list[int] = []
     names: tuple[bytes, ...] = ()
+    cut = None
     if len(data) >= PARTIAL_MIN_BYTES:
         # Big files: parse only the functions that hold a rule word (see ``hot_source``).
         names = module_names(data, words)
         places = hot_places(data, names, words)
-        tree = _parse_cut(data, places, path)
+        cut, tree = _parse_cut(data, places, path)
     partial = tree is not None
     try:
         if tree is None:
@@ -97,12 +98,8 @@ def _lint_one(data: bytes, path: str, result: LintResult) -> Analyzer | None:
     if partial and analyzer.follows_callers:
         # Parse again with the lines that name those functions hot too.
         followed = tuple(name.lower().encode() for name in analyzer.followed_functions)
-        wider = _parse_cut(data, hot_places(data, names + followed, words), path)
-        if wider is None:
-            with contextlib.suppress(SyntaxError, ValueError, RecursionError):
-                wider = ast.parse(data, filename=path)
-        # No wider tree: a cut function is not Python, and the cut tree is all there is.
-        raw = analyzer.check_callers(wider if wider is not None else tree)
+        wider_cut = hot_source(data, hot_places(data, names + followed, words))
+        raw = analyzer.check_callers(_wider_tree(data, path, wider_cut, cut, tree))
     allows = find_allows(data.decode("utf-8", "replace")) if b"sslcustomize:" in data else {}
     for code, line, column in raw:
         if allows.get(line):
@@ -114,13 +111,35 @@ def _lint_one(data: bytes, path: str, result: LintResult) -> Analyzer | None:
     return analyzer
 
 
-def _parse_cut(data: bytes, places: list[int], path: str) -> ast.Module | None:
-    """Parse ``data`` with its cold functions cut (``hot_source``); ``None`` if nothing is cut.
+def _wider_tree(
+    data: bytes, path: str, wider_cut: bytes | None, cut: bytes | None, tree: ast.Module
+) -> ast.Module:
+    """Return the tree of ``wider_cut``: ``tree`` if it is ``cut``, else the whole file's.
 
-    Also ``None`` when the cut source does not parse: the cut went wrong somewhere, and the
-    whole file is to be parsed instead.
+    The cut tree again when the callers are in the functions already parsed (no second
+    parse), or when nothing parses: a cut function is not Python, and it is all there is.
+    """
+    if wider_cut == cut:
+        return tree
+    wider = _parse(wider_cut, path)
+    if wider is None:
+        with contextlib.suppress(SyntaxError, ValueError, RecursionError):
+            wider = ast.parse(data, filename=path)
+    return wider if wider is not None else tree
+
+
+def _parse_cut(data: bytes, places: list[int], path: str) -> tuple[bytes | None, ast.Module | None]:
+    """Parse ``data`` with its cold functions cut (``hot_source``): the cut and its tree.
+
+    The tree is ``None`` if nothing is cut (the cut too), or when the cut source does not
+    parse: the cut went wrong somewhere, and the whole file is to be parsed instead.
     """
     cut = hot_source(data, places)
+    return cut, _parse(cut, path)
+
+
+def _parse(cut: bytes | None, path: str) -> ast.Module | None:
+    """Parse a cut source (``hot_source``); ``None`` for no cut or one that does not parse."""
     if cut is None:
         return None
     try:
