@@ -11,7 +11,7 @@ AIA, basic constraints and key usage):
    RFC 4514 strings, validity, serial, signature algorithm, key type and size, SAN DNS and IP,
    basic constraints, key usage, extended key usage, AIA caIssuers, self-issued, and the pin.
    Goal: faster (ratio < 1).
-3. The import: what ``sslcustomize._der`` adds to a fresh interpreter that has imported
+3. The import: what ``sslcustomize._x509._der`` adds to a fresh interpreter that has imported
    ``sslcustomize`` already, against what ``cryptography.x509`` (what a rejection imported
    before) adds to the same interpreter.
 
@@ -37,7 +37,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.x509.oid import AuthorityInformationAccessOID, ExtendedKeyUsageOID, NameOID
 
-from sslcustomize._der import parse_certificate, spki_pin
+from sslcustomize._x509._der import parse_certificate, spki_pin
 
 
 def _certificate(key: object) -> bytes:
@@ -228,7 +228,7 @@ def main() -> int:
             loops=loops,
         )
     runs = 5 if args.quick else 15
-    ours = _import_time("sslcustomize._der", runs)
+    ours = _import_time("sslcustomize._x509._der", runs)
     theirs = _import_time("cryptography.x509", runs)
     print(
         f"{'import, over an imported sslcustomize':<44} {ours * 1e3:8.1f} ms  vs "

@@ -39,10 +39,10 @@ from pathlib import Path
 import trustme
 
 import sslcustomize
-from sslcustomize import _state
-from sslcustomize._decision import decide, find_exception
-from sslcustomize._policy_merge import merge_layers
-from sslcustomize._trust_policy import parse_policy
+from sslcustomize._decision._decide import decide, find_exception
+from sslcustomize._policy._merge import merge_layers
+from sslcustomize._runtime import _state
+from sslcustomize._trust._checked_policy import parse_policy
 
 SERVER = r"""
 import http.server, ssl, sys
@@ -206,7 +206,7 @@ def bench_report_mode(count: int, rounds: int) -> None:
 
 
 def _pin(leaf: trustme.LeafCert) -> str:
-    from sslcustomize._der import spki_pin
+    from sslcustomize._x509._der import spki_pin
 
     return spki_pin(ssl.PEM_cert_to_DER_cert(leaf.cert_chain_pems[0].bytes().decode()))
 

@@ -26,14 +26,14 @@ import sys
 import tempfile
 import time
 
-from sslcustomize._discovery import probe
+from sslcustomize._reach._discovery import probe
 
 MARK = "SSLCUSTOMIZE_BENCH_REACH_NAMESPACE"
 POLICY = "/etc/sslcustomize/policy.toml"
 
 
 def _trees() -> list[str]:
-    from sslcustomize._discovery import discover
+    from sslcustomize._reach._discovery import discover
 
     stdlibs = {os.path.realpath(i.stdlib) for i in discover() if i.eligible and i.stdlib}
     return ["/etc", "/usr/local/lib", *sorted(stdlibs)]

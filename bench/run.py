@@ -217,7 +217,7 @@ def _timed_batch(function: Callable[[], object], calls: int) -> float:
 def worker_contexts(config: dict[str, Any]) -> None:
     """Time Python's create_default_context against sslcustomize's, in one process."""
     import sslcustomize
-    from sslcustomize import _originals
+    from sslcustomize._support import _originals
 
     original = _originals.ORIGINAL_CREATE_DEFAULT_CONTEXT
     if getattr(original, "__module__", None) != "ssl" or original is not ssl.create_default_context:

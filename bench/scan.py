@@ -61,8 +61,8 @@ async def _bare_loop(port: int, count: int, context: ssl.SSLContext) -> None:
 
 
 def _scan(listing: Path) -> None:
-    from sslcustomize import _state
     from sslcustomize._cli import main
+    from sslcustomize._runtime import _state
 
     _state.set_policy(None)
     with contextlib.redirect_stdout(io.StringIO()):

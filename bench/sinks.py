@@ -33,9 +33,10 @@ from pathlib import Path
 
 import trustme
 
-from sslcustomize import _report, _trust
-from sslcustomize._policy_model import TrustSource
-from sslcustomize._report import MAX_WAIT, Record, SqliteSink, read_records
+from sslcustomize._policy._model import TrustSource
+from sslcustomize._report import _records as _report
+from sslcustomize._report._records import MAX_WAIT, Record, SqliteSink, read_records
+from sslcustomize._trust import _anchors as _trust
 
 RECORD = Record(
     time="t", pid=1, program="bench", context="c", host="h", port=1, mode="report",
@@ -99,7 +100,7 @@ while True:
 
 
 def bench_journal(directory: Path) -> None:
-    from sslcustomize._report import DRAIN_BATCH, SPOOL_LIMIT, JournalSink
+    from sslcustomize._report._records import DRAIN_BATCH, SPOOL_LIMIT, JournalSink
 
     free = SqliteSink(str(directory / "baseline.sqlite3"))
     free.write(RECORD)

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import trustme
 
-from sslcustomize import _trust
-from sslcustomize._policy_model import SYSTEM_TRUST, TrustSource
+from sslcustomize._policy._model import SYSTEM_TRUST, TrustSource
+from sslcustomize._trust import _anchors as _trust
 
 
 def _handshake(client: ssl.SSLContext, server: ssl.SSLContext) -> None:

@@ -14,7 +14,7 @@ import pytest
 import trustme
 
 import sslcustomize
-from sslcustomize import _state
+from sslcustomize._runtime import _state
 
 WritePolicy = Callable[..., Path]
 

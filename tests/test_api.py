@@ -47,7 +47,7 @@ def test_all_is_the_public_api() -> None:
 def test_exception_hierarchy() -> None:
     """Rejections are SSLCertVerificationError; warnings share one root."""
     assert issubclass(sslcustomize.CertificateRejected, ssl.SSLCertVerificationError)
-    from sslcustomize._probe import ProbeError  # the commands' "could not check" error
+    from sslcustomize._connection._probe import ProbeError  # the commands' "could not check" error
 
     for error in (
         sslcustomize.PolicyError,
@@ -93,8 +93,9 @@ def test_import_and_lint_load_only_what_they_use(tmp_path: Path) -> None:
         "print(sorted(m for m in sys.modules if m.startswith('sslcustomize')))\n"
         "from sslcustomize._cli import main\n"
         f"main(['lint', {str(tmp_path)!r}])\n"
-        "print(sorted(m for m in sys.modules if m in {'ssl', 'sslcustomize._policy_model',\n"
-        "    'sslcustomize._contexts', 'sslcustomize._cli._check', 'importlib.metadata'}))\n"
+        "print(sorted(m for m in sys.modules if m in {'ssl', 'sslcustomize._policy._model',\n"
+        "    'sslcustomize._connection._contexts', 'sslcustomize._cli._check',\n"
+        "    'importlib.metadata'}))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True

@@ -1,8 +1,9 @@
 """A caller's context settings reach the private copies (engines) the policy connects with.
 
 Report mode, pins and ``ca`` exceptions connect on an engine rebuilt from what the caller set
-(:mod:`sslcustomize._engine`). Everything a caller can set must arrive there: the negotiated
-version, cipher, ALPN protocol, group and signature algorithm are compared with and without
+(:mod:`sslcustomize._decision._engine`). Everything a caller can set must arrive there:
+the negotiated version, cipher, ALPN protocol, group and signature algorithm are compared
+with and without
 the hook, in fresh interpreters started through the ``.pth`` hook. A setter a newer Python
 adds is carried without anyone listing it, and the member table fails here until someone does.
 """
@@ -22,16 +23,16 @@ import trustme
 import _pki
 from _fixtures import WritePolicy, run_python
 from _servers import serve_tls
-from sslcustomize import _engine
-from sslcustomize._contexts import PolicyContext, context_state, policy_context
-from sslcustomize._engine import (
+from sslcustomize._connection._contexts import PolicyContext, context_state, policy_context
+from sslcustomize._decision import _engine
+from sslcustomize._decision._engine import (
     EngineSpec,
     UncarriedSettingError,
     build_engine,
     settings_of,
     unclassified_members,
 )
-from sslcustomize._sslclass import PYTHON_SSLCONTEXT
+from sslcustomize._support._sslclass import PYTHON_SSLCONTEXT
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -238,7 +239,7 @@ def test_every_sslcontext_member_is_classified() -> None:
     assert not unknown, (
         f"ssl.SSLContext on Python {sys.version_info[:2]} has members sslcustomize has not "
         f"classified: {sorted(unknown)}. Add each to REPLACING_STEPS, ADDITIVE_STEPS, "
-        "COPIED_PROPERTIES or UNCOPIED_MEMBERS in sslcustomize/_engine.py"
+        "COPIED_PROPERTIES or UNCOPIED_MEMBERS in sslcustomize/_decision/_engine.py"
     )
 
 
@@ -357,9 +358,9 @@ try:
             print(tls.cipher()[0])
 except ssl.SSLError as error:
     print(type(error).__name__, error)
-if "sslcustomize._engine" in sys.modules:
-    from sslcustomize._engine import unclassified_members
-    from sslcustomize._sslclass import PYTHON_SSLCONTEXT
+if "sslcustomize._decision._engine" in sys.modules:
+    from sslcustomize._decision._engine import unclassified_members
+    from sslcustomize._support._sslclass import PYTHON_SSLCONTEXT
     print(sorted(unclassified_members(PYTHON_SSLCONTEXT)))
 """
 

@@ -18,13 +18,13 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import AuthorityInformationAccessOID
 
 import _pki
-from sslcustomize import _state
-from sslcustomize._analysis import every_reason
 from sslcustomize._cli import main
-from sslcustomize._decision import decide
-from sslcustomize._paths import unscoped_policy
-from sslcustomize._reasons import diagnose
-from sslcustomize._verify import Check
+from sslcustomize._decision._decide import decide
+from sslcustomize._runtime import _state
+from sslcustomize._support._paths import unscoped_policy
+from sslcustomize._verdict._analysis import every_reason
+from sslcustomize._verdict._reasons import diagnose
+from sslcustomize._verdict._verify import Check
 
 if TYPE_CHECKING:
     from conftest import StartServer
@@ -194,7 +194,7 @@ def test_disable_refuses_the_process_policy(
 
 def test_every_reason_names_all_problems(pki: _pki.TestPKI) -> None:
     """An expired, misnamed certificate from an unknown CA has all three reasons."""
-    from sslcustomize._state import current_policy, current_runtime
+    from sslcustomize._runtime._state import current_policy, current_runtime
 
     case = pki["expired_wrong_host"]
     decision = decide(current_policy(), host="localhost", port=443)
@@ -391,8 +391,8 @@ def test_doctor_names_every_error_of_a_file(
 
 def test_every_error_of_a_valid_file_is_none(tmp_path: Path) -> None:
     """A valid file has no errors; a file with one has exactly one (no cascades)."""
-    from sslcustomize._policy_errors import every_error
-    from sslcustomize._trust import check_source
+    from sslcustomize._policy._errors import every_error
+    from sslcustomize._trust._anchors import check_source
 
     path = str(tmp_path / "p")
     valid = "version = 1\nmode = 'report'\n"

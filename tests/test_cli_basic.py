@@ -27,7 +27,7 @@ def test_enable_writes_safe_defaults(user_policy: Path, capsys: pytest.CaptureFi
     assert 'mode = "enforce"' in text
     assert 'trust = ["system"]' in text
     assert "enabled:" in capsys.readouterr().out
-    from sslcustomize._trust_policy import read_layer
+    from sslcustomize._trust._checked_policy import read_layer
 
     assert read_layer("user", str(user_policy)).scalars["mode"].value == "enforce"
 
@@ -123,7 +123,8 @@ def test_run_mode_and_ca_reach_the_child(write_policy: WritePolicy, tmp_path: Pa
     ca = write_policy(trustme.CA().cert_pem.bytes().decode(), name="ca.pem")
     out = tmp_path / "out.txt"
     code = (
-        "import os,sys; from sslcustomize._trust_policy import load_policy; p = load_policy(); "
+        "import os,sys; from sslcustomize._trust._checked_policy import load_policy; "
+        "p = load_policy(); "
         f"open({str(out)!r},'w').write(p.mode.value + ' ' + ' '.join(map(str, p.trust)))"
     )
     assert main(["run", "--mode", "report", "--ca", str(ca), "--", sys.executable, "-c", code]) == 0
@@ -136,7 +137,7 @@ def test_run_ca_file_name_cannot_inject_toml(tmp_path: Path) -> None:
     ca.write_text(trustme.CA().cert_pem.bytes().decode())
     out = tmp_path / "out.txt"
     code = (
-        "from sslcustomize._trust_policy import load_policy; p = load_policy(); "
+        "from sslcustomize._trust._checked_policy import load_policy; p = load_policy(); "
         f"open({str(out)!r},'w').write(p.mode.value + '|' + '|'.join(map(str, p.trust)))"
     )
     assert main(["run", "--ca", str(ca), "--", sys.executable, "-c", code]) == 0

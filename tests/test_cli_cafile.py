@@ -16,8 +16,8 @@ import tomlkit
 import _pki
 from _fixtures import WritePolicy, run_python
 from _namespace import namespace_problem, run_in_overlays
-from sslcustomize import _state
 from sslcustomize._cli import main
+from sslcustomize._runtime import _state
 
 if TYPE_CHECKING:
     from conftest import StartServer

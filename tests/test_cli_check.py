@@ -11,8 +11,8 @@ import pytest
 
 import _pki
 from _fixtures import WritePolicy
-from sslcustomize import _state
 from sslcustomize._cli import main
+from sslcustomize._runtime import _state
 
 if TYPE_CHECKING:
     from conftest import StartServer
@@ -367,9 +367,9 @@ def test_check_verifies_with_the_flags_of_a_policy_context(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """check judges with a client context's verify flags (3.13's strict ones too)."""
-    from sslcustomize._analysis import analyse
     from sslcustomize._cli import _check as check_command
-    from sslcustomize._contexts import policy_context
+    from sslcustomize._connection._contexts import policy_context
+    from sslcustomize._verdict._analysis import analyse
 
     seen: list[Any] = []
 

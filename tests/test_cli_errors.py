@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 import _pki
-from sslcustomize import _state
 from sslcustomize._cli import main
+from sslcustomize._runtime import _state
 
 if TYPE_CHECKING:
     from conftest import StartServer

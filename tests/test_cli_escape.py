@@ -31,9 +31,9 @@ from cryptography.x509.oid import NameOID
 
 import _pki
 from _fixtures import run_python
-from sslcustomize import _state
 from sslcustomize._cli import main
-from sslcustomize._escape import visible
+from sslcustomize._runtime import _state
+from sslcustomize._support._escape import visible
 
 if TYPE_CHECKING:
     from conftest import StartServer

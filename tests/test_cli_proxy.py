@@ -22,9 +22,9 @@ import trustme
 
 import _pki
 from _proxy import LoopbackProxy, serve_proxy
-from sslcustomize import _state
 from sslcustomize._cli import main
-from sslcustomize._probe import Target, parse_proxy, proxy_for
+from sslcustomize._connection._probe import Target, parse_proxy, proxy_for
+from sslcustomize._runtime import _state
 
 if TYPE_CHECKING:
     from conftest import StartServer

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from _fixtures import WritePolicy
-from sslcustomize import _state
 from sslcustomize._cli import main
-from sslcustomize._report import Record, open_sink
+from sslcustomize._report._records import Record, open_sink
+from sslcustomize._runtime import _state
 
 
 def _write(sink_name: str, path: Path) -> None:
@@ -122,7 +122,7 @@ def _export(directory: Path) -> None:
             if record.machine == machine:
                 sink.write(record)
         sink.close()
-    from sslcustomize._journal import journal_datagram
+    from sslcustomize._report._journal import journal_datagram
 
     lines = []
     for record in FLEET:

@@ -14,8 +14,8 @@ import tomlkit
 
 import _pki
 from _fixtures import run_python
-from sslcustomize import _state
 from sslcustomize._cli import main
+from sslcustomize._runtime import _state
 
 if TYPE_CHECKING:
     from conftest import StartServer

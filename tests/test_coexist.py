@@ -30,7 +30,7 @@ import _pki
 from _fixtures import WritePolicy
 from _index import PROJECT, WHEEL, serve_index, write_wheel
 from _namespace import namespace_problem, run_in_overlays
-from sslcustomize._discovery import discover
+from sslcustomize._reach._discovery import discover
 
 if TYPE_CHECKING:
     from conftest import StartServer

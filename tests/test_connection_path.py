@@ -1056,7 +1056,7 @@ def test_a_context_that_never_stops_changing_connects_as_planned(
     caller set it; a verifying caller reaches the real server.
     """
     import sslcustomize
-    from sslcustomize._contextstate import ContextState
+    from sslcustomize._connection._contextstate import ContextState
 
     monkeypatch.setattr(ContextState, "version", lambda state: None)
     evil_port, _, _ = world.server(world.attacker_ca)
@@ -1104,9 +1104,9 @@ def go():
             tls.sendall(b"x\\n")
             tls.recv(3)
 print(outcome(go))
-heavy = ("typing", "contextlib", "dataclasses", "inspect", "sslcustomize._recording")
+heavy = ("typing", "contextlib", "dataclasses", "inspect", "sslcustomize._report._recording")
 loaded = set(sys.modules) - before
-print("sslcustomize._connection" in loaded, sorted(set(heavy) & loaded))
+print("sslcustomize._connection._connect" in loaded, sorted(set(heavy) & loaded))
 """
 
 
@@ -1135,5 +1135,5 @@ def test_the_first_handshake_loads_no_typing(world: World, mode: str) -> None:
     # Records load the report modules (and, through them, typing: not the handshake's path).
     recorded = client(FIRST_HANDSHAKE, policy, evil, "opt-out")
     assert recorded[0] == "OK"
-    assert "'sslcustomize._recording'" in recorded[1]
+    assert "'sslcustomize._report._recording'" in recorded[1]
     assert [r["verdict"] for r in _records(sink)] == ["opt_out"]

@@ -12,9 +12,10 @@ import trustme
 
 import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
-from sslcustomize import _contexts, _originals
-from sslcustomize._contexts import PolicyContext, context_state, policy_context
-from sslcustomize._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
+from sslcustomize._connection import _contexts
+from sslcustomize._connection._contexts import PolicyContext, context_state, policy_context
+from sslcustomize._support import _originals
+from sslcustomize._support._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
 
 ATTRIBUTES = (
     "protocol",
@@ -420,7 +421,7 @@ def test_an_unjudgeable_native_failure_keeps_openssls_words(
     write_policy: WritePolicy, server_context: ssl.SSLContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """OpenSSL refuses the chain and the verdict function fails: OpenSSL's reason is raised."""
-    from sslcustomize._runtime import Runtime
+    from sslcustomize._runtime._runtime import Runtime
 
     def broken(*args: object) -> None:
         raise RuntimeError("the verdict function is broken")

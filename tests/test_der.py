@@ -33,8 +33,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _limbo import LIMBO_JSON
-from sslcustomize import _analysis
-from sslcustomize._der import CertificateFacts, DERError, parse_certificate, spki_pin
+from sslcustomize._verdict import _analysis
+from sslcustomize._x509._der import CertificateFacts, DERError, parse_certificate, spki_pin
 
 UTC = dt.timezone.utc
 START = dt.datetime(2026, 1, 1, tzinfo=UTC)
@@ -668,7 +668,7 @@ def test_runs_without_cryptography() -> None:
     der = make_certificate(key="RSA 2048")
     code = (
         "import sys; sys.modules['cryptography'] = None\n"
-        "from sslcustomize._der import parse_certificate, spki_pin\n"
+        "from sslcustomize._x509._der import parse_certificate, spki_pin\n"
         f"der = bytes.fromhex('{der.hex()}')\n"
         "facts = parse_certificate(der)\n"
         "print(spki_pin(der), facts.key, facts.subject.rfc4514)\n"

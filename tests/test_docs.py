@@ -10,7 +10,7 @@ import trustme
 
 import sslcustomize
 from sslcustomize._cli import COMMANDS, build_parser
-from sslcustomize._trust_policy import parse_policy
+from sslcustomize._trust._checked_policy import parse_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -28,12 +28,12 @@ import _servers
 from _fixtures import WritePolicy
 from _namespace import namespace_problem, run_in_overlays
 from sslcustomize._cli import main
-from sslcustomize._connection import rejection
-from sslcustomize._decision import decide
-from sslcustomize._envtrust import entry_for_path, pip_config_cert, read_environment
-from sslcustomize._policy_model import Origin
-from sslcustomize._trust_policy import load_policy
-from sslcustomize._verify import Verdict
+from sslcustomize._connection._connect import rejection
+from sslcustomize._decision._decide import decide
+from sslcustomize._policy._model import Origin
+from sslcustomize._trust._checked_policy import load_policy
+from sslcustomize._trust._environment import entry_for_path, pip_config_cert, read_environment
+from sslcustomize._verdict._verify import Verdict
 
 if TYPE_CHECKING:
     from conftest import StartServer

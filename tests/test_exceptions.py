@@ -16,7 +16,7 @@ import trustme
 import _pki
 import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
-from sslcustomize._der import spki_pin
+from sslcustomize._x509._der import spki_pin
 
 if TYPE_CHECKING:
     from conftest import StartServer

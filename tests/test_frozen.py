@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 
 import pytest
 
-from sslcustomize import _frozen
+from sslcustomize._support import _frozen
 
 T = TypeVar("T")
 

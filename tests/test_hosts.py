@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sslcustomize._hosts import (
+from sslcustomize._policy._hosts import (
     HostIndex,
     HostPattern,
     normalize_host,

@@ -10,7 +10,7 @@ import pytest
 
 import sslcustomize
 from _fixtures import WritePolicy
-from sslcustomize._contexts import context_state
+from sslcustomize._connection._contexts import context_state
 from sslcustomize._inject import replaced_attributes
 
 FACTORIES = (

@@ -21,7 +21,7 @@ import pytest
 import _pki
 import _servers
 from _namespace import namespace_problem, run_in_overlays
-from sslcustomize._discovery import Interpreter, discover, probe
+from sslcustomize._reach._discovery import Interpreter, discover, probe
 
 pytestmark = pytest.mark.slow
 
@@ -90,7 +90,10 @@ def test_probe_skips_another_users_site_directory(tmp_path: Path) -> None:
     (site / "planted.pth").write_text(f"import os; open({str(marker)!r}, 'a').write('pth\\n')\n")
     base = os.path.realpath(os.path.join(sys.base_prefix, "bin", version))
     env = {**os.environ, "HOME": str(home)}
-    code = "from sslcustomize._discovery import probe; import sys; print(probe(sys.argv[1]).path)"
+    code = (
+        "from sslcustomize._reach._discovery import probe; import sys; "
+        "print(probe(sys.argv[1]).path)"
+    )
     for path in [home, *home.rglob("*")]:
         os.chown(path, ATTACKER, ATTACKER)
     theirs = subprocess.run(
@@ -206,7 +209,7 @@ def test_every_subprocess_of_the_package_is_audited() -> None:
         if "_lint" not in path.parts  # the linter names these calls in its tables, never calls them
         and any(starter in path.read_text() for starter in starters)
     )
-    assert found == ["_cli/_report.py", "_cli/_run.py", "_discovery.py"]
+    assert found == ["_cli/_report.py", "_cli/_run.py", "_reach/_discovery.py"]
 
 
 # --- Free-threaded builds are found (issue 21 #7) ------------------------------------------------

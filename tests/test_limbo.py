@@ -33,9 +33,10 @@ from _limbo import (
     skip_reason,
     unverified_error,
 )
-from sslcustomize import _state, _trust
-from sslcustomize._contexts import context_state
-from sslcustomize._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
+from sslcustomize._connection._contexts import context_state
+from sslcustomize._runtime import _state
+from sslcustomize._support._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
+from sslcustomize._trust import _anchors as _trust
 
 RecordProperty = Callable[[str, object], None]
 CASES = load_cases()

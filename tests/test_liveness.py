@@ -91,7 +91,7 @@ import _sslcustomize_startup
 _sslcustomize_startup.SYSTEM_POLICY = sys.argv[1]
 hold = sys.argv[2] == "hold"
 good, bad = sys.argv[3], sys.argv[4]
-import sslcustomize._state as state
+import sslcustomize._runtime._state as state
 
 loading = threading.Event()
 original = state.load_policy

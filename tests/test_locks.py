@@ -22,9 +22,11 @@ from pathlib import Path
 import pytest
 import trustme
 
-from sslcustomize import _envtrust, _locks, _trust
-from sslcustomize._policy_model import TrustSource
-from sslcustomize._report import Record, open_sink
+from sslcustomize._policy._model import TrustSource
+from sslcustomize._report._records import Record, open_sink
+from sslcustomize._support import _locks
+from sslcustomize._trust import _anchors as _trust
+from sslcustomize._trust import _environment as _envtrust
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 

@@ -1,4 +1,4 @@
-"""sslcustomize._originals: the one owner of Python's own ssl objects, stdlib only."""
+"""sslcustomize._support._originals: the one owner of Python's own ssl objects, stdlib only."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 
 def test_originals_import_only_the_standard_library() -> None:
     """The support module imports nothing of sslcustomize, nothing outside the stdlib."""
-    tree = ast.parse((SRC / "sslcustomize" / "_originals.py").read_text(encoding="utf-8"))
+    source = SRC / "sslcustomize" / "_support" / "_originals.py"
+    tree = ast.parse(source.read_text(encoding="utf-8"))
     imported: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -40,8 +41,8 @@ def test_stand_in_attribute_spelled_only_by_its_owners() -> None:
     # _discovery's probe runs in another interpreter, which need not have sslcustomize.
     assert spelled == [
         "_sslcustomize_startup.py",
-        "sslcustomize/_discovery.py",
-        "sslcustomize/_originals.py",
+        "sslcustomize/_reach/_discovery.py",
+        "sslcustomize/_support/_originals.py",
     ]
 
 
@@ -49,7 +50,7 @@ SAVED = """
 import json, ssl, sys
 stand_in = ssl.create_default_context
 loaded = "sslcustomize" in sys.modules
-from sslcustomize import _originals  # the package loads now, behind the stand-ins
+from sslcustomize._support import _originals  # the package loads now, behind the stand-ins
 print(json.dumps({
     "loaded": loaded,
     "stand_in": _originals.is_stand_in(stand_in),

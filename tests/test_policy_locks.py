@@ -14,7 +14,7 @@ import trustme
 
 import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
-from sslcustomize._trust_policy import load_policy
+from sslcustomize._trust._checked_policy import load_policy
 
 PIN = "sha256/" + "A" * 43 + "="
 

@@ -32,9 +32,9 @@ import _pki
 from _fixtures import WritePolicy
 from _servers import serve_tls
 from sslcustomize._cli import main
-from sslcustomize._der import parse_certificate, spki_pin
-from sslcustomize._replay import replay_chain
-from sslcustomize._verify import judge_chain
+from sslcustomize._verdict._verify import judge_chain
+from sslcustomize._x509._der import parse_certificate, spki_pin
+from sslcustomize._x509._replay import replay_chain
 
 try:
     from cryptography.hazmat.primitives.asymmetric import mldsa

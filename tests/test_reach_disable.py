@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from _namespace import namespace_problem, run_in_overlays
-from sslcustomize import _install
-from sslcustomize._discovery import Interpreter, discover
+from sslcustomize._reach import _install
+from sslcustomize._reach._discovery import Interpreter, discover
 
 pytestmark = pytest.mark.slow
 

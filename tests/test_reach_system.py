@@ -20,7 +20,7 @@ import pytest
 
 import _pki
 from _namespace import namespace_problem, run_in_overlays
-from sslcustomize._discovery import probe
+from sslcustomize._reach._discovery import probe
 
 HERE = Path(__file__).parent
 PYENV = os.path.expanduser("~/.pyenv/versions")
@@ -256,7 +256,7 @@ def test_nothing_outside_the_namespace_changed(scenario: dict[str, Any]) -> None
 
 def test_hook_text_is_valid_python() -> None:
     """The sitecustomize text compiles (its failure twin would break every interpreter)."""
-    from sslcustomize import _install
+    from sslcustomize._reach import _install
 
     text = _install.hook_text(scope="system", runtime="/r", displaced="", stdlib="/s")
     assert text.startswith(_install.MARKER)

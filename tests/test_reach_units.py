@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from sslcustomize import _install
 from sslcustomize._cli import main
-from sslcustomize._discovery import Interpreter, candidates, probe
+from sslcustomize._reach import _install
+from sslcustomize._reach._discovery import Interpreter, candidates, probe
 
 
 def _fake(tmp_path: Path) -> Interpreter:

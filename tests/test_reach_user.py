@@ -20,7 +20,7 @@ import pytest
 import _pki
 import _servers
 from _namespace import namespace_problem, run_in_overlays
-from sslcustomize._discovery import probe
+from sslcustomize._reach._discovery import probe
 
 HERE = Path(__file__).parent
 PYENV_ROOT = "/root/.pyenv"

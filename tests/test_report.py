@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import sslcustomize
-from sslcustomize import _report
-from sslcustomize._report import (
+from sslcustomize._report import _records as _report
+from sslcustomize._report._records import (
     JsonlSink,
     Record,
     SqliteSink,
@@ -69,7 +69,7 @@ def test_sqlite_records_in_wal_mode(tmp_path: Path) -> None:
 
 WRITER = """
 import sys
-from sslcustomize._report import Record, open_sink
+from sslcustomize._report._records import Record, open_sink
 sink = open_sink("sqlite", sys.argv[1])
 for i in range(200):
     sink.write(Record(time="t", pid=int(sys.argv[2]), program="w", context="c", host=f"h{i}",
@@ -152,7 +152,7 @@ def test_failing_sink_warns_once_then_stays_silent(make: object, tmp_path: Path)
 def test_failing_sink_never_breaks_under_warnings_as_errors(tmp_path: Path) -> None:
     """Even with -W error, a failing sink prints one line and the program goes on."""
     code = textwrap.dedent("""
-        from sslcustomize._report import JsonlSink, Record
+        from sslcustomize._report._records import JsonlSink, Record
         sink = JsonlSink("/dev/full")
         r = Record(time="t", pid=1, program="p", context="c", host="h", port=1, mode="report",
                    verdict="rejected", reasons=("expired",))

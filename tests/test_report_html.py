@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sslcustomize._cli import main
-from sslcustomize._report import Record, open_sink
+from sslcustomize._report._records import Record, open_sink
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 #: Where the screenshot is also written, for a person to look at after the run.

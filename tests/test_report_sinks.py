@@ -14,8 +14,8 @@ import pytest
 
 import sslcustomize
 from _fixtures import run_python
-from sslcustomize import _report
-from sslcustomize._report import (
+from sslcustomize._report import _records as _report
+from sslcustomize._report._records import (
     MAX_WAIT,
     JsonlSink,
     Record,
@@ -199,7 +199,7 @@ def test_fork_while_another_thread_writes(tmp_path: Path) -> None:
         f"""
         import os, threading, warnings
         warnings.simplefilter("ignore", DeprecationWarning)  # 3.12: fork with threads
-        from sslcustomize._report import Record, open_sink
+        from sslcustomize._report._records import Record, open_sink
         r = Record(time="t", pid=1, program="p", context="c", host="parent", port=1,
                    mode="report", verdict="rejected", reasons=("expired",))
         sink = open_sink("sqlite", {str(tmp_path / "r.sqlite3")!r})
@@ -247,7 +247,7 @@ def test_shared_log_group(tmp_path: Path) -> None:
 
 def test_report_group_must_exist(tmp_path: Path) -> None:
     """[report] group naming no group is a PolicyError at its line."""
-    from sslcustomize._trust_policy import load_policy
+    from sslcustomize._trust._checked_policy import load_policy
 
     path = tmp_path / "p.toml"
     path.write_text("[report]\nsink = 'jsonl'\ngroup = 'no-such-group-x'\n", encoding="utf-8")
@@ -307,7 +307,7 @@ def test_database_locked_before_the_first_record(tmp_path: Path, clock: list[flo
 
 FULL_DISK = """
 import json, os, resource, signal, sys
-from sslcustomize._report import JsonlSink, Record
+from sslcustomize._report._records import JsonlSink, Record
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full disk: short writes, then EFBIG
 path = sys.argv[1]
 sink = JsonlSink(path)
@@ -343,7 +343,7 @@ def test_torn_jsonl_line_never_spoils_the_next_record(tmp_path: Path) -> None:
 
 LOCKED_WRITER = """
 import os, signal, sys, time
-from sslcustomize._report import Record, open_sink
+from sslcustomize._report._records import Record, open_sink
 sink = open_sink("sqlite", sys.argv[1])
 for i in range(3):
     sink.write(Record(time="t", pid=os.getpid(), program="worker", context="c", host=f"h{i}",
@@ -482,7 +482,7 @@ def test_journal_fields_round_trip_newlines_and_repeats() -> None:
     """A value with a newline uses the binary form; repeated fields read back as a tuple."""
     import struct
 
-    from sslcustomize._journal import journal_datagram, record_from_journal
+    from sslcustomize._report._journal import journal_datagram, record_from_journal
 
     record = Record(
         time="t", pid=7, program="p", context="c", host="h", port=443, mode="report",
@@ -517,7 +517,7 @@ def _hostile_chain_fields() -> dict[str, object]:
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
 
-    from sslcustomize._recording import chain_fields
+    from sslcustomize._report._recording import chain_fields
 
     key = ec.generate_private_key(ec.SECP256R1())
     units = [x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, "\x01" * 60)] * 700

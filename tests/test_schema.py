@@ -11,9 +11,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from sslcustomize import _policy_model, _schema
 from sslcustomize._cli import main
-from sslcustomize._trust_policy import parse_policy
+from sslcustomize._policy import _model as _policy_model
+from sslcustomize._policy import _schema
+from sslcustomize._trust._checked_policy import parse_policy
 from sslcustomize.exceptions import PolicyError
 from test_docs import POLICY_BLOCKS
 

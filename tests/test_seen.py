@@ -21,10 +21,10 @@ from cryptography.x509.oid import NameOID
 import _pki
 import sslcustomize
 from _fixtures import WritePolicy
-from sslcustomize import _state
 from sslcustomize._cli import main
-from sslcustomize._report import read_records
-from sslcustomize._seen import load_sightings, missing_intermediate
+from sslcustomize._report._records import read_records
+from sslcustomize._report._seen import load_sightings, missing_intermediate
+from sslcustomize._runtime import _state
 from sslcustomize.exceptions import SSLCustomizeWarning
 
 if TYPE_CHECKING:

@@ -71,7 +71,7 @@ def test_no_context_and_no_policy_read_at_startup(write_policy: WritePolicy) -> 
     path = write_policy("version = 1\n")
     code = """
     import ssl
-    from sslcustomize import _state
+    from sslcustomize._runtime import _state
     print(_state._runtime is None)
     ssl.create_default_context()
     print(_state._runtime is None)
@@ -86,8 +86,9 @@ def test_no_context_and_no_policy_read_at_startup(write_policy: WritePolicy) -> 
 # bench/first_context.py measures the first context.
 _HEAVY = (
     "tomllib", "tomli", "typing", "dataclasses", "inspect", "threading", "hashlib",
-    "sslcustomize._connection", "sslcustomize._verify", "sslcustomize._recording",
-    "sslcustomize._report", "sslcustomize._inject._urllib3", "sslcustomize._inject._requests",
+    "sslcustomize._connection._connect", "sslcustomize._verdict._verify",
+    "sslcustomize._report._recording", "sslcustomize._report._records",
+    "sslcustomize._inject._urllib3", "sslcustomize._inject._requests",
     "sslcustomize._inject._httpx", "sslcustomize._inject._aiohttp", "sslcustomize._inject._pip",
 )  # fmt: skip
 
@@ -147,7 +148,7 @@ def test_user_layer_activates(tmp_path: Path) -> None:
     code = STATE + "ssl.create_default_context()\nprint(ssl.create_default_context.__module__)\n"
     out = run_python(code, env={"XDG_CONFIG_HOME": str(config)}).stdout.split()
     assert out[3] == "_sslcustomize_startup"
-    assert out[5] == "sslcustomize._contexts"
+    assert out[5] == "sslcustomize._connection._contexts"
 
 
 def test_broken_policy_fails_closed_with_one_line(write_policy: WritePolicy) -> None:
@@ -223,7 +224,7 @@ def test_cache_and_state_dirs_follow_platformdirs(
     """The stdlib-only cache and state directories equal platformdirs', set or not."""
     import platformdirs
 
-    from sslcustomize import _paths
+    from sslcustomize._support import _paths
 
     for value in (str(tmp_path), None):
         if value is None:

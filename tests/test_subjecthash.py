@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from sslcustomize._subjecthash import subject_hash
+from sslcustomize._x509._subjecthash import subject_hash
 
 CERTS = "/etc/ssl/certs"
 

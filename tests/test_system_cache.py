@@ -22,8 +22,8 @@ import pytest
 import _pki
 import _servers
 from _namespace import namespace_problem, run_in_overlays
-from sslcustomize import _tomlcache
-from sslcustomize._policy_lines import locate_keys
+from sslcustomize._policy import _tomlcache
+from sslcustomize._policy._lines import locate_keys
 
 LOCKED = 'version = 1\nallow_code_opt_out = false\nlock = ["allow_code_opt_out"]\n'
 
@@ -34,8 +34,8 @@ import json, sys
 import _sslcustomize_startup
 _sslcustomize_startup.SYSTEM_POLICY = sys.argv[1]
 if len(sys.argv) > 3:
-    import sslcustomize._tomlcache
-    sslcustomize._tomlcache.SYSTEM_CACHE = sys.argv[3]
+    import sslcustomize._policy._tomlcache
+    sslcustomize._policy._tomlcache.SYSTEM_CACHE = sys.argv[3]
 import requests
 try:
     requests.get(f"https://localhost:{sys.argv[2]}/", verify=False, timeout=10)

@@ -29,7 +29,7 @@ import urllib3
 import _pki
 import sslcustomize
 from _fixtures import WritePolicy
-from sslcustomize import _state
+from sslcustomize._runtime import _state
 
 if TYPE_CHECKING:
     from conftest import StartServer

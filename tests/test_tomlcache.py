@@ -23,9 +23,9 @@ import trustme
 
 import _pki
 from _fixtures import WritePolicy
-from sslcustomize import _tomlcache
-from sslcustomize._policy_lines import locate_keys
-from sslcustomize._trust_policy import load_policy, parse_policy
+from sslcustomize._policy import _tomlcache
+from sslcustomize._policy._lines import locate_keys
+from sslcustomize._trust._checked_policy import load_policy, parse_policy
 from sslcustomize.exceptions import PolicyError
 
 if TYPE_CHECKING:

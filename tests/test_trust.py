@@ -14,11 +14,12 @@ import trustme
 
 import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
-from sslcustomize import PolicyError, _trust
-from sslcustomize._decision import decide
-from sslcustomize._policy_model import TrustSource
-from sslcustomize._subjecthash import subject_hash
-from sslcustomize._trust_policy import load_policy, parse_policy
+from sslcustomize import PolicyError
+from sslcustomize._decision._decide import decide
+from sslcustomize._policy._model import TrustSource
+from sslcustomize._trust import _anchors as _trust
+from sslcustomize._trust._checked_policy import load_policy, parse_policy
+from sslcustomize._x509._subjecthash import subject_hash
 
 
 def _server(ca: trustme.CA) -> ssl.SSLContext:
@@ -339,7 +340,8 @@ def test_another_user_gets_its_own_safe_cache() -> None:
         os.chmod(bundle, 0o644)
         code = (
             "import os, tempfile, hashlib\n"
-            "from sslcustomize import _paths, _trust\n"
+            "from sslcustomize._support import _paths\n"
+            "from sslcustomize._trust import _anchors as _trust\n"
             "os.setgid(65534); os.setuid(65534)\n"
             f"a = _trust.bundle_anchors({str(bundle)!r})\n"
             "print(len(a.directories), os.stat(a.directories[0]).st_uid)\n"

@@ -21,9 +21,9 @@ import _pki
 import _servers
 import sslcustomize
 from _fixtures import WritePolicy, memory_handshake
-from sslcustomize import _trust
-from sslcustomize._state import current_runtime
-from sslcustomize._subjecthash import subject_hash
+from sslcustomize._runtime._state import current_runtime
+from sslcustomize._trust import _anchors as _trust
+from sslcustomize._x509._subjecthash import subject_hash
 
 
 def _server(ca: trustme.CA) -> ssl.SSLContext:

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ._contexts import (
+    from sslcustomize._connection._contexts import (
         NamedContexts,
         PolicyContext,
         context_for,
@@ -21,10 +21,10 @@ if TYPE_CHECKING:
         create_legacy_context,
         named_contexts,
     )
-    from ._inject import extract, inject, is_injected
-    from ._policy_model import Policy
-    from ._trust_policy import load_policy
-    from .exceptions import (
+    from sslcustomize._inject import extract, inject, is_injected
+    from sslcustomize._policy._model import Policy
+    from sslcustomize._trust._checked_policy import load_policy
+    from sslcustomize.exceptions import (
         CertificateRejected,
         LegacyContextWarning,
         PolicyError,
@@ -65,17 +65,17 @@ __all__ = [
 
 # Public name -> the private module that defines it (the imports above, for type checkers).
 _HOME = {
-    "NamedContexts": "._contexts",
-    "PolicyContext": "._contexts",
-    "context_for": "._contexts",
-    "create_default_context": "._contexts",
-    "create_legacy_context": "._contexts",
-    "named_contexts": "._contexts",
+    "NamedContexts": "._connection._contexts",
+    "PolicyContext": "._connection._contexts",
+    "context_for": "._connection._contexts",
+    "create_default_context": "._connection._contexts",
+    "create_legacy_context": "._connection._contexts",
+    "named_contexts": "._connection._contexts",
     "extract": "._inject",
     "inject": "._inject",
     "is_injected": "._inject",
-    "Policy": "._policy_model",
-    "load_policy": "._trust_policy",
+    "Policy": "._policy._model",
+    "load_policy": "._trust._checked_policy",
     "CertificateRejected": ".exceptions",
     "LegacyContextWarning": ".exceptions",
     "PolicyError": ".exceptions",

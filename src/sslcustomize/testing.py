@@ -18,8 +18,8 @@ import tempfile
 import textwrap
 from collections.abc import Iterator
 
-from ._inject import extract, inject, is_injected
-from ._state import set_policy
+from sslcustomize._inject import extract, inject, is_injected
+from sslcustomize._runtime._state import set_policy
 
 __all__ = ["policy"]
 

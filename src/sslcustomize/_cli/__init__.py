@@ -99,7 +99,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="Certificate verification for every TLS client in this Python, under one "
         "policy with scoped, expiring, auditable exceptions.",
     )
-    from .. import __version__  # noqa: PLC0415 - the package is loaded by now
+    from sslcustomize import __version__  # noqa: PLC0415 - the package is loaded by now
 
     parser.add_argument("--version", action="version", version=f"sslcustomize {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -139,7 +139,7 @@ def _show_warning(  # noqa: PLR0917 - warnings.showwarning's signature
     line: str | None = None,
 ) -> None:
     """Print the package's own warnings as one line each, without Python's file and source."""
-    from ..exceptions import SSLCustomizeWarning  # noqa: PLC0415 - loaded by the commands
+    from sslcustomize.exceptions import SSLCustomizeWarning  # noqa: PLC0415 - loaded by the commands
 
     if not issubclass(category, SSLCustomizeWarning):
         _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)

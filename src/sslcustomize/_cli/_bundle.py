@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import ssl
 
-from .._decision import decide
-from .._files import atomic_write
-from .._frozen import dataclass
-from .._policy_model import Policy, TrustSource
-from .._trust import bundle_certificates, find_system_store, is_hashed_directory
+from sslcustomize._decision._decide import decide
+from sslcustomize._policy._model import Policy, TrustSource
+from sslcustomize._support._files import atomic_write
+from sslcustomize._support._frozen import dataclass
+from sslcustomize._trust._anchors import bundle_certificates, find_system_store, is_hashed_directory
 
 __all__ = ["BUNDLE_VARIABLES", "Bundle", "write_bundle"]
 

@@ -15,16 +15,16 @@ import re
 import ssl
 from typing import Any
 
-from .._der import DERError, parse_certificate
-from .._files import atomic_write, make_directories
-from .._paths import pretty, unscoped_policy
-from .._state import current_policy, set_policy
-from .._trust_policy import parse_policy
-from ..exceptions import PolicyError
-from . import EXIT_OK
-from ._enable import scope_path
-from ._escape import shown
-from ._output import console, print_json
+from sslcustomize._cli import EXIT_OK
+from sslcustomize._cli._enable import scope_path
+from sslcustomize._cli._escape import shown
+from sslcustomize._cli._output import console, print_json
+from sslcustomize._runtime._state import current_policy, set_policy
+from sslcustomize._support._files import atomic_write, make_directories
+from sslcustomize._support._paths import pretty, unscoped_policy
+from sslcustomize._trust._checked_policy import parse_policy
+from sslcustomize._x509._der import DERError, parse_certificate
+from sslcustomize.exceptions import PolicyError
 
 __all__ = ["CAFileError", "add_ca_file"]
 

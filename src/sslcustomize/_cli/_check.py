@@ -7,13 +7,11 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from .._analysis import Analysis, Problem, analyse, describe
-from .._contexts import policy_context
-from .._decision import Decision, decide
-from .._envtrust import EnvTrust
-from .._frozen import replace
-from .._policy_model import DEFAULT_EXCEPTION_DAYS, Policy
-from .._probe import (
+from sslcustomize._cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from sslcustomize._cli._escape import shown
+from sslcustomize._cli._output import console, fail, print_json
+from sslcustomize._connection._contexts import policy_context
+from sslcustomize._connection._probe import (
     STARTTLS_PORTS,
     ProbeError,
     Proxy,
@@ -22,14 +20,16 @@ from .._probe import (
     parse_target,
     proxy_for,
 )
-from .._reasons import explain, renewal, trust_command
-from .._runtime import Runtime
-from .._seen import load_sightings, missing_intermediate, report_file
-from .._state import current_runtime
-from .._verify import Check
-from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
-from ._escape import shown
-from ._output import console, fail, print_json
+from sslcustomize._decision._decide import Decision, decide
+from sslcustomize._policy._model import DEFAULT_EXCEPTION_DAYS, Policy
+from sslcustomize._report._seen import load_sightings, missing_intermediate, report_file
+from sslcustomize._runtime._runtime import Runtime
+from sslcustomize._runtime._state import current_runtime
+from sslcustomize._support._frozen import replace
+from sslcustomize._trust._environment import EnvTrust
+from sslcustomize._verdict._analysis import Analysis, Problem, analyse, describe
+from sslcustomize._verdict._reasons import explain, renewal, trust_command
+from sslcustomize._verdict._verify import Check
 
 __all__ = ["add_proxy", "environment_entry", "inspect_target", "register"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 
-from .._paths import pretty, process_policy_paths
-from . import EXIT_OK
-from ._enable import add_scope, scope_path
-from ._output import fail
+from sslcustomize._cli import EXIT_OK
+from sslcustomize._cli._enable import add_scope, scope_path
+from sslcustomize._cli._output import fail
+from sslcustomize._support._paths import pretty, process_policy_paths
 
 __all__ = ["register"]
 
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         return fail(str(error))
     if args.scope in ("system", "user"):
-        from ._reach import unreach  # noqa: PLC0415 - only for these scopes
+        from sslcustomize._cli._reach import unreach  # noqa: PLC0415 - only for these scopes
 
         existed = os.path.exists(path)
         status = unreach(args.scope)

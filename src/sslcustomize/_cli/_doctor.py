@@ -12,24 +12,29 @@ import ssl
 import sys
 from typing import Any
 
-from .. import _inject
-from .._contexts import create_default_context
-from .._decision import decide
-from .._envtrust import VARIABLES, pip_config_cert
-from .._inject._stdlib import create_stdlib_context
-from .._originals import unwrap_factory
-from .._paths import ENV_POLICY
-from .._policy_errors import every_error
-from .._policy_load import policy_files
-from .._policy_model import Policy
-from .._report import dropped_records
-from .._shadows import find_shadows
-from .._trust import TrustError, bundle_certificates, check_source, find_system_store
-from .._trust_policy import load_policy
-from . import EXIT_OK, EXIT_USAGE
-from ._check import environment_entry
-from ._enable import add_python
-from ._output import console, print_json
+from sslcustomize import _inject
+from sslcustomize._cli import EXIT_OK, EXIT_USAGE
+from sslcustomize._cli._check import environment_entry
+from sslcustomize._cli._enable import add_python
+from sslcustomize._cli._output import console, print_json
+from sslcustomize._connection._contexts import create_default_context
+from sslcustomize._decision._decide import decide
+from sslcustomize._decision._shadows import find_shadows
+from sslcustomize._inject._stdlib import create_stdlib_context
+from sslcustomize._policy._errors import every_error
+from sslcustomize._policy._load import policy_files
+from sslcustomize._policy._model import Policy
+from sslcustomize._report._records import dropped_records
+from sslcustomize._support._originals import unwrap_factory
+from sslcustomize._support._paths import ENV_POLICY
+from sslcustomize._trust._anchors import (
+    TrustError,
+    bundle_certificates,
+    check_source,
+    find_system_store,
+)
+from sslcustomize._trust._checked_policy import load_policy
+from sslcustomize._trust._environment import VARIABLES, pip_config_cert
 
 __all__ = ["gather", "register"]
 
@@ -274,7 +279,7 @@ def _trust_tools() -> list[dict[str, Any]]:
     """List the other trust tools installed here, whether one is active now, and who decides."""
     from importlib import metadata  # noqa: PLC0415
 
-    from .._sslclass import substitute  # noqa: PLC0415
+    from sslcustomize._support._sslclass import substitute  # noqa: PLC0415
 
     replaced = substitute()
     active = f"{replaced.__module__}.{replaced.__qualname__}" if replaced is not None else None
@@ -327,13 +332,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _interpreters(extra: list[str]) -> list[dict[str, Any]]:
-    from ._reach import coverage  # noqa: PLC0415 - starts each interpreter once
+    from sslcustomize._cli._reach import coverage  # noqa: PLC0415 - starts each interpreter once
 
     return coverage(extra)
 
 
 def _render_interpreters(rows: list[dict[str, Any]]) -> None:
-    from ._reach import render_coverage  # noqa: PLC0415
+    from sslcustomize._cli._reach import render_coverage  # noqa: PLC0415
 
     render_coverage(rows)
 

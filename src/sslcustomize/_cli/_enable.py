@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 
-from .._files import atomic_write, make_directories
-from .._paths import policy_path_for_scope, pretty, unscoped_policy
-from . import EXIT_OK, EXIT_USAGE
-from ._output import fail
+from sslcustomize._cli import EXIT_OK, EXIT_USAGE
+from sslcustomize._cli._output import fail
+from sslcustomize._support._files import atomic_write, make_directories
+from sslcustomize._support._paths import policy_path_for_scope, pretty, unscoped_policy
 
 __all__ = ["add_python", "add_scope", "register", "scope_path"]
 
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     status = _write_policy(args, path, created)
     if status != EXIT_OK or args.scope not in ("system", "user"):
         return status
-    from ._reach import reach  # noqa: PLC0415 - discovery and install only for these scopes
+    from sslcustomize._cli._reach import reach  # noqa: PLC0415 - discovery and install only for these scopes
 
     return reach(args, path, created)
 

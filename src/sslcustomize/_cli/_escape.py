@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._escape import visible
+from sslcustomize._support._escape import visible
 
 __all__ = ["shown", "visible"]
 

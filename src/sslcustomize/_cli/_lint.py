@@ -7,7 +7,6 @@ import gc
 import os
 import sys
 
-from sslcustomize._frozen import replace
 from sslcustomize._lint import RULES, Finding, lint_files
 from sslcustomize._lint._config import (
     TEST_MODES,
@@ -19,6 +18,7 @@ from sslcustomize._lint._config import (
 )
 from sslcustomize._lint._files import discover
 from sslcustomize._lint._output import FORMATS, render
+from sslcustomize._support._frozen import replace
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
 if TYPE_CHECKING:

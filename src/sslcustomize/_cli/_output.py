@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from .._escape import visible
+from sslcustomize._support._escape import visible
 
 __all__ = ["JSON_VERSION", "console", "fail", "plain", "print_json"]
 

@@ -1,7 +1,7 @@
 """Reach: hook the machine's interpreters (enable), unhook them (disable), show coverage (doctor).
 
-The work is done by :mod:`sslcustomize._discovery` and :mod:`sslcustomize._install`; this
-module turns it into commands' output.
+The work is done by :mod:`sslcustomize._reach._discovery` and
+:mod:`sslcustomize._reach._install`; this module turns it into commands' output.
 """
 
 from __future__ import annotations
@@ -13,8 +13,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .._discovery import Interpreter, discover
-from .._install import (
+from sslcustomize._cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from sslcustomize._cli._output import console, fail
+from sslcustomize._policy._load import policy_files
+from sslcustomize._reach._discovery import Interpreter, discover
+from sslcustomize._reach._install import (
     MANIFEST,
     SYSTEM_ROOT,
     install,
@@ -23,12 +26,9 @@ from .._install import (
     uninstall,
     user_root,
 )
-from .._paths import pretty
-from .._policy_load import policy_files
-from .._trust_policy import read_layer
-from ..exceptions import PolicyError
-from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
-from ._output import console, fail
+from sslcustomize._support._paths import pretty
+from sslcustomize._trust._checked_policy import read_layer
+from sslcustomize.exceptions import PolicyError
 
 __all__ = ["coverage", "reach", "render_coverage", "unreach"]
 

@@ -8,23 +8,23 @@ import os
 import sys
 from typing import Any
 
-from .._escape import visible
-from .._files import atomic_write
-from .._journal import IDENTIFIER, records_from_journal_lines
-from .._reasons import fix_for_record, target_text
-from .._recording import sink_name
-from .._report import (
+from sslcustomize._cli import EXIT_OK
+from sslcustomize._cli._escape import shown
+from sslcustomize._cli._output import console, fail, print_json
+from sslcustomize._report._journal import IDENTIFIER, records_from_journal_lines
+from sslcustomize._report._recording import sink_name
+from sslcustomize._report._records import (
     default_path,
     dropped_records,
     read_source,
     read_spool,
     spools_for_report,
 )
-from .._seen import relabel_records
-from .._state import current_policy
-from . import EXIT_OK
-from ._escape import shown
-from ._output import console, fail, print_json
+from sslcustomize._report._seen import relabel_records
+from sslcustomize._runtime._state import current_policy
+from sslcustomize._support._escape import visible
+from sslcustomize._support._files import atomic_write
+from sslcustomize._verdict._reasons import fix_for_record, target_text
 
 __all__ = ["analyse", "register", "summarise"]
 

@@ -9,15 +9,15 @@ import subprocess
 import sys
 import tempfile
 
-from .._files import trusted_path
-from .._paths import ENV_POLICY, process_policy_paths
-from .._policy_load import policy_files
-from .._policy_model import Policy
-from .._trust import TrustError
-from .._trust_policy import load_policy
-from . import EXIT_USAGE
-from ._bundle import BUNDLE_VARIABLES, Bundle, write_bundle
-from ._output import fail
+from sslcustomize._cli import EXIT_USAGE
+from sslcustomize._cli._bundle import BUNDLE_VARIABLES, Bundle, write_bundle
+from sslcustomize._cli._output import fail
+from sslcustomize._policy._load import policy_files
+from sslcustomize._policy._model import Policy
+from sslcustomize._support._files import trusted_path
+from sslcustomize._support._paths import ENV_POLICY, process_policy_paths
+from sslcustomize._trust._anchors import TrustError
+from sslcustomize._trust._checked_policy import load_policy
 
 __all__ = ["register"]
 

@@ -8,12 +8,12 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .._probe import STARTTLS_PORTS, ProbeError, parse_target, proxy_for
-from .._state import current_runtime
-from . import EXIT_FAILURE, EXIT_OK
-from ._check import add_proxy, inspect_target
-from ._escape import shown, visible
-from ._output import console, fail, print_json
+from sslcustomize._cli import EXIT_FAILURE, EXIT_OK
+from sslcustomize._cli._check import add_proxy, inspect_target
+from sslcustomize._cli._escape import shown, visible
+from sslcustomize._cli._output import console, fail, print_json
+from sslcustomize._connection._probe import STARTTLS_PORTS, ProbeError, parse_target, proxy_for
+from sslcustomize._runtime._state import current_runtime
 
 __all__ = ["register"]
 

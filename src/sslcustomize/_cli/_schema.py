@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from .._schema import policy_schema
-from . import EXIT_OK
+from sslcustomize._cli import EXIT_OK
+from sslcustomize._policy._schema import policy_schema
 
 __all__ = ["register"]
 

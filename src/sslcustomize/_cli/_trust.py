@@ -9,24 +9,30 @@ import ssl
 import sys
 from typing import Any
 
-from .. import _state
-from .._analysis import describe
-from .._der import spki_pin
-from .._files import atomic_write, make_directories
-from .._frozen import dataclass, replace
-from .._hosts import HostPattern, parse_host_pattern
-from .._paths import pretty, unscoped_policy
-from .._policy_model import HostException
-from .._probe import STARTTLS_PORTS, ProbeError, Target, parse_target, proxy_for
-from .._shadows import find_shadows
-from .._state import current_policy, current_runtime
-from .._trust_policy import parse_policy
-from ..exceptions import PolicyError
-from . import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
-from ._check import add_proxy, inspect_target
-from ._enable import add_scope, scope_path
-from ._escape import shown
-from ._output import console, fail, print_json
+from sslcustomize._cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from sslcustomize._cli._check import add_proxy, inspect_target
+from sslcustomize._cli._enable import add_scope, scope_path
+from sslcustomize._cli._escape import shown
+from sslcustomize._cli._output import console, fail, print_json
+from sslcustomize._connection._probe import (
+    STARTTLS_PORTS,
+    ProbeError,
+    Target,
+    parse_target,
+    proxy_for,
+)
+from sslcustomize._decision._shadows import find_shadows
+from sslcustomize._policy._hosts import HostPattern, parse_host_pattern
+from sslcustomize._policy._model import HostException
+from sslcustomize._runtime import _state
+from sslcustomize._runtime._state import current_policy, current_runtime
+from sslcustomize._support._files import atomic_write, make_directories
+from sslcustomize._support._frozen import dataclass, replace
+from sslcustomize._support._paths import pretty, unscoped_policy
+from sslcustomize._trust._checked_policy import parse_policy
+from sslcustomize._verdict._analysis import describe
+from sslcustomize._x509._der import spki_pin
+from sslcustomize.exceptions import PolicyError
 
 __all__ = ["register"]
 
@@ -513,7 +519,7 @@ def _run_ca_file(args: argparse.Namespace) -> int:
             EXIT_USAGE,
             as_json=args.json,
         )
-    from ._cafile import CAFileError, add_ca_file  # noqa: PLC0415 - only for --ca-file
+    from sslcustomize._cli._cafile import CAFileError, add_ca_file  # noqa: PLC0415 - only for --ca-file
 
     try:
         return add_ca_file(args)

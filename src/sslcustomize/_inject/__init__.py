@@ -8,16 +8,15 @@ from collections.abc import Callable
 
 import _sslcustomize_startup
 from _sslcustomize_startup import CLIENTS
-
-from .._locks import fork_safe_lock
-from .._policy_load import policy_files
-from .._policy_model import Policy
-from .._state import announce, current_runtime, set_policy
-from .._trust_policy import load_policy
-from ..exceptions import LegacyContextWarning, PolicyError
-from . import _stdlib, _unhooked
-from ._patcher import Patcher
-from ._shared import on_import
+from sslcustomize._inject import _stdlib, _unhooked
+from sslcustomize._inject._patcher import Patcher
+from sslcustomize._inject._shared import on_import
+from sslcustomize._policy._load import policy_files
+from sslcustomize._policy._model import Policy
+from sslcustomize._runtime._state import announce, current_runtime, set_policy
+from sslcustomize._support._locks import fork_safe_lock
+from sslcustomize._trust._checked_policy import load_policy
+from sslcustomize.exceptions import LegacyContextWarning, PolicyError
 
 __all__ = [
     "CLIENTS",
@@ -143,7 +142,7 @@ def _opt_out_of_a_lock() -> bool:
     policy = runtime.policy
     if not policy.locked:
         return False
-    from .._contexts import caller_module  # noqa: PLC0415 - only under a lock
+    from sslcustomize._connection._contexts import caller_module  # noqa: PLC0415 - only under a lock
 
     name = caller_module()
     refused = not policy.allow_code_opt_out.value
@@ -158,7 +157,7 @@ def _opt_out_of_a_lock() -> bool:
             f"{name} called sslcustomize.extract(): its TLS connections leave the policy "
             f"that the system layer locks ({', '.join(sorted(policy.locked))})"
         )
-    from .._report import warn_safely  # noqa: PLC0415 - only under a lock
+    from sslcustomize._report._records import warn_safely  # noqa: PLC0415 - only under a lock
 
     warn_safely(message, LegacyContextWarning, stacklevel=4)
     runtime.recorder.record_api_opt_out("extract", name=name, refused=refused)

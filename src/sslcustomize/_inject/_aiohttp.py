@@ -16,9 +16,9 @@ import ssl
 import types
 from collections.abc import Callable
 
-from .._tunnel import TUNNEL_PORT
-from ._patcher import Patcher
-from ._shared import ContextCache, library_context, make_opt_out
+from sslcustomize._connection._tunnel import TUNNEL_PORT
+from sslcustomize._inject._patcher import Patcher
+from sslcustomize._inject._shared import ContextCache, library_context, make_opt_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

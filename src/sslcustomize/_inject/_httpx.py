@@ -25,8 +25,8 @@ import types
 import warnings
 from collections.abc import Callable
 
-from ._patcher import Patcher
-from ._shared import ContextCache, library_context, make_opt_out
+from sslcustomize._inject._patcher import Patcher
+from sslcustomize._inject._shared import ContextCache, library_context, make_opt_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .._frozen import dataclass
-from .._originals import unwrap_factory
+from sslcustomize._support._frozen import dataclass
+from sslcustomize._support._originals import unwrap_factory
 
 __all__ = ["Patcher"]
 

@@ -16,8 +16,8 @@ import ssl
 import types
 from collections.abc import Callable
 
-from ._patcher import Patcher
-from ._shared import library_context
+from sslcustomize._inject._patcher import Patcher
+from sslcustomize._inject._shared import library_context
 
 __all__ = ["patch"]
 

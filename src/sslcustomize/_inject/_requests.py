@@ -20,10 +20,10 @@ import types
 import weakref
 from collections.abc import Callable
 
-from .._contexts import PolicyContext, load_anchors
-from .._envtrust import PIP_SETTING, EnvTrust, entry_for_path
-from .._state import current_runtime
-from ._patcher import Patcher
+from sslcustomize._connection._contexts import PolicyContext, load_anchors
+from sslcustomize._inject._patcher import Patcher
+from sslcustomize._runtime._state import current_runtime
+from sslcustomize._trust._environment import PIP_SETTING, EnvTrust, entry_for_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

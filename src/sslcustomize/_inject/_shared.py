@@ -16,10 +16,14 @@ import types
 from collections.abc import Callable, Hashable
 
 import _sslcustomize_startup
-
-from .._contexts import PolicyContext, build_context, context_state, load_anchors
-from .._state import current_runtime
-from ._patcher import Patcher
+from sslcustomize._connection._contexts import (
+    PolicyContext,
+    build_context,
+    context_state,
+    load_anchors,
+)
+from sslcustomize._inject._patcher import Patcher
+from sslcustomize._runtime._state import current_runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -19,8 +19,7 @@ import types
 import warnings
 
 from _sslcustomize_startup import FACTORIES, LEGACY
-
-from .._contexts import (
+from sslcustomize._connection._contexts import (
     PolicyContext,
     build_context,
     caller_module,
@@ -28,17 +27,17 @@ from .._contexts import (
     create_default_context,
     named_contexts,
 )
-from .._originals import (
+from sslcustomize._inject._patcher import Patcher
+from sslcustomize._inject._shared import on_import
+from sslcustomize._runtime._runtime import Runtime
+from sslcustomize._runtime._state import current_runtime
+from sslcustomize._support._originals import (
     ORIGINAL_CREATE_DEFAULT_CONTEXT,
     ORIGINAL_CREATE_UNVERIFIED_CONTEXT,
     ORIGINAL_WRAP_SOCKET,
     is_stand_in,
     unwrap_factory,
 )
-from .._runtime import Runtime
-from .._state import current_runtime
-from ._patcher import Patcher
-from ._shared import on_import
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

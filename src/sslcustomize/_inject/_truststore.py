@@ -23,9 +23,9 @@ import ssl
 import sys
 import types
 
-from .._contexts import build_context
-from ._patcher import Patcher
-from ._shared import LibraryContext
+from sslcustomize._connection._contexts import build_context
+from sslcustomize._inject._patcher import Patcher
+from sslcustomize._inject._shared import LibraryContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -25,10 +25,10 @@ import types
 import weakref
 from collections.abc import Callable
 
-from .._contexts import PolicyContext
-from .._originals import PYTHON_SSLCONTEXT
-from .._state import current_runtime
-from ._patcher import Patcher
+from sslcustomize._connection._contexts import PolicyContext
+from sslcustomize._inject._patcher import Patcher
+from sslcustomize._runtime._state import current_runtime
+from sslcustomize._support._originals import PYTHON_SSLCONTEXT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

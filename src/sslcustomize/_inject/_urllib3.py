@@ -27,8 +27,8 @@ import types
 import weakref
 from collections.abc import Callable
 
-from ._patcher import Patcher
-from ._shared import ContextCache, library_context, stricter_minimum
+from sslcustomize._inject._patcher import Patcher
+from sslcustomize._inject._shared import ContextCache, library_context, stricter_minimum
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

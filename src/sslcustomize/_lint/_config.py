@@ -22,7 +22,7 @@ import re
 import sys
 from fnmatch import fnmatchcase
 
-from sslcustomize._frozen import dataclass, field
+from sslcustomize._support._frozen import dataclass, field
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
 if TYPE_CHECKING:

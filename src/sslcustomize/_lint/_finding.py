@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sslcustomize._frozen import dataclass
 from sslcustomize._lint._rules import RULES_BY_CODE, Rule
+from sslcustomize._support._frozen import dataclass
 
 __all__ = ["Finding", "LintError"]
 

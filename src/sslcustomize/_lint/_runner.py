@@ -12,7 +12,6 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from sslcustomize._frozen import dataclass, field
 from sslcustomize._lint._analyzer import Analyzer
 from sslcustomize._lint._finding import Finding, LintError
 from sslcustomize._lint._prefilter import (
@@ -24,6 +23,7 @@ from sslcustomize._lint._prefilter import (
     word_places,
 )
 from sslcustomize._lint._suppress import find_allows
+from sslcustomize._support._frozen import dataclass, field
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
 if TYPE_CHECKING:

@@ -1,0 +1,1 @@
+"""Contexts and connections under the policy (inside a hooked process)."""

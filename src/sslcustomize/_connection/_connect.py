@@ -1,0 +1,683 @@
+"""One client connection under the policy: plan it, make it, judge it, act on the verdict.
+
+:func:`connect` is what every :class:`~sslcustomize.PolicyContext` wrap comes to. It reads
+the caller's settings, asks the context's runtime for the decision, makes the plan
+(:mod:`._plan`), creates the connection on the caller's context or on a private engine
+(:mod:`._engine`), and puts a :class:`~._gate.Gate` in front of it so that nothing moves
+before the verdict. The verdict is :func:`._verify.judge_chain` with a verifier built from the
+caller's own settings: the same function on every path, so report mode records exactly what
+enforce mode would have decided for that caller.
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import sys
+import types
+
+from sslcustomize._connection._gate import Gate
+from sslcustomize._connection._tunnel import TUNNEL_PORT
+from sslcustomize._decision._decide import Decision
+from sslcustomize._decision._engine import EngineSpec, Settings, UncarriedSettingError, settings_of
+from sslcustomize._decision._plan import Plan, make_plan
+from sslcustomize._policy._model import DEFAULT_EXCEPTION_DAYS
+from sslcustomize._runtime._runtime import Runtime, SessionEntry
+from sslcustomize._support._frozen import replace
+from sslcustomize._verdict._reasons import explain, renewal
+from sslcustomize._verdict._verify import Verdict, failed_verdict
+from sslcustomize._x509._der import pin_or_none
+from sslcustomize._x509._replay import der_chain
+from sslcustomize.exceptions import (
+    CertificateRejected,
+    LegacyContextWarning,
+    PolicyWarning,
+    UnverifiedConnectionWarning,
+)
+
+# The first handshake of a hooked process imports this module: not typing (see _notyping).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from sslcustomize._connection._contextstate import ContextState
+
+__all__ = [
+    "connect",
+    "native_rejection",
+    "port_of",
+    "rejection",
+    "server_port",
+    "starttls_protocol",
+    "transport_port",
+]
+
+_wrap_socket = ssl.SSLContext._wrap_socket  # type: ignore[attr-defined]  # noqa: SLF001
+_wrap_bio = ssl.SSLContext._wrap_bio  # type: ignore[attr-defined]  # noqa: SLF001
+
+
+# --- Where the connection goes -----------------------------------------------------------------
+
+
+def port_of(sock: object) -> int | None:
+    """Return the peer port of a connected socket, or ``None``."""
+    try:
+        return _port_of_address(sock.getpeername())  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return None
+
+
+def _port_of_address(peer: object) -> int | None:
+    if isinstance(peer, tuple) and len(peer) >= 2 and isinstance(peer[1], int):
+        return peer[1]
+    return None
+
+
+# The client methods that open a CONNECT tunnel and then wrap a socket in it: http.client's and
+# urllib3's HTTPSConnection.connect (requests, pip), httpcore's TunnelHTTPConnection (httpx).
+# aiohttp's tunnels use TUNNEL_PORT; httpx's AsyncClient wraps in a worker thread (no frames).
+_TUNNEL_CALLERS = frozenset({"connect", "handle_request"})
+
+
+def _tunnel_port(owner: object) -> int | None:
+    """The port a client object asked its proxy to tunnel to, if it is tunnelling."""
+    if getattr(owner, "_tunnel_host", None):
+        port = getattr(owner, "_tunnel_port", None)
+        return port if isinstance(port, int) else None
+    origin = getattr(owner, "_remote_origin", None)  # httpcore's TunnelHTTPConnection
+    port = getattr(origin, "port", None)
+    return port if isinstance(port, int) else None
+
+
+def server_port(sock: object) -> int | None:
+    """Return the port of the server a socket's TLS connection is with, or ``None``.
+
+    Usually the socket's peer port. Two cases need the calling code (a few frames up): in a
+    CONNECT tunnel the socket is connected to the proxy, and the server's port is the one the
+    client asked the proxy for (else a port-scoped exception would match the proxy's port);
+    a socket wrapped before ``connect()`` is wrapped from inside ssl's own ``connect()``,
+    which holds the address it is about to connect to (else port-scoped exceptions would
+    never apply to it).
+    """
+    frame: types.FrameType | None = sys._getframe(2)  # noqa: SLF001 - see the docstring
+    for _ in range(16):
+        if frame is None:
+            break
+        name = frame.f_code.co_name
+        if name in _TUNNEL_CALLERS:
+            port = _tunnel_port(frame.f_locals.get("self"))
+            if port is not None:
+                return port
+        elif name == "_real_connect" and frame.f_globals.get("__name__") == "ssl":
+            return _port_of_address(frame.f_locals.get("addr"))
+        elif name == "_create" and frame.f_globals.get("__name__") == "ssl":
+            port = _proxied_port(frame.f_locals.get("sock"))
+            if port is not None:
+                return port
+        frame = frame.f_back
+    return port_of(sock)
+
+
+def _proxied_port(original: object) -> int | None:
+    """The server's port as a proxy socket knows it (PySocks' ``socksocket``), else ``None``.
+
+    ``SSLSocket`` takes over the descriptor of the socket it wraps, whose peer is the SOCKS
+    proxy; a socket class that answers ``getpeername()`` itself (PySocks answers with the
+    destination it asked the proxy for) knows where the connection goes.
+    """
+    if not isinstance(original, socket.socket):
+        return None
+    if type(original).getpeername is socket.socket.getpeername:
+        return None
+    return port_of(original)
+
+
+def transport_port() -> int | None:
+    """Find the port of a memory-BIO connection's server from the asyncio code wrapping it.
+
+    The memory BIO knows no socket; a few frames up, asyncio's connection code has it (a
+    ``sock`` local in ``_create_connection_transport``, the protocol's ``_transport``);
+    through aiohttp's CONNECT tunnel, :data:`TUNNEL_PORT`. Used only to match port-specific
+    exceptions: without it they would never apply to asyncio, aiohttp or websockets
+    connections.
+
+    ``loop.start_tls()`` upgrades a connection made before, whose peer may be a proxy (an
+    HTTP CONNECT tunnel) as well as the server (STARTTLS): there only a client that says
+    which server it asked for is believed (websockets' ``ws_uri``); otherwise the port is
+    unknown (``None``), and port-scoped exceptions do not apply (fail strict).
+    """
+    tunnelled = TUNNEL_PORT.get()
+    if tunnelled is not None:
+        return tunnelled
+    upgrade = False
+    frame: types.FrameType | None = sys._getframe(3)  # noqa: SLF001 - see the docstring
+    for _ in range(16):
+        if frame is None:
+            break
+        names = frame.f_locals
+        owner = names.get("self")
+        if frame.f_code.co_name == "start_tls" and (
+            frame.f_globals.get("__name__") == "asyncio.base_events"
+        ):
+            upgrade = True
+        elif upgrade:
+            port = getattr(getattr(owner, "ws_uri", None), "port", None)
+            if isinstance(port, int):
+                return port
+        elif getattr(owner, "_call_connection_made", True) is False:
+            return None  # 3.10: start_tls's protocol, from a loop callback (no frames above)
+        else:
+            sock = names.get("sock")
+            if hasattr(sock, "getpeername"):
+                return port_of(sock)
+            for transport in (names.get("transport"), getattr(owner, "_transport", None)):
+                get_extra_info = getattr(transport, "get_extra_info", None)
+                if get_extra_info is not None:
+                    return _port_of_address(get_extra_info("peername"))
+        frame = frame.f_back
+    return None
+
+
+# --- Rejections --------------------------------------------------------------------------------
+
+
+_STARTTLS = {
+    ("smtplib", "starttls"): "smtp",
+    ("imaplib", "starttls"): "imap",
+    ("poplib", "stls"): "pop3",
+    ("ftplib", "auth"): "ftp",
+}
+
+
+def starttls_protocol() -> str | None:
+    """Name the STARTTLS protocol whose upgrade is on the call stack, if one is.
+
+    The advice of a rejection (``sslcustomize trust --starttls smtp host:port``) must work
+    when pasted: a STARTTLS port does not speak TLS first.
+    """
+    frame: types.FrameType | None = sys._getframe(1)  # noqa: SLF001 - only on rejection
+    while frame is not None:
+        key = (str(frame.f_globals.get("__name__", "")), frame.f_code.co_name)
+        if key in _STARTTLS:
+            return _STARTTLS[key]
+        frame = frame.f_back
+    return None
+
+
+def rejection(
+    decision: Decision,
+    verdict: Verdict,
+    chain: tuple[bytes, ...],
+    host: str | None,
+    port: int | None,
+) -> CertificateRejected:
+    """Build the exception enforce mode raises for a failed verdict."""
+    origin = str(decision.origin) if decision.origin else None
+    where = f"[{host}]:{port}" if port and host and ":" in host else f"{host}:{port}"
+    where = where if port else str(host)
+    by = f"rule '{decision.rule}'" + (f" from {origin}" if origin else "")
+    fallback = " (the fallback: the policy files have errors)" if decision.fallback else ""
+    problem, fix = verdict.problem, verdict.fix
+    if verdict.reasons and (verdict.verify_code > 0 or verdict.reasons[0] == "pin_mismatch"):
+        # Verdicts are cached without the port; the advice names it (`trust host:port`).
+        explained, fix = explain(
+            verdict.reasons[0], chain=chain, host=host, port=port,
+            starttls=starttls_protocol(), message=verdict.verify_message,
+        )  # fmt: skip
+        if verdict.reasons[0] != "pin_mismatch":
+            problem = explained
+    if verdict.reasons[:1] == ("unknown_issuer",) and decision.ignored_environment:
+        fix = _ignored_variables_fix(decision)
+    if decision.expired is not None:
+        # The commonest cause after a date passes: say so where the failure shows.
+        expired = decision.expired
+        fix = renewal(
+            pattern=str(expired.host), origin=str(expired.origin), expired_on=expired.expires,
+            host=host, port=port, starttls=starttls_protocol(), days=DEFAULT_EXCEPTION_DAYS,
+        ) + f"; otherwise: {fix}"  # fmt: skip
+    message = (
+        f"certificate rejected for {where}: {problem} [{', '.join(verdict.reasons)}] "
+        f"under {by}{fallback}. Fix: {fix}."
+    )
+    return CertificateRejected(
+        message,
+        host=host,
+        port=port,
+        reasons=verdict.reasons,
+        rule=decision.rule,
+        origin=origin,
+        fix=fix,
+        chain=chain,
+        verify_code=verdict.verify_code,
+        verify_message=verdict.verify_message,
+    )
+
+
+def _ignored_variables_fix(decision: Decision) -> str:
+    """The fix when a CA-bundle variable this client reads is not used (a lock, a bad path).
+
+    Advising to add the CA to the policy's trust list would be wrong twice: the user has
+    named it already, and under a lock on ``trust`` only the system layer can add it.
+    """
+    sentences = [
+        f"{entry.variable}={entry.value} is ignored: "
+        + (
+            f"the system policy locks trust ({entry.why}); if its CA is to be trusted, the "
+            "administrator must add it to the system policy's trust list"
+            if entry.state == "ignored"
+            else f"{entry.why}"
+        )
+        for entry in decision.ignored_environment
+    ]
+    return "; ".join(sentences)
+
+
+def native_rejection(
+    error: ssl.SSLCertVerificationError,
+    decision: Decision,
+    chain: tuple[bytes, ...],
+    host: str | None,
+    port: int | None,
+) -> CertificateRejected:
+    """Explain a failure of OpenSSL's own verification during the handshake."""
+    verdict = failed_verdict(error.verify_code, error.verify_message, chain, host, port)
+    return rejection(decision, verdict, chain, host, port)
+
+
+def _unjudgeable(error: BaseException) -> Verdict:
+    """The verdict when the chain cannot even be judged (fail closed)."""
+    return Verdict(
+        accepted=False,
+        reasons=("invalid",),
+        verify_code=-1,
+        verify_message=str(error),
+        problem=f"the certificate could not be verified ({error})",
+        fix="run sslcustomize doctor and sslcustomize check HOST to see what is wrong",
+    )
+
+
+# --- One connection ----------------------------------------------------------------------------
+
+
+class _Connection:
+    """The plan of one connection and what its gate asks of it."""
+
+    __slots__ = ("engine", "entry", "plan", "runtime", "settings")
+
+    def __init__(
+        self, runtime: Runtime, settings: Settings, plan: Plan, engine: ssl.SSLContext
+    ) -> None:
+        self.runtime = runtime
+        self.settings = settings
+        self.plan = plan
+        self.engine = engine
+        self.entry: SessionEntry | None = None
+
+    def explain(self, gate: Gate, error: ssl.SSLCertVerificationError) -> CertificateRejected:
+        """Explain OpenSSL's own rejection, with every reason the verdict function finds.
+
+        In OpenSSL's own words where the verdict function adds nothing: report mode's floor
+        (Python itself refuses the chain), a verdict that cannot be had, or one that accepts
+        what OpenSSL refused (which cannot happen).
+        """
+        plan = self.plan
+        chain = der_chain(gate.raw)
+        floor = plan.engine is not None and plan.engine.python
+        verdict = None if floor else self._verdict_or_none(chain)
+        if verdict is None or verdict.accepted:
+            return native_rejection(error, plan.decision, chain, plan.host, plan.port)
+        return rejection(plan.decision, verdict, chain, plan.host, plan.port)
+
+    def _verdict_or_none(self, chain: tuple[bytes, ...]) -> Verdict | None:
+        """The verdict of enforce mode's verifier, or ``None`` when none can be had."""
+        plan = self.plan
+        try:
+            return self.runtime.verdict(self.settings, plan.verify, plan.decision, chain, plan.host)
+        except Exception:  # noqa: BLE001 - the caller falls back to OpenSSL's own words
+            return None
+
+    def judge(self, gate: Gate) -> CertificateRejected | None:
+        """Judge the chain after the handshake: the rejection to raise, or ``None`` to proceed.
+
+        The recorder (and the report modules behind it) is reached only for what is recorded:
+        an accepted connection does not load them.
+        """
+        plan, runtime = self.plan, self.runtime
+        chain = der_chain(gate.raw)
+        if not chain and self.entry is not None and gate.raw.session_reused:
+            chain = self.entry.chain  # resumed: judged by the chain it was established with
+        object.__setattr__(gate, "chain", chain)
+        try:
+            verdict = runtime.verdict(self.settings, plan.verify, plan.decision, chain, plan.host)
+        except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
+            verdict = _unjudgeable(error)
+        if plan.opt_out:
+            self._record_opt_out(verdict, chain)
+            return None
+        if verdict.accepted:
+            exception = plan.decision.exception
+            if exception is not None and chain and pin_or_none(chain[0]) in plan.decision.pins:
+                runtime.learn_leaf(exception, chain[0])
+            return None
+        if plan.decision.mode == "enforce":
+            return rejection(plan.decision, verdict, chain, plan.host, plan.port)
+        if plan.floor is not None:
+            floor = self._floor(plan.floor, chain)
+            if not floor.accepted:  # Python itself refuses it, and no pin vouches for it
+                return rejection(plan.decision, floor, chain, plan.host, plan.port)
+        self._record_report(verdict, chain)
+        return None
+
+    def _record_opt_out(self, verdict: Verdict, chain: tuple[bytes, ...]) -> None:
+        """Warn once and record a connection made as the code turned verification off."""
+        plan, recorder = self.plan, self.runtime.recorder
+        recorder.warn_once(
+            plan.host,
+            "code_opt_out",
+            f"{plan.name} connected to {plan.host} without certificate verification "
+            f"(its code turned off {', '.join(plan.weakened)})",
+            LegacyContextWarning,
+        )
+        recorder.record(
+            decision=plan.decision, name=plan.name, host=plan.host, port=plan.port, chain=chain,
+            verdict="accepted" if verdict.accepted else "opt_out",
+            reasons=("code_opt_out", *verdict.reasons),
+        )  # fmt: skip
+
+    def _record_report(self, verdict: Verdict, chain: tuple[bytes, ...]) -> None:
+        """Warn once per reason and record what report mode would have rejected."""
+        plan, recorder = self.plan, self.runtime.recorder
+        for reason in verdict.reasons:
+            recorder.warn_once(
+                plan.host,
+                reason,
+                f"report mode: {plan.host} would be rejected ({reason}): {verdict.problem}",
+                UnverifiedConnectionWarning,
+            )
+        recorder.record(
+            decision=plan.decision, name=plan.name, host=plan.host, port=plan.port, chain=chain,
+            verdict="rejected", reasons=verdict.reasons,
+        )  # fmt: skip
+
+    def _floor(self, spec: EngineSpec, chain: tuple[bytes, ...]) -> Verdict:
+        """Report mode's floor: what Python or the policy accepts, without the pins."""
+        plan = self.plan
+        unpinned = replace(plan.decision, pins=(), check_hostname=True)
+        try:
+            return self.runtime.verdict(self.settings, spec, unpinned, chain, plan.host)
+        except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
+            return _unjudgeable(error)
+
+    def remember(self, gate: Gate, session: Any) -> None:
+        entry = SessionEntry(session, self.plan.host, self.engine, gate.chain)
+        self.runtime.remember_session(entry)
+
+    def admit(self, gate: Gate, session: Any) -> bool:
+        return self.offer(session) is not None
+
+    def offer(self, session: Any) -> Any:
+        """Return ``session`` if this connection may resume it, else ``None``."""
+        self.entry = self.runtime.session_entry(session, self.plan.host, self.engine)
+        return None if self.entry is None else self.entry.session
+
+
+# --- Mutual TLS with a pinned server ------------------------------------------------------------
+
+
+def _withheld(plan: Plan) -> bool:
+    """Tell whether enforce mode withholds the client certificate until a pin is judged."""
+    engine = plan.engine
+    return (
+        engine is not None
+        and engine.withhold_client_certificate
+        and bool(plan.decision.pins)
+        and plan.decision.exception is not None
+        and plan.decision.mode == "enforce"
+    )
+
+
+def _probe_address(sock: object, port: int | None) -> tuple[int, int, Any, float | None] | None:
+    """Where a probe of the server goes: a connected, blocking or timed socket's own peer.
+
+    ``None`` for anything else, and where the peer is a proxy (its port is not the server's:
+    a CONNECT tunnel, a SOCKS proxy).
+    """
+    if not isinstance(sock, socket.socket):
+        return None
+    try:
+        timeout, peer = sock.gettimeout(), sock.getpeername()
+    except OSError:
+        return None
+    if timeout == 0.0 or _port_of_address(peer) != port:
+        return None
+    return int(sock.family), int(sock.type), peer, timeout
+
+
+def _probe_chain(
+    engine: ssl.SSLContext, where: tuple[int, int, Any, float | None], host: str | None
+) -> tuple[bytes, ...]:
+    """Return the chain a server presents to a handshake of ``engine`` at ``where``."""
+    family, kind, peer, timeout = where
+    with socket.socket(family, kind) as probe:
+        probe.settimeout(timeout)
+        probe.connect(peer)
+        raw = _wrap_socket(engine, probe, False, host)
+        try:  # noqa: SIM105 - no contextlib on the first handshake (see _notyping)
+            raw.do_handshake()
+        except ssl.SSLError:  # TLS 1.2: a refusal after its certificate; the chain is read
+            pass
+        return der_chain(raw)
+
+
+def _probe_pinned(
+    runtime: Runtime, settings: Settings, plan: Plan, arguments: tuple[Any, ...]
+) -> tuple[Verdict, tuple[bytes, ...]] | None:
+    """Judge the pinned server's chain in a handshake of its own, without the client certificate.
+
+    A pinned exception's first connection cannot verify natively (a pin names a key, and
+    OpenSSL trusts certificates), so its client certificate would be withheld, and a server
+    that requires one would refuse it. Instead a separate connection to the same address
+    makes a handshake without the client certificate and has its chain judged. An accepted
+    leaf whose key matches a pin is learned: the caller's connection then verifies natively
+    against exactly that certificate and sends the client certificate only to the holder of
+    the pinned key. A rejected chain is rejected before the caller's connection starts. Only
+    for a connected, blocking or timed socket whose peer is the server itself; for anything
+    else (a memory BIO, a socket not yet connected, a proxy's), or when the probe itself
+    fails, the certificate stays withheld.
+
+    Returns:
+        The verdict and the chain, or ``None`` when nothing could be judged.
+    """
+    where = _probe_address(arguments[0] if len(arguments) == 1 else None, plan.port)
+    exception = plan.decision.exception
+    if where is None or exception is None or plan.engine is None:
+        return None
+    try:
+        # The deferred engine (no client certificate), without anchors: it verifies nothing.
+        engine = runtime.engine(settings, replace(plan.engine, anchors=False))
+        chain = _probe_chain(engine, where, plan.host)
+    except (OSError, ValueError):
+        return None
+    if not chain:
+        return None
+    try:
+        verdict = runtime.verdict(settings, plan.verify, plan.decision, chain, plan.host)
+    except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
+        verdict = _unjudgeable(error)
+    if verdict.accepted and pin_or_none(chain[0]) in plan.decision.pins:
+        runtime.learn_leaf(exception, chain[0])
+    elif verdict.accepted:
+        return None  # a pinned CA's chain: judged again after the caller's own handshake
+    return verdict, chain
+
+
+# --- One call of connect() ----------------------------------------------------------------------
+
+
+class _Call:
+    """What one call of :func:`connect` asked for: the same at each of its attempts."""
+
+    __slots__ = (
+        "arguments", "decision", "host", "name", "owner", "port", "runtime", "server_hostname",
+        "session",
+    )  # fmt: skip
+
+    def __init__(
+        self, state: ContextState, arguments: tuple[Any, ...], server_hostname: str | bytes | None,
+        port: int | None, *, owner: Any, session: Any,
+    ) -> None:  # fmt: skip
+        # The runtime the context was made under: its policy plans, makes and judges.
+        self.runtime = state.runtime
+        self.name = state.name
+        self.arguments = arguments
+        self.server_hostname = server_hostname
+        host = server_hostname.decode() if isinstance(server_hostname, bytes) else server_hostname
+        self.host = host
+        self.port = port
+        self.owner = owner
+        self.session = session
+        self.decision = self.runtime.decision(self.name, host, port)
+
+    def plan(self, settings: Settings) -> Plan:
+        """Plan the connection with ``settings``, a pinned server probed first if need be."""
+        plan = self._plan(settings)
+        if _withheld(plan):
+            probed = _probe_pinned(self.runtime, settings, plan, self.arguments)
+            if probed is not None and not probed[0].accepted:
+                raise rejection(self.decision, probed[0], probed[1], self.host, self.port)
+            if probed is not None:  # learned: verify natively against the pinned leaf
+                plan = self._plan(settings)
+        return plan
+
+    def _plan(self, settings: Settings) -> Plan:
+        host, port, decision = self.host, self.port, self.decision
+        leaves = self.runtime.leaves(decision.exception)
+        plan = make_plan(decision, settings, name=self.name, host=host, port=port, leaves=leaves)
+        if host is None and not plan.opt_out and "check_hostname" in plan.weakened:
+            raise rejection(decision, _no_name, (), host, port)
+        return plan
+
+    def engine(
+        self, settings: Settings, spec: EngineSpec, own: ssl.SSLContext | None = None
+    ) -> ssl.SSLContext:
+        """Return the engine for ``spec``, or ``own`` (the caller's context) where none can be made.
+
+        A copy that would lack one of the caller's settings (:class:`UncarriedSettingError`)
+        gives way to the caller's own context where one is given: it verifies in the
+        handshake, stricter than any engine (report mode and exceptions relax nothing for it),
+        and that is said once. Any other failure, or one without ``own``, is a rejection:
+        never an unverified connection.
+        """
+        host, port = self.host, self.port
+        try:
+            return self.runtime.engine(settings, spec)
+        except UncarriedSettingError as error:
+            if own is None:
+                raise rejection(self.decision, _unjudgeable(error), (), host, port) from error
+            self.runtime.recorder.warn_once(
+                host,
+                "uncarried",
+                f"{self.name} connects to {host} with its own context, verified in the "
+                f"handshake: {error}; report mode and exceptions do not apply to it",
+                PolicyWarning,
+            )
+            return own
+        except Exception as error:
+            raise rejection(self.decision, _unjudgeable(error), (), host, port) from error
+
+    def make(
+        self, context: ssl.SSLContext, settings: Settings, plan: Plan, engine: ssl.SSLContext
+    ) -> Gate:
+        """Create the connection on ``engine``, behind a gate that judges it as ``plan`` says."""
+        connection = _Connection(self.runtime, settings, plan, engine)
+        offered = connection.offer(self.session)
+        wrap = _wrap_socket if len(self.arguments) == 1 else _wrap_bio
+        raw = wrap(
+            engine, *self.arguments, False, self.server_hostname, owner=self.owner,
+            session=offered,
+        )  # fmt: skip
+        return Gate(
+            raw,
+            context,
+            judge=connection.judge if plan.judge else None,
+            explain=connection.explain,
+            remember=connection.remember,
+            admit=connection.admit,
+            resumed_from=offered,
+        )
+
+    def on_a_copy(self, context: ssl.SSLContext, settings: Settings, plan: Plan) -> Gate:
+        """Connect on a private copy of ``settings``, as ``plan`` says.
+
+        Verifying, or as the caller set it for an opt-out the policy obeys (judged after the
+        handshake and recorded): for a context that kept changing while it was planned.
+        """
+        spec = plan.verify
+        if plan.opt_out:
+            spec = EngineSpec(
+                verify=settings.verify_mode != ssl.CERT_NONE,
+                check_hostname=settings.check_hostname and self.host is not None,
+            )
+        return self.make(context, settings, plan, self.engine(settings, spec))
+
+
+# How many times a connection is planned again when another thread changes the caller's context
+# meanwhile, before it is made on a verifying copy of the settings last read.
+_ATTEMPTS = 4
+
+
+def connect(
+    context: ssl.SSLContext,
+    state: ContextState,
+    arguments: tuple[Any, ...],
+    server_hostname: str | bytes | None,
+    port: int | None,
+    *,
+    owner: Any = None,
+    session: Any = None,
+) -> Gate:
+    """Create a client connection of ``context`` under the policy it was made under.
+
+    Args:
+        context: The caller's context.
+        state: What the context carries (:mod:`._contextstate`): its runtime, name, recipe.
+        arguments: ``(sock,)`` for a socket, ``(incoming, outgoing)`` for memory BIOs.
+        server_hostname: The server name asked for.
+        port: The server's port, when known.
+        owner: The ``SSLSocket``/``SSLObject`` being made.
+        session: A session the caller offers for resumption.
+
+    Raises:
+        CertificateRejected: The policy cannot verify this connection as it must.
+    """
+    call = _Call(state, arguments, server_hostname, port, owner=owner, session=session)
+    for _ in range(_ATTEMPTS):
+        # The connection must carry the settings it was planned from (see ContextState): on
+        # the caller's own context, it is made again if the context changed, or was
+        # changing, meanwhile. An engine is built from the settings read.
+        version = state.version()
+        settings = settings_of(context, state.recipe, state.python_recipe())
+        plan = call.plan(settings)
+        engine = context
+        if plan.engine is not None:
+            # The caller's own context obeys a weakening the policy refuses: no fallback then.
+            engine = call.engine(settings, plan.engine, own=None if plan.weakened else context)
+        if engine is context and version is None:
+            continue
+        gate = call.make(context, settings, plan, engine)
+        if engine is not context or state.version() == version:
+            return gate
+    # The context kept changing: connect on a private copy of the last settings read.
+    return call.on_a_copy(context, settings, plan)
+
+
+_no_name = Verdict(
+    accepted=False,
+    reasons=("hostname_mismatch",),
+    verify_code=-1,
+    verify_message="no server name to check",
+    problem="the code turned the host name check off and gave no server name, and the policy "
+    "refuses code opt-outs",
+    fix="pass server_hostname= to SSLContext.wrap_socket()/wrap_bio() (ssl.wrap_socket() "
+    "cannot pass one)",
+)

@@ -1,0 +1,586 @@
+"""Build ``SSLContext`` objects under the policy, and the named-context registry.
+
+Contexts are instances of :class:`PolicyContext`, a subclass of Python's own
+:class:`ssl.SSLContext` (:mod:`._sslclass`, whatever the name ``ssl.SSLContext`` holds) whose
+sockets turn a failed verification into :class:`~sslcustomize.CertificateRejected`.
+``ssl.SSLContext`` itself is never rebound (rebinding it is what causes RecursionError
+reports against truststore: truststore#121, #143, #214).
+
+The connection path (:mod:`._connection` and the verdict modules under it) is imported by
+the first handshake, not by the first context: making a context stays cheap.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import ssl
+import sys
+import types
+import warnings
+from collections.abc import Callable, Iterator, MutableMapping
+
+from sslcustomize._connection._contextstate import ContextState
+from sslcustomize._decision._decide import Decision, longest_prefix
+from sslcustomize._decision._engine import generic_step, normalize, recorded_methods
+from sslcustomize._policy._model import SYSTEM_TRUST
+from sslcustomize._runtime._runtime import Runtime
+from sslcustomize._runtime._state import current_runtime
+from sslcustomize._support._locks import fork_safe_lock
+from sslcustomize._support._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
+from sslcustomize._support._sslclass import PYTHON_SSLCONTEXT, StdlibContext
+from sslcustomize._trust._anchors import TrustError, default_verify_locations
+from sslcustomize.exceptions import LegacyContextWarning, SharedContextError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar, cast
+else:
+    from sslcustomize._support._notyping import TypeVar, cast
+
+
+__all__ = [
+    "ContextFactory",
+    "NamedContexts",
+    "PolicyContext",
+    "build_context",
+    "caller_module",
+    "context_for",
+    "context_state",
+    "create_default_context",
+    "create_legacy_context",
+    "load_anchors",
+    "named_contexts",
+    "policy_context",
+]
+
+ContextFactory = Callable[[], ssl.SSLContext]
+
+_TLS_VERSIONS = {"1.2": ssl.TLSVersion.TLSv1_2, "1.3": ssl.TLSVersion.TLSv1_3}
+
+
+# --- The context -------------------------------------------------------------------------------
+
+
+_MISSING = object()
+
+
+# The recorded methods' parameters and defaults, to keep each call in one positional form.
+_PARAMETERS: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = {
+    "load_cert_chain": (("certfile", "keyfile", "password"), (None, None)),
+    "set_ciphers": (("cipherlist",), ()),
+    "set_alpn_protocols": (("alpn_protocols",), ()),
+    "set_npn_protocols": (("npn_protocols",), ()),
+    "set_ecdh_curve": (("name",), ()),
+    "load_verify_locations": (("cafile", "capath", "cadata"), (None, None, None)),
+    "load_default_certs": (("purpose",), (ssl.Purpose.SERVER_AUTH,)),
+    "set_default_verify_paths": ((), ()),
+    "load_dh_params": (("path",), ()),
+}
+
+
+def _positional(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    names, defaults = _PARAMETERS[name]
+    values = list(args) + [_MISSING] * (len(names) - len(args))
+    for index, parameter in enumerate(names):
+        if parameter in kwargs:
+            values[index] = kwargs[parameter]
+    first_default = len(names) - len(defaults)
+    for index in range(first_default, len(names)):
+        if values[index] is _MISSING:
+            values[index] = defaults[index - first_default]
+    return tuple(values)
+
+
+_DEFAULT_PATH_STEPS = ("load_default_certs", "set_default_verify_paths")
+_DEFAULT_PATH_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+
+
+def _ignores_default_path_variables(runtime: Runtime) -> bool:
+    """Tell whether the policy ignores SSL_CERT_FILE or SSL_CERT_DIR (a lock)."""
+    return any(
+        entry.variable in _DEFAULT_PATH_VARIABLES and entry.state == "ignored"
+        for entry in runtime.policy.environment
+    )
+
+
+def _load_default_paths_without_variables(context: PolicyContext) -> None:
+    """Load OpenSSL's compiled-in default paths, as recorded ``load_verify_locations`` calls.
+
+    Recorded as such, a copy of the context (an engine, a verifier) loads the same: replaying
+    ``load_default_certs`` there would read the variables again.
+    """
+    file, directory = default_verify_locations()
+    if file or directory:
+        context.load_verify_locations(file, directory)
+
+
+def _recorded(name: str) -> Callable[..., Any]:
+    """Wrap Python's ``SSLContext.<name>`` so that the call is kept in the context's recipe."""
+    method = getattr(PYTHON_SSLCONTEXT, name)
+
+    @functools.wraps(method)
+    def recorded(self: PolicyContext, *args: Any, **kwargs: Any) -> Any:
+        if name not in _PARAMETERS:  # a newer Python's setter: kept as called
+            step = generic_step(name, args, kwargs)
+        else:
+            try:
+                step = (name, normalize(_positional(name, args, kwargs)))
+            except (IndexError, KeyError):  # arguments ssl itself will refuse, with its message
+                return method(self, *args, **kwargs)
+        state = context_state(self)
+        if state.frozen:
+            self._refuse_change(name, step in state.recipe)
+            return None
+        if name in _DEFAULT_PATH_STEPS and _ignores_default_path_variables(state.runtime):
+            # OpenSSL would read SSL_CERT_FILE/SSL_CERT_DIR here, which the policy ignores.
+            _load_default_paths_without_variables(self)
+            return None
+        state.begin_change()  # a connection planned meanwhile is made again (see connect)
+        try:
+            result = method(self, *args, **kwargs)
+            state.record(step)
+        finally:
+            state.end_change()
+        return result
+
+    return recorded
+
+
+# The one attribute sslcustomize keeps on a context: read and set only in this module.
+_STATE = "_sslcustomize_state"
+
+
+def context_state(context: PolicyContext) -> ContextState:
+    """Return what sslcustomize keeps on ``context`` (see :mod:`._contextstate`).
+
+    :func:`build_context` gives every context it makes its state. A context made directly
+    (``PolicyContext(protocol)``) gets one when first changed or used: under the policy in
+    effect then, as ``build_context`` without a runtime. ``setdefault`` keeps it one state
+    when two threads get there at once.
+    """
+    names = vars(context)
+    state: ContextState | None = names.get(_STATE)
+    if state is None:
+        runtime = current_runtime()
+        made = ContextState(runtime=runtime, name="__main__", decision=runtime.base_decision(None))
+        state = names.setdefault(_STATE, made)
+    return state
+
+
+class PolicyContext(StdlibContext):
+    """A client context made under the policy.
+
+    It behaves as the :class:`ssl.SSLContext` it is; callers may set ALPN, ciphers, versions,
+    client certificates and ``check_hostname`` on it as on any other. Its connections are
+    planned and judged under the policy it was made under (see :mod:`._connection`); what
+    the caller turns off is a code opt-out, recorded or refused as the policy says.
+    """
+
+    def _wrap_socket(
+        self,
+        sock: Any,
+        server_side: bool,  # noqa: FBT001 - the signature of _ssl._SSLContext._wrap_socket
+        server_hostname: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        if server_side:
+            return super()._wrap_socket(sock, server_side, server_hostname, **kwargs)  # type: ignore[misc]
+        from sslcustomize._connection._connect import connect, server_port  # noqa: PLC0415 - first handshake
+
+        state = context_state(self)
+        return connect(self, state, (sock,), server_hostname, server_port(sock), **kwargs)
+
+    def _wrap_bio(
+        self,
+        incoming: Any,
+        outgoing: Any,
+        server_side: bool,  # noqa: FBT001 - the signature of _ssl._SSLContext._wrap_bio
+        server_hostname: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        if server_side:
+            wrap = super()._wrap_bio  # type: ignore[misc]
+            return wrap(incoming, outgoing, server_side, server_hostname, **kwargs)
+        from sslcustomize._connection._connect import connect, transport_port  # noqa: PLC0415 - first handshake
+
+        arguments = (incoming, outgoing)
+        return connect(
+            self, context_state(self), arguments, server_hostname, transport_port(), **kwargs
+        )
+
+    def freeze(self) -> None:
+        """Refuse every later change: the context is about to be shared between callers.
+
+        Setting anything to the value it already has stays allowed (a library that sets the
+        same on each connection keeps working); any other change raises
+        :class:`~sslcustomize.exceptions.SharedContextError`.
+        """
+        context_state(self).frozen = True
+
+    def _refuse_change(self, what: str, unchanged: bool) -> None:  # noqa: FBT001
+        if not unchanged:
+            raise SharedContextError(
+                f"cannot change {what} of the context sslcustomize shares between "
+                f"{context_state(self).name} connections: the change would reach every other "
+                "caller. Make a context of your own (ssl.create_default_context()) and pass it"
+            )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set an attribute; on a shared context only to the value it already has."""
+        state = context_state(self)
+        if state.frozen:
+            self._refuse_change(name, getattr(self, name, _MISSING) == value)
+            return
+        state.begin_change()  # a connection planned meanwhile is made again (see connect)
+        try:
+            super().__setattr__(name, value)
+        finally:
+            state.end_change()
+
+
+# Every setter of ssl's own class, including those of a newer Python that nobody has
+# classified yet (see _engine.recorded_methods): engines are built from what is recorded.
+for _name in recorded_methods(PYTHON_SSLCONTEXT):
+    setattr(PolicyContext, _name, _recorded(_name))
+
+
+# --- Factories ---------------------------------------------------------------------------------
+
+_warned: set[str] = set()
+_warn_lock = fork_safe_lock()
+
+
+def _say_once(message: str) -> None:
+    with _warn_lock:
+        if message in _warned:
+            return
+        _warned.add(message)
+    sys.stderr.write(f"sslcustomize: {message}\n")
+
+
+_VERSIONED = (ssl.PROTOCOL_TLS_CLIENT, ssl.PROTOCOL_TLS)
+
+
+def _apply_defaults(context: ssl.SSLContext, minimum_tls: str) -> None:
+    """Apply what ``ssl.create_default_context()`` applies on this Python, except the trust."""
+    if context.protocol != ssl.PROTOCOL_TLS_CLIENT:
+        # A protocol the code asked for explicitly: verify as PROTOCOL_TLS_CLIENT would.
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.check_hostname = True
+    if sys.version_info >= (3, 13):  # pragma: no cover - version-specific
+        # 3.13's defaults: see "Changed in version 3.13" of ssl.create_default_context.
+        context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN | ssl.VERIFY_X509_STRICT
+    if context.protocol in _VERSIONED:
+        context.minimum_version = max(context.minimum_version, _TLS_VERSIONS[minimum_tls])
+    keylog = os.environ.get("SSLKEYLOGFILE")
+    if keylog and not sys.flags.ignore_environment:
+        context.keylog_filename = keylog
+
+
+def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
+    """Load the decision's anchors; on a broken source, fall back to the system store."""
+    state = context_state(context) if isinstance(context, PolicyContext) else None
+    before = state.recipe if state is not None else ()
+    # The anchors of the context's own runtime (the effective one for a library's context).
+    trust = (state.runtime if state is not None else current_runtime()).trust
+    try:
+        trust.anchors_for(decision.trust).load_into(context)
+    except (TrustError, ssl.SSLError, OSError) as error:
+        if decision.trust == SYSTEM_TRUST:
+            raise
+        _say_once(f"cannot use the policy's trust sources ({error}); using the system store")
+        trust.anchors_for(SYSTEM_TRUST).load_into(context)
+    if state is not None:
+        state.add_policy_steps(before)
+
+
+def policy_context(
+    name: str | None,
+    *,
+    runtime: Runtime | None = None,
+    cafile: str | None = None,
+    capath: str | None = None,
+    cadata: str | bytes | None = None,
+) -> PolicyContext:
+    """Build a fresh client context for the context ``name`` under the effective policy.
+
+    Args:
+        name: The context name (usually the requesting module).
+        runtime: The policy to build under (default: the effective one).
+        cafile: Trust exactly these anchors instead of the policy's, as code asked.
+        capath: Likewise, a hashed directory.
+        cadata: Likewise, PEM text or DER bytes.
+
+    Returns:
+        A new context; each call returns a new one, so callers may change it freely.
+
+    Raises:
+        TrustError: Not even the system trust store can be found.
+    """
+    return build_context(
+        PolicyContext, name, runtime=runtime, cafile=cafile, capath=capath, cadata=cadata
+    )
+
+
+AnyPolicyContext = TypeVar("AnyPolicyContext", bound="PolicyContext")
+
+# (kind, substitute) -> kind with the substitute mixed in, built once (see _instance_class).
+_with_substitute: dict[tuple[type[Any], type[Any]], type[Any]] = {}
+
+
+def _instance_class(kind: type[AnyPolicyContext]) -> type[AnyPolicyContext]:
+    """Return the class to instantiate for ``kind``: itself, or itself over a substitute.
+
+    Some tools rebind ``ssl.SSLContext`` to a subclass of Python's class, and libraries
+    imported after that check ``isinstance(context, ssl.SSLContext)`` against it (aiohttp's
+    ``ssl=`` argument). A policy context is then also an instance of the substitute, in one
+    of two ways, decided by what the substitute is for:
+
+    * gevent's class (``gevent.monkey.patch_ssl()``) moves bytes cooperatively and leaves
+      verification to OpenSSL: it is mixed in *with its behaviour* (its cooperative
+      ``SSLSocket``); ``kind`` stays first in the MRO, so ``_wrap_socket``/``_wrap_bio`` are
+      still the policy's.
+    * Any other substitute (truststore's ``inject_into_ssl()``, which pip-system-certs
+      calls) is mixed in *for its identity only*: every attribute it defines is shadowed by
+      what ``kind`` has for that name. Such a class is a verifier of its own that forwards
+      to an inner context; under the policy the policy is the verifier (truststore's own
+      contexts are governed through their inner context, see ``_inject._truststore``), so
+      nothing of it may run on a policy context.
+    """
+    current = ssl.SSLContext
+    if current in kind.__mro__ or not isinstance(current, type):
+        return kind
+    if not issubclass(current, PYTHON_SSLCONTEXT):
+        return kind  # not a subclass of Python's class: it cannot be mixed in
+    mixed = _with_substitute.get((kind, current))
+    if mixed is None:
+        gevent_ssl = sys.modules.get("gevent.ssl")
+        if gevent_ssl is not None and current is getattr(gevent_ssl, "SSLContext", None):
+            namespace = {}
+        else:
+            namespace = _identity_only(kind, current)
+        namespace.update(__module__=kind.__module__, __qualname__=kind.__qualname__)
+        mixed = _with_substitute[kind, current] = type(kind.__name__, (kind, current), namespace)
+    return cast("type[AnyPolicyContext]", mixed)
+
+
+class _Hidden:
+    """Hide an attribute that a substitute class added and Python's class does not have."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __get__(self, instance: object, owner: object = None) -> Any:
+        raise AttributeError(self._name)
+
+
+def _no_init(self: object, *args: object, **kwargs: object) -> None:
+    """Python's ``SSLContext`` does all in ``__new__``; a substitute's ``__init__`` must not run."""
+
+
+_OWN_NAMES = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__"})
+
+
+def _identity_only(kind: type[Any], substitute: type[Any]) -> dict[str, Any]:
+    """Shadow every attribute ``substitute`` adds with what ``kind`` has for that name."""
+    namespace: dict[str, Any] = {}
+    for cls in substitute.__mro__:
+        if cls in kind.__mro__:
+            continue
+        for name in vars(cls):
+            if name in _OWN_NAMES or name in namespace:
+                continue
+            owner = next((c for c in kind.__mro__ if name in vars(c)), None)
+            if name == "__init__" and owner in (None, object):
+                namespace[name] = _no_init
+            elif owner is None:
+                namespace[name] = _Hidden(name)
+            else:
+                namespace[name] = vars(owner)[name]
+    return namespace
+
+
+def build_context(
+    kind: type[AnyPolicyContext],
+    name: str | None,
+    *,
+    runtime: Runtime | None = None,
+    protocol: int = ssl.PROTOCOL_TLS_CLIENT,
+    anchors: bool = True,
+    cafile: str | None = None,
+    capath: str | None = None,
+    cadata: str | bytes | None = None,
+) -> AnyPolicyContext:
+    """Build a context of class ``kind`` for ``name``: the one recipe for every policy context.
+
+    Args:
+        kind: :class:`PolicyContext` or a subclass.
+        name: The context name.
+        runtime: The policy to build under (default: the effective one).
+        protocol: The protocol the code asked for.
+        anchors: Load the policy's anchors (``False``: the caller loads its own).
+        cafile: Trust exactly these anchors instead of the policy's.
+        capath: Likewise, a hashed directory.
+        cadata: Likewise, PEM text or DER bytes.
+    """
+    runtime = runtime or current_runtime()
+    decision = runtime.base_decision(name)
+    context = _instance_class(kind)(protocol)
+    state = ContextState(runtime=runtime, name=name or "__main__", decision=decision)
+    vars(context)[_STATE] = state
+    _apply_defaults(context, decision.minimum_tls)
+    if cafile or capath or cadata:
+        context.load_verify_locations(cafile, capath, cadata)
+    elif anchors:
+        load_anchors(context, decision)
+    return context
+
+
+_SKIPPED = ("ssl", "sslcustomize", "_sslcustomize_startup")
+
+
+def caller_module(depth: int = 2) -> str:
+    """Return the module name of the first caller outside ``ssl`` and sslcustomize."""
+    frame: types.FrameType | None = sys._getframe(depth)  # noqa: SLF001 - cheapest way
+    while frame is not None:
+        name = str(frame.f_globals.get("__name__", ""))
+        if name not in _SKIPPED and not name.startswith("sslcustomize."):
+            return name or "__main__"
+        frame = frame.f_back
+    return "__main__"
+
+
+class NamedContexts(MutableMapping[str, ContextFactory]):
+    """Context factories by name: ``named_contexts["myapp.billing"] = factory``.
+
+    Looking up a name finds the factory registered under its longest dotted prefix; a name
+    with none gets the policy's factory for that name (as a ``defaultdict`` would, without
+    storing it). ``in``, ``len`` and iteration see only registered names.
+    """
+
+    def __init__(self) -> None:
+        """Create an empty registry."""
+        self._factories: dict[str, ContextFactory] = {}
+
+    def __getitem__(self, name: str) -> ContextFactory:
+        """Return the factory for ``name`` (registered by prefix, else the policy's)."""
+        found = self.registered(name)
+        if found is not None:
+            return found
+        return lambda: policy_context(name)
+
+    def registered(self, name: str) -> ContextFactory | None:
+        """Return the factory registered for the longest dotted prefix of ``name``, if any."""
+        return longest_prefix(self._factories, name)
+
+    def __setitem__(self, name: str, factory: ContextFactory) -> None:
+        """Register ``factory`` for ``name`` and every dotted name below it."""
+        if not callable(cast("object", factory)):
+            raise TypeError(f"a context factory must be callable, not {factory!r}")
+        self._factories[name] = factory
+
+    def __delitem__(self, name: str) -> None:
+        """Unregister ``name``."""
+        del self._factories[name]
+
+    def __iter__(self) -> Iterator[str]:
+        """Iterate over registered names."""
+        return iter(self._factories)
+
+    def __len__(self) -> int:
+        """Return how many names are registered."""
+        return len(self._factories)
+
+    def __repr__(self) -> str:
+        """Show the registered names."""
+        return f"NamedContexts({sorted(self._factories)!r})"
+
+
+named_contexts = NamedContexts()
+
+
+def context_for(name: str) -> ssl.SSLContext:
+    """Return a new client context for the named context ``name``.
+
+    Args:
+        name: A dotted name such as ``smtplib`` or ``myapp.billing``.
+
+    Returns:
+        What the factory registered in :data:`named_contexts` for the longest prefix of
+        ``name`` returns, or else a context under the policy's ``[context."..."]`` rule.
+    """
+    factory = named_contexts.registered(name)
+    return factory() if factory is not None else policy_context(name)
+
+
+def create_default_context(
+    purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH,
+    *,
+    cafile: str | None = None,
+    capath: str | None = None,
+    cadata: str | bytes | None = None,
+) -> ssl.SSLContext:
+    """Return a client context for the calling module under the policy.
+
+    A drop-in for :func:`ssl.create_default_context`, which it replaces once injected. The
+    context is named after the calling module; ``cafile``/``capath``/``cadata`` replace the
+    trust anchors, as they do for :mod:`ssl`. Server-side contexts (``Purpose.CLIENT_AUTH``)
+    are built by :mod:`ssl` unchanged.
+
+    Returns:
+        A new context.
+    """
+    if purpose != ssl.Purpose.SERVER_AUTH:
+        return ORIGINAL_CREATE_DEFAULT_CONTEXT(  # type: ignore[no-any-return]
+            purpose, cafile=cafile, capath=capath, cadata=cadata
+        )
+    name = caller_module()
+    if not (cafile or capath or cadata):
+        factory = named_contexts.registered(name)
+        if factory is not None:
+            return factory()
+    return policy_context(name, cafile=cafile, capath=capath, cadata=cadata)
+
+
+def create_legacy_context(
+    *, certfile: str | None = None, keyfile: str | None = None
+) -> ssl.SSLContext:
+    """Return a client context that does not verify, as an explicit, visible opt-out.
+
+    The greppable replacement for ``verify=False`` and ``ssl._create_unverified_context()``.
+    It warns with :class:`~sslcustomize.LegacyContextWarning`. Where the policy sets
+    ``allow_code_opt_out = false`` for the calling module, its connections verify anyway.
+
+    .. warning::
+        A context that does not verify accepts any certificate: anyone on the network path
+        can read and change the traffic. Prefer a scoped policy exception
+        (``sslcustomize trust HOST``).
+
+    Returns:
+        A new context.
+    """
+    name = caller_module()
+    context = policy_context(name)
+    state = context_state(context)
+    decision = state.decision
+    if not decision.allow_code_opt_out:
+        warnings.warn(
+            f"{name} asked for a legacy (unverified) context; the policy "
+            f"({decision.origin or 'allow_code_opt_out'}) refuses code opt-outs, so it verifies",
+            LegacyContextWarning,
+            stacklevel=2,
+        )
+    else:
+        warnings.warn(
+            f"{name} uses a legacy context that does not verify certificates",
+            LegacyContextWarning,
+            stacklevel=2,
+        )
+    state.python_verifies = False  # the code opts out
+    # verify_mode after check_hostname: ssl requires this order.
+    context.check_hostname = False  # sslcustomize: allow(legacy context: warned, reported)
+    context.verify_mode = ssl.CERT_NONE  # sslcustomize: allow(legacy context: warned, reported)
+    if certfile or keyfile:
+        context.load_cert_chain(certfile, keyfile)  # type: ignore[arg-type]
+    return context

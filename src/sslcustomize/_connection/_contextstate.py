@@ -1,0 +1,120 @@
+"""What sslcustomize keeps on each policy context, and who may change which part of it.
+
+A :class:`~sslcustomize.PolicyContext` carries one :class:`ContextState`: the runtime (policy)
+and context name it was made under, the recipe of the setters called on it, and the change
+counters that let a connection made while another thread changes the context be made again.
+Contexts are shared between threads, so each part has one owner and one rule:
+
+* ``runtime``, ``name``, ``decision``: what the context was made under. Set once, when the
+  state is made (by the factory that builds the context); never changed; read without a lock.
+* ``recipe`` and ``policy_steps``: changed only through :meth:`ContextState.begin_change`,
+  :meth:`~ContextState.record` and :meth:`~ContextState.end_change`, by the context's own
+  setters (and :func:`~._contexts.load_anchors` for ``policy_steps``), under this module's
+  lock; the connection path reads them between two :meth:`~ContextState.version` calls.
+* ``python_verifies``: set by the factory that builds the context, before any caller has it.
+* ``frozen``: set once, by :meth:`~sslcustomize.PolicyContext.freeze`; never unset.
+
+The connection path (:mod:`._connection`) gets the state from the context it wraps for and
+reads it through this small API; no other module reads a context's private attributes.
+"""
+
+from __future__ import annotations
+
+import ssl
+
+from sslcustomize._decision._engine import Step, add_step
+from sslcustomize._support._locks import fork_safe_lock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sslcustomize._decision._decide import Decision
+    from sslcustomize._runtime._runtime import Runtime
+
+__all__ = ["ContextState"]
+
+# --- Settings that stay what the plan saw ------------------------------------------------------
+#
+# OpenSSL copies a context's verify mode, flags and security level into each connection when
+# the connection is made (SSL_new), and Python adds the host name check then. A connection
+# planned from settings read a moment earlier must be made with those very settings: else a
+# thread that turns verification off between the two (and back) gets a connection that
+# nothing verifies. Each change of a policy context counts itself, before and after; the
+# connection path reads the count before it reads the settings and again once the connection
+# is made, and makes it again if anything changed or was changing (see _connection.connect).
+# The lock guards only the counters and the recipe, never a user's call: one lock for every
+# context, held for a few attribute writes.
+
+_lock = fork_safe_lock()
+
+
+class ContextState:
+    """What one policy context was made under, what was set on it, and how often it changed."""
+
+    __slots__ = (
+        "_changes",
+        "_changing",
+        "decision",
+        "frozen",
+        "name",
+        "policy_steps",
+        "python_verifies",
+        "recipe",
+        "runtime",
+    )
+
+    def __init__(self, *, runtime: Runtime, name: str, decision: Decision) -> None:
+        """Start the state of a context made under ``runtime`` for the context ``name``."""
+        self.runtime = runtime
+        self.name = name
+        self.decision = decision
+        self.recipe: tuple[Step, ...] = ()
+        # The recorded steps that loaded the policy's anchors where Python would have loaded
+        # its default ones, and whether Python's own factory would have verified at all (not
+        # smtplib's _create_stdlib_context, gh-91826): report mode's floor (python_recipe).
+        self.policy_steps: frozenset[Step] = frozenset()
+        self.python_verifies = True
+        self.frozen = False
+        self._changing = 0
+        self._changes = 0
+
+    def begin_change(self) -> None:
+        """Count a change of the context's settings as under way."""
+        with _lock:
+            self._changing += 1
+            self._changes += 1
+
+    def record(self, step: Step) -> None:
+        """Keep ``step`` in the recipe (between :meth:`begin_change` and :meth:`end_change`)."""
+        with _lock:
+            self.recipe = add_step(self.recipe, step)
+
+    def end_change(self) -> None:
+        """Count a change of the context's settings as done (it may have failed)."""
+        with _lock:
+            self._changing -= 1
+            self._changes += 1
+
+    def version(self) -> int | None:
+        """Return how many changes the context has seen, or ``None`` while one is under way."""
+        with _lock:
+            return None if self._changing else self._changes
+
+    def add_policy_steps(self, before: tuple[Step, ...]) -> None:
+        """Mark the steps recorded since the recipe was ``before`` as the policy's anchors."""
+        with _lock:
+            self.policy_steps |= frozenset(self.recipe) - frozenset(before)
+
+    def python_recipe(self) -> tuple[Step, ...] | None:
+        """Return report mode's floor, or ``None`` when Python would not verify at all.
+
+        The floor is the recipe of a verifier that accepts what Python or the policy accepts.
+        Where the policy's anchors stand in for Python's default ones, both are loaded: report
+        mode then refuses only what Python itself and the policy both refuse. What the caller
+        loaded itself (a ``cafile``) is what both would use.
+        """
+        if not self.python_verifies:
+            return None
+        recipe = self.recipe
+        if self.policy_steps:
+            recipe = add_step(recipe, ("load_default_certs", (ssl.Purpose.SERVER_AUTH,)))
+        return recipe

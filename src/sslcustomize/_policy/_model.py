@@ -1,0 +1,193 @@
+"""The policy as values: settings with their origins, trust sources, exceptions, layers.
+
+Frozen values only: reading files is :mod:`._policy_read`, merging layers :mod:`._policy_merge`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+
+from sslcustomize._policy._hosts import HostIndex, HostPattern
+from sslcustomize._support._frozen import dataclass, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Generic, Literal, TypeVar
+
+    from sslcustomize._trust._environment import EnvTrust
+    from sslcustomize.exceptions import PolicyError
+else:
+    from sslcustomize._support._notyping import Generic, Literal, TypeVar
+
+
+__all__ = [
+    "DEFAULT",
+    "DEFAULT_EXCEPTION_DAYS",
+    "LOCKABLE",
+    "MODES",
+    "SCHEMA_VERSION",
+    "SINKS",
+    "SYSTEM_TRUST",
+    "TLS_VERSIONS",
+    "ContextRule",
+    "HostException",
+    "LayerFile",
+    "Mode",
+    "Origin",
+    "Policy",
+    "Setting",
+    "SourceKind",
+    "TrustSource",
+]
+
+T = TypeVar("T")
+Mode = Literal["enforce", "report"]
+SourceKind = Literal["system", "certifi", "file", "directory"]
+MODES = ("enforce", "report")
+TLS_VERSIONS = ("1.2", "1.3")
+SINKS = ("sqlite", "jsonl", "journal", "syslog", "log", "none")
+LOCKABLE = ("mode", "trust", "minimum_tls", "allow_code_opt_out", "exception", "context", "report")
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Origin:
+    """Where a setting came from: layer, file and 1-based line (no file for built-in defaults)."""
+
+    layer: str
+    path: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        """Return ``path:line``, or ``<default>`` for a built-in value."""
+        if self.path is None:
+            return f"<{self.layer}>"
+        return self.path if self.line is None else f"{self.path}:{self.line}"
+
+
+DEFAULT = Origin(layer="default")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Setting(Generic[T]):
+    """An effective value and where it came from."""
+
+    value: T
+    origin: Origin = DEFAULT
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrustSource:
+    """One source of trust anchors.
+
+    Attributes:
+        kind: ``system`` (the platform store), ``certifi``, ``file`` (a PEM bundle) or
+            ``directory`` (an OpenSSL hashed directory).
+        path: The file or directory for ``file`` and ``directory``.
+        origin: Where the policy named it.
+    """
+
+    kind: SourceKind
+    path: str | None = None
+    origin: Origin = DEFAULT
+
+    def __str__(self) -> str:
+        """Return the source as a policy file writes it."""
+        return self.path if self.path is not None else self.kind
+
+
+SYSTEM_TRUST = (TrustSource(kind="system"),)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HostException:
+    """A scoped exception for one host pattern (``[[exception]]``)."""
+
+    host: HostPattern
+    pins: tuple[str, ...] = ()
+    ca: tuple[TrustSource, ...] = ()
+    check_hostname: bool = True
+    mode: Mode | None = None
+    expires: dt.date | None = None
+    reason: str
+    origin: Origin
+    mode_origin: Origin | None = None
+
+    def expired(self, today: dt.date) -> bool:
+        """Tell whether the exception no longer applies on ``today`` (on or after ``expires``)."""
+        return self.expires is not None and today >= self.expires
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextRule:
+    """Settings for a named context (``[context."name"]``); ``None`` means not set there."""
+
+    name: str
+    origin: Origin
+    mode: Setting[Mode] | None = None
+    trust: Setting[tuple[TrustSource, ...]] | None = None
+    minimum_tls: Setting[str] | None = None
+    allow_code_opt_out: Setting[bool] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LayerFile:
+    """One policy file as validated, before merging."""
+
+    layer: str
+    path: str
+    scalars: Mapping[str, Setting[Any]]
+    trust: tuple[TrustSource, ...] = ()
+    trust_origin: Origin | None = None
+    exceptions: tuple[HostException, ...] = ()
+    contexts: Mapping[str, ContextRule] = field(default_factory=dict)
+    lock: Mapping[str, Origin] = field(default_factory=dict)
+
+
+#: How long an exception added by ``sslcustomize trust`` lives unless told (``exception_days``).
+DEFAULT_EXCEPTION_DAYS = 90
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Policy:
+    """The effective policy of the process, with provenance.
+
+    Attributes:
+        errors: Why the files could not be used. When not empty, this policy is the strict
+            fallback and ``fallback`` is true.
+        warnings: Settings that were ignored (locked keys), each naming file and line.
+        files: The files that were read, in merge order.
+        environment: The CA-bundle environment variables (``REQUESTS_CA_BUNDLE``,
+            ``SSL_CERT_FILE``...) as this policy reads them: added or ignored (see
+            :mod:`._envtrust`).
+    """
+
+    mode: Setting[Mode] = Setting(value="enforce")
+    trust: tuple[TrustSource, ...] = SYSTEM_TRUST
+    minimum_tls: Setting[str] = Setting(value="1.2")
+    allow_code_opt_out: Setting[bool] = Setting(value=True)
+    report_sink: Setting[str] = Setting(value="sqlite")
+    report_path: Setting[str | None] = Setting(value=None)
+    report_group: Setting[str | None] = Setting(value=None)
+    exception_days: Setting[int] = Setting(value=DEFAULT_EXCEPTION_DAYS)
+    exceptions: tuple[HostException, ...] = ()
+    contexts: Mapping[str, ContextRule] = field(default_factory=dict)
+    locked: Mapping[str, Origin] = field(default_factory=dict)
+    files: tuple[LayerFile, ...] = ()
+    errors: tuple[PolicyError, ...] = ()
+    warnings: tuple[str, ...] = ()
+    environment: tuple[EnvTrust, ...] = ()
+    index: HostIndex[HostException] = field(default_factory=HostIndex, compare=False)
+
+    @property
+    def fallback(self) -> bool:
+        """Tell whether this is the fail-closed fallback after an error."""
+        return bool(self.errors)
+
+    @property
+    def fallback_summary(self) -> str:
+        """Say in a few words what applies while the errors last (for the one stderr line)."""
+        if any(layer.layer == "system" for layer in self.files):
+            return "the system policy as written, in enforce mode, without the other layers"
+        return "strict defaults (system trust store, enforce mode, no exceptions)"

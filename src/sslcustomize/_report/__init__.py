@@ -1,0 +1,1 @@
+"""What the policy says of connections it lets through: records, sinks, the journal, sightings."""

@@ -1,0 +1,208 @@
+"""What a policy says about the connections it lets through: warnings and report records.
+
+One :class:`Recorder` per runtime (per policy): its sink is opened on the first record and
+closed when the policy is replaced or the process exits. Writing never raises (see
+:mod:`._report`); warnings are said once per host and reason and never raise either.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+from functools import lru_cache
+from typing import Any
+
+from sslcustomize._decision._decide import Decision
+from sslcustomize._policy._model import Policy
+from sslcustomize._report._records import (
+    Record,
+    Sink,
+    machine,
+    now,
+    open_sink,
+    program,
+    warn_safely,
+)
+from sslcustomize._support._locks import fork_safe_lock
+from sslcustomize._trust._environment import EnvTrust
+from sslcustomize._x509._der import DERError, parse_certificate
+
+__all__ = [
+    "IGNORED_VARIABLE",
+    "REACHED_ANCHOR_REASONS",
+    "Recorder",
+    "chain_fields",
+    "sink_name",
+]
+
+#: The reason code of the record that says a CA-bundle variable was ignored under a lock.
+IGNORED_VARIABLE = "variable_ignored"
+
+#: The reasons a record may carry and still be of a chain that reached a trust anchor: the
+#: issuer was found; only the name, the dates or the code's own opt-out were at fault.
+REACHED_ANCHOR_REASONS = frozenset(
+    {"code_opt_out", "hostname_mismatch", "expired", "not_yet_valid"}
+)
+
+
+@lru_cache(maxsize=64)
+def chain_fields(chain: tuple[bytes, ...]) -> dict[str, Any]:
+    """What a record says about a chain: read once per chain, not once per connection.
+
+    ``top_issuer`` is the issuer of the last certificate sent (unless it is self-issued), the
+    certificate a missing intermediate would have issued; ``intermediates`` are the subjects
+    of the CA certificates sent after the leaf, roots left out (recorded only for a chain that
+    reached a trust anchor, see :meth:`Recorder.record`).
+    """
+    fields: dict[str, Any] = {
+        "chain_sha256": tuple(hashlib.sha256(der).hexdigest() for der in chain)
+    }
+    if not chain:
+        return fields
+    try:
+        certs = [parse_certificate(der) for der in chain]
+    except DERError:
+        return fields
+    leaf, top = certs[0], certs[-1]
+    fields["leaf_subject"] = leaf.subject.rfc4514
+    fields["issuer"] = leaf.issuer.rfc4514
+    fields["not_after"] = leaf.not_after.isoformat()
+    fields["pin"] = leaf.pin
+    fields["top_issuer"] = None if top.self_issued else top.issuer.rfc4514
+    fields["intermediates"] = tuple(
+        c.subject.rfc4514 for c in certs[1:] if c.ca and not c.self_issued
+    )
+    return fields
+
+
+def sink_name(policy: Policy) -> str:
+    """Return the sink ``policy`` records to: ``[report] sink``, or the default where unset.
+
+    The default is ``journal`` for a system-layer report policy (the system policy file sets
+    ``mode = "report"``) on a machine where journald runs: every user's processes append to
+    it, none reads or rewrites another's, and fleets already collect it. Elsewhere it is the
+    per-user ``sqlite`` database.
+    """
+    setting = policy.report_sink
+    if setting.origin.path is not None:
+        return setting.value
+    from sslcustomize._report._journal import journal_running  # noqa: PLC0415 - only when a sink is opened
+
+    system_report = any(
+        layer.layer == "system" and getattr(layer.scalars.get("mode"), "value", None) == "report"
+        for layer in policy.files
+    )
+    return "journal" if system_report and journal_running() else setting.value
+
+
+class Recorder:
+    """The warnings and records of one policy."""
+
+    def __init__(self, policy: Policy) -> None:
+        """Record under ``policy``'s ``[report]`` settings; nothing is opened yet."""
+        self._policy = policy
+        self._lock = fork_safe_lock()
+        self._sink: Sink | None = None
+        self._warned: set[tuple[str | None, str]] = set()
+
+    def warn_once(
+        self, host: str | None, reason: str, message: str, category: type[Warning]
+    ) -> None:
+        """Warn about ``host`` and ``reason`` once per policy; never raise."""
+        key = (host, reason)
+        with self._lock:
+            if key in self._warned:
+                return
+            self._warned.add(key)
+        warn_safely(message, category, stacklevel=7)
+
+    def _open(self) -> Sink:
+        with self._lock:
+            if self._sink is None:
+                report = self._policy
+                self._sink = open_sink(
+                    sink_name(report), report.report_path.value, group=report.report_group.value
+                )
+                atexit.register(self._sink.close)
+            return self._sink
+
+    def record(
+        self,
+        *,
+        decision: Decision,
+        name: str,
+        host: str | None,
+        port: int | None,
+        chain: tuple[bytes, ...],
+        verdict: str,
+        reasons: tuple[str, ...],
+    ) -> None:
+        """Write a record for one connection.
+
+        The intermediates of its chain are named only when the chain reached a trust anchor of
+        the policy (no pin stood in for it, and no reason says the issuer was not found): they
+        are then intermediates this machine saw verify (see :mod:`._seen`).
+        """
+        origin = decision.origin
+        fields = dict(chain_fields(chain))
+        if decision.pins or not REACHED_ANCHOR_REASONS.issuperset(reasons):
+            fields.pop("intermediates", None)
+        self._write(
+            context=name,
+            host=host,
+            port=port,
+            mode=decision.mode,
+            verdict=verdict,
+            reasons=reasons,
+            rule=decision.rule,
+            origin=str(origin) if origin else None,
+            **fields,
+        )
+
+    def record_ignored_variable(self, entry: EnvTrust, *, decision: Decision, name: str) -> None:
+        """Write the record that a CA-bundle variable was ignored under a lock on ``trust``.
+
+        ``rule`` names the variable (``environment REQUESTS_CA_BUNDLE``), ``origin`` the lock.
+        """
+        self._write(
+            context=name,
+            host=None,
+            port=None,
+            mode=decision.mode,
+            verdict="ignored",
+            reasons=(IGNORED_VARIABLE,),
+            rule=f"environment {entry.variable}",
+            origin=entry.why,
+        )
+
+    def record_api_opt_out(self, call: str, *, name: str, refused: bool) -> None:
+        """Write the record that code called ``sslcustomize.<call>()`` to leave the policy.
+
+        ``verdict`` is ``refused`` (the hooks stay) or ``opt_out``; ``rule`` names the call.
+        """
+        policy = self._policy
+        origin = policy.allow_code_opt_out.origin if refused else None
+        self._write(
+            context=name,
+            host=None,
+            port=None,
+            mode=policy.mode.value,
+            verdict="refused" if refused else "opt_out",
+            reasons=("code_opt_out",),
+            rule=f"sslcustomize.{call}()",
+            origin=str(origin) if origin else "lock " + ", ".join(sorted(policy.locked)),
+        )
+
+    def _write(self, **fields: Any) -> None:
+        """Write a record of this process, now, with ``fields``."""
+        record = Record(time=now(), pid=os.getpid(), program=program(), machine=machine(), **fields)
+        self._open().write(record)
+
+    def close(self) -> None:
+        """Close the sink (it reopens if this policy records again)."""
+        with self._lock:
+            sink, self._sink = self._sink, None
+        if sink is not None:
+            atexit.unregister(sink.close)
+            sink.close()

@@ -1,0 +1,1 @@
+"""A policy at work: the runtime value and the process's effective one."""

@@ -1,0 +1,280 @@
+"""A policy at work: the policy value and everything cached under it.
+
+Every context made under a policy carries its :class:`Runtime`; trust anchors, decisions,
+engines, verifiers, verdicts, pinned leaves seen, resumable sessions, shared contexts and the
+report sink all live here, and nowhere else in the process. What goes stale does so by one
+rule: a new policy is a new runtime (contexts made under the old one keep verifying under the
+old one, never under a mix of both), and within a runtime what was built from the trust
+sources is keyed by its :class:`~._trust.TrustCache` generation, which moves when a ``stat``
+made at most once a second sees a source change. Memoised verdicts are also keyed by the
+wall-clock minute: a certificate's dates, not the trust sources, decide when those expire.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ssl
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from functools import lru_cache
+
+from sslcustomize._decision._decide import Decision, decide
+from sslcustomize._decision._engine import (
+    NO_CHECK_TIME,
+    EngineSpec,
+    Settings,
+    build_engine,
+    build_verifier,
+)
+from sslcustomize._policy._model import HostException, Policy
+from sslcustomize._support._frozen import replace
+from sslcustomize._support._locks import fork_safe_lock
+from sslcustomize._trust._anchors import TrustCache
+from sslcustomize._trust._environment import EnvTrust, first_notice, say
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    from sslcustomize._policy._model import TrustSource
+    from sslcustomize._report._recording import Recorder
+    from sslcustomize._verdict._verify import Verdict
+else:
+    from sslcustomize._support._notyping import TypeVar
+
+
+__all__ = ["Runtime", "SessionEntry"]
+
+T = TypeVar("T")
+
+_MAX_SESSIONS = 512
+_MAX_LEAVES = 8
+
+
+class SessionEntry:
+    """A session handed out by a judged connection: for whom, on which engine, which chain."""
+
+    __slots__ = ("chain", "engine", "host", "session")
+
+    def __init__(
+        self, session: object, host: str | None, engine: ssl.SSLContext, chain: tuple[bytes, ...]
+    ) -> None:
+        """Remember ``session`` of a connection to ``host`` on ``engine`` with ``chain``."""
+        self.session = session
+        self.host = host
+        self.engine = engine
+        self.chain = chain
+
+
+class Runtime:
+    """The effective policy of some contexts, with its caches."""
+
+    def __init__(self, policy: Policy) -> None:
+        """Start with empty caches for ``policy``."""
+        self.policy = policy
+        self._recorder: Recorder | None = None
+        self._lock = fork_safe_lock()
+        self.trust = TrustCache()
+        self._decisions: dict[str | None, Decision] = {}
+        self._leaves: dict[HostException, tuple[bytes, ...]] = {}
+        self._sessions: OrderedDict[int, SessionEntry] = OrderedDict()
+        self._shared: dict[Hashable, Any] = {}
+        self._engines = lru_cache(maxsize=64)(self._engine)
+        self._verifiers = lru_cache(maxsize=64)(self._verifier)
+        self._verdict = lru_cache(maxsize=256)(self._judge)
+
+    @property
+    def recorder(self) -> Recorder:
+        """The warnings and records of this policy (made on first use, with its modules)."""
+        recorder = self._recorder
+        if recorder is None:
+            from sslcustomize._report._recording import Recorder  # noqa: PLC0415 - loads with the first record
+
+            with self._lock:
+                if self._recorder is None:
+                    self._recorder = Recorder(self.policy)
+                recorder = self._recorder
+        return recorder
+
+    # --- decisions ---------------------------------------------------------------------------
+
+    def base_decision(self, name: str | None) -> Decision:
+        """Return the decision for a context name, before the host is known (cached)."""
+        decision = self._decisions.get(name)
+        if decision is None:
+            decision = self._decisions[name] = decide(self.policy, context=name)
+        return decision
+
+    def decision(self, name: str, host: str | None, port: int | None) -> Decision:
+        """Return the decision for a connection to ``host`` and ``port``."""
+        if host is not None and len(self.policy.index):
+            found = decide(self.policy, host=host, port=port, context=name, today=dt.date.today())
+        else:
+            found = self.base_decision(name)
+        if found.environment:
+            self.notice_environment(found.ignored_environment, found, name)
+        return found
+
+    def notice_environment(
+        self, entries: tuple[EnvTrust, ...], decision: Decision, name: str
+    ) -> None:
+        """Say once per process that a CA-bundle variable is not used, and record it if locked.
+
+        Said when a client that reads the variable first connects, on stderr (one line each),
+        and written once to the report sink when the reason is the system layer's lock.
+        """
+        for entry in entries:
+            if not first_notice(entry.variable):
+                continue
+            say(entry)
+            if entry.state == "ignored":
+                self.recorder.record_ignored_variable(entry, decision=decision, name=name)
+
+    # --- engines and verdicts ----------------------------------------------------------------
+
+    def generation(self) -> int:
+        """Number the state of the trust sources: what is built lives as long as it lasts.
+
+        OpenSSL keeps the anchors a context has loaded (a hashed directory's too) for the life
+        of that context, so contexts kept for many connections are rebuilt when a trust source
+        changed, which is checked at most once a second (:class:`._trust.TrustCache`): a CA
+        removed from a trusted bundle or directory stops being trusted a second later.
+        """
+        return self.trust.generation()
+
+    def _load_extra(self, context: ssl.SSLContext, sources: tuple[TrustSource, ...]) -> None:
+        self.trust.anchors_for(sources).load_into(context)
+
+    def engine(self, settings: Settings, spec: EngineSpec) -> ssl.SSLContext:
+        """Return the engine for ``settings`` changed as ``spec`` says (built once per interval)."""
+        return self._engines(settings, spec, self.generation())
+
+    def verifier(self, settings: Settings, spec: EngineSpec) -> ssl.SSLContext:
+        """Return the offline verifier for ``settings`` and ``spec`` (built once per interval)."""
+        return self._verifiers(settings, spec, self.generation())
+
+    def _engine(self, settings: Settings, spec: EngineSpec, _generation: int) -> ssl.SSLContext:
+        return build_engine(settings, spec, self._load_extra)
+
+    def _verifier(self, settings: Settings, spec: EngineSpec, _generation: int) -> ssl.SSLContext:
+        return build_verifier(settings, spec, self._load_extra)
+
+    def _judge(  # noqa: PLR0917 - an lru_cache key: positional by design
+        self,
+        settings: Settings,
+        spec: EngineSpec,
+        pins: tuple[str, ...],
+        check_hostname: bool,  # noqa: FBT001 - a cache key
+        chain: tuple[bytes, ...],
+        host: str | None,
+        _minute: tuple[int, int],
+    ) -> Verdict:
+        from sslcustomize._verdict._verify import every_reason, judge_chain, leaf_variants  # noqa: PLC0415 - 1st verdict
+
+        verifier = self.verifier(settings, spec)
+        verdict = judge_chain(verifier, chain, host, pins=pins, check_hostname=check_hostname)
+        if verdict.accepted or not chain or (pins and "pin_mismatch" not in verdict.reasons):
+            return verdict  # a pinned leaf: only its name was checked, and failed
+        variants = [
+            (self.verifier(settings, replace(spec, check_hostname=False)), chain),
+            (self.verifier(settings, replace(spec, add_flags=NO_CHECK_TIME)), chain),
+            *leaf_variants(
+                chain, check_hostname=spec.check_hostname, common_name=settings.common_name
+            ),
+        ]
+        return every_reason(verdict, chain, host, variants)
+
+    def verdict(
+        self, settings: Settings, spec: EngineSpec, decision: Decision, chain: tuple[bytes, ...],
+        host: str | None,
+    ) -> Verdict:  # fmt: skip
+        """Return enforce mode's verdict (cached per chain, host, minute and trust generation)."""
+        minute = (int(time.time() // 60), self.generation())
+        return self._verdict(
+            settings, spec, decision.pins, decision.check_hostname, chain, host, minute
+        )
+
+    # --- what is learned from judged connections ---------------------------------------------
+
+    def leaves(self, exception: HostException | None) -> tuple[bytes, ...]:
+        """Return the pinned leaves of ``exception`` seen in accepted handshakes."""
+        if exception is None:
+            return ()
+        return self._leaves.get(exception, ())
+
+    def learn_leaf(self, exception: HostException, leaf: bytes) -> None:
+        """Remember a leaf whose key matched a pin of ``exception`` in an accepted handshake."""
+        with self._lock:
+            known = self._leaves.get(exception, ())
+            if leaf not in known:
+                self._leaves[exception] = (*known, leaf)[-_MAX_LEAVES:]
+
+    def remember_session(self, entry: SessionEntry) -> None:
+        """Allow ``entry.session`` to be resumed, for its host on its engine only."""
+        with self._lock:
+            self._sessions[id(entry.session)] = entry
+            self._sessions.move_to_end(id(entry.session))
+            while len(self._sessions) > _MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+
+    def session_entry(
+        self, session: object, host: str | None, engine: ssl.SSLContext
+    ) -> SessionEntry | None:
+        """Return the entry of a session offered for ``host`` on ``engine``, if admissible.
+
+        A session is resumed only for the host and the engine it was established with: a
+        resumed handshake sends no certificate, so a session of one host offered for
+        another would connect without verification.
+        """
+        if session is None:
+            return None
+        with self._lock:
+            entry = self._sessions.get(id(session))
+        if entry is None or entry.session is not session:
+            return None
+        if entry.host != host or entry.engine is not engine:
+            return None
+        return entry
+
+    # --- contexts shared by library connections ----------------------------------------------
+
+    def shared(self, key: Hashable, build: Callable[[], T]) -> T:
+        """Return the shared context for ``key``, built once per runtime and interval."""
+        generation = self.generation()
+        with self._lock:
+            found = self._shared.get(key)
+        if found is not None and found[0] == generation:
+            return found[1]  # type: ignore[no-any-return]
+        context = build()
+        with self._lock:
+            found = self._shared.get(key)
+            if found is None or found[0] != generation:
+                found = self._shared[key] = (generation, context)
+            return found[1]
+
+    def oracle(
+        self,
+        trust: tuple[TrustSource, ...],
+        extra: tuple[TrustSource, ...],
+        check_hostname: bool,  # noqa: FBT001 - a cache key
+        verify_flags: int,
+        common_name: bool,  # noqa: FBT001 - a cache key
+    ) -> ssl.SSLContext:
+        """Return a verifying context with the anchors of ``trust`` and ``extra`` (``check``).
+
+        Shared per runtime and trust generation, like the library contexts.
+        """
+        from sslcustomize._verdict._verify import build_oracle  # noqa: PLC0415 - the CLI's path, not the hook's
+
+        def build() -> ssl.SSLContext:
+            anchors = self.trust.anchors_for(trust) + self.trust.anchors_for(extra)
+            return build_oracle(anchors, check_hostname, verify_flags, common_name)
+
+        key = ("oracle", trust, extra, check_hostname, verify_flags, common_name)
+        return self.shared(key, build)
+
+    def close(self) -> None:
+        """Release what this runtime holds open (its report sink)."""
+        if self._recorder is not None:
+            self._recorder.close()

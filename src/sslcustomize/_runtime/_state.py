@@ -1,0 +1,78 @@
+"""The process's effective policy, as a runtime: read once, on first use; fail closed.
+
+This is the only global: the policy that *new* contexts are made under. A context carries
+its runtime from then on (see :mod:`._runtime`), so replacing the policy never changes how a
+context already made verifies.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from sslcustomize._policy._model import Policy
+from sslcustomize._runtime._runtime import Runtime
+from sslcustomize._support._locks import fork_safe_lock
+from sslcustomize._trust._checked_policy import load_policy
+from sslcustomize.exceptions import PolicyWarning
+
+__all__ = ["announce", "current_policy", "current_runtime", "set_policy"]
+
+# Held only to read the files and swap the runtime: never while a warning, a log handler or a
+# sink runs (issue 22 #8: a warning shipped over HTTPS made the next context wait for it).
+_lock = fork_safe_lock()
+_runtime: Runtime | None = None
+
+
+def current_runtime() -> Runtime:
+    """Return the runtime of the effective policy, reading the layers the first time.
+
+    Errors are reported once on stderr (strict defaults then apply); ignored locked keys are
+    reported once as :class:`~sslcustomize.PolicyWarning`.
+    """
+    global _runtime  # noqa: PLW0603 - one effective policy per process
+    runtime = _runtime
+    if runtime is not None:
+        return runtime
+    made = None
+    with _lock:
+        if _runtime is None:
+            made = _runtime = Runtime(load_policy())
+        runtime = _runtime
+    if made is not None:
+        announce(made.policy)  # may run the program's warning and logging handlers
+    return runtime
+
+
+def current_policy() -> Policy:
+    """Return the effective policy (see :func:`current_runtime`)."""
+    return current_runtime().policy
+
+
+def announce(policy: Policy) -> None:
+    """Say once what went wrong with a policy: errors on stderr, locks as warnings."""
+    for error in policy.errors:
+        sys.stderr.write(
+            f"sslcustomize: {error}\nsslcustomize: using {policy.fallback_summary} "
+            "until this is fixed\n"
+        )
+    if not policy.warnings:
+        return
+    from sslcustomize._report._records import warn_safely  # noqa: PLC0415 - only when there is one to say
+
+    for message in policy.warnings:
+        # Never raised, even under -W error: a lock must not break the first connection.
+        warn_safely(message, PolicyWarning, stacklevel=4)
+
+
+def set_policy(policy: Policy | None) -> None:
+    """Make ``policy`` the one new contexts are made under; ``None`` re-reads the files.
+
+    Contexts already made keep their own policy and its caches (trust anchors included:
+    each runtime owns its own); the old runtime's report sink is closed (it reopens if one
+    of those contexts records again).
+    """
+    global _runtime
+    with _lock:
+        old, _runtime = _runtime, (None if policy is None else Runtime(policy))
+    if old is not None:
+        old.close()

@@ -1,0 +1,1 @@
+"""Support: frozen values, fork-safe locks, files, paths, text escaping; imports nothing above."""

@@ -1,0 +1,159 @@
+"""Files: written atomically (a temporary file, then ``os.replace``), read only when regular."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+__all__ = [
+    "atomic_write",
+    "cache_directory",
+    "make_directories",
+    "private_directory",
+    "read_regular",
+    "root_path",
+    "trusted_path",
+]
+
+
+def atomic_write(path: str, text: str, mode: int = 0o644) -> None:
+    """Replace ``path`` with ``text`` so that readers see the old or the new file, never half."""
+    directory = os.path.dirname(os.path.abspath(path))
+    import tempfile  # noqa: PLC0415 - only the commands write files; hooked processes read
+
+    descriptor, temporary = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def make_directories(path: str) -> None:
+    """Make ``path`` and its missing parents ``0755`` whatever the umask; leave existing ones.
+
+    Policy files and the CA copies beside them are read by every user's processes and
+    written by their owner alone: under a umask of 000 (some containers' root), a directory
+    made ``0777`` would let any user replace a CA that a policy trusts.
+    """
+    missing = []
+    current = os.path.abspath(path)
+    while not os.path.isdir(current):
+        missing.append(current)
+        current = os.path.dirname(current)
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o755)
+        except FileExistsError:
+            continue
+        os.chmod(directory, 0o755)  # noqa: S103 - read by all, written by the owner alone
+
+
+def read_regular(path: str, limit: int, *, private: bool = False, root_only: bool = False) -> bytes:
+    """Read a regular file (symlinks to one are followed) of at most ``limit`` bytes.
+
+    Opened non-blocking (a FIFO with no writer would hang the open) and checked with ``fstat``
+    on the descriptor before any read, so a FIFO, a device (``/dev/zero``, ``/dev/stdin``), a
+    socket or a directory is never read, and a swap after the check changes nothing.
+    ``private``: the file must also be no link, owned by this user and writable by no one
+    else (a cache entry that is read as trusted). ``root_only``: no link, owned by root and
+    writable by no one else (the system layer's cache entry).
+
+    Raises:
+        OSError: The file cannot be opened or read (a link, with ``private``).
+        ValueError: It is not a regular file, is larger than ``limit``, or is not private.
+    """
+    strict = private or root_only
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_NOFOLLOW if strict else 0)
+    descriptor = os.open(path, flags)
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file")
+        if private and (info.st_uid != os.geteuid() or info.st_mode & 0o077):
+            raise ValueError("not this user's alone")
+        if root_only and (info.st_uid != 0 or info.st_mode & 0o022):
+            raise ValueError("not root's alone")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(descriptor, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise ValueError(f"larger than {limit} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
+
+
+def cache_directory(name: str) -> str:
+    """Return the path of one of sslcustomize's caches (``anchors``, ``policy``)."""
+    from sslcustomize._support._paths import user_cache_dir  # noqa: PLC0415 - _paths reads the startup module
+
+    return os.path.join(os.path.realpath(user_cache_dir()), name)
+
+
+def private_directory(path: str) -> bool:
+    """Make ``path`` (and its parents) if needed; tell whether it is ours alone, 0700."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            return False
+        if info.st_mode & 0o077:
+            os.chmod(path, 0o700)
+    except OSError:
+        return False
+    return trusted_path(path)
+
+
+def root_path(path: str) -> bool:
+    """Tell whether ``path`` and every directory above it belong to root and only root writes.
+
+    Stricter than :func:`trusted_path`: not even a sticky directory, and not this user.
+    """
+    current = os.sep
+    for part in ["", *[p for p in os.path.realpath(path).split(os.sep) if p]]:
+        current = os.path.join(current, part) if part else current
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return False
+        if stat.S_ISLNK(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
+            return False
+    return True
+
+
+def trusted_path(path: str) -> bool:
+    """Tell whether nobody but this user and root can change ``path`` or any directory above it.
+
+    Each component of the resolved path must be owned by root or the effective user and not
+    writable by group or others, except a sticky directory (``/tmp``), where others cannot
+    rename or remove what they do not own. OpenSSL reads a hashed directory lazily, by path:
+    a parent another user controls could swap it for one holding their CA.
+    """
+    real = os.path.realpath(path)
+    uid = os.geteuid()
+    current = os.sep
+    components = [part for part in real.split(os.sep) if part]
+    for index in range(len(components) + 1):
+        if index:
+            current = os.path.join(current, components[index - 1])
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return False
+        if stat.S_ISLNK(info.st_mode) or info.st_uid not in (0, uid):
+            return False
+        last = index == len(components)
+        if info.st_mode & 0o022 and (last or not info.st_mode & stat.S_ISVTX):
+            return False
+    return True

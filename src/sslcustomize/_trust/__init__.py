@@ -1,0 +1,1 @@
+"""Trust anchors: the system store, trust sources, CA-bundle variables."""

@@ -1,0 +1,561 @@
+"""Trust anchors: find the system store, resolve trust sources, load them cheaply.
+
+Bundles are read the way OpenSSL reads them, because OpenSSL reads them: the bytes are
+loaded into a throw-away context and its store is what counts. A certificate that OpenSSL
+skips (``#-----BEGIN``, an indented or prefixed BEGIN line) is never trusted.
+
+Loading a PEM bundle into a context parses every certificate in it (~25 ms for a public-CA
+bundle), and Python gives no way to share a loaded store between contexts. An OpenSSL
+hashed directory (``capath``) is read lazily instead: only the issuer a handshake needs.
+So a bundle is turned once into a hashed directory under the user cache directory, named
+by the SHA-256 of the bundle's bytes (size, mtime and inode can all be kept by ``cp -p``),
+and contexts load directories only. The cache is used only where nobody but this user (and
+root) can change it or any directory above it, since OpenSSL reads it later, by path.
+Where the cache cannot be used, or the bundle holds what a hashed directory cannot express
+(non-CA certificates, CRLs, ``TRUSTED CERTIFICATE`` blocks), the bundle itself is loaded:
+slower, equally correct.
+
+Each runtime owns a :class:`TrustCache` (there is no process-wide one): it re-checks its trust
+sources at most every :data:`REFRESH_INTERVAL` seconds (one ``stat`` per file and directory),
+so a context built after that never trusts what a bundle or a hashed directory no longer
+holds.
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+import stat
+import time
+from collections.abc import Iterable
+
+from sslcustomize._policy._model import TrustSource
+from sslcustomize._support._files import (
+    cache_directory,
+    private_directory,
+    read_regular,
+    trusted_path,
+)
+from sslcustomize._support._frozen import dataclass
+from sslcustomize._support._locks import fork_safe_lock
+from sslcustomize._support._sslclass import StdlibContext
+from sslcustomize.exceptions import TrustError
+
+__all__ = [
+    "REFRESH_INTERVAL",
+    "Anchors",
+    "SystemStore",
+    "TrustCache",
+    "TrustError",
+    "bundle_anchors",
+    "bundle_certificates",
+    "check_source",
+    "default_verify_locations",
+    "find_system_store",
+    "is_hashed_directory",
+    "trusted_path",
+]
+
+#: Seconds between two checks of the trust sources in a long-lived process. A CA removed from a
+#: bundle or a hashed directory stops being trusted by new contexts at most this long after
+#: the change (issue 22 #14: it was 60 s, and up to two minutes for kept contexts).
+REFRESH_INTERVAL = 1.0
+#: Bundles larger than this are refused (a public-CA bundle is ~220 KB).
+MAX_BUNDLE_SIZE = 16 * 1024 * 1024
+
+# Where distributions keep their bundles and hashed directories (the places Go's crypto/x509
+# and truststore also look), used when OpenSSL's compiled-in defaults hold nothing.
+DISTRO_FILES = (
+    "/etc/ssl/certs/ca-certificates.crt",  # Debian, Ubuntu, Gentoo, Arch
+    "/etc/pki/tls/certs/ca-bundle.crt",  # Fedora, RHEL 6
+    "/etc/ssl/ca-bundle.pem",  # openSUSE
+    "/etc/pki/tls/cacert.pem",  # OpenELEC
+    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",  # CentOS, RHEL 7
+    "/etc/ssl/cert.pem",  # Alpine, macOS, BSD
+)
+DISTRO_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs", "/system/etc/security/cacerts")
+# A bundle holding these is loaded as a file: a hashed directory would drop what they add.
+_TRUSTED_BLOCK = b"-----BEGIN TRUSTED CERTIFICATE-----"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Anchors:
+    """What to load into a context: bundles (loaded eagerly) and hashed directories."""
+
+    files: tuple[str, ...] = ()
+    directories: tuple[str, ...] = ()
+
+    def load_into(self, context: ssl.SSLContext) -> None:
+        """Load these anchors into ``context``."""
+        for directory in self.directories:
+            context.load_verify_locations(capath=directory)
+        for file in self.files:
+            context.load_verify_locations(cafile=file)
+
+    def __add__(self, other: Anchors) -> Anchors:
+        """Return the union, keeping order and dropping repeats."""
+        return Anchors(
+            files=tuple(dict.fromkeys(self.files + other.files)),
+            directories=tuple(dict.fromkeys(self.directories + other.directories)),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SystemStore:
+    """Where the platform's trust anchors were found and how."""
+
+    file: str | None
+    directory: str | None
+    found_by: str
+
+
+def _hashed_name(name: str) -> bool:
+    """Tell whether ``name`` is ``<8 hex digits>.<n>``, an OpenSSL hashed entry."""
+    stem, dot, number = name.partition(".")
+    return (
+        len(stem) == 8
+        and bool(dot)
+        and number.isascii()
+        and number.isdigit()
+        and all(character in "0123456789abcdef" for character in stem)
+    )
+
+
+def is_hashed_directory(path: str) -> bool:
+    """Tell whether ``path`` is a directory holding OpenSSL ``<hash>.<n>`` entries."""
+    try:
+        with os.scandir(path) as entries:
+            return any(_hashed_name(entry.name) for entry in entries)
+    except OSError:
+        return False
+
+
+def _nonempty_file(path: str | None) -> bool:
+    try:
+        return path is not None and os.path.getsize(path) > 0
+    except OSError:
+        return False
+
+
+def default_verify_locations() -> tuple[str | None, str | None]:
+    """Return OpenSSL's compiled-in default bundle and hashed directory, where they hold any.
+
+    What ``SSLContext.set_default_verify_paths()`` loads, without ``SSL_CERT_FILE`` and
+    ``SSL_CERT_DIR``, which OpenSSL reads in their place when they are set.
+    """
+    paths = ssl.get_default_verify_paths()
+    file = paths.openssl_cafile if _nonempty_file(paths.openssl_cafile) else None
+    directory = paths.openssl_capath
+    return file, directory if directory and is_hashed_directory(directory) else None
+
+
+def find_system_store() -> SystemStore:
+    """Find the platform trust store.
+
+    OpenSSL's compiled-in default paths first, then the distributions' usual places.
+    ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` are not read here: under a policy they are trust
+    sources of their own, added or ignored as the policy says (see :mod:`._envtrust`).
+
+    Raises:
+        TrustError: No store was found; verification cannot work, so nothing is trusted.
+    """
+    file, directory = default_verify_locations()
+    if file or directory:
+        return SystemStore(file=file, directory=directory, found_by="OpenSSL default paths")
+    file = next((f for f in DISTRO_FILES if _nonempty_file(f)), None)
+    directory = next((d for d in DISTRO_DIRS if is_hashed_directory(d)), None)
+    if file or directory:
+        return SystemStore(file=file, directory=directory, found_by="distribution locations")
+    raise TrustError(
+        "no system trust store found (looked at OpenSSL's default paths and "
+        f"{', '.join(DISTRO_FILES)}); install the ca-certificates package or name a CA "
+        "bundle in the policy's trust list"
+    )
+
+
+# --- Bundles as OpenSSL reads them --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Bundle:
+    """What OpenSSL read from one version of a bundle file."""
+
+    sha256: str
+    certificates: tuple[bytes, ...]  # DER, CA certificates only, as OpenSSL's store holds them
+    directory_ok: bool  # every certificate is a CA, no CRL, no TRUSTED block
+
+
+def _read_bytes(path: str) -> bytes:
+    """Read a bundle: a regular file (never a FIFO or a device), at most MAX_BUNDLE_SIZE."""
+    try:
+        return read_regular(path, MAX_BUNDLE_SIZE)
+    except OSError as exc:
+        raise TrustError(f"cannot read CA bundle {path!r}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise TrustError(f"CA bundle {path!r}: {exc}") from None
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib  # noqa: PLC0415 - only when a bundle is read: not for hashed directories
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _openssl_read(data: bytes, path: str) -> _Bundle:
+    """Let OpenSSL read ``data`` as it reads a ``cafile``, and keep what its store holds.
+
+    The bytes go to a private temporary file (``mkstemp``: 0600, created exclusively), so
+    that what is parsed is exactly what was hashed, whatever happens to ``path`` meanwhile.
+    """
+    import tempfile  # noqa: PLC0415 - only when a bundle version is first seen
+
+    descriptor, temporary = tempfile.mkstemp(prefix="sslcustomize-", suffix=".pem")
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+        context = StdlibContext(ssl.PROTOCOL_TLS_CLIENT)
+        try:
+            context.load_verify_locations(cafile=temporary)
+        except ssl.SSLError as exc:
+            raise TrustError(
+                f"CA bundle {path!r} holds no certificate OpenSSL can read ({exc.reason or exc})"
+            ) from None
+    finally:
+        os.unlink(temporary)
+    stats = context.cert_store_stats()
+    certificates = tuple(context.get_ca_certs(binary_form=True))
+    directory_ok = (
+        stats["x509"] == stats["x509_ca"] == len(certificates)
+        and not stats["crl"]
+        and _TRUSTED_BLOCK not in data
+    )
+    if not stats["x509"]:
+        raise TrustError(f"CA bundle {path!r} holds no certificate")
+    return _Bundle(
+        sha256=_sha256(data),
+        certificates=certificates,
+        directory_ok=directory_ok,
+    )
+
+
+def bundle_certificates(path: str) -> tuple[bytes, ...]:
+    """Return the CA certificates (DER) that OpenSSL reads from a bundle file.
+
+    Raises:
+        TrustError: The file cannot be read or holds no certificate.
+    """
+    return _openssl_read(_read_bytes(path), path).certificates
+
+
+# --- The anchor cache, and why it can be trusted -------------------------------------------------
+
+
+def _cache_root() -> str:
+    return cache_directory("anchors")
+
+
+def _existing_directory(root: str, digest: str) -> str | None:
+    """Return the cache directory of a bundle version if it exists and is ours alone."""
+    target = os.path.join(root, digest[:32])
+    try:
+        info = os.lstat(target)
+    except OSError:
+        return None
+    ours = stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid()
+    return target if ours and not info.st_mode & 0o077 else None
+
+
+def _directory_for(bundle: _Bundle) -> str | None:
+    """Return the hashed directory of a bundle version, made if needed; ``None`` if unsafe."""
+    root = _cache_root()
+    if not private_directory(root):
+        return None
+    existing = _existing_directory(root, bundle.sha256)
+    if existing is not None:
+        return existing
+    target = os.path.join(root, bundle.sha256[:32])
+    if os.path.lexists(target):
+        return None  # there, but not ours alone: never use it
+    import tempfile  # noqa: PLC0415 - only when a bundle version is first seen
+
+    try:
+        staging = tempfile.mkdtemp(prefix=".tmp-", dir=root)
+        _write_hashed(bundle.certificates, staging)
+        try:
+            os.rename(staging, target)
+        except OSError:  # another process made it first: use theirs
+            _remove_tree(staging)
+    except (OSError, ValueError):
+        return None
+    return target
+
+
+def _write_hashed(certificates: tuple[bytes, ...], directory: str) -> None:
+    from sslcustomize._x509._subjecthash import subject_hash  # noqa: PLC0415 - only when a bundle is new
+
+    counts: dict[int, int] = {}
+    for der in certificates:
+        name_hash = subject_hash(der)
+        index = counts.get(name_hash, 0)
+        counts[name_hash] = index + 1
+        path = os.path.join(directory, f"{name_hash:08x}.{index}")
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(ssl.DER_cert_to_PEM_cert(der).encode("ascii"))
+
+
+def _remove_tree(path: str) -> None:
+    for name in os.listdir(path):
+        os.unlink(os.path.join(path, name))
+    os.rmdir(path)
+
+
+# --- Bundle versions ------------------------------------------------------------------------------
+
+_clock = time.monotonic  # tests move time forward
+
+
+def _stat_key(path: str) -> tuple[int, ...]:
+    info = os.stat(path)
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def bundle_anchors(path: str, by_content: dict[str, Anchors] | None = None) -> Anchors:
+    """Return anchors for a PEM bundle as it is now: its hashed directory, or the file itself.
+
+    ``by_content`` maps the SHA-256 of bundles already read to their anchors (a key that is
+    never stale: the same bytes give the same anchors).
+
+    Raises:
+        TrustError: The bundle cannot be read or holds no certificate.
+    """
+    data = _read_bytes(path)
+    digest = _sha256(data)
+    known = by_content.get(digest) if by_content is not None else None
+    if known is not None:
+        return known
+    anchors = _anchors_of(data, path)
+    if by_content is not None:
+        by_content[digest] = anchors
+    return anchors
+
+
+def _anchors_of(data: bytes, path: str) -> Anchors:
+    root = _cache_root()
+    if private_directory(root):
+        # A directory named by these very bytes holds OpenSSL's reading of them already.
+        known = _existing_directory(root, _sha256(data))
+        if known is not None:
+            return Anchors(directories=(known,))
+    bundle = _openssl_read(data, path)
+    if bundle.directory_ok:
+        directory = _directory_for(bundle)
+        if directory is not None:
+            return Anchors(directories=(directory,))
+    return Anchors(files=(os.path.realpath(path),))
+
+
+# --- Sources to anchors ------------------------------------------------------------------------
+
+
+def _certifi_bundle() -> str:
+    try:
+        import certifi  # noqa: PLC0415 - optional dependency
+    except ImportError:
+        raise TrustError(
+            "trust names 'certifi' but certifi is not installed: "
+            "pip install 'sslcustomize[certifi]'"
+        ) from None
+    return str(certifi.where())
+
+
+def _file_covered_by_directory(store: SystemStore) -> bool:
+    """Tell whether the system bundle is the distribution's own, which its directory indexes.
+
+    Debian-style systems build both from the same certificates (``update-ca-certificates``).
+    """
+    return (
+        store.file is not None
+        and store.directory is not None
+        and os.path.dirname(os.path.realpath(store.file)) == os.path.realpath(store.directory)
+    )
+
+
+def _stat_or_missing(path: str | None) -> tuple[int, ...]:
+    if path is None:
+        return ()
+    try:
+        return _stat_key(path)
+    except OSError:
+        return (-1,)
+
+
+def _racy(fingerprint: tuple[tuple[int, ...], ...], wall: float) -> bool:
+    """Tell whether something changed within a second of the last check (timestamps tie)."""
+    changed = max((max(key[3], key[4]) for key in fingerprint if len(key) == 5), default=0)
+    return changed >= (wall - 1) * 1e9
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Resolved:
+    anchors: Anchors
+    fingerprint: tuple[tuple[int, ...], ...]  # the stat of every file and directory behind it
+    wall: float  # time.time() of the check, for the racy-timestamp rule
+
+
+class TrustCache:
+    """The trust anchors of one runtime, and the one rule that says when they are stale.
+
+    Every source list resolved here is checked again, all together, at most once per
+    :data:`REFRESH_INTERVAL` (one ``stat`` per file and directory behind it; a change within a
+    second of the last check counts as a change, since timestamps cannot tell). A change
+    advances :meth:`generation`, which the runtime's engines, shared contexts and verdict
+    memos are keyed by. Nothing else is kept but bundles by the SHA-256 of their bytes (the
+    same bytes give the same anchors, so that key is never stale).
+    """
+
+    def __init__(self) -> None:
+        """Start empty: nothing is read until a source list is asked for."""
+        self._lock = fork_safe_lock()
+        self._resolved: dict[tuple[TrustSource, ...], _Resolved] = {}
+        self._by_content: dict[str, Anchors] = {}
+        self._system: SystemStore | None = None
+        self._generation = 0
+        self._checked = float("-inf")
+
+    def system_store(self) -> SystemStore:
+        """Return the platform store, found once per cache (see :func:`find_system_store`)."""
+        store = self._system
+        if store is None:
+            store = self._system = find_system_store()
+        return store
+
+    def anchors_for(self, sources: Iterable[TrustSource]) -> Anchors:
+        """Return the anchors for trust sources as they were at the last check.
+
+        Between checks no file is touched; see the class for when a check happens.
+
+        Raises:
+            TrustError: A source cannot be used.
+        """
+        key = tuple(sources)
+        self._refresh()
+        resolved = self._resolved.get(key)
+        if resolved is not None:
+            return resolved.anchors
+        with self._lock:
+            resolved = self._resolved.get(key)
+            if resolved is None:
+                resolved = self._resolved[key] = self._resolve(key)
+        return resolved.anchors
+
+    def generation(self) -> int:
+        """Number the state of the trust sources in use; it changes when one of them changed.
+
+        What was built with the anchors of an older generation (engines, shared contexts,
+        memoised verdicts) is built again, so a CA removed from a bundle or a hashed directory
+        is not trusted by what is made a second later.
+        """
+        self._refresh()
+        return self._generation
+
+    def _refresh(self) -> None:
+        """Check every resolved source list again if the last check is over an interval old."""
+        if _clock() - self._checked < REFRESH_INTERVAL:
+            return
+        with self._lock:
+            now = _clock()
+            if now - self._checked < REFRESH_INTERVAL:
+                return  # another thread checked meanwhile
+            self._checked = now
+            for key, old in list(self._resolved.items()):
+                self._recheck(key, old)
+
+    def _recheck(self, key: tuple[TrustSource, ...], old: _Resolved) -> None:
+        """Check one source list (under the lock): a change or a failure is a new generation."""
+        fingerprint = self._fingerprint(key)
+        if fingerprint == old.fingerprint and not _racy(fingerprint, old.wall):
+            return
+        try:
+            new = self._resolve(key)
+        except (TrustError, OSError):
+            del self._resolved[key]  # asked again, it raises
+            self._generation += 1
+            return
+        self._resolved[key] = new
+        if new.fingerprint != old.fingerprint or new.anchors != old.anchors:
+            self._generation += 1
+
+    def _resolve(self, key: tuple[TrustSource, ...]) -> _Resolved:
+        wall = time.time()
+        fingerprint = self._fingerprint(key)
+        anchors = Anchors()
+        for source in key:
+            anchors += self.source_anchors(source)
+        return _Resolved(anchors=anchors, fingerprint=fingerprint, wall=wall)
+
+    def _fingerprint(self, sources: tuple[TrustSource, ...]) -> tuple[tuple[int, ...], ...]:
+        """Return the ``stat`` of each file and directory the sources read (one call each).
+
+        A hashed directory's own ``stat`` changes when an entry is added or removed
+        (``update-ca-certificates``, ``openssl rehash``), a bundle's when it is rewritten.
+        """
+        paths: list[str | None] = []
+        for source in sources:
+            if source.kind == "system":
+                store = self.system_store()
+                paths += [store.directory, store.file]
+            elif source.kind == "certifi":
+                try:
+                    paths.append(_certifi_bundle())
+                except TrustError:
+                    paths.append(None)
+            else:
+                paths.append(source.path)
+        return tuple(_stat_or_missing(path) for path in paths)
+
+    def source_anchors(self, source: TrustSource) -> Anchors:
+        """Read one trust source now (no check interval: see :meth:`anchors_for`).
+
+        Raises:
+            TrustError: It cannot be used.
+        """
+        if source.kind == "system":
+            return self._system_anchors()
+        if source.kind == "certifi":
+            return bundle_anchors(_certifi_bundle(), self._by_content)
+        assert source.path is not None  # noqa: S101 - the policy reader sets it
+        if source.kind == "directory":
+            if is_hashed_directory(source.path):
+                return Anchors(directories=(source.path,))
+            raise TrustError(
+                f"{source.path!r} is not an OpenSSL hashed directory; run 'openssl rehash' on it"
+            )
+        store = self.system_store()
+        if _file_covered_by_directory(store) and os.path.realpath(source.path) == os.path.realpath(
+            store.file or ""
+        ):
+            # The system bundle (SSL_CERT_FILE often names it): its directory indexes it.
+            return Anchors(directories=(store.directory or "",))
+        return bundle_anchors(source.path, self._by_content)
+
+    def _system_anchors(self) -> Anchors:
+        store = self.system_store()
+        anchors = Anchors(directories=(store.directory,)) if store.directory else Anchors()
+        if store.file and not (store.directory and _file_covered_by_directory(store)):
+            anchors += bundle_anchors(store.file, self._by_content)
+        return anchors
+
+
+def check_source(source: TrustSource) -> None:
+    """Check that a trust source can be used now (the policy loader calls it).
+
+    Nothing is kept: the runtime made from the policy reads its sources again, through its
+    own :class:`TrustCache` (a bundle's hashed directory is on disk by then).
+
+    Raises:
+        TrustError: It cannot: an un-hashed directory, a bundle with no certificate OpenSSL
+            reads, certifi not installed.
+    """
+    if source.kind != "system":
+        TrustCache().source_anchors(source)

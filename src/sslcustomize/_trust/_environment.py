@@ -1,0 +1,277 @@
+"""CA-bundle environment variables under a policy: one meaning for every client.
+
+Without sslcustomize, ``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``, ``PIP_CERT`` (and pip's
+``cert`` setting) *replace* what requests and pip trust, and ``SSL_CERT_FILE`` and
+``SSL_CERT_DIR`` replace OpenSSL's default store. Under an active policy each of them instead
+*adds* its CAs to the policy's trust anchors for the clients that read it, as
+``sslcustomize run --ca`` adds a bundle, unless the system layer locks ``trust``: then the
+variable is ignored for every client, said once per process on stderr and recorded once.
+
+The variables are read with the policy (:func:`read_environment`), so the policy value carries
+them: the decision for a context adds the sources of the variables that apply to it, and
+``check``, ``explain``, ``doctor`` and a rejection all read the same entries.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+
+from sslcustomize._policy._model import Origin, TrustSource
+from sslcustomize._support._frozen import dataclass
+from sslcustomize._support._locks import fork_safe_lock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+else:
+    from sslcustomize._support._notyping import Literal
+
+
+__all__ = [
+    "PIP_SETTING",
+    "VARIABLES",
+    "EnvTrust",
+    "clients_text",
+    "entry_for_path",
+    "first_notice",
+    "ignored_notice",
+    "pip_config_cert",
+    "read_environment",
+    "say",
+]
+
+#: Each variable, and the context names (dotted prefixes) of the clients that read it; an empty
+#: tuple means every client (OpenSSL's default paths, which every context's store starts from).
+#: pip's connections run in contexts named ``pip`` and ``pip._vendor.*``; it reads requests'
+#: variables too (its vendored requests does, ``trust_env`` being on).
+VARIABLES: Mapping[str, tuple[str, ...]] = {
+    "SSL_CERT_FILE": (),
+    "SSL_CERT_DIR": (),
+    "REQUESTS_CA_BUNDLE": ("requests", "pip"),
+    "CURL_CA_BUNDLE": ("requests", "pip"),
+    "PIP_CERT": ("pip",),
+}
+#: The name under which pip's own ``cert`` setting (``--cert``, ``pip.conf``) is shown.
+PIP_SETTING = "pip cert setting"
+
+State = Literal["added", "ignored", "unusable"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnvTrust:
+    """One CA-bundle variable as the policy reads it.
+
+    Attributes:
+        variable: ``REQUESTS_CA_BUNDLE``, ``SSL_CERT_FILE``, ... or :data:`PIP_SETTING`.
+        value: Its value, as set.
+        clients: Context-name prefixes of the clients that read it; ``()`` for every client.
+        state: ``added`` (its CAs join the policy's for those clients), ``ignored`` (the
+            system layer locks ``trust``) or ``unusable`` (it names nothing OpenSSL can load).
+        sources: The trust sources it adds (only when ``added``).
+        why: For ``ignored``, where the lock is (``/etc/sslcustomize/policy.toml:3``); for
+            ``unusable``, what is wrong.
+    """
+
+    variable: str
+    value: str
+    clients: tuple[str, ...]
+    state: State
+    sources: tuple[TrustSource, ...] = ()
+    why: str | None = None
+
+    def applies_to(self, name: str | None) -> bool:
+        """Tell whether a context of this name is one of the variable's clients."""
+        if not self.clients:
+            return True
+        if not name:
+            return False
+        return any(name == client or name.startswith(client + ".") for client in self.clients)
+
+    def describe(self) -> str:
+        """Say in one sentence what the variable does under this policy."""
+        clients = clients_text(self.clients)
+        if self.state == "added":
+            return f"{self.variable} adds its CAs to the policy's trust for {clients}"
+        if self.state == "ignored":
+            return (
+                f"{self.variable} is ignored for every client: the system policy locks trust "
+                f"({self.why})"
+            )
+        return f"{self.variable} is ignored: {self.why}"
+
+
+def clients_text(clients: tuple[str, ...]) -> str:
+    """Name the clients of a variable for a person: ``requests and pip``, ``every client``."""
+    if not clients:
+        return "every client"
+    return " and ".join(clients)
+
+
+def _origin(variable: str) -> Origin:
+    return Origin(layer="environment", path=f"${variable}")
+
+
+def _sources(variable: str, value: str) -> tuple[tuple[TrustSource, ...], str | None]:
+    """Resolve a variable's value to checked trust sources, or say why it cannot be used."""
+    from sslcustomize._trust._anchors import TrustError, check_source, is_hashed_directory  # noqa: PLC0415 - cycle
+
+    origin = _origin(variable)
+    # SSL_CERT_DIR is a list of directories, as OpenSSL reads it; the others name one path.
+    paths = [p for p in value.split(os.pathsep) if p] if variable == "SSL_CERT_DIR" else [value]
+    sources = []
+    problems = []
+    for path in paths:
+        full = os.path.abspath(os.path.expanduser(path))
+        if os.path.isdir(full):
+            if is_hashed_directory(full):
+                sources.append(TrustSource(kind="directory", path=full, origin=origin))
+            else:
+                problems.append(f"{full!r} is not an OpenSSL hashed directory")
+            continue
+        source = TrustSource(kind="file", path=full, origin=origin)
+        try:
+            check_source(source)
+        except TrustError as error:
+            problems.append(str(error))
+            continue
+        sources.append(source)
+    if sources:
+        return tuple(sources), None
+    return (), "; ".join(problems) or "it names nothing"
+
+
+def read_environment(
+    locked: Mapping[str, Origin], environ: Mapping[str, str] | None = None
+) -> tuple[EnvTrust, ...]:
+    """Read the CA-bundle variables under a policy whose locked keys are ``locked``.
+
+    An empty value counts as unset (requests reads it so). Under a lock on ``trust`` no file is
+    read: the variable is only noted as ignored.
+    """
+    environ = os.environ if environ is None else environ
+    entries = []
+    for variable, clients in VARIABLES.items():
+        value = environ.get(variable)
+        if not value:
+            continue
+        lock = locked.get("trust")
+        if lock is not None:
+            entries.append(
+                EnvTrust(
+                    variable=variable,
+                    value=value,
+                    clients=clients,
+                    state="ignored",
+                    why=str(lock),
+                )
+            )
+            continue
+        sources, problem = _sources(variable, value)
+        state: State = "added" if sources else "unusable"
+        entries.append(
+            EnvTrust(
+                variable=variable,
+                value=value,
+                clients=clients,
+                state=state,
+                sources=sources,
+                why=problem,
+            )
+        )
+    return tuple(entries)
+
+
+def entry_for_path(environment: tuple[EnvTrust, ...], path: str, name: str) -> EnvTrust | None:
+    """Return the variable a client's CA path came from, if it is one of them.
+
+    requests merges ``REQUESTS_CA_BUNDLE``/``CURL_CA_BUNDLE`` into ``verify`` (and pip sets
+    ``PIP_CERT`` there): by the time the path reaches the connection, only its value tells it
+    from a path the code chose. A path equal to the value of a variable that client reads is
+    taken to be that variable (a program that passes ``verify=os.environ[...]`` means the same).
+    """
+    for entry in environment:
+        if entry.clients and entry.value == path and entry.applies_to(name):
+            return entry
+    return None
+
+
+# --- Said once per process -----------------------------------------------------------------------
+
+_said: set[str] = set()
+_said_lock = fork_safe_lock()
+
+
+def first_notice(variable: str) -> bool:
+    """Tell whether ``variable`` has not been announced in this process yet (and mark it)."""
+    with _said_lock:
+        if variable in _said:
+            return False
+        _said.add(variable)
+        return True
+
+
+def ignored_notice(entry: EnvTrust) -> str:
+    """Return the one stderr line that says a variable is ignored or unusable."""
+    clients = clients_text(entry.clients)
+    if entry.state == "ignored":
+        return (
+            f"sslcustomize: {entry.variable}={entry.value} is ignored: the system policy locks "
+            f"trust ({entry.why}), so it adds no CA for {clients}\n"
+        )
+    return (
+        f"sslcustomize: {entry.variable}={entry.value} is ignored: {entry.why}; {clients} "
+        "verify with the policy's trust alone\n"
+    )
+
+
+def say(entry: EnvTrust) -> None:
+    """Write :func:`ignored_notice` on stderr; never raise."""
+    try:  # noqa: SIM105 - contextlib stays out of the first context
+        sys.stderr.write(ignored_notice(entry))
+    except (OSError, ValueError, AttributeError):  # a closed or no stderr
+        pass
+
+
+# --- pip's configuration, for the commands that show it -------------------------------------------
+
+
+def _pip_config_files(environ: Mapping[str, str]) -> list[str]:
+    """Pip's configuration files on this system, in pip's order (later ones win)."""
+    config_file = environ.get("PIP_CONFIG_FILE")
+    if config_file == os.devnull:
+        return []
+    dirs = environ.get("XDG_CONFIG_DIRS") or "/etc/xdg"
+    files = [os.path.join(d, "pip", "pip.conf") for d in dirs.split(os.pathsep) if d]
+    files.append("/etc/pip.conf")
+    home = os.path.expanduser("~")
+    config_home = environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(config_home, "pip", "pip.conf")]
+    files.append(os.path.join(sys.prefix, "pip.conf"))
+    if config_file:
+        files.append(config_file)
+    return files
+
+
+def pip_config_cert(environ: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    """Return pip's ``cert`` setting from its configuration files and where it is set.
+
+    Only for ``doctor`` and ``explain`` (pip reads these files itself; a running pip's setting
+    is seen by the hook when pip uses it). ``[global]`` and ``[install]`` are read.
+    """
+    import configparser  # noqa: PLC0415 - only for the commands
+
+    environ = os.environ if environ is None else environ
+    found = None
+    for path in _pip_config_files(environ):
+        parser = configparser.RawConfigParser()
+        try:
+            if not parser.read(path, encoding="utf-8"):
+                continue
+        except (configparser.Error, UnicodeDecodeError):
+            continue
+        for section in ("global", "install"):
+            if parser.has_option(section, "cert"):
+                found = (parser.get(section, "cert"), f"{path} [{section}]")
+    return found

@@ -1,0 +1,1 @@
+"""Verdicts on a chain: offline verification, and OpenSSL's results turned into reasons."""
