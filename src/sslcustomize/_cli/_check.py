@@ -21,12 +21,11 @@ from sslcustomize._connection._probe import (
     proxy_for,
 )
 from sslcustomize._decision._decide import Decision, decide
-from sslcustomize._policy._model import DEFAULT_EXCEPTION_DAYS, Policy
+from sslcustomize._policy._model import DEFAULT_EXCEPTION_DAYS, EnvTrust, Policy
 from sslcustomize._report._seen import load_sightings, missing_intermediate, report_file
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._runtime._state import current_runtime
 from sslcustomize._support._frozen import replace
-from sslcustomize._trust._environment import EnvTrust
 from sslcustomize._verdict._analysis import Analysis, Problem, analyse, describe
 from sslcustomize._verdict._reasons import explain, renewal, trust_command
 from sslcustomize._verdict._verify import Check

@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TypeVar
 
-    from sslcustomize._trust._environment import EnvTrust
+    from sslcustomize._policy._model import EnvTrust
 else:
     from sslcustomize._support._notyping import TypeVar
 

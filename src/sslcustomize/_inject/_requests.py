@@ -22,8 +22,9 @@ from collections.abc import Callable
 
 from sslcustomize._connection._contexts import PolicyContext, load_anchors
 from sslcustomize._inject._patcher import Patcher
+from sslcustomize._policy._model import EnvTrust
 from sslcustomize._runtime._state import current_runtime
-from sslcustomize._trust._environment import PIP_SETTING, EnvTrust, entry_for_path
+from sslcustomize._trust._environment import PIP_SETTING, entry_for_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

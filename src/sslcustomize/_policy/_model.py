@@ -15,7 +15,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Generic, Literal, TypeVar
 
-    from sslcustomize._trust._environment import EnvTrust
     from sslcustomize.exceptions import PolicyError
 else:
     from sslcustomize._support._notyping import Generic, Literal, TypeVar
@@ -31,6 +30,8 @@ __all__ = [
     "SYSTEM_TRUST",
     "TLS_VERSIONS",
     "ContextRule",
+    "EnvState",
+    "EnvTrust",
     "HostException",
     "LayerFile",
     "Mode",
@@ -39,6 +40,7 @@ __all__ = [
     "Setting",
     "SourceKind",
     "TrustSource",
+    "clients_text",
 ]
 
 T = TypeVar("T")
@@ -191,3 +193,56 @@ class Policy:
         if any(layer.layer == "system" for layer in self.files):
             return "the system policy as written, in enforce mode, without the other layers"
         return "strict defaults (system trust store, enforce mode, no exceptions)"
+
+
+EnvState = Literal["added", "ignored", "unusable"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnvTrust:
+    """One CA-bundle variable as the policy reads it.
+
+    Attributes:
+        variable: ``REQUESTS_CA_BUNDLE``, ``SSL_CERT_FILE``, ... or :data:`PIP_SETTING`.
+        value: Its value, as set.
+        clients: Context-name prefixes of the clients that read it; ``()`` for every client.
+        state: ``added`` (its CAs join the policy's for those clients), ``ignored`` (the
+            system layer locks ``trust``) or ``unusable`` (it names nothing OpenSSL can load).
+        sources: The trust sources it adds (only when ``added``).
+        why: For ``ignored``, where the lock is (``/etc/sslcustomize/policy.toml:3``); for
+            ``unusable``, what is wrong.
+    """
+
+    variable: str
+    value: str
+    clients: tuple[str, ...]
+    state: EnvState
+    sources: tuple[TrustSource, ...] = ()
+    why: str | None = None
+
+    def applies_to(self, name: str | None) -> bool:
+        """Tell whether a context of this name is one of the variable's clients."""
+        if not self.clients:
+            return True
+        if not name:
+            return False
+        return any(name == client or name.startswith(client + ".") for client in self.clients)
+
+    def describe(self) -> str:
+        """Say in one sentence what the variable does under this policy."""
+        clients = clients_text(self.clients)
+        if self.state == "added":
+            return f"{self.variable} adds its CAs to the policy's trust for {clients}"
+        if self.state == "ignored":
+            return (
+                f"{self.variable} is ignored for every client: the system policy locks trust "
+                f"({self.why})"
+            )
+        return f"{self.variable} is ignored: {self.why}"
+
+
+def clients_text(clients: tuple[str, ...]) -> str:
+    """Name the clients of a variable for a person: ``requests and pip``, ``every client``."""
+    if not clients:
+        return "every client"
+    return " and ".join(clients)

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from sslcustomize._decision._decide import Decision
-from sslcustomize._policy._model import Policy
+from sslcustomize._policy._model import EnvTrust, Policy
 from sslcustomize._report._records import (
     Record,
     Sink,
@@ -25,7 +25,6 @@ from sslcustomize._report._records import (
     warn_safely,
 )
 from sslcustomize._support._locks import fork_safe_lock
-from sslcustomize._trust._environment import EnvTrust
 from sslcustomize._x509._der import DERError, parse_certificate
 
 __all__ = [

@@ -27,11 +27,11 @@ from sslcustomize._decision._engine import (
     build_engine,
     build_verifier,
 )
-from sslcustomize._policy._model import HostException, Policy
+from sslcustomize._policy._model import EnvTrust, HostException, Policy
 from sslcustomize._support._frozen import replace
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._trust._anchors import TrustCache
-from sslcustomize._trust._environment import EnvTrust, first_notice, say
+from sslcustomize._trust._environment import first_notice, say
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -18,22 +18,12 @@ import os
 import sys
 from collections.abc import Mapping
 
-from sslcustomize._policy._model import Origin, TrustSource
-from sslcustomize._support._frozen import dataclass
+from sslcustomize._policy._model import EnvState, EnvTrust, Origin, TrustSource, clients_text
 from sslcustomize._support._locks import fork_safe_lock
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Literal
-else:
-    from sslcustomize._support._notyping import Literal
-
 
 __all__ = [
     "PIP_SETTING",
     "VARIABLES",
-    "EnvTrust",
-    "clients_text",
     "entry_for_path",
     "first_notice",
     "ignored_notice",
@@ -55,58 +45,6 @@ VARIABLES: Mapping[str, tuple[str, ...]] = {
 }
 #: The name under which pip's own ``cert`` setting (``--cert``, ``pip.conf``) is shown.
 PIP_SETTING = "pip cert setting"
-
-State = Literal["added", "ignored", "unusable"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EnvTrust:
-    """One CA-bundle variable as the policy reads it.
-
-    Attributes:
-        variable: ``REQUESTS_CA_BUNDLE``, ``SSL_CERT_FILE``, ... or :data:`PIP_SETTING`.
-        value: Its value, as set.
-        clients: Context-name prefixes of the clients that read it; ``()`` for every client.
-        state: ``added`` (its CAs join the policy's for those clients), ``ignored`` (the
-            system layer locks ``trust``) or ``unusable`` (it names nothing OpenSSL can load).
-        sources: The trust sources it adds (only when ``added``).
-        why: For ``ignored``, where the lock is (``/etc/sslcustomize/policy.toml:3``); for
-            ``unusable``, what is wrong.
-    """
-
-    variable: str
-    value: str
-    clients: tuple[str, ...]
-    state: State
-    sources: tuple[TrustSource, ...] = ()
-    why: str | None = None
-
-    def applies_to(self, name: str | None) -> bool:
-        """Tell whether a context of this name is one of the variable's clients."""
-        if not self.clients:
-            return True
-        if not name:
-            return False
-        return any(name == client or name.startswith(client + ".") for client in self.clients)
-
-    def describe(self) -> str:
-        """Say in one sentence what the variable does under this policy."""
-        clients = clients_text(self.clients)
-        if self.state == "added":
-            return f"{self.variable} adds its CAs to the policy's trust for {clients}"
-        if self.state == "ignored":
-            return (
-                f"{self.variable} is ignored for every client: the system policy locks trust "
-                f"({self.why})"
-            )
-        return f"{self.variable} is ignored: {self.why}"
-
-
-def clients_text(clients: tuple[str, ...]) -> str:
-    """Name the clients of a variable for a person: ``requests and pip``, ``every client``."""
-    if not clients:
-        return "every client"
-    return " and ".join(clients)
 
 
 def _origin(variable: str) -> Origin:
@@ -169,7 +107,7 @@ def read_environment(
             )
             continue
         sources, problem = _sources(variable, value)
-        state: State = "added" if sources else "unusable"
+        state: EnvState = "added" if sources else "unusable"
         entries.append(
             EnvTrust(
                 variable=variable,
