@@ -68,11 +68,13 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python="3.12")
 def lint(session: nox.Session) -> None:
-    """Check style, lint and types (ruff, mypy strict)."""
-    session.install(".[test]", "ruff", "mypy")
+    """Check style, lint, types (ruff, mypy strict) and the layers' import contract."""
+    session.install(".[test]", "ruff", "mypy", "import-linter")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
+    # .importlinter: each layer imports only those below it, function-level imports included.
+    session.run("lint-imports", "--no-cache")
 
 
 @nox.session(python="3.12")

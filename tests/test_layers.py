@@ -1,0 +1,115 @@
+"""The layers as a hooked process sees them: which modules load, and the one upward edge.
+
+The import contract (``.importlinter``, run by ``nox -s lint``) keeps every layer importing
+only those below it. These tests add what a contract cannot see: the startup module, which
+lives outside the package, calls into it at one place only; and the modules a hooked
+process loads for its first TLS context are exactly the listed ones, so that nothing
+CLI-only, lint-only or typing-only slips onto that path unnoticed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import sys
+
+import pytest
+
+import _sslcustomize_startup
+from _fixtures import WritePolicy, run_python
+
+pytestmark = pytest.mark.skipif(
+    not any(os.path.isfile(os.path.join(p, "sslcustomize.pth")) for p in sys.path if p),
+    reason="needs a wheel install (the .pth hook); run through nox",
+)
+
+#: The package modules a warm first context loads, beyond the startup module: the layers a
+#: hooked process needs (support, policy, trust, decision, runtime, connection, inject).
+FIRST_CONTEXT_MODULES = {
+    "sslcustomize",
+    "sslcustomize._connection", "sslcustomize._connection._contexts",
+    "sslcustomize._connection._contextstate",
+    "sslcustomize._decision", "sslcustomize._decision._decide", "sslcustomize._decision._engine",
+    "sslcustomize._inject", "sslcustomize._inject._patcher", "sslcustomize._inject._shared",
+    "sslcustomize._inject._stdlib", "sslcustomize._inject._unhooked",
+    "sslcustomize._policy", "sslcustomize._policy._hosts",
+    "sslcustomize._policy._lines", "sslcustomize._policy._load", "sslcustomize._policy._merge",
+    "sslcustomize._policy._model", "sslcustomize._policy._read", "sslcustomize._policy._tomlcache",
+    "sslcustomize._runtime", "sslcustomize._runtime._runtime", "sslcustomize._runtime._state",
+    "sslcustomize._support", "sslcustomize._support._files", "sslcustomize._support._frozen",
+    "sslcustomize._support._locks", "sslcustomize._support._notyping",
+    "sslcustomize._support._originals", "sslcustomize._support._paths",
+    "sslcustomize._support._sslclass",
+    "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._checked_policy",
+    "sslcustomize._trust._environment",
+    "sslcustomize.exceptions",
+}  # fmt: skip
+
+#: Standard-library modules the hook may add to what Python's own first context loads.
+FIRST_CONTEXT_STDLIB = {"__future__", "datetime", "_datetime", "weakref", "_weakrefset", "math"}
+
+#: Never on that path: each costs milliseconds, and none is needed to make a context.
+NEVER_ON_THE_HOOK_PATH = {
+    "typing", "dataclasses", "inspect", "tomllib", "tomli", "json", "logging", "argparse",
+    "hashlib", "threading", "rich", "importlib.metadata", "sslcustomize._cli",
+    "sslcustomize._lint", "sslcustomize._report", "sslcustomize._verdict", "sslcustomize._x509",
+    "sslcustomize._reach",
+}  # fmt: skip
+
+WARM_POLICY = """\
+version = 1
+trust = ["system"]
+
+[[exception]]
+host = "appliance.example.internal"
+pin = ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]
+reason = "a pinned appliance"
+expires = 2099-01-01
+"""
+
+FIRST_CONTEXT = """
+import json, ssl, sys
+before = set(sys.modules)
+ssl.create_default_context()
+print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+
+
+def _first_context_modules(env: dict[str, str]) -> set[str]:
+    result = run_python(FIRST_CONTEXT, env=env)
+    assert result.stderr == "", result.stderr
+    return set(json.loads(result.stdout))
+
+
+def test_a_hooked_first_context_loads_only_the_listed_modules(write_policy: WritePolicy) -> None:
+    """A warm first context under a policy loads the listed layers and nothing heavier."""
+    env = {"SSLCUSTOMIZE_POLICY": str(write_policy(WARM_POLICY))}
+    run_python(FIRST_CONTEXT, env=env)  # reads the policy once: the cache is warm after it
+    loaded = _first_context_modules(env)
+    own = _first_context_modules({})
+    package = {name for name in loaded if name.split(".")[0] == "sslcustomize"}
+    assert package == FIRST_CONTEXT_MODULES
+    assert loaded - own - package <= FIRST_CONTEXT_STDLIB
+    assert not loaded & NEVER_ON_THE_HOOK_PATH
+
+
+def test_without_a_policy_the_first_context_loads_nothing_of_the_package() -> None:
+    """Twin: with no policy configured, Python's own first context loads no package module."""
+    loaded = _first_context_modules({})
+    assert not {name for name in loaded if name.startswith("sslcustomize")}
+
+
+def test_the_startup_module_calls_into_the_package_at_one_place() -> None:
+    """The startup module imports only ``sslcustomize._inject``: the one sanctioned upward edge."""
+    path = _sslcustomize_startup.__file__
+    assert path is not None
+    with open(path, encoding="utf-8") as file:
+        tree = ast.parse(file.read())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sslcustomize"):
+            imported.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            imported.update(a.name for a in node.names if a.name.startswith("sslcustomize"))
+    assert imported == {"sslcustomize._inject"}
