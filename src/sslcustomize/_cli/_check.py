@@ -189,7 +189,7 @@ def _seen_intermediate(
     """An unknown issuer that this machine saw verify as an intermediate: an incomplete chain.
 
     The report database names the intermediates of chains that reached a trust anchor (see
-    :mod:`.._seen`); the server that does not send one of them lacks only that certificate.
+    :mod:`.._report._seen`); the server that does not send one of them lacks only that certificate.
     """
     if not any(problem.reason == "unknown_issuer" for problem in analysis.problems):
         return analysis

@@ -38,7 +38,7 @@ from sslcustomize._trust._environment import VARIABLES, pip_config_cert
 
 __all__ = ["gather", "register"]
 
-# The CA-bundle variables (one registry: _envtrust.VARIABLES), then the others.
+# The CA-bundle variables (one registry: _trust._environment.VARIABLES), then the others.
 TLS_ENVIRONMENT = (*VARIABLES, "PYTHONHTTPSVERIFY", ENV_POLICY)
 
 # From the one client registry (docs/clients.md lists the same): which ssl factory each

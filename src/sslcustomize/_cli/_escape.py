@@ -11,7 +11,7 @@ def shown(text: object) -> str:
     """Return ``text`` for ``console().print``: control characters and rich markup made visible.
 
     A subject such as ``CN=[bold green]verified[/]`` or one carrying ``ESC [2J`` prints as
-    written, never as a style or a cleared screen (see :func:`.._escape.visible`).
+    written, never as a style or a cleared screen (see :func:`.._support._escape.visible`).
     """
     from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
 

@@ -1,7 +1,7 @@
 """Reach: hook the machine's interpreters (enable), unhook them (disable), show coverage (doctor).
 
-The work is done by :mod:`sslcustomize._reach._discovery` and
-:mod:`sslcustomize._reach._install`; this module turns it into commands' output.
+The work is done by :mod:`.._reach._discovery` and
+:mod:`.._reach._install`; this module turns it into commands' output.
 """
 
 from __future__ import annotations

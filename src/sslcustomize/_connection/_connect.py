@@ -2,11 +2,11 @@
 
 :func:`connect` is what every :class:`~sslcustomize.PolicyContext` wrap comes to. It reads
 the caller's settings, asks the context's runtime for the decision, makes the plan
-(:mod:`._plan`), creates the connection on the caller's context or on a private engine
-(:mod:`._engine`), and puts a :class:`~._gate.Gate` in front of it so that nothing moves
-before the verdict. The verdict is :func:`._verify.judge_chain` with a verifier built from the
-caller's own settings: the same function on every path, so report mode records exactly what
-enforce mode would have decided for that caller.
+(:mod:`.._decision._plan`), creates the connection on the caller's context or on a private engine
+(:mod:`.._decision._engine`), and puts a :class:`~._gate.Gate` in front of it so that nothing moves
+before the verdict. The verdict is :func:`.._verdict._verify.judge_chain` with a verifier
+built from the caller's own settings: the same function on every path, so report mode records
+exactly what enforce mode would have decided for that caller.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Build ``SSLContext`` objects under the policy, and the named-context registry.
 
 Contexts are instances of :class:`PolicyContext`, a subclass of Python's own
-:class:`ssl.SSLContext` (:mod:`._sslclass`, whatever the name ``ssl.SSLContext`` holds) whose
-sockets turn a failed verification into :class:`~sslcustomize.CertificateRejected`.
+:class:`ssl.SSLContext` (:mod:`.._support._sslclass`, whatever the name ``ssl.SSLContext``
+holds) whose sockets turn a failed verification into :class:`~sslcustomize.CertificateRejected`.
 ``ssl.SSLContext`` itself is never rebound (rebinding it is what causes RecursionError
 reports against truststore: truststore#121, #143, #214).
 
-The connection path (:mod:`._connection` and the verdict modules under it) is imported by
+The connection path (:mod:`._connect` and the verdict modules under it) is imported by
 the first handshake, not by the first context: making a context stays cheap.
 """
 
@@ -173,7 +173,7 @@ class PolicyContext(StdlibContext):
 
     It behaves as the :class:`ssl.SSLContext` it is; callers may set ALPN, ciphers, versions,
     client certificates and ``check_hostname`` on it as on any other. Its connections are
-    planned and judged under the policy it was made under (see :mod:`._connection`); what
+    planned and judged under the policy it was made under (see :mod:`._connect`); what
     the caller turns off is a code opt-out, recorded or refused as the policy says.
     """
 

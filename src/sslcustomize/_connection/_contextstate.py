@@ -14,7 +14,7 @@ Contexts are shared between threads, so each part has one owner and one rule:
 * ``python_verifies``: set by the factory that builds the context, before any caller has it.
 * ``frozen``: set once, by :meth:`~sslcustomize.PolicyContext.freeze`; never unset.
 
-The connection path (:mod:`._connection`) gets the state from the context it wraps for and
+The connection path (:mod:`._connect`) gets the state from the context it wraps for and
 reads it through this small API; no other module reads a context's private attributes.
 """
 

@@ -53,7 +53,7 @@ class Decision:
             applies), so that a rejection can name it and its renewal.
         fallback: True when the policy files were broken and strict defaults apply.
         environment: The CA-bundle variables this context's clients read (see
-            :mod:`._envtrust`); the sources of those ``added`` are in ``trust``.
+            :mod:`.._trust._environment`); the sources of those ``added`` are in ``trust``.
     """
 
     mode: Mode

@@ -524,7 +524,7 @@ def build_verifier(
     """Build the context that judges a chain offline exactly as ``spec`` would in a handshake.
 
     Only what decides which chains verify is copied (anchors, flags, the host check, the
-    security level); the replay speaks TLS 1.2 (see :mod:`._replay`), whatever the caller's
+    security level); the replay speaks TLS 1.2 (see :mod:`.._x509._replay`), whatever the caller's
     versions, ciphers and client certificate.
     """
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)

@@ -1,8 +1,8 @@
 """Exceptions that another exception hides, for ``trust``, ``explain`` and ``doctor`` to warn.
 
 For the same host pattern the lookup prefers a port-specific exception, then the one added
-last (see :class:`._hosts.HostIndex`). So an exception is dead when a later one has the same
-pattern and port, and partly hidden (on one port) when another names the same host with a
+last (see :class:`.._policy._hosts.HostIndex`). So an exception is dead when a later one has
+the same pattern and port, and partly hidden (on one port) when another names the same host with a
 port and it has none.
 """
 

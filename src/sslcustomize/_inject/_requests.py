@@ -39,7 +39,7 @@ _given_policy_anchors: weakref.WeakSet[ssl.SSLContext] = weakref.WeakSet()
 def _from_environment(name: str, verify: Any) -> bool:
     """Tell whether ``verify`` is a CA path from the environment or pip's ``cert`` setting.
 
-    Such a path *adds* trust under the policy (see :mod:`.._envtrust`): the decision for
+    Such a path *adds* trust under the policy (see :mod:`.._trust._environment`): the decision for
     ``name`` already holds it when it is a variable the policy added, and under a lock on
     ``trust`` it is ignored. pip's own setting (``--cert``, ``pip.conf``) is not in the
     environment the policy read: it stays on the connection, where the urllib3 hook adds it

@@ -113,7 +113,7 @@ class ContextCache:
 
     Only contexts whose settings are a function of the key are cached; ``build`` sets on
     them whatever the library sets per connection, and the context is frozen once built
-    (see :class:`~sslcustomize._inject._stdlib.SharedContext`). The cache lives in the policy's
+    (see :class:`~._stdlib.SharedContext`). The cache lives in the policy's
     runtime: a new policy starts with none.
     """
 

@@ -59,7 +59,7 @@ def every_error(
         text: The file's contents.
         path: Its path (for messages and relative CA paths).
         layer: Its layer (``lock`` is an error outside ``system``).
-        check_source: Checks that a trust source works now (see :func:`.parse_policy`).
+        check_source: Checks that a trust source works now (see :func:`._read.parse_policy`).
 
     Returns:
         The errors, each with its line and key; ``[]`` for a valid file.

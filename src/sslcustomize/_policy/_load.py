@@ -57,7 +57,7 @@ def load_layers(
     """Read every layer and return the merged policy; never raises for bad files.
 
     The CA-bundle variables are not read here: the trust layer adds them
-    (``_trust_policy.load_policy``), as it checks the trust sources.
+    (``_trust._checked_policy.load_policy``), as it checks the trust sources.
 
     Args:
         files: ``(layer, path, required)`` triples; defaults to :func:`policy_files`.

@@ -1,6 +1,6 @@
 """The policy as values: settings with their origins, trust sources, exceptions, layers.
 
-Frozen values only: reading files is :mod:`._policy_read`, merging layers :mod:`._policy_merge`.
+Frozen values only: reading files is :mod:`._read`, merging layers :mod:`._merge`.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ class Policy:
         files: The files that were read, in merge order.
         environment: The CA-bundle environment variables (``REQUESTS_CA_BUNDLE``,
             ``SSL_CERT_FILE``...) as this policy reads them: added or ignored (see
-            :mod:`._envtrust`).
+            :mod:`.._trust._environment`).
     """
 
     mode: Setting[Mode] = Setting(value="enforce")

@@ -1,7 +1,7 @@
 """A JSON Schema for ``policy.toml``, for editors that validate and complete TOML files.
 
 The values it lists (modes, TLS versions, sinks, lockable keys, the pin syntax) are the
-loader's; tests/test_schema.py checks each against :func:`._policy_read.parse_policy`, so the two
+loader's; tests/test_schema.py checks each against :func:`._read.parse_policy`, so the two
 cannot drift apart unnoticed. The loader checks more than a schema can say
 (host patterns, that CA files exist, that only the system layer locks): a file the schema
 accepts may still be refused by the loader, never the reverse for what the schema covers.

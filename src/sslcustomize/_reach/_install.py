@@ -7,7 +7,7 @@ and mode of what it replaced, so that ``uninstall()`` restores it byte for byte)
   startup module and, for Python 3.10, a TOML reader (``tomli``); compiled by each covered
   interpreter so that no process has to;
 * ``<stdlib>/sitecustomize.py`` of each interpreter: the loader (the source of
-  :mod:`sslcustomize._reach._reachhook`) and a call of its ``start()``; the file it displaces keeps
+  :mod:`._reachhook`) and a call of its ``start()``; the file it displaces keeps
   running, from where it was (a symlink's target) or from a copy under
   ``<root>/<version>/displaced/``;
 * the bytecode Python writes for that file (``<stdlib>/__pycache__/sitecustomize.*.pyc``),

@@ -2,7 +2,7 @@
 
 One :class:`Recorder` per runtime (per policy): its sink is opened on the first record and
 closed when the policy is replaced or the process exits. Writing never raises (see
-:mod:`._report`); warnings are said once per host and reason and never raise either.
+:mod:`._records`); warnings are said once per host and reason and never raise either.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 A chain that ends in a certificate whose issuer is neither sent nor trusted is either
 *incomplete* (the server does not send an intermediate that chains to a trusted root) or issued
 by a CA nobody trusts. The certificate's AIA "CA Issuers" URL tells the first (see
-:func:`._reasons.diagnose`); private CAs rarely set one. The report database tells it too: a
-record of a chain that reached a trust anchor names the intermediates it went through
+:func:`.._verdict._reasons.diagnose`); private CAs rarely set one. The report database tells
+it too: a record of a chain that reached a trust anchor names the intermediates it went through
 (``intermediates``), so an issuer among them is an intermediate this machine has seen verify
 for another server, and the chain that lacks it is incomplete.
 

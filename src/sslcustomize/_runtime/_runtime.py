@@ -5,8 +5,8 @@ engines, verifiers, verdicts, pinned leaves seen, resumable sessions, shared con
 report sink all live here, and nowhere else in the process. What goes stale does so by one
 rule: a new policy is a new runtime (contexts made under the old one keep verifying under the
 old one, never under a mix of both), and within a runtime what was built from the trust
-sources is keyed by its :class:`~._trust.TrustCache` generation, which moves when a ``stat``
-made at most once a second sees a source change. Memoised verdicts are also keyed by the
+sources is keyed by its :class:`~.._trust._anchors.TrustCache` generation, which moves when a
+``stat`` made at most once a second sees a source change. Memoised verdicts are also keyed by the
 wall-clock minute: a certificate's dates, not the trust sources, decide when those expire.
 """
 
@@ -138,8 +138,9 @@ class Runtime:
 
         OpenSSL keeps the anchors a context has loaded (a hashed directory's too) for the life
         of that context, so contexts kept for many connections are rebuilt when a trust source
-        changed, which is checked at most once a second (:class:`._trust.TrustCache`): a CA
-        removed from a trusted bundle or directory stops being trusted a second later.
+        changed, which is checked at most once a second
+        (:class:`.._trust._anchors.TrustCache`): a CA removed from a trusted bundle or directory
+        stops being trusted a second later.
         """
         return self.trust.generation()
 

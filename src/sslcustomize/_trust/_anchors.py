@@ -154,7 +154,7 @@ def find_system_store() -> SystemStore:
 
     OpenSSL's compiled-in default paths first, then the distributions' usual places.
     ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` are not read here: under a policy they are trust
-    sources of their own, added or ignored as the policy says (see :mod:`._envtrust`).
+    sources of their own, added or ignored as the policy says (see :mod:`._environment`).
 
     Raises:
         TrustError: No store was found; verification cannot work, so nothing is trusted.

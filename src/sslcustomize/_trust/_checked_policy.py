@@ -2,8 +2,8 @@
 
 The policy layer (``_policy_*``) reads, validates and merges files but cannot tell whether a
 CA bundle is one OpenSSL reads: that is a trust question, and the policy layer does not import
-the trust layer. These entry points pass :func:`._trust.check_source` down to it and add what
-the environment's CA-bundle variables contribute (:mod:`._envtrust`). Callers above the trust
+the trust layer. These entry points pass :func:`._anchors.check_source` down to it and add what
+the environment's CA-bundle variables contribute (:mod:`._environment`). Callers above the trust
 layer (the runtime, ``inject()``, the CLI) load and parse policies through them.
 """
 
@@ -34,7 +34,7 @@ def load_policy(
 
     Args:
         files: ``(layer, path, required)`` triples; defaults to every layer's file
-            (:func:`._policy_load.policy_files`).
+            (:func:`.._policy._load.policy_files`).
         environ: Where to read the CA-bundle variables (``REQUESTS_CA_BUNDLE``...);
             defaults to ``os.environ``.
 

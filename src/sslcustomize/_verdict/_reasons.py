@@ -1,7 +1,7 @@
 """Turn OpenSSL's verification result into reason codes, a plain message and the safe fix.
 
 Runs only after a handshake failed; certificates are read with the stdlib-only
-:mod:`._der` reader, so a rejection never needs ``cryptography`` (a process without it still
+:mod:`.._x509._der` reader, so a rejection never needs ``cryptography`` (a process without it still
 explains its rejections).
 """
 

@@ -1,8 +1,8 @@
 """Offline verification: what enforce mode decides for a chain, without a connection.
 
 Every verdict is OpenSSL's own, obtained by replaying the chain into a verifying context
-(:mod:`._replay`). The connection path judges with a verifier built from the caller's own
-settings (see :func:`._engine.build_verifier`), so that report mode records exactly what
+(:mod:`.._x509._replay`). The connection path judges with a verifier built from the caller's own
+settings (see :func:`.._decision._engine.build_verifier`), so that report mode records exactly what
 enforce mode would have decided for that caller; ``check`` judges with the policy's contexts.
 Pins are applied on top: a pinned leaf key is trusted for its name only (the handshake proved
 the server holds it), a pinned CA key only inside a chain OpenSSL verified, host name included.
