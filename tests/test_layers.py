@@ -106,7 +106,7 @@ def test_the_startup_module_calls_into_the_package_at_one_place() -> None:
     assert path is not None
     with open(path, encoding="utf-8") as file:
         tree = ast.parse(file.read())
-    imported = set()
+    imported: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sslcustomize"):
             imported.update(f"{node.module}.{alias.name}" for alias in node.names)
