@@ -32,7 +32,7 @@ FIRST_CONTEXT_MODULES = {
     "sslcustomize._connection._contextstate",
     "sslcustomize._decision", "sslcustomize._decision._decide", "sslcustomize._decision._engine",
     "sslcustomize._inject", "sslcustomize._inject._patcher", "sslcustomize._inject._shared",
-    "sslcustomize._inject._stdlib", "sslcustomize._inject._unhooked",
+    "sslcustomize._inject._stdlib",
     "sslcustomize._policy", "sslcustomize._policy._hosts",
     "sslcustomize._policy._lines", "sslcustomize._policy._load", "sslcustomize._policy._merge",
     "sslcustomize._policy._model", "sslcustomize._policy._read", "sslcustomize._policy._tomlcache",
@@ -47,7 +47,7 @@ FIRST_CONTEXT_MODULES = {
 }  # fmt: skip
 
 #: Standard-library modules the hook may add to what Python's own first context loads.
-FIRST_CONTEXT_STDLIB = {"__future__", "datetime", "_datetime", "weakref", "_weakrefset", "math"}
+FIRST_CONTEXT_STDLIB = {"__future__", "datetime", "_datetime", "math"}
 
 #: Never on that path: each costs milliseconds, and none is needed to make a context.
 NEVER_ON_THE_HOOK_PATH = {

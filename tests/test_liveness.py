@@ -94,12 +94,12 @@ good, bad = sys.argv[3], sys.argv[4]
 import sslcustomize._runtime._state as state
 
 loading = threading.Event()
-original = state.load_policy
+original = state.load_policy_with
 def slow_load(*args, **kwargs):
     loading.set()
     time.sleep(3)
     return original(*args, **kwargs)
-state.load_policy = slow_load
+state.load_policy_with = slow_load
 
 if hold:
     worker = threading.Thread(target=ssl.create_default_context)
@@ -108,7 +108,7 @@ if hold:
 pid = os.fork()
 if pid == 0:
     signal.alarm(20)  # a deadlocked child dies instead of hanging the test
-    state.load_policy = original
+    state.load_policy_with = original
     out = []
     for port in (good, bad):
         try:

@@ -70,12 +70,12 @@ class SessionEntry:
 class Runtime:
     """The effective policy of some contexts, with its caches."""
 
-    def __init__(self, policy: Policy) -> None:
-        """Start with empty caches for ``policy``."""
+    def __init__(self, policy: Policy, *, trust: TrustCache | None = None) -> None:
+        """Start with empty caches for ``policy``, or with ``trust``, the cache that checked it."""
         self.policy = policy
         self._recorder: Recorder | None = None
         self._lock = fork_safe_lock()
-        self.trust = TrustCache()
+        self.trust = TrustCache() if trust is None else trust
         self._decisions: dict[str | None, Decision] = {}
         self._leaves: dict[HostException, tuple[bytes, ...]] = {}
         self._sessions: OrderedDict[int, SessionEntry] = OrderedDict()

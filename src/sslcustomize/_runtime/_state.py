@@ -12,7 +12,8 @@ import sys
 from sslcustomize._policy._model import Policy
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._support._locks import fork_safe_lock
-from sslcustomize._trust._checked_policy import load_policy
+from sslcustomize._trust._anchors import TrustCache
+from sslcustomize._trust._checked_policy import load_policy_with
 from sslcustomize.exceptions import PolicyWarning
 
 __all__ = ["announce", "current_policy", "current_runtime", "set_policy"]
@@ -36,7 +37,8 @@ def current_runtime() -> Runtime:
     made = None
     with _lock:
         if _runtime is None:
-            made = _runtime = Runtime(load_policy())
+            trust = TrustCache()  # the runtime keeps what checking the policy read
+            made = _runtime = Runtime(load_policy_with(trust), trust=trust)
         runtime = _runtime
     if made is not None:
         announce(made.policy)  # may run the program's warning and logging handlers

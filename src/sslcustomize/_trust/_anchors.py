@@ -539,6 +539,20 @@ class TrustCache:
             return Anchors(directories=(store.directory or "",))
         return bundle_anchors(source.path, self._by_content)
 
+    def check(self, source: TrustSource) -> None:
+        """Check that a trust source can be used now (the policy loader calls it).
+
+        What is read is kept here: a runtime given this cache with the policy it checked
+        does not read the same bundle again, and a bundle named by several variables
+        (``SSL_CERT_FILE``, ``REQUESTS_CA_BUNDLE``...) is read once.
+
+        Raises:
+            TrustError: It cannot: an un-hashed directory, a bundle with no certificate
+                OpenSSL reads, certifi not installed.
+        """
+        if source.kind != "system":
+            self.source_anchors(source)
+
     def _system_anchors(self) -> Anchors:
         store = self.system_store()
         anchors = Anchors(directories=(store.directory,)) if store.directory else Anchors()
@@ -548,14 +562,10 @@ class TrustCache:
 
 
 def check_source(source: TrustSource) -> None:
-    """Check that a trust source can be used now (the policy loader calls it).
-
-    Nothing is kept: the runtime made from the policy reads its sources again, through its
-    own :class:`TrustCache` (a bundle's hashed directory is on disk by then).
+    """Check that a trust source can be used now, in a cache of its own (:meth:`TrustCache.check`).
 
     Raises:
         TrustError: It cannot: an un-hashed directory, a bundle with no certificate OpenSSL
             reads, certifi not installed.
     """
-    if source.kind != "system":
-        TrustCache().source_anchors(source)
+    TrustCache().check(source)

@@ -13,7 +13,7 @@ from sslcustomize._policy._load import load_layers
 from sslcustomize._policy._read import parse_policy as _parse_policy
 from sslcustomize._policy._read import read_layer as _read_layer
 from sslcustomize._support._frozen import replace
-from sslcustomize._trust._anchors import check_source
+from sslcustomize._trust._anchors import TrustCache, check_source
 from sslcustomize._trust._environment import read_environment
 
 TYPE_CHECKING = False
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from sslcustomize._policy._model import LayerFile, Policy
 
-__all__ = ["load_policy", "parse_policy", "read_layer"]
+__all__ = ["load_policy", "load_policy_with", "parse_policy", "read_layer"]
 
 
 def load_policy(
@@ -41,8 +41,22 @@ def load_policy(
     Returns:
         The merged policy, or the strict fallback with ``errors`` set.
     """
-    policy = load_layers(files, check_source=check_source)
-    return replace(policy, environment=read_environment(policy.locked, environ))
+    return load_policy_with(TrustCache(), files, environ=environ)
+
+
+def load_policy_with(
+    trust: TrustCache,
+    files: list[tuple[str, str, bool]] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> Policy:
+    """:func:`load_policy`, its trust sources checked through ``trust``.
+
+    The runtime made from the policy is given the same cache: what the check read (the
+    system store, bundles) is not read again.
+    """
+    policy = load_layers(files, check_source=trust.check)
+    return replace(policy, environment=read_environment(policy.locked, environ, trust=trust))
 
 
 def parse_policy(text: str, *, path: str, layer: str) -> LayerFile:

@@ -20,6 +20,8 @@ from collections.abc import Mapping
 
 from sslcustomize._policy._model import EnvState, EnvTrust, Origin, TrustSource, clients_text
 from sslcustomize._support._locks import fork_safe_lock
+from sslcustomize._trust._anchors import TrustCache, is_hashed_directory
+from sslcustomize.exceptions import TrustError
 
 __all__ = [
     "PIP_SETTING",
@@ -51,10 +53,10 @@ def _origin(variable: str) -> Origin:
     return Origin(layer="environment", path=f"${variable}")
 
 
-def _sources(variable: str, value: str) -> tuple[tuple[TrustSource, ...], str | None]:
+def _sources(
+    variable: str, value: str, trust: TrustCache
+) -> tuple[tuple[TrustSource, ...], str | None]:
     """Resolve a variable's value to checked trust sources, or say why it cannot be used."""
-    from sslcustomize._trust._anchors import TrustError, check_source, is_hashed_directory  # noqa: PLC0415 - cycle
-
     origin = _origin(variable)
     # SSL_CERT_DIR is a list of directories, as OpenSSL reads it; the others name one path.
     paths = [p for p in value.split(os.pathsep) if p] if variable == "SSL_CERT_DIR" else [value]
@@ -70,7 +72,7 @@ def _sources(variable: str, value: str) -> tuple[tuple[TrustSource, ...], str | 
             continue
         source = TrustSource(kind="file", path=full, origin=origin)
         try:
-            check_source(source)
+            trust.check(source)
         except TrustError as error:
             problems.append(str(error))
             continue
@@ -81,14 +83,19 @@ def _sources(variable: str, value: str) -> tuple[tuple[TrustSource, ...], str | 
 
 
 def read_environment(
-    locked: Mapping[str, Origin], environ: Mapping[str, str] | None = None
+    locked: Mapping[str, Origin],
+    environ: Mapping[str, str] | None = None,
+    *,
+    trust: TrustCache | None = None,
 ) -> tuple[EnvTrust, ...]:
     """Read the CA-bundle variables under a policy whose locked keys are ``locked``.
 
     An empty value counts as unset (requests reads it so). Under a lock on ``trust`` no file is
-    read: the variable is only noted as ignored.
+    read: the variable is only noted as ignored. Files are checked through ``trust`` (a new
+    cache by default), so a bundle several variables name is read once.
     """
     environ = os.environ if environ is None else environ
+    trust = TrustCache() if trust is None else trust
     entries = []
     for variable, clients in VARIABLES.items():
         value = environ.get(variable)
@@ -106,7 +113,7 @@ def read_environment(
                 )
             )
             continue
-        sources, problem = _sources(variable, value)
+        sources, problem = _sources(variable, value, trust)
         state: EnvState = "added" if sources else "unusable"
         entries.append(
             EnvTrust(
