@@ -6,6 +6,8 @@ import ssl
 
 import pytest
 import trustme
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 
 import _pki
 from sslcustomize._decision._decide import decide
@@ -75,9 +77,9 @@ def test_subject_hash_refuses_an_element_past_its_container(ca_der: bytes) -> No
 
 
 def _der(pem: bytes) -> tuple[bytes, ...]:
-    marker = b"-----END CERTIFICATE-----"
-    blocks = [block.strip() + b"\n" + marker for block in pem.split(marker) if block.strip()]
-    return tuple(ssl.PEM_cert_to_DER_cert(block.decode()) for block in blocks)
+    """A PEM chain as DER, leaf first."""
+    encoding = serialization.Encoding.DER
+    return tuple(cert.public_bytes(encoding) for cert in x509.load_pem_x509_certificates(pem))
 
 
 def test_relaxed_verifiers_are_built_only_for_a_rejected_chain(pki: _pki.TestPKI) -> None:
