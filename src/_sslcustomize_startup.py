@@ -27,6 +27,25 @@ if TYPE_CHECKING:
 
     Hook = Callable[[ModuleType], object]
 
+# What the package reads from here (its constants, the client registry, the hooks).
+__all__ = [
+    "CLIENTS",
+    "ENV_POLICY",
+    "FACTORIES",
+    "LEGACY",
+    "SYSTEM_POLICY",
+    "Client",
+    "PostImportHooks",
+    "deactivate",
+    "hooks",
+    "layer_paths",
+    "main",
+    "policy_configured",
+    "process_policy_paths",
+    "user_config_dir",
+    "watched_modules",
+]
+
 # --- sslcustomize system hook: begin ---------------------------------------------------------
 # `enable --scope system` copies the lines up to the end mark into each interpreter's hook
 # (sitecustomize.py), which then imports this module only where a policy is configured: an

@@ -19,7 +19,15 @@ TYPE_CHECKING = False  # not typing's: the lint command does not import typing
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["entrypoint", "main"]
+__all__ = [
+    "COMMANDS",
+    "EXIT_FAILURE",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "build_parser",
+    "entrypoint",
+    "main",
+]
 
 # Command modules, in the order ``--help`` lists them.
 COMMANDS = (

@@ -171,20 +171,21 @@ class Runtime:
         host: str | None,
         _minute: tuple[int, int],
     ) -> Verdict:
-        from sslcustomize._verdict._verify import every_reason, judge_chain, leaf_variants  # noqa: PLC0415 - 1st verdict
+        from sslcustomize._verdict._verify import judge_chain, with_every_reason  # noqa: PLC0415 - 1st verdict
 
         verifier = self.verifier(settings, spec)
         verdict = judge_chain(verifier, chain, host, pins=pins, check_hostname=check_hostname)
         if verdict.accepted or not chain or (pins and "pin_mismatch" not in verdict.reasons):
             return verdict  # a pinned leaf: only its name was checked, and failed
-        variants = [
-            (self.verifier(settings, replace(spec, check_hostname=False)), chain),
-            (self.verifier(settings, replace(spec, add_flags=NO_CHECK_TIME)), chain),
-            *leaf_variants(
-                chain, check_hostname=spec.check_hostname, common_name=settings.common_name
-            ),
-        ]
-        return every_reason(verdict, chain, host, variants)
+        return with_every_reason(
+            verdict,
+            chain,
+            host,
+            without_hostname=lambda: self.verifier(settings, replace(spec, check_hostname=False)),
+            without_dates=lambda: self.verifier(settings, replace(spec, add_flags=NO_CHECK_TIME)),
+            check_hostname=spec.check_hostname,
+            common_name=settings.common_name,
+        )
 
     def verdict(
         self, settings: Settings, spec: EngineSpec, decision: Decision, chain: tuple[bytes, ...],

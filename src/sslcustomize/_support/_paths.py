@@ -22,6 +22,7 @@ __all__ = [
     "SYSTEM_POLICY",
     "layer_paths",
     "policy_path_for_scope",
+    "pretty",
     "process_policy_paths",
     "unscoped_policy",
     "user_cache_dir",

@@ -14,12 +14,10 @@ import hashlib
 import ssl
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from sslcustomize._policy._model import TrustSource
 from sslcustomize._verdict._reasons import explain
-from sslcustomize._verdict._verify import NO_CHECK_TIME, Check, evaluate, leaf_variants
-from sslcustomize._verdict._verify import every_reason as every_reason_of
+from sslcustomize._verdict._verify import NO_CHECK_TIME, Check, evaluate, with_every_reason
 from sslcustomize._x509._der import parse_certificate
 from sslcustomize._x509._replay import replay_chain
 
@@ -82,18 +80,6 @@ def describe(der: bytes) -> CertificateInfo:
     )
 
 
-def _variants(plan: Check, chain: tuple[bytes, ...]) -> list[tuple[Any, tuple[bytes, ...]]]:
-    """The policy's verifier with one check off at a time, and the leaf trusted on its own."""
-    decision, flags, common_name = plan.decision, plan.verify_flags, plan.common_name
-    check_name = decision.check_hostname
-    trust, extra = decision.trust, decision.extra_ca
-    return [
-        (plan.runtime.oracle(trust, extra, False, flags, common_name), chain),
-        (plan.runtime.oracle(trust, extra, check_name, flags | NO_CHECK_TIME, common_name), chain),
-        *leaf_variants(chain, check_hostname=check_name, common_name=common_name),
-    ]
-
-
 def every_reason(plan: Check, chain: tuple[bytes, ...]) -> tuple[str, ...]:
     """Return every reason code enforce mode finds for ``chain`` under ``plan``.
 
@@ -111,7 +97,18 @@ def every_reason(plan: Check, chain: tuple[bytes, ...]) -> tuple[str, ...]:
     verdict = evaluate(plan, chain)
     if verdict.accepted:
         return ()
-    return every_reason_of(verdict, chain, plan.host or "", _variants(plan, chain)).reasons
+    decision, flags, common_name = plan.decision, plan.verify_flags, plan.common_name
+    check_name = decision.check_hostname
+    trust, extra, oracle = decision.trust, decision.extra_ca, plan.runtime.oracle
+    return with_every_reason(
+        verdict,
+        chain,
+        plan.host or "",
+        without_hostname=lambda: oracle(trust, extra, False, flags, common_name),
+        without_dates=lambda: oracle(trust, extra, check_name, flags | NO_CHECK_TIME, common_name),
+        check_hostname=check_name,
+        common_name=common_name,
+    ).reasons
 
 
 def analyse(

@@ -11,7 +11,7 @@ the server holds it), a pinned CA key only inside a chain OpenSSL verified, host
 from __future__ import annotations
 
 import ssl
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sslcustomize._decision._decide import Decision
 from sslcustomize._decision._engine import NO_CHECK_TIME
@@ -47,11 +47,10 @@ __all__ = [
     "Verdict",
     "build_oracle",
     "evaluate",
-    "every_reason",
     "failed_verdict",
     "judge_chain",
     "leaf_oracle",
-    "leaf_variants",
+    "with_every_reason",
 ]
 
 
@@ -174,20 +173,45 @@ def judge_chain(
     )
 
 
-def every_reason(
+def with_every_reason(
     verdict: Verdict,
     chain: tuple[bytes, ...],
     host: str | None,
-    variants: Sequence[tuple[ssl.SSLContext, tuple[bytes, ...]]],
+    *,
+    without_hostname: Callable[[], ssl.SSLContext],
+    without_dates: Callable[[], ssl.SSLContext],
+    check_hostname: bool,
+    common_name: bool,
 ) -> Verdict:
     """Return ``verdict`` with every reason enforce mode finds, not only OpenSSL's first.
 
-    OpenSSL stops at the first problem. ``variants`` are the verifier with one check off
-    (the host name, the dates) and the leaf trusted on its own (with and without its name):
-    each rejection among them names one more problem. The verdict itself is unchanged.
+    OpenSSL stops at the first problem. The chain is replayed again with one check off at a
+    time: the verifier without the host check, the verifier without the dates, and the leaf
+    trusted on its own (its dates, key and usage, then its name). Each rejection among them
+    names one more problem. The verdict itself is unchanged. ``check``'s analysis
+    (:func:`.._analysis.every_reason`) and the runtime's verdicts both name their reasons here.
+
+    Args:
+        verdict: The verdict of the verifier, unchanged when accepted.
+        chain: The chain the server sent, DER, leaf first.
+        host: The server name asked for.
+        without_hostname: Returns the verdict's verifier without its host check (called
+            only for a rejected chain).
+        without_dates: Returns the verdict's verifier that ignores the dates.
+        check_hostname: Whether the verdict's verifier checks the host name.
+        common_name: Whether it reads a name from the subject's common name.
     """
     if verdict.accepted or not chain:
         return verdict
+    variants = [
+        (without_hostname(), chain),
+        (without_dates(), chain),
+        (leaf_oracle(chain[0], check_hostname=False, check_time=True), chain[:1]),
+        (
+            leaf_oracle(chain[0], check_hostname=check_hostname, common_name=common_name),
+            chain[:1],
+        ),
+    ]
     reasons = list(verdict.reasons)
     for context, replayed in variants:
         result = replay_chain(context, replayed, host)
@@ -202,19 +226,6 @@ def every_reason(
         problem=verdict.problem,
         fix=verdict.fix,
     )
-
-
-def leaf_variants(
-    chain: tuple[bytes, ...], *, check_hostname: bool, common_name: bool
-) -> list[tuple[ssl.SSLContext, tuple[bytes, ...]]]:
-    """The leaf trusted on its own: its dates, key and usage, then its name."""
-    return [
-        (leaf_oracle(chain[0], check_hostname=False, check_time=True), chain[:1]),
-        (
-            leaf_oracle(chain[0], check_hostname=check_hostname, common_name=common_name),
-            chain[:1],
-        ),
-    ]
 
 
 # --- Judging with the policy's own anchors (check, explain) -------------------------------------

@@ -39,6 +39,7 @@ __all__ = [
     "key_algorithm",
     "parse_certificate",
     "pin_or_none",
+    "read_elements",
     "spki_pin",
 ]
 
@@ -332,9 +333,11 @@ def _long_length(data: bytes, pos: int, end: int, first: int) -> tuple[int, int]
     return length, pos + count
 
 
-def _children(data: bytes, pos: int, end: int) -> list[_Element]:
+def read_elements(data: bytes, pos: int, end: int) -> list[_Element]:
     """Read every element from ``pos`` to exactly ``end``, without descending into them.
 
+    Each element is ``(tag, where its header begins, where its contents start, where they
+    stop)``. The one TLV reader of the package: the subject hash walks names with it too.
     One call reads all the elements of a container: that, more than anything, makes this
     reader faster than loading the certificate with cryptography.
     """
@@ -352,7 +355,7 @@ def _children(data: bytes, pos: int, end: int) -> list[_Element]:
             length, pos = _long_length(data, pos, end, length)
         stop = pos + length
         if stop > end:
-            raise DERError("element longer than its container")
+            raise DERError("truncated element: it runs past its container")
         found.append((tag, begin, pos, stop))
         pos = stop
     return found
@@ -369,7 +372,7 @@ def _shape(elements: list[_Element], tags: tuple[int, ...], what: str) -> None:
 
 def _only(data: bytes, start: int, stop: int, tag: int, what: str) -> _Element:
     """Read ``start..stop`` as exactly one element with ``tag``."""
-    elements = _children(data, start, stop)
+    elements = read_elements(data, start, stop)
     if len(elements) != 1 or elements[0][0] != tag:
         raise DERError(f"malformed {what}")
     return elements[0]
@@ -379,7 +382,7 @@ def _contents(data: bytes, element: _Element, tag: int, what: str) -> list[_Elem
     """Return the elements inside ``element``, which must have ``tag``."""
     if element[0] != tag:
         raise DERError(f"malformed {what}")
-    return _children(data, element[2], element[3])
+    return read_elements(data, element[2], element[3])
 
 
 @lru_cache(maxsize=512)

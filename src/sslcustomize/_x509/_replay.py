@@ -24,7 +24,7 @@ import ssl
 from sslcustomize._support._frozen import dataclass
 from sslcustomize._x509._der import DERError, key_algorithm
 
-__all__ = ["ReplayResult", "replay_chain"]
+__all__ = ["ReplayResult", "der_chain", "replay_chain"]
 
 _TLS12 = b"\x03\x03"
 _HANDSHAKE = 22

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 
+from sslcustomize._x509._der import DERError, read_elements
+
 __all__ = ["subject_hash"]
 
 # String types OpenSSL canonicalises (ASN1_MASK_CANON), with the codec for each.
@@ -27,38 +29,12 @@ _UTF8STRING = 0x0C
 _SPACE = b" \t\n\v\f\r"
 
 
-def _read_tlv(data: bytes, offset: int) -> tuple[int, int, int]:
-    """Return (tag, start of value, end of value) of the DER element at ``offset``."""
-    tag = data[offset]
-    length = data[offset + 1]
-    start = offset + 2
-    if length & 0x80:
-        count = length & 0x7F
-        length = int.from_bytes(data[start : start + count], "big")
-        start += count
-    end = start + length
-    if end > len(data):
-        raise ValueError("truncated DER")
-    return tag, start, end
-
-
 def _encode_tlv(tag: int, value: bytes) -> bytes:
     length = len(value)
     if length < 0x80:
         return bytes((tag, length)) + value
     size = (length.bit_length() + 7) // 8
     return bytes((tag, 0x80 | size)) + length.to_bytes(size, "big") + value
-
-
-def _children(data: bytes, start: int, end: int) -> list[tuple[int, int, int, int]]:
-    """Return (tag, value start, value end, element start) for each element in a range."""
-    items = []
-    offset = start
-    while offset < end:
-        tag, value_start, value_end = _read_tlv(data, offset)
-        items.append((tag, value_start, value_end, offset))
-        offset = value_end
-    return items
 
 
 def _canonical_value(tag: int, value: bytes) -> bytes:
@@ -82,14 +58,14 @@ def _canonical_value(tag: int, value: bytes) -> bytes:
 
 def _subject_range(certificate: bytes) -> tuple[int, int]:
     """Return where the subject Name's content lies in a DER certificate."""
-    _, cert_start, cert_end = _read_tlv(certificate, 0)
-    _, tbs_start, tbs_end, _ = _children(certificate, cert_start, cert_end)[0]
-    fields = _children(certificate, tbs_start, tbs_end)
+    _, _, cert_start, cert_stop = read_elements(certificate, 0, len(certificate))[0]
+    _, _, tbs_start, tbs_stop = read_elements(certificate, cert_start, cert_stop)[0]
+    fields = read_elements(certificate, tbs_start, tbs_stop)
     if fields and fields[0][0] == 0xA0:  # [0] EXPLICIT version
         fields = fields[1:]
     # serialNumber, signature, issuer, validity, subject
-    _, subject_start, subject_end, _ = fields[4]
-    return subject_start, subject_end
+    _, _, subject_start, subject_stop = fields[4]
+    return subject_start, subject_stop
 
 
 def subject_hash(certificate_der: bytes) -> int:
@@ -102,25 +78,26 @@ def subject_hash(certificate_der: bytes) -> int:
         The hash as an unsigned 32-bit integer (format it with ``%08x``).
 
     Raises:
-        ValueError: The bytes are not a certificate this parser understands.
+        ValueError: The bytes are not a certificate this parser understands (the DER
+            module's strict reader frames every element).
     """
     try:
         data = certificate_der
         start, end = _subject_range(data)
         canonical = bytearray()
-        for rdn_tag, rdn_start, rdn_end, _ in _children(data, start, end):
+        for rdn_tag, _, rdn_start, rdn_end in read_elements(data, start, end):
             if rdn_tag != 0x31:
                 raise ValueError("RDN is not a SET")
             entries = []
-            for _, atv_start, atv_end, _ in _children(data, rdn_start, rdn_end):
-                (oid_tag, oid_start, oid_end, _), (value_tag, value_start, value_end, _) = (
-                    _children(data, atv_start, atv_end)
+            for _, _, atv_start, atv_end in read_elements(data, rdn_start, rdn_end):
+                (oid_tag, _, oid_start, oid_end), (value_tag, _, value_start, value_end) = (
+                    read_elements(data, atv_start, atv_end)
                 )
                 oid = _encode_tlv(oid_tag, data[oid_start:oid_end])
                 value = _canonical_value(value_tag, data[value_start:value_end])
                 entries.append(_encode_tlv(0x30, oid + value))
             canonical += _encode_tlv(0x31, b"".join(sorted(entries)))
-    except (IndexError, UnicodeDecodeError) as exc:
+    except (DERError, IndexError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read the certificate's subject: {exc}") from exc
     digest = hashlib.sha1(bytes(canonical), usedforsecurity=False).digest()
     return int.from_bytes(digest[:4], "little")
