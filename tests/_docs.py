@@ -1,4 +1,4 @@
-"""The documentation's code blocks, read by tests/test_docs.py and tests/test_schema.py."""
+"""The documentation's code blocks, read by test_docs (project) and test_schema (unit/policy)."""
 
 from __future__ import annotations
 
