@@ -55,7 +55,8 @@ _use_pyenv_interpreters([*PYTHONS, "3.12"])
 def tests(session: nox.Session) -> None:
     """Run the test suite against a wheel install (the .pth startup hook needs one)."""
     session.install(".[test]")
-    # Wheels for tests/test_coexist.py's pip-system-certs venv (the tests stay on loopback).
+    # Wheels for tests/loopback/test_coexist.py's pip-system-certs venv (the tests stay on
+    # loopback).
     wheelhouse = str(session.cache_dir / "wheelhouse")
     wheels = ("pip-system-certs==5.3", "truststore==0.10.5", "pip==25.3")
     session.run("python", "-m", "pip", "download", "-q", "--no-deps", "-d", wheelhouse, *wheels)

@@ -76,7 +76,7 @@ class Recipe:
 
 RECIPES = {
     # CPython 3.14 and 3.15 with OpenSSL 3.6, and their test suites (CPython's TLS tests);
-    # python3 (3.14) for /usr/bin/python3, which tests/test_startup_switches.py runs.
+    # python3 (3.14) for /usr/bin/python3, which tests/loopback/test_startup_switches.py runs.
     "sid": Recipe(
         suite="sid",
         packages=(

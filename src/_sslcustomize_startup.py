@@ -313,7 +313,7 @@ class Client:
 _HTTPS = "_create_default_https_context"
 #: Every client sslcustomize covers: the one registry that this hook (the modules it watches),
 #: ``sslcustomize._inject`` (the hooks it installs), ``doctor`` (the clients it lists) and
-#: tests/test_clients.py (docs/clients.md lists exactly these) read.
+#: tests/loopback/test_clients.py (docs/clients.md lists exactly these) read.
 CLIENTS = (
     Client("http.client", stdlib=True, hook="_stdlib", factory=_HTTPS),
     Client("urllib.request", stdlib=True, hook="_stdlib", factory=_HTTPS),

@@ -9,9 +9,10 @@
   (same arguments as the matching ``serve_*``), returns its ``ServerAddress`` and stops it when
   the test ends. Call it several times to start several servers.
 
-Helper modules live beside this file and are imported by name (``import _pki``): pytest puts
-this directory on ``sys.path`` because ``tests/`` is not a package (keep it without
-``__init__.py``).
+Helper modules live beside this file and are imported by name (``import _pki``) from every
+test directory (``unit/<layer>``, ``loopback``, ``system``, ``project``, ``lint``): pytest puts
+this directory on ``sys.path`` because ``tests/`` is not a package. Keep every directory
+without ``__init__.py``, and every test file's name unique (docs/architecture.md, "Tests").
 """
 
 from __future__ import annotations

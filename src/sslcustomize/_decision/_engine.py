@@ -154,8 +154,8 @@ _VERIFIER_STEPS = ANCHOR_STEPS
 # Every public member of ssl.SSLContext on Python 3.10-3.15, by what a copy of a context (an
 # engine) does with it; REPLACING_STEPS and ADDITIVE_STEPS are recorded and replayed.
 # A member a newer Python adds is in none of these: it is carried all the same (see
-# recorded_methods and carried_properties), and tests/test_carried_settings.py fails on that
-# Python until a person has classified it here.
+# recorded_methods and carried_properties), and tests/loopback/test_carried_settings.py fails
+# on that Python until a person has classified it here.
 COPIED_PROPERTIES = (  # read into Settings by name, set on the engine (see build_engine)
     "check_hostname",
     "hostname_checks_common_name",

@@ -14,8 +14,8 @@ of the same class, ``__hash__`` when frozen, ``__slots__``, assignment refused o
 instances (:class:`FrozenInstanceError`, an ``AttributeError``), pickling and :mod:`copy`; a
 method the class defines itself is kept. :func:`replace` is :func:`dataclasses.replace` for
 them. Not supported (not used here): ``__post_init__``, ``init=False``, ``ClassVar`` fields,
-inheritance between value classes, ordering. ``tests/test_frozen.py`` holds them to the
-behaviour of :mod:`dataclasses`.
+inheritance between value classes, ordering. ``tests/unit/support/test_frozen.py`` holds them
+to the behaviour of :mod:`dataclasses`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 from _fixtures import WritePolicy, run_python
 from _sslcustomize_startup import CLIENTS, FACTORIES, watched_modules
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "clients.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
 
 
 def _table(section: str) -> list[list[str]]:

@@ -11,12 +11,12 @@ from typing import Any
 import jsonschema
 import pytest
 
+from _docs import POLICY_BLOCKS
 from sslcustomize._cli import main
 from sslcustomize._policy import _model as _policy_model
 from sslcustomize._policy import _schema
 from sslcustomize._trust._checked_policy import parse_policy
 from sslcustomize.exceptions import PolicyError
-from test_docs import POLICY_BLOCKS
 
 if sys.version_info >= (3, 11):
     import tomllib

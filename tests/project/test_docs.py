@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 import trustme
 
 import sslcustomize
+from _docs import DOCS, POLICY_BLOCKS, ROOT, blocks
 from sslcustomize._cli import COMMANDS, build_parser
 from sslcustomize._trust._checked_policy import parse_policy
-
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
-
-
-def _blocks(path: Path, language: str) -> list[str]:
-    text = path.read_text(encoding="utf-8")
-    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.DOTALL)
-
-
-POLICY_BLOCKS = [
-    pytest.param(block, id=f"{path.name}-{index}")
-    for path in (ROOT / "README.md", *sorted(DOCS.glob("*.md")))
-    for index, block in enumerate(_blocks(path, "toml"))
-]
 
 
 @pytest.mark.parametrize("block", POLICY_BLOCKS)
@@ -40,7 +25,7 @@ def test_policy_examples_are_valid(block: str, tmp_path: Path) -> None:
 PYTHON_BLOCKS = [
     pytest.param(block, id=f"{path.name}-{index}")
     for path in (DOCS / "api.md", ROOT / "README.md")
-    for index, block in enumerate(_blocks(path, "python"))
+    for index, block in enumerate(blocks(path, "python"))
 ]
 
 

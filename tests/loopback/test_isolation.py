@@ -201,7 +201,7 @@ def test_startup_hook_imports_the_package_beside_it(
 
 def test_every_subprocess_of_the_package_is_audited() -> None:
     """Only discovery, `run`'s user command and report's journalctl start processes (docs)."""
-    source = Path(__file__).parent.parent / "src" / "sslcustomize"
+    source = Path(__file__).parents[2] / "src" / "sslcustomize"
     starters = ("subprocess.run(", "subprocess.call(", "subprocess.Popen(", "os.exec", "os.spawn")
     found = sorted(
         str(path.relative_to(source))

@@ -16,7 +16,7 @@ from sslcustomize._runtime import _state
 if TYPE_CHECKING:
     from conftest import StartServer
 
-CLI_DOCS = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
+CLI_DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
 
 def _sessions() -> list[list[tuple[str, str]]]:

@@ -12,7 +12,7 @@ import pytest
 
 from _fixtures import WritePolicy, run_python
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def test_originals_import_only_the_standard_library() -> None:
