@@ -182,7 +182,9 @@ class Runtime:
             chain,
             host,
             without_hostname=lambda: self.verifier(settings, replace(spec, check_hostname=False)),
-            without_dates=lambda: self.verifier(settings, replace(spec, add_flags=NO_CHECK_TIME)),
+            without_dates=lambda: self.verifier(
+                settings, replace(spec, add_flags=spec.add_flags | NO_CHECK_TIME)
+            ),
             check_hostname=spec.check_hostname,
             common_name=settings.common_name,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ssl
+from typing import Any
 
 import pytest
 import trustme
@@ -11,7 +12,7 @@ from cryptography.hazmat.primitives import serialization
 
 import _pki
 from sslcustomize._decision._decide import decide
-from sslcustomize._decision._engine import EngineSpec, settings_of
+from sslcustomize._decision._engine import NO_CHECK_TIME, EngineSpec, settings_of
 from sslcustomize._runtime._state import current_policy, current_runtime
 from sslcustomize._verdict._analysis import every_reason
 from sslcustomize._verdict._verify import Check, judge_chain, leaf_oracle, with_every_reason
@@ -125,3 +126,26 @@ def test_runtime_and_check_name_the_same_reasons(pki: _pki.TestPKI) -> None:
     expected = {"unknown_issuer", "expired", "hostname_mismatch"}
     assert set(verdict.reasons) == expected
     assert set(every_reason(plan, chain)) == expected
+
+
+def test_the_replay_without_dates_keeps_the_flags_the_plan_added(
+    pki: _pki.TestPKI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runtime's verifier without dates adds NO_CHECK_TIME to the plan's flags, drops none."""
+    import sslcustomize._verdict._verify as verify
+
+    chain = _der(pki["expired_wrong_host"].chain_pem)
+    decision = decide(current_policy(), host="localhost", port=443)
+    runtime = current_runtime()
+    seen: dict[str, int] = {}
+
+    def spy(verdict: object, *args: object, without_dates: Any, **kwargs: object) -> object:
+        seen["flags"] = without_dates().verify_flags
+        return verdict
+
+    monkeypatch.setattr(verify, "with_every_reason", spy)
+    strict = getattr(ssl, "VERIFY_X509_STRICT", 0x20)
+    spec = EngineSpec(add_flags=strict)
+    runtime.verdict(settings_of(ssl.create_default_context(), ()), spec, decision, chain, "x")
+    assert seen["flags"] & strict == strict
+    assert seen["flags"] & NO_CHECK_TIME == NO_CHECK_TIME
