@@ -6,7 +6,6 @@ inputs always give the same answer and every branch is testable without a networ
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 
 from sslcustomize._policy._hosts import normalize_host
@@ -22,6 +21,7 @@ from sslcustomize._support._frozen import dataclass, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import datetime as dt
     from typing import TypeVar
 
     from sslcustomize._policy._model import EnvTrust

@@ -8,7 +8,6 @@ rules there are.
 
 from __future__ import annotations
 
-import re
 import socket
 from collections.abc import Callable, Iterable, Iterator
 
@@ -29,7 +28,9 @@ __all__ = ["HostIndex", "HostPattern", "normalize_host", "parse_address", "parse
 T = TypeVar("T")
 PatternKind = Literal["name", "wildcard", "address", "network"]
 
-_LABEL = r"^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$"  # compiled by re on first use
+# What a DNS label may hold (underscores too: SRV and DKIM names have them). Checked without
+# re: compiling the pattern cost ~0.3 ms of a hooked process's first context.
+_LABEL_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,10 +94,20 @@ def _parse_port(text: str) -> int:
     return int(text)
 
 
+def _valid_label(label: str) -> bool:
+    """Tell whether ``label`` is 1 to 63 of ``[a-z0-9_-]``, with no hyphen at either end."""
+    return (
+        0 < len(label) <= 63
+        and _LABEL_CHARACTERS.issuperset(label)
+        and label[0] != "-"
+        and label[-1] != "-"
+    )
+
+
 def _check_name(name: str) -> None:
     labels = name.split(".")
     for label in labels:
-        if not re.match(_LABEL, label):
+        if not _valid_label(label):
             shown = label or "(empty)"
             raise ValueError(f"label {shown!r} is not a valid DNS label")
 

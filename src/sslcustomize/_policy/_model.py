@@ -5,7 +5,6 @@ Frozen values only: reading files is :mod:`._read`, merging layers :mod:`._merge
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 
 from sslcustomize._policy._hosts import HostIndex, HostPattern
@@ -13,6 +12,8 @@ from sslcustomize._support._frozen import dataclass, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    # datetime only in annotations: a policy without dates does not load it (~0.4 ms).
+    import datetime as dt
     from typing import Any, Generic, Literal, TypeVar
 
     from sslcustomize.exceptions import PolicyError

@@ -12,7 +12,6 @@ wall-clock minute: a certificate's dates, not the trust sources, decide when tho
 
 from __future__ import annotations
 
-import datetime as dt
 import ssl
 import time
 from collections import OrderedDict
@@ -109,7 +108,10 @@ class Runtime:
     def decision(self, name: str, host: str | None, port: int | None) -> Decision:
         """Return the decision for a connection to ``host`` and ``port``."""
         if host is not None and len(self.policy.index):
-            found = decide(self.policy, host=host, port=port, context=name, today=dt.date.today())
+            import datetime  # noqa: PLC0415 - the first connection's, not the first context's
+
+            today = datetime.date.today()
+            found = decide(self.policy, host=host, port=port, context=name, today=today)
         else:
             found = self.base_decision(name)
         if found.environment:

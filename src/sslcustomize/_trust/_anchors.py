@@ -420,6 +420,9 @@ class TrustCache:
         self._resolved: dict[tuple[TrustSource, ...], _Resolved] = {}
         self._by_content: dict[str, Anchors] = {}
         self._system: SystemStore | None = None
+        # The system bundle's real path when the system directory indexes it (else None),
+        # worked out once with the store: each check of a bundle compares its path with it.
+        self._indexed_bundle: str | None = None
         self._generation = 0
         self._checked = float("-inf")
 
@@ -427,7 +430,10 @@ class TrustCache:
         """Return the platform store, found once per cache (see :func:`find_system_store`)."""
         store = self._system
         if store is None:
-            store = self._system = find_system_store()
+            store = find_system_store()
+            covered = _file_covered_by_directory(store)
+            self._indexed_bundle = os.path.realpath(store.file or "") if covered else None
+            self._system = store
         return store
 
     def anchors_for(self, sources: Iterable[TrustSource]) -> Anchors:
@@ -532,9 +538,8 @@ class TrustCache:
                 f"{source.path!r} is not an OpenSSL hashed directory; run 'openssl rehash' on it"
             )
         store = self.system_store()
-        if _file_covered_by_directory(store) and os.path.realpath(source.path) == os.path.realpath(
-            store.file or ""
-        ):
+        indexed = self._indexed_bundle
+        if indexed is not None and os.path.realpath(source.path) == indexed:
             # The system bundle (SSL_CERT_FILE often names it): its directory indexes it.
             return Anchors(directories=(store.directory or "",))
         return bundle_anchors(source.path, self._by_content)
@@ -556,7 +561,7 @@ class TrustCache:
     def _system_anchors(self) -> Anchors:
         store = self.system_store()
         anchors = Anchors(directories=(store.directory,)) if store.directory else Anchors()
-        if store.file and not (store.directory and _file_covered_by_directory(store)):
+        if store.file and self._indexed_bundle is None:
             anchors += bundle_anchors(store.file, self._by_content)
         return anchors
 

@@ -1,0 +1,154 @@
+"""The hooked first context's shortcuts: checks written without ``re``, modules loaded late.
+
+The policy reader checks DNS labels, pins and context names with string methods (compiling
+the patterns cost a hooked process ~0.4 ms of its first context), ``datetime`` loads only
+for a policy that holds a date, and the key-line locator only when the parse cache misses.
+Each shortcut accepts exactly what the pattern it replaces accepted, except a label that
+ends in a newline, which the pattern let through (``$`` matches before a final newline).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from _fixtures import WritePolicy, run_python
+from sslcustomize._policy._hosts import parse_host_pattern
+from sslcustomize._policy._read import parse_policy
+from sslcustomize.exceptions import PolicyError
+
+needs_wheel = pytest.mark.skipif(
+    not any(os.path.isfile(os.path.join(p, "sslcustomize.pth")) for p in sys.path if p),
+    reason="needs a wheel install (the .pth hook); run through nox",
+)
+
+#: The pattern that DNS labels were matched with, kept to compare the string checks with.
+OLD_LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+#: The pattern that pins were matched with.
+OLD_PIN = r"sha256/([A-Za-z0-9+/]{43}=)"
+GOOD_PIN = "sha256/" + "A" * 43 + "="
+
+LABELS = [
+    "a", "z9", "_dmarc", "a-b", "a_b", "x" * 63, "x" * 64, "-a", "a-", "-", "", "a b", "a\t",
+    "a--b", "0", "_", "a" + "-" * 61 + "b", "a" + "-" * 62 + "b", "a$", "a/b",
+]  # fmt: skip
+PINS = [
+    GOOD_PIN, "sha256/" + "A" * 42 + "=", "sha256/" + "A" * 44, "sha256/" + "A" * 43 + "==",
+    "sha1/" + "A" * 43 + "=", "sha256/" + "A" * 42 + "-=", "sha256/" + "A" * 42 + "==",
+    " " + GOOD_PIN + " ", "SHA256/" + "A" * 43 + "=", "sha256/" + "é" * 43 + "=",
+    "sha256/" + "/+" * 21 + "A=", "sha256/" + "A" * 42 + "B=",
+]  # fmt: skip
+CONTEXT_NAMES = [
+    "myapp", "myapp.billing", "_x.y_2", "a..b", ".a", "a.", "2a", "a-b", "é", "a.2b", "a b",
+]  # fmt: skip
+
+
+def _no_check(_source: object) -> None:
+    """Accept every trust source (these tests check no trust source)."""
+
+
+def _accepts(text: str, tmp_path: Path) -> bool:
+    try:
+        parse_policy(text, path=str(tmp_path / "p.toml"), layer="process", check_source=_no_check)
+    except PolicyError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_a_label_is_checked_as_the_pattern_checked_it(label: str) -> None:
+    """A DNS label is accepted exactly when the old pattern matched all of it."""
+    expected = re.fullmatch(OLD_LABEL, label) is not None
+    try:
+        parse_host_pattern(f"{label}.example")
+    except ValueError:
+        accepted = False
+    else:
+        accepted = True
+    assert accepted == expected
+
+
+def test_a_label_ending_in_a_newline_is_refused() -> None:
+    """A label with a trailing newline is refused (the old ``re.match`` let it through)."""
+    assert re.match(f"^{OLD_LABEL}$", "nas\n") is not None  # what the old check did
+    with pytest.raises(ValueError, match="DNS label"):
+        parse_host_pattern("nas\n.example")
+    assert parse_host_pattern("nas.example").value == "nas.example"  # its twin
+
+
+@pytest.mark.parametrize("pin", PINS)
+def test_a_pin_is_checked_as_the_pattern_checked_it(pin: str, tmp_path: Path) -> None:
+    """A pin is accepted exactly when the old pattern matched and it decodes to 32 bytes."""
+    import base64
+    import binascii
+
+    match = re.fullmatch(OLD_PIN, pin.strip())
+    try:
+        expected = match is not None and len(base64.b64decode(match[1], validate=True)) == 32
+    except binascii.Error:
+        expected = False
+    text = f"[[exception]]\nhost = 'a.example'\nreason = 'r'\npin = [{json.dumps(pin)}]\n"
+    assert _accepts(text, tmp_path) == expected
+
+
+@pytest.mark.parametrize("name", CONTEXT_NAMES)
+def test_a_context_name_is_checked_as_the_pattern_checked_it(name: str, tmp_path: Path) -> None:
+    """A ``[context."name"]`` is accepted exactly when the old pattern matched it."""
+    pattern = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+    expected = re.fullmatch(pattern, name) is not None
+    text = f"[context.{json.dumps(name)}]\nmode = 'report'\n"
+    assert _accepts(text, tmp_path) == expected
+
+
+FIRST_CONTEXT = """
+import json, ssl, sys
+ssl.create_default_context()
+print(json.dumps(sorted(sys.modules)))
+"""
+NO_DATE = """\
+version = 1
+trust = ["system"]
+
+[[exception]]
+host = "appliance.example.internal"
+pin = ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]
+reason = "a pinned appliance"
+"""
+
+
+def _loaded(policy: Path) -> set[str]:
+    result = run_python(FIRST_CONTEXT, env={"SSLCUSTOMIZE_POLICY": str(policy)})
+    assert result.stderr == "", result.stderr
+    return set(json.loads(result.stdout))
+
+
+@needs_wheel
+def test_a_policy_without_dates_loads_no_datetime(write_policy: WritePolicy) -> None:
+    """A warm first context under a policy with no date does not import ``datetime``."""
+    policy = write_policy(NO_DATE)
+    _loaded(policy)  # reads the policy once: the cache is warm after it
+    loaded = _loaded(policy)
+    assert "sslcustomize._policy._read" in loaded  # the policy was read
+    assert "datetime" not in loaded
+    assert "sslcustomize._policy._lines" not in loaded  # a warm cache locates no key
+
+
+@needs_wheel
+def test_a_policy_with_a_date_still_reads_it(write_policy: WritePolicy) -> None:
+    """Twin: with ``expires``, ``datetime`` loads and the date is read from the warm cache."""
+    policy = write_policy(NO_DATE + "expires = 2099-01-01\n")
+    code = (
+        "import ssl\nssl.create_default_context()\n"
+        "from sslcustomize._runtime._state import current_policy\n"
+        "print(repr(current_policy().exceptions[0].expires))\n"
+    )
+    env = {"SSLCUSTOMIZE_POLICY": str(policy)}
+    first = run_python(code, env=env)
+    warm = run_python(code, env=env)
+    assert first.stdout.strip() == warm.stdout.strip() == "datetime.date(2099, 1, 1)"
+    assert "datetime" in _loaded(policy)
