@@ -339,7 +339,7 @@ def test_another_user_gets_its_own_safe_cache() -> None:
         bundle, _, _, _ = _two_ca_bundle(base)
         os.chmod(bundle, 0o644)
         code = (
-            "import os, tempfile, hashlib\n"
+            "import os, tempfile, hashlib, datetime  # as nobody, the stdlib is unreadable\n"
             "from sslcustomize._support import _paths\n"
             "from sslcustomize._trust import _anchors as _trust\n"
             "os.setgid(65534); os.setuid(65534)\n"
