@@ -847,6 +847,8 @@ class Analyzer:
         """Return whether a test reads a parameter, and its value with default arguments."""
         params = _parameter_names(self.function)
         flags = _flag_names(test)
+        if _reads_user_option(test):
+            return True, None  # ``if not module.params["validate_certs"]``: the user's choice
         if not any(n in params or isinstance(self.lookup(n), Param) for n in flags):
             return False, None
         return True, self._truth(test)
@@ -1008,7 +1010,8 @@ class Analyzer:
             if distinctive and not _is_server_call(attr):
                 # A parameter passed through (``Config(ssl_cert_reqs=ssl_cert_reqs)``): its
                 # default is this function's, for a callee of unknown kind; check the callers.
-                self._sink(distinctive[0], value, distinctive[1], location, defaults=False)
+                given = _spec_default(value)
+                self._sink(distinctive[0], given, distinctive[1], location, defaults=False)
             elif name in t.ENV_VARS and _env_insecure(t.ENV_VARS[name], value):
                 self.report("SSC303", location)
         if known_sinks is None and qualname != "ssl.wrap_socket" and "cert_reqs" in kwmap:
@@ -1518,6 +1521,17 @@ class Analyzer:
                     return base.items[index.value]
         return UNKNOWN
 
+    def _lookup_name(self, node: ast.expr) -> str | None:
+        """The name ``getattr`` looks up: a static string, or a parameter's string default.
+
+        ``def floor(name="TLSv1"): getattr(ssl.TLSVersion, name)`` looks up ``TLSv1`` when the
+        caller says nothing.
+        """
+        value = self.resolve(node)
+        if isinstance(value, Param) and isinstance(value.default, Const):
+            return value.default.value if isinstance(value.default.value, str) else None
+        return self._static_str(node)
+
     def _static_str(self, node: ast.AST) -> str | None:
         """Return the string an expression builds from literals (``"a" + "b"``, ``"".join``)."""
         if (
@@ -1664,7 +1678,7 @@ class Analyzer:
     def _resolve_builtin_call(self, name: str, node: ast.Call) -> Value:  # noqa: PLR0911 - per case
         """The value of a call of a builtin: ``getattr`` with a known name, empty constructors."""
         if name == "builtins.getattr" and len(node.args) >= 2:
-            base, attr = self.resolve(node.args[0]), self._static_str(node.args[1])
+            base, attr = self.resolve(node.args[0]), self._lookup_name(node.args[1])
             if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
                 return Ref(t.normalize(f"{base.qualname}.{attr}"))
             if isinstance(base, Ref) and base.qualname in _VERB_MODULES:
@@ -1693,7 +1707,10 @@ class Analyzer:
         for keyword in node.keywords:
             if keyword.arg in {"protocol", "purpose"}:
                 first = self.resolve(keyword.value)
-        name = first.qualname if isinstance(first, Ref) else None
+        # A parameter's default is what the context gets when the caller says nothing
+        # (``def wrap(sock, version=ssl.PROTOCOL_TLSv1): ssl.SSLContext(version)``).
+        given = _param(first) if first is not None else None
+        name = given.qualname if isinstance(given, Ref) else None
         if factory == "ssl.SSLContext":
             if name == "ssl.PROTOCOL_TLS_SERVER":
                 origin = "server"
@@ -1878,6 +1895,33 @@ def _attribute_owner(node: ast.expr) -> ast.expr | None:
     ):
         return node.args[0]
     return None
+
+
+def _reads_user_option(test: ast.expr) -> bool:
+    """Tell whether a test reads an Ansible module's option (``module.params["validate_certs"]``).
+
+    The option is what the user of the module wrote in a task: a branch taken on it is the
+    user's opt-out, as a branch on a library function's parameter is its caller's.
+    """
+    return any(
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "params"
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, str)
+        for node in ast.walk(test)
+    )
+
+
+def _spec_default(value: Value) -> Value:
+    """Return the ``default`` of an option spec: ``dict(type="bool", default=False)``.
+
+    An Ansible module's argument spec gives each option as a dict: its ``default`` is what the
+    module does when the user says nothing. Any other value is returned as it is.
+    """
+    if isinstance(value, DictVal) and "type" in value.entries and "default" in value.entries:
+        return value.entries["default"]
+    return value
 
 
 def _calls(tree: ast.AST, lines: list[int] | None) -> Iterator[ast.Call]:
