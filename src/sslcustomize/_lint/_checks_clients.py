@@ -68,7 +68,13 @@ class ClientChecks(VersionChecks):
             for name, code in (("verify", "SSC101"), ("ssl", "SSC103"), ("verify_ssl", "SSC103")):
                 if name in kwmap:
                     self._sink("falsy", kwmap[name][0], code, kwmap[name][1])
+        self._check_distinctive_keywords(attr, kwmap)
+        if known_sinks is None and qualname != "ssl.wrap_socket" and "cert_reqs" in kwmap:
+            value, location = kwmap["cert_reqs"]
+            self._sink("cert_none", value, "SSC504" if attr == "tls_set" else "SSC104", location)
 
+    def _check_distinctive_keywords(self, attr: str, kwmap: _KwMap) -> None:
+        """Keywords whose name alone says what they do, and environment variables as keywords."""
         for name, (value, location) in kwmap.items():
             distinctive = t.DISTINCTIVE_KEYWORDS.get(name)
             if distinctive and not _is_server_call(attr):
@@ -78,9 +84,6 @@ class ClientChecks(VersionChecks):
                 self._sink(distinctive[0], given, distinctive[1], location, defaults=False)
             elif name in t.ENV_VARS and _env_insecure(t.ENV_VARS[name], value):
                 self.report("SSC303", location)
-        if known_sinks is None and qualname != "ssl.wrap_socket" and "cert_reqs" in kwmap:
-            value, location = kwmap["cert_reqs"]
-            self._sink("cert_none", value, "SSC504" if attr == "tls_set" else "SSC104", location)
 
     def _check_client_options(
         self,
@@ -99,6 +102,17 @@ class ClientChecks(VersionChecks):
             self._check_sslopt(kwmap["sslopt"][0])
         if attr == "Tls" and "validate" in kwmap and _is_cert_none(kwmap["validate"][0]):
             self.report("SSC508", kwmap["validate"][1])
+        self._check_special_clients(node, qualname, attr, args, kwmap)
+
+    def _check_special_clients(
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+    ) -> None:
+        """Options given by a call's own shape: pycurl's ``setopt``, pyVmomi, mqtt, mongo URIs."""
         if attr == "setopt" and len(args) >= 2 and _option_name(args[0]) in t.PYCURL_VERIFY_OPTIONS:
             found = self._argument(args, kwmap, "value", 1)
             if found and _is_falsy(found[0]):
@@ -110,10 +124,13 @@ class ClientChecks(VersionChecks):
             if found and _is_const(found[0], True):
                 self.report("SSC504", found[1])
         if qualname in t.MONGO_CLIENTS:
-            for item in args:
-                text = _str(self.resolve(item))
-                if text and any(flag in text.lower() for flag in t.MONGO_URI_FLAGS):
-                    self.report("SSC503", item)
+            self._check_mongo_uris(args)
+
+    def _check_mongo_uris(self, args: list[ast.expr]) -> None:
+        for item in args:
+            text = _str(self.resolve(item))
+            if text and any(flag in text.lower() for flag in t.MONGO_URI_FLAGS):
+                self.report("SSC503", item)
 
     def _check_env_entries(self, value: DictVal) -> None:
         if isinstance(value.node, ast.Dict):

@@ -58,16 +58,19 @@ class ContextChecks(AnalyzerCore):
                 continue
             self._finish_client_context(state)
 
+    def _finish_pyopenssl_context(self, state: ContextState, *, quiet: bool) -> None:
+        if not quiet:
+            for code, node in state.weakenings:
+                self.report(code, node)
+        if state.client and not state.verified and not state.weakenings:
+            self.report("SSC209", state.node)
+
     def _finish_client_context(self, state: ContextState) -> None:
         # Decided per context: a context handed to a client is a client's, whatever else the
         # function does; otherwise server hints around it keep it quiet.
         quiet = not state.client and (state.server_hint or self._has_server_hints(state.scope))
         if state.origin == "pyopenssl":
-            if not quiet:
-                for code, node in state.weakenings:
-                    self.report(code, node)
-            if state.client and not state.verified and not state.weakenings:
-                self.report("SSC209", state.node)
+            self._finish_pyopenssl_context(state, quiet=quiet)
             return
         for code, node in state.weakenings:
             self.report(code, node)
@@ -87,6 +90,17 @@ class ContextChecks(AnalyzerCore):
         args: list[ast.expr],
         kwmap: _KwMap,
     ) -> None:
+        self._check_context_factories(node, qualname, kwmap)
+        if isinstance(callee, Method) and isinstance(callee.receiver, Instance):
+            self._context_method(callee.receiver, attr, args, kwmap)
+        if not self.contexts and not self._in_compare:
+            # No context followed yet, so no argument is one: a context made in an argument
+            # (``f(ssl.create_default_context())``) was registered when that call was visited.
+            return
+        self._follow_context_arguments(attr, args, kwmap)
+
+    def _check_context_factories(self, node: ast.Call, qualname: str | None, kwmap: _KwMap) -> None:
+        """The legacy opt-out, contexts made (followed from here), and ``ssl.wrap_socket``."""
         if qualname == "sslcustomize.create_legacy_context":
             self.report("SSC901", node)
         elif qualname in t.CONTEXT_FACTORIES and not self._in_compare:
@@ -96,12 +110,9 @@ class ContextChecks(AnalyzerCore):
             mode = kwmap.get("cert_reqs")
             if not server and (mode is None or _is_cert_none(mode[0])):
                 self.report("SSC205", mode[1] if mode else node)
-        if isinstance(callee, Method) and isinstance(callee.receiver, Instance):
-            self._context_method(callee.receiver, attr, args, kwmap)
-        if not self.contexts and not self._in_compare:
-            # No context followed yet, so no argument is one: a context made in an argument
-            # (``f(ssl.create_default_context())``) was registered when that call was visited.
-            return
+
+    def _follow_context_arguments(self, attr: str, args: list[ast.expr], kwmap: _KwMap) -> None:
+        """A followed context given to a call: used by a server, or by a client."""
         given = [(self.resolve(a), "") for a in args] + [(v, k) for k, (v, _) in kwmap.items()]
         if attr in _SERVER_CALLS:
             for value, _ in given:
@@ -128,11 +139,7 @@ class ContextChecks(AnalyzerCore):
                 state.server = True
             return
         if attr in {"wrap_socket", "wrap_bio"}:
-            side = kwmap.get("server_side")
-            if side is not None and _is_const(side[0], True):
-                state.server = True
-            elif (side is not None and _is_const(side[0], False)) or "server_hostname" in kwmap:
-                state.use_by_client()
+            _wrapped(state, kwmap)
         elif attr == "load_cert_chain" and state.origin == "bare":
             state.server_hint = True  # most often a server; a client would set verify_mode
         elif attr.startswith(("use_certificate", "use_privatekey")):
@@ -187,3 +194,12 @@ class ContextChecks(AnalyzerCore):
             return False
         function = self._function_named(name)
         return function is not None and _returns_true_always(function)
+
+
+def _wrapped(state: ContextState, kwmap: _KwMap) -> None:
+    """``ctx.wrap_socket(...)``: a server's if ``server_side=True``, a client's if it says so."""
+    side = kwmap.get("server_side")
+    if side is not None and _is_const(side[0], True):
+        state.server = True
+    elif (side is not None and _is_const(side[0], False)) or "server_hostname" in kwmap:
+        state.use_by_client()

@@ -104,25 +104,41 @@ class PatchChecks(ClientChecks):
             value = category[0] if category else (self.resolve(args[0]) if args else None)
             if value is None or _is_warning_class(value):
                 self.report("SSC105", node)
-        elif qualname in {"warnings.filterwarnings", "warnings.simplefilter"}:
-            index = 2 if qualname == "warnings.filterwarnings" else 1
-            action = kwmap.get("action") or ((self.resolve(args[0]), node) if args else None)
-            category = kwmap.get("category") or (
-                (self.resolve(args[index]), node) if len(args) > index else None
-            )
-            message = kwmap.get("message") or (
-                (self.resolve(args[1]), node)
-                if qualname == "warnings.filterwarnings" and len(args) > 1
-                else None
-            )
-            ignored = action is not None and _str(action[0]) == "ignore"
-            by_category = (
-                category is not None
-                and isinstance(category[0], Ref)
-                and category[0].qualname.endswith("InsecureRequestWarning")
-            )
-            # urllib3's text: "Unverified HTTPS request is being made to host ..."
-            text = _str(message[0]) if message else None
-            by_message = text is not None and "unverified https" in text.lower()
-            if ignored and (by_category or by_message):
-                self.report("SSC105", node)
+        elif qualname in {
+            "warnings.filterwarnings",
+            "warnings.simplefilter",
+        } and self._ignores_insecure_warning(node, qualname, args, kwmap):
+            self.report("SSC105", node)
+
+    def _warning_filter_argument(
+        self, node: ast.Call, args: list[ast.expr], kwmap: _KwMap, name: str, index: int | None
+    ) -> tuple[Value, ast.AST] | None:
+        """A ``warnings`` filter's argument, by keyword or at ``index`` (``None``: keyword only)."""
+        if name in kwmap:
+            return kwmap[name]
+        if index is not None and len(args) > index:
+            return self.resolve(args[index]), node
+        return None
+
+    def _ignores_insecure_warning(
+        self, node: ast.Call, qualname: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> bool:
+        """Tell whether a ``warnings`` filter ignores urllib3's ``InsecureRequestWarning``."""
+        filterwarnings = qualname == "warnings.filterwarnings"
+        action = self._warning_filter_argument(node, args, kwmap, "action", 0)
+        category = self._warning_filter_argument(
+            node, args, kwmap, "category", 2 if filterwarnings else 1
+        )
+        message = self._warning_filter_argument(
+            node, args, kwmap, "message", 1 if filterwarnings else None
+        )
+        ignored = action is not None and _str(action[0]) == "ignore"
+        by_category = (
+            category is not None
+            and isinstance(category[0], Ref)
+            and category[0].qualname.endswith("InsecureRequestWarning")
+        )
+        # urllib3's text: "Unverified HTTPS request is being made to host ..."
+        text = _str(message[0]) if message else None
+        by_message = text is not None and "unverified https" in text.lower()
+        return ignored and (by_category or by_message)

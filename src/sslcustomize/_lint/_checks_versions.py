@@ -64,6 +64,20 @@ class VersionChecks(ContextChecks):
         elif name in t.MIN_VERSION_KEYWORDS and _weak_setting(name, value):
             self.report("SSC702", default)
 
+    def _check_weak_method(
+        self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """A method whose first argument sets a version bound, options, ciphers or a mode."""
+        first = self.resolve(args[0])
+        code = _WEAK_METHODS[attr]
+        if code == "SSC208":
+            if qualname is None:  # receiver unknown: set_verify(VERIFY_NONE) or the like
+                off = self._verify_off(args, kwmap)
+                if off is not None and (off is not args[0] or self._names_verify_flag(args[0])):
+                    self._weaken(None, code, off)
+        elif _weak_setting(attr, first):
+            self.report(code, args[0])
+
     def _check_weak_tls(
         self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
     ) -> None:
@@ -74,15 +88,7 @@ class VersionChecks(ContextChecks):
                 if not isinstance(value, Param) and _ref_in(value, t.WEAK_PROTOCOLS):
                     self.report("SSC701", item)
         elif args and attr in _WEAK_METHODS:
-            first = self.resolve(args[0])
-            code = _WEAK_METHODS[attr]
-            if code == "SSC208":
-                if qualname is None:  # receiver unknown: set_verify(VERIFY_NONE) or the like
-                    off = self._verify_off(args, kwmap)
-                    if off is not None and (off is not args[0] or self._names_verify_flag(args[0])):
-                        self._weaken(None, code, off)
-            elif _weak_setting(attr, first):
-                self.report(code, args[0])
+            self._check_weak_method(qualname, attr, args, kwmap)
         for name, (value, location) in kwmap.items():
             weak = _weak_setting(name, value)
             if weak and not (weak in {"SSC701", "SSC702"} and isinstance(value, Param)):
