@@ -51,6 +51,7 @@ from sslcustomize._lint._siblings import sibling_file
 from sslcustomize._lint._values import (
     UNKNOWN,
     Const,
+    ContextState,
     DictVal,
     Instance,
     Method,
@@ -351,7 +352,7 @@ class Analyzer(PatchChecks):
         store = ast.copy_location(ast.Attribute(owner, name, ast.Store()), stmt)
         self._assign_attribute(store, value, value_node, stmt)
 
-    def _assign_attribute(  # noqa: PLR0912 - one case per attribute that rules read
+    def _assign_attribute(
         self, target: ast.Attribute, value: Value, value_node: ast.expr, stmt: ast.AST
     ) -> None:
         base = self.resolve(target.value)
@@ -373,6 +374,20 @@ class Analyzer(PatchChecks):
         self._check_attribute_value(attr, value, stmt)
         if state is None and _is_self(target.value) and _name_of(self.function) == "__init__":
             return  # a context wrapper class sets up its own attributes (urllib3's pyOpenSSL)
+        self._assign_verification(base, target, value, state, stmt)
+        if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
+            self.class_attrs.setdefault(attr, value)
+
+    def _assign_verification(
+        self,
+        base: Value,
+        target: ast.Attribute,
+        value: Value,
+        state: ContextState | None,
+        stmt: ast.AST,
+    ) -> None:
+        """``verify_mode``, ``check_hostname`` of a context, ``verify`` of a session."""
+        attr = target.attr
         if attr == "verify_mode":
             if _is_cert_none(value):
                 self._weaken(state, "SSC201", stmt)
@@ -387,8 +402,6 @@ class Analyzer(PatchChecks):
                 state.repair("SSC202")
         elif attr == "verify" and _is_falsy(value) and self._session_target(base, target):
             self.report("SSC102", stmt)  # False, 0, "": requests reads it as off
-        if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
-            self.class_attrs.setdefault(attr, value)
 
     def _keep_init_param(self, target: ast.Attribute, value: Param) -> None:
         """``self.verify = verify`` in ``__init__``: read back as that parameter in the methods.
@@ -511,7 +524,7 @@ class Analyzer(PatchChecks):
             return False, None
         return True, self._truth(test)
 
-    def _truth(self, test: ast.expr) -> bool | None:  # noqa: PLR0911 - one case per form
+    def _truth(self, test: ast.expr) -> bool | None:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             inner = self._truth(test.operand)
             return None if inner is None else not inner
@@ -522,20 +535,24 @@ class Analyzer(PatchChecks):
                 return stop
             return None if None in values else not stop
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
-            left = _param(self.resolve(test.left))
-            right = _param(self.resolve(test.comparators[0]))
-            if isinstance(left, Ref) and isinstance(right, Ref):
-                left, right = Const(left.qualname, test), Const(right.qualname, test)
-            if not (isinstance(left, Const) and isinstance(right, Const)):
-                return None
-            op = test.ops[0]
-            if isinstance(op, ast.Is | ast.Eq):
-                return left.value is right.value or left.value == right.value
-            if isinstance(op, ast.IsNot | ast.NotEq):
-                return not (left.value is right.value or left.value == right.value)
-            return None
+            return self._compare_truth(test)
         value = _param(self.resolve(test))
         return bool(value.value) if isinstance(value, Const) else None
+
+    def _compare_truth(self, test: ast.Compare) -> bool | None:
+        """``x is None``, ``mode == "insecure"``, with default arguments: true, false, unknown."""
+        left = _param(self.resolve(test.left))
+        right = _param(self.resolve(test.comparators[0]))
+        if isinstance(left, Ref) and isinstance(right, Ref):
+            left, right = Const(left.qualname, test), Const(right.qualname, test)
+        if not (isinstance(left, Const) and isinstance(right, Const)):
+            return None
+        op = test.ops[0]
+        if isinstance(op, ast.Is | ast.Eq):
+            return left.value is right.value or left.value == right.value
+        if isinstance(op, ast.IsNot | ast.NotEq):
+            return not (left.value is right.value or left.value == right.value)
+        return None
 
     def _visit_call(self, node: ast.Call) -> None:
         self.generic_visit(node)

@@ -644,17 +644,21 @@ class AnalyzerCore:
             return None
         for node in piece.body:
             if isinstance(node, ast.ClassDef) and node.name == name:
-                body: _Scope = {}
-                for stmt in node.body:
-                    if (
-                        isinstance(stmt, ast.Assign)
-                        and len(stmt.targets) == 1
-                        and isinstance(stmt.targets[0], ast.Name)
-                    ):
-                        body[stmt.targets[0].id] = self._resolve_located(stmt.value)
-                bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
-                self._cut_classes[name] = (body, _class_kind(bases))
+                self._cut_classes[name] = self._class_constants(node)
         return self._cut_classes[name]
+
+    def _class_constants(self, node: ast.ClassDef) -> tuple[_Scope, str]:
+        """A class's ``NAME = value`` lines and its kind (see ``_class_kind``)."""
+        body: _Scope = {}
+        for stmt in node.body:
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+            ):
+                body[stmt.targets[0].id] = self._resolve_located(stmt.value)
+        bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
+        return body, _class_kind(bases)
 
     def _whole_tree(self) -> ast.Module:
         """Return the file's whole tree (the analyzed one may be cut), parsed at most once."""
@@ -689,25 +693,14 @@ class AnalyzerCore:
             return Ref(t.normalize(f"{self._star_modules[-1]}.{name}"))
         return UNKNOWN
 
-    def resolve(self, node: ast.AST) -> Value:  # noqa: PLR0911, PLR0912 - one case per node type
+    def resolve(self, node: ast.AST) -> Value:  # noqa: PLR0911 - one case per node type
         """Return what is known about the value of an expression."""
         if isinstance(node, ast.Name):  # the commonest first
             return self.lookup(node.id)
         if isinstance(node, ast.Constant):
             return Const(node.value, node)
         if isinstance(node, ast.Attribute):
-            if _is_self(node.value) and self.class_attrs and node.attr in self.class_attrs:
-                return _settle(self.class_attrs, node.attr, self.class_attrs[node.attr])
-            if isinstance(node.value, ast.Name | ast.Attribute):
-                member = self._member(node)
-                if member is not None:
-                    return member
-            base = self.resolve(node.value)
-            if isinstance(base, Ref):
-                return Ref(t.normalize(f"{base.qualname}.{node.attr}"))
-            if isinstance(base, Instance):
-                return Method(base.qualname, node.attr, base)
-            return Method(None, node.attr, base)
+            return self._resolve_attribute(node)
         if isinstance(node, ast.Call):
             return self._resolve_call(node)
         if isinstance(node, ast.Dict):
@@ -719,6 +712,21 @@ class AnalyzerCore:
         if isinstance(node, ast.Subscript):
             return self._resolve_subscript(node)
         return self._resolve_rest(node)
+
+    def _resolve_attribute(self, node: ast.Attribute) -> Value:
+        """``self.x`` of the class, a class member, a module's name, or an object's method."""
+        if _is_self(node.value) and self.class_attrs and node.attr in self.class_attrs:
+            return _settle(self.class_attrs, node.attr, self.class_attrs[node.attr])
+        if isinstance(node.value, ast.Name | ast.Attribute):
+            member = self._member(node)
+            if member is not None:
+                return member
+        base = self.resolve(node.value)
+        if isinstance(base, Ref):
+            return Ref(t.normalize(f"{base.qualname}.{node.attr}"))
+        if isinstance(base, Instance):
+            return Method(base.qualname, node.attr, base)
+        return Method(None, node.attr, base)
 
     def _resolve_dict(self, node: ast.Dict) -> DictVal:
         """A dict display: its string keys' values, and the entries of known dicts spread in."""
@@ -974,6 +982,10 @@ class AnalyzerCore:
             kwmap, _ = self._keywords(node.keywords)
             entries = {k: _located(v, loc) for k, (v, loc) in kwmap.items()}
             return DictVal(entries, node)
+        return self._resolve_other_call_of(name, node)
+
+    def _resolve_other_call_of(self, name: str, node: ast.Call) -> Value:
+        """``_resolve_call_of`` for the rest: ``shlex.split``, ``super()``, imports, builtins."""
         if name == "shlex.split" and node.args:
             return self.resolve(node.args[0])
         if name == "builtins.super" and self.class_attrs is not None:
@@ -988,34 +1000,51 @@ class AnalyzerCore:
             return self._resolve_builtin_call(name, node)
         return UNKNOWN
 
-    def _resolve_builtin_call(self, name: str, node: ast.Call) -> Value:  # noqa: PLR0911 - per case
+    def _resolve_builtin_call(self, name: str, node: ast.Call) -> Value:
         """The value of a call of a builtin: ``getattr`` with a known name, empty constructors."""
         if name == "builtins.getattr" and len(node.args) >= 2:
-            base, attr = self.resolve(node.args[0]), self._lookup_name(node.args[1])
-            if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
-                return Ref(t.normalize(f"{base.qualname}.{attr}"))
-            if isinstance(base, Ref) and base.qualname in _VERB_MODULES:
-                # ``getattr(requests, verb)``: whichever verb, it is a request.
-                return Ref(f"{base.qualname}.request")
-            return UNKNOWN
+            return self._resolve_getattr(node)
         if name in _EMPTY_CONSTRUCTORS and not node.args and not node.keywords:
             return Const(_EMPTY_CONSTRUCTORS[name], node)  # ``verify=bool()``, ``str()``
         if name in _EMPTY_COLLECTIONS and not node.args and not node.keywords:
             return SeqVal((), empty=True)  # ``verify=set()``, ``list()``: empty, so false
-        if name == "builtins.len" and len(node.args) == 1 and not node.keywords:
-            value = self.resolve(node.args[0])  # ``verify=len("")``
+        if name in {"builtins.len", "builtins.bool"} and len(node.args) == 1 and not node.keywords:
+            return self._resolve_len_or_bool(name, node)
+        return UNKNOWN
+
+    def _resolve_getattr(self, node: ast.Call) -> Value:
+        """``getattr(base, name)``: the attribute of a known base, by a name known statically."""
+        base, attr = self.resolve(node.args[0]), self._lookup_name(node.args[1])
+        if isinstance(base, Ref) and attr:  # ``getattr(ssl, "_create_unverified_context")``
+            return Ref(t.normalize(f"{base.qualname}.{attr}"))
+        if isinstance(base, Ref) and base.qualname in _VERB_MODULES:
+            # ``getattr(requests, verb)``: whichever verb, it is a request.
+            return Ref(f"{base.qualname}.request")
+        return UNKNOWN
+
+    def _resolve_len_or_bool(self, name: str, node: ast.Call) -> Value:
+        """``len("")`` and ``bool(0)`` of a literal."""
+        value = self.resolve(node.args[0])
+        if name == "builtins.len":  # ``verify=len("")``
             if isinstance(value, Const) and isinstance(value.value, str | bytes):
                 return Const(len(value.value), node)
             return UNKNOWN
-        if name == "builtins.bool" and len(node.args) == 1 and not node.keywords:
-            value = self.resolve(node.args[0])  # ``verify=bool(0)``
-            return Const(bool(value.value), node) if isinstance(value, Const) else UNKNOWN
-        return UNKNOWN
+        # ``verify=bool(0)``
+        return Const(bool(value.value), node) if isinstance(value, Const) else UNKNOWN
 
     def _context(self, node: ast.Call, factory: str, origin: str) -> ContextState:
         state = self.contexts.get(node)
         if state is not None:
             return state
+        origin = self._context_origin(node, factory, origin)
+        state = ContextState(origin, node, scope=self.function, optout=self._optout > 0)
+        if origin == "unverified":
+            self._repaired_by_keywords(node, state)
+        self.contexts[node] = state
+        return state
+
+    def _context_origin(self, node: ast.Call, factory: str, origin: str) -> str:
+        """The kind of context a factory makes, from its protocol or purpose argument."""
         first = self.resolve(node.args[0]) if node.args else None
         for keyword in node.keywords:
             if keyword.arg in {"protocol", "purpose"}:
@@ -1033,15 +1062,17 @@ class AnalyzerCore:
                 origin = "other"
         elif name == "ssl.Purpose.CLIENT_AUTH":
             origin = "client_auth"
-        state = ContextState(origin, node, scope=self.function, optout=self._optout > 0)
-        if origin == "unverified":
-            # ``_create_stdlib_context(cert_reqs=CERT_REQUIRED)`` verifies the chain; with
-            # ``check_hostname=True`` the names too (or raises, before gh-114905): repaired.
-            for keyword in node.keywords:
-                value = self.resolve(keyword.value)
-                if keyword.arg == "cert_reqs" and _ref_in(value, _VERIFYING_MODES):
-                    state.mode_required = True
-                elif keyword.arg == "check_hostname" and _is_const(value, True):
-                    state.hostname_on = state.mode_required = True
-        self.contexts[node] = state
-        return state
+        return origin
+
+    def _repaired_by_keywords(self, node: ast.Call, state: ContextState) -> None:
+        """An unverified factory's keywords that repair what it makes.
+
+        ``_create_stdlib_context(cert_reqs=CERT_REQUIRED)`` verifies the chain; with
+        ``check_hostname=True`` the names too (or raises, before gh-114905): repaired.
+        """
+        for keyword in node.keywords:
+            value = self.resolve(keyword.value)
+            if keyword.arg == "cert_reqs" and _ref_in(value, _VERIFYING_MODES):
+                state.mode_required = True
+            elif keyword.arg == "check_hostname" and _is_const(value, True):
+                state.hostname_on = state.mode_required = True
