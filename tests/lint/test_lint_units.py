@@ -914,3 +914,50 @@ def test_shapes_found_by_held_out_families_9_to_11(
     lint_source(source.encode(), "x.py", result)
     assert not result.errors
     assert {(f.code, f.line) for f in result.findings} == expected
+
+
+_HELD_OUT_14_TO_15 = [
+    (  # ansible's open_url and an argument spec defaulting validate_certs to false
+        "from ansible.module_utils.urls import open_url\n"
+        "open_url('https://h', validate_certs=False)\n"
+        "spec = dict(validate_certs=dict(type='bool', default=False))\n"
+        "safe = dict(validate_certs=dict(type='bool', default=True))\n",
+        {("SSC514", 2), ("SSC514", 3)},
+    ),
+    (  # a cipher string set on a context of unknown origin
+        "def legacy(context):\n    context.set_ciphers('DEFAULT:RC4-SHA')\n",
+        {("SSC704", 2)},
+    ),
+    (  # ldap3's Tls takes its protocol as version=
+        "import ssl, ldap3\nldap3.Tls(version=ssl.PROTOCOL_TLSv1)\n"
+        "ldap3.Tls(version=ssl.PROTOCOL_TLSv1_2)\n",
+        {("SSC701", 2)},
+    ),
+    (  # a weak protocol default reaching SSLContext: reported at the default and the context
+        "import ssl\ndef wrap(sock, version=ssl.PROTOCOL_TLSv1):\n"
+        "    return ssl.SSLContext(version).wrap_socket(sock)\n",
+        {("SSC701", 2), ("SSC204", 3)},
+    ),
+    (  # getattr with a parameter's string default
+        "import ssl\ndef floor(name='TLSv1'):\n    ctx = ssl.create_default_context()\n"
+        "    ctx.minimum_version = getattr(ssl.TLSVersion, name)\n",
+        {("SSC702", 4)},
+    ),
+    (  # a branch on an Ansible module's option is its user's opt-out
+        "import ssl\ndef context(module):\n    if not module.params['validate_certs']:\n"
+        "        return ssl._create_unverified_context()\n"
+        "    return ssl.create_default_context()\n",
+        set(),
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), _HELD_OUT_14_TO_15)
+def test_shapes_found_by_held_out_families_14_to_15(
+    source: str, expected: set[tuple[str, int]]
+) -> None:
+    """The shapes the fourteenth and fifteenth held-out families found missing are reported."""
+    result = LintResult()
+    lint_source(source.encode(), "x.py", result)
+    assert not result.errors
+    assert {(f.code, f.line) for f in result.findings} == expected

@@ -42,17 +42,7 @@ def discover(
     Returns:
         The files to lint, and the paths that do not exist.
     """
-    names = [p.rstrip("/") for p in exclude if "/" not in p.rstrip("/")]
-    exact = frozenset(n for n in names if not any(c in n for c in "*?["))
-    wild = re.compile("|".join(translate(n) for n in names if n not in exact) or "(?!)")
-    nested = tuple(p for p in exclude if "/" in p.rstrip("/"))
-    root = os.path.abspath(root)
-
-    def skipped(path: str, name: str) -> bool:
-        if name.startswith(".") or name in exact or wild.match(name):
-            return True
-        return bool(nested) and matches(path, nested, root)
-
+    skipped = _skip_test(exclude, os.path.abspath(root))
     files: list[str] = []
     missing: list[str] = []
     for path in paths:
@@ -65,6 +55,21 @@ def discover(
     if skip_tests:
         files = [f for f in files if not is_test_path(f)]
     return files, missing
+
+
+def _skip_test(exclude: tuple[str, ...], root: str) -> Callable[[str, str], bool]:
+    """Return the test of a walked path (and its name) against the exclude patterns."""
+    names = [p.rstrip("/") for p in exclude if "/" not in p.rstrip("/")]
+    exact = frozenset(n for n in names if not any(c in n for c in "*?["))
+    wild = re.compile("|".join(translate(n) for n in names if n not in exact) or "(?!)")
+    nested = tuple(p for p in exclude if "/" in p.rstrip("/"))
+
+    def skipped(path: str, name: str) -> bool:
+        if name.startswith(".") or name in exact or wild.match(name):
+            return True
+        return bool(nested) and matches(path, nested, root)
+
+    return skipped
 
 
 def _walk(top: str, skipped: Callable[[str, str], bool], files: list[str]) -> None:

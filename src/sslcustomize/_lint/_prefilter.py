@@ -78,7 +78,8 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
     # (see ``_ALSO``): the long flag is searched first, three times faster than "wget".
     b"curl": (b"curl ", b"curl'", b'curl"'),
     b"--no-check-certificate": (),
-    b"validate_cert": (),  # tornado's validate_cert=False
+    b"validate_cert": (),  # tornado's validate_cert=False, ansible's validate_certs=False
+    b"set_cipher": (),  # set_ciphers / set_cipher_list on a context of unknown origin
 }
 # The narrower forms as (offset of the word in the form, form).
 _FORMS = {

@@ -440,6 +440,20 @@ RULES: tuple[Rule, ...] = (
         good='AsyncHTTPClient().fetch(url, ca_certs="/etc/ssl/corp-ca.pem")',
     ),
     Rule(
+        code="SSC514",
+        name="ansible-validate-certs-false",
+        message="Ansible `validate_certs=False` (or an argument spec defaulting to it) accepts "
+        "any certificate",
+        why="ansible's `open_url`, `fetch_url` and `Request` check the server's certificate "
+        "unless `validate_certs` is false; a module whose argument spec defaults it to false "
+        "sends every run's requests, credentials included, over unverified TLS unless the user "
+        "turns verification back on.",
+        fix="Keep `validate_certs=True` (the default) and give a private CA with `ca_path=PATH`; "
+        "let the user opt out per task, with an argument spec defaulting to true.",
+        bad="open_url(url, validate_certs=False)",
+        good='open_url(url, ca_path="/etc/ssl/corp-ca.pem")',
+    ),
+    Rule(
         code="SSC601",
         name="smtp-ssl-no-context",
         message="`smtplib.SMTP_SSL()` without `context=` does not verify the server (gh-91826)",

@@ -159,7 +159,9 @@ NO_OLD_PROTOCOL_OPTIONS = frozenset(
     }
 )
 # Keywords and attributes that choose a protocol, a version bound or the ciphers.
-PROTOCOL_KEYWORDS = frozenset({"ssl_version", "protocol", "method", "ssl_protocol", "tls_version"})
+PROTOCOL_KEYWORDS = frozenset(
+    {"ssl_version", "protocol", "method", "ssl_protocol", "tls_version", "version"}
+)
 MIN_VERSION_KEYWORDS = frozenset({"minimum_version", "ssl_minimum_version", "min_version"})
 MAX_VERSION_KEYWORDS = frozenset({"maximum_version", "ssl_maximum_version", "max_version"})
 CIPHER_KEYWORDS = frozenset({"ciphers", "ssl_ciphers", "cipher_list"})
@@ -282,6 +284,8 @@ DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
     "ssl_cert_reqs": ("cert_none_or_none", "SSC507"),
     "disableSslCertValidation": ("true", "SSC512"),
     "validate_cert": ("falsy", "SSC513"),  # tornado's HTTPRequest and fetch
+    # ansible's open_url, fetch_url and Request (and an argument spec's ``default=``)
+    "validate_certs": ("falsy", "SSC514"),
 }
 # Attributes whose name alone says what they do (not keywords: aiohttp's ``verify_ssl=`` is
 # SSC103).

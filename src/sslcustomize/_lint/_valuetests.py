@@ -91,22 +91,19 @@ _WEAK_PROTOCOL_NAMES = frozenset(
 )
 
 
+# The names of version bounds: keywords and attributes, and pyOpenSSL's setters.
+_VERSION_BOUND_NAMES = (
+    t.MIN_VERSION_KEYWORDS
+    | t.MAX_VERSION_KEYWORDS
+    | {"set_min_proto_version", "set_max_proto_version"}
+)
+
+
 def _weak_setting(name: str, value: Value) -> str | None:
     """Return the SSC7xx code of a weak protocol, version bound, option or cipher setting."""
     if name in t.PROTOCOL_KEYWORDS:
-        if name == "ssl_version" and (text := _str(value)) is not None:
-            # urllib3 reads a string as ``ssl.<name>`` or ``ssl.PROTOCOL_<name>``.
-            return "SSC701" if text.removeprefix("PROTOCOL_") in _WEAK_PROTOCOL_NAMES else None
-        return "SSC701" if _ref_in(value, t.WEAK_PROTOCOLS) else None
-    if (
-        name in t.MIN_VERSION_KEYWORDS
-        or name in t.MAX_VERSION_KEYWORDS
-        or name
-        in {
-            "set_min_proto_version",
-            "set_max_proto_version",
-        }
-    ):
+        return _weak_protocol(name, value)
+    if name in _VERSION_BOUND_NAMES:
         return "SSC702" if _ref_in(value, t.WEAK_VERSIONS) else None
     if name in t.CIPHER_KEYWORDS or name in t.CIPHER_METHODS:
         text = _cipher_text(value)
@@ -114,6 +111,14 @@ def _weak_setting(name: str, value: Value) -> str | None:
     if name == "clear_options":
         return "SSC703" if _ref_in(value, t.NO_OLD_PROTOCOL_OPTIONS) else None
     return None
+
+
+def _weak_protocol(name: str, value: Value) -> str | None:
+    """SSC701 for a weak protocol given to a protocol keyword (urllib3 also takes its name)."""
+    if name == "ssl_version" and (text := _str(value)) is not None:
+        # urllib3 reads a string as ``ssl.<name>`` or ``ssl.PROTOCOL_<name>``.
+        return "SSC701" if text.removeprefix("PROTOCOL_") in _WEAK_PROTOCOL_NAMES else None
+    return "SSC701" if _ref_in(value, t.WEAK_PROTOCOLS) else None
 
 
 def _cipher_text(value: Value) -> str | None:

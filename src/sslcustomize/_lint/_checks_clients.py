@@ -1,0 +1,190 @@
+"""Checks of clients' flags (SSC1xx, SSC5xx), stdlib clients without a context (SSC6xx).
+
+And of commands run by a process (SSC4xx).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from sslcustomize._lint import _tables as t
+from sslcustomize._lint._checks_versions import VersionChecks
+from sslcustomize._lint._commands import Token, scan_command
+from sslcustomize._lint._core import (
+    _PROCESS_METHODS,
+    _is_server_call,
+    _KwMap,
+    _location,
+    _option_name,
+    _spec_default,
+    _starttls_spec,
+    _tokens,
+)
+from sslcustomize._lint._values import (
+    DictVal,
+    Value,
+)
+from sslcustomize._lint._valuetests import (
+    _TESTS,
+    _env_insecure,
+    _is_cert_none,
+    _is_const,
+    _is_falsy,
+    _param,
+    _ref_in,
+    _str,
+    _weak_setting,
+)
+
+__all__ = ["ClientChecks"]
+
+
+class ClientChecks(VersionChecks):
+    """Checks of clients' flags, stdlib clients and commands (SSC1xx, SSC4xx-SSC6xx)."""
+
+    def _check_attribute_value(self, attr: str, value: Value, stmt: ast.AST) -> None:
+        """Attributes whose name alone says what a value does (weak TLS, distinctive flags)."""
+        weak = _weak_setting(attr, value)
+        if weak:
+            self.report(weak, stmt)
+        elif distinctive := (
+            t.DISTINCTIVE_KEYWORDS.get(attr) or t.DISTINCTIVE_ATTRIBUTES.get(attr)
+        ):
+            test, code = distinctive
+            if _TESTS[test](value):
+                self.report(code, stmt)
+
+    def _check_flag_sinks(
+        self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """Verification flags given to a call: known sinks, HTTP verbs, distinctive keywords."""
+        known_sinks = t.KEYWORD_SINKS.get(qualname or "")
+        if known_sinks is not None:
+            for name, index, test, code in known_sinks:
+                found = self._argument(args, kwmap, name, index)
+                if found:
+                    self._sink(test, found[0], code, found[1])
+        elif attr in t.HTTP_VERBS or attr == "ws_connect":
+            for name, code in (("verify", "SSC101"), ("ssl", "SSC103"), ("verify_ssl", "SSC103")):
+                if name in kwmap:
+                    self._sink("falsy", kwmap[name][0], code, kwmap[name][1])
+        self._check_distinctive_keywords(attr, kwmap)
+        if known_sinks is None and qualname != "ssl.wrap_socket" and "cert_reqs" in kwmap:
+            value, location = kwmap["cert_reqs"]
+            self._sink("cert_none", value, "SSC504" if attr == "tls_set" else "SSC104", location)
+
+    def _check_distinctive_keywords(self, attr: str, kwmap: _KwMap) -> None:
+        """Keywords whose name alone says what they do, and environment variables as keywords."""
+        for name, (value, location) in kwmap.items():
+            distinctive = t.DISTINCTIVE_KEYWORDS.get(name)
+            if distinctive and not _is_server_call(attr):
+                # A parameter passed through (``Config(ssl_cert_reqs=ssl_cert_reqs)``): its
+                # default is this function's, for a callee of unknown kind; check the callers.
+                given = _spec_default(value)
+                self._sink(distinctive[0], given, distinctive[1], location, defaults=False)
+            elif name in t.ENV_VARS and _env_insecure(t.ENV_VARS[name], value):
+                self.report("SSC303", location)
+
+    def _check_client_options(
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+    ) -> None:
+        """Options of particular clients: env dicts, sslopt, ldap3, pycurl, pyVmomi, mqtt, mongo."""
+        if "env" in kwmap and isinstance(kwmap["env"][0], DictVal) and kwmap["env"][0].node:
+            self._check_env_entries(kwmap["env"][0])
+        if attr == "update" and args and isinstance(self.resolve(args[0]), DictVal):
+            self._check_env_entries(self.resolve(args[0]))  # type: ignore[arg-type]
+        if "sslopt" in kwmap:
+            self._check_sslopt(kwmap["sslopt"][0])
+        if attr == "Tls" and "validate" in kwmap and _is_cert_none(kwmap["validate"][0]):
+            self.report("SSC508", kwmap["validate"][1])
+        self._check_special_clients(node, qualname, attr, args, kwmap)
+
+    def _check_special_clients(
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+    ) -> None:
+        """Options given by a call's own shape: pycurl's ``setopt``, pyVmomi, mqtt, mongo URIs."""
+        if attr == "setopt" and len(args) >= 2 and _option_name(args[0]) in t.PYCURL_VERIFY_OPTIONS:
+            found = self._argument(args, kwmap, "value", 1)
+            if found and _is_falsy(found[0]):
+                self.report("SSC510", found[1])
+        if attr == "SmartConnectNoSSL" or qualname == "pyVim.connect.SmartConnectNoSSL":
+            self.report("SSC512", node)
+        if attr == "tls_insecure_set":
+            found = self._argument(args, kwmap, "value", 0)
+            if found and _is_const(found[0], True):
+                self.report("SSC504", found[1])
+        if qualname in t.MONGO_CLIENTS:
+            self._check_mongo_uris(args)
+
+    def _check_mongo_uris(self, args: list[ast.expr]) -> None:
+        for item in args:
+            text = _str(self.resolve(item))
+            if text and any(flag in text.lower() for flag in t.MONGO_URI_FLAGS):
+                self.report("SSC503", item)
+
+    def _check_env_entries(self, value: DictVal) -> None:
+        if isinstance(value.node, ast.Dict):
+            self._check_env_dict(value.node)
+
+    def _check_sslopt(self, value: Value) -> None:
+        value = _param(value)
+        if not isinstance(value, DictVal):
+            return
+        for key, entry in value.entries.items():
+            if (key == "cert_reqs" and _is_cert_none(entry)) or (
+                key == "check_hostname" and _is_falsy(entry)
+            ):
+                self.report("SSC501", _location(entry, value.node))
+            elif key == "ssl_version" and _ref_in(entry, t.WEAK_PROTOCOLS):
+                # ``sslopt={"ssl_version": ssl.PROTOCOL_TLSv1}``: the socket's protocol
+                self.report("SSC701", _location(entry, value.node))
+
+    def _check_stdlib_clients(  # noqa: PLR0917 - the call's parts, already resolved
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+        has_star: bool,  # noqa: FBT001 - one of several positional facts about a call
+    ) -> None:
+        spec = t.NO_CONTEXT_CLIENTS.get(qualname or "")
+        if spec is None:
+            spec = _starttls_spec(qualname, attr, self.imported)
+        if spec is None or has_star:
+            return
+        name, index, code = spec
+        given = kwmap.get(name)
+        if given is None and index < len(args):
+            return  # passed positionally
+        if given is None or _is_const(given[0], None):
+            self.report(code, node)
+
+    def _check_process(
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+    ) -> None:
+        if qualname not in t.PROCESS_CALLS and attr not in _PROCESS_METHODS:
+            return
+        values = [self.resolve(a) for a in args]
+        if "args" in kwmap:
+            values.append(kwmap["args"][0])
+        tokens: list[Token] = []
+        for value, source in zip(values, [*args, node], strict=False):
+            tokens.extend(_tokens(value, source))
+        for code, location in scan_command(tokens):
+            self.report(code, location)

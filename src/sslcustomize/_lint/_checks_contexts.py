@@ -1,0 +1,205 @@
+"""Checks of ``ssl`` and pyOpenSSL contexts (SSC2xx).
+
+Their creation, their settings, and their first use by a client.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from sslcustomize._lint import _tables as t
+from sslcustomize._lint._callbacks import (
+    _VERIFY_FLAGS,
+    _keyword_value,
+    _or_operands,
+    _returns_true_always,
+    _truthy_constant,
+)
+from sslcustomize._lint._core import (
+    _CONTEXT_KEYWORDS,
+    _SERVER_CALLS,
+    AnalyzerCore,
+    _is_server_call,
+    _KwMap,
+)
+from sslcustomize._lint._values import (
+    ContextState,
+    Instance,
+    Method,
+    Ref,
+    Value,
+)
+from sslcustomize._lint._valuetests import (
+    _is_cert_none,
+    _is_const,
+)
+
+__all__ = ["ContextChecks"]
+
+
+class ContextChecks(AnalyzerCore):
+    """Checks of ``ssl`` and pyOpenSSL contexts (SSC2xx)."""
+
+    def _finish_contexts(self) -> None:
+        for state in self.contexts.values():
+            if state.optout:
+                continue
+            server = state.server and not state.client
+            if state.origin == "client_auth":
+                if state.client and not state.server:
+                    self.report("SSC207", state.node)
+                continue
+            repaired = state.mode_required and state.hostname_on
+            if state.client:
+                repaired = not state.used_unrepaired
+            if state.origin == "unverified" and not server and not repaired:
+                self.report("SSC203", state.node)
+            if server or state.origin == "server":
+                continue
+            self._finish_client_context(state)
+
+    def _finish_pyopenssl_context(self, state: ContextState, *, quiet: bool) -> None:
+        if not quiet:
+            for code, node in state.weakenings:
+                self.report(code, node)
+        if state.client and not state.verified and not state.weakenings:
+            self.report("SSC209", state.node)
+
+    def _finish_client_context(self, state: ContextState) -> None:
+        # Decided per context: a context handed to a client is a client's, whatever else the
+        # function does; otherwise server hints around it keep it quiet.
+        quiet = not state.client and (state.server_hint or self._has_server_hints(state.scope))
+        if state.origin == "pyopenssl":
+            self._finish_pyopenssl_context(state, quiet=quiet)
+            return
+        for code, node in state.weakenings:
+            self.report(code, node)
+        if state.origin != "bare" or quiet:
+            return
+        if not (state.verified or state.weakenings):
+            self.report("SSC204", state.node)
+        elif state.mode_required and not state.hostname_on and not state.weakenings:
+            self.report("SSC206", state.node)
+
+    def _check_contexts(  # noqa: PLR0917 - the call's parts, already resolved
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        callee: Value,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+    ) -> None:
+        self._check_context_factories(node, qualname, kwmap)
+        if isinstance(callee, Method) and isinstance(callee.receiver, Instance):
+            self._context_method(callee.receiver, attr, args, kwmap)
+        if not self.contexts and not self._in_compare:
+            # No context followed yet, so no argument is one: a context made in an argument
+            # (``f(ssl.create_default_context())``) was registered when that call was visited.
+            return
+        self._follow_context_arguments(attr, args, kwmap)
+
+    def _check_context_factories(self, node: ast.Call, qualname: str | None, kwmap: _KwMap) -> None:
+        """The legacy opt-out, contexts made (followed from here), and ``ssl.wrap_socket``."""
+        if qualname == "sslcustomize.create_legacy_context":
+            self.report("SSC901", node)
+        elif qualname in t.CONTEXT_FACTORIES and not self._in_compare:
+            self.resolve(node)  # registers the context so that it is followed
+        elif qualname == "ssl.wrap_socket":
+            server = "server_side" in kwmap and _is_const(kwmap["server_side"][0], True)
+            mode = kwmap.get("cert_reqs")
+            if not server and (mode is None or _is_cert_none(mode[0])):
+                self.report("SSC205", mode[1] if mode else node)
+
+    def _follow_context_arguments(self, attr: str, args: list[ast.expr], kwmap: _KwMap) -> None:
+        """A followed context given to a call: used by a server, or by a client."""
+        given = [(self.resolve(a), "") for a in args] + [(v, k) for k, (v, _) in kwmap.items()]
+        if attr in _SERVER_CALLS:
+            for value, _ in given:
+                if isinstance(value, Instance) and value.context is not None:
+                    value.context.server = True
+            return
+        client_call = attr in t.CLIENT_CALLS
+        for value, keyword in given:
+            by_keyword = keyword in _CONTEXT_KEYWORDS and not _is_server_call(attr)
+            if isinstance(value, Instance) and value.context and (client_call or by_keyword):
+                value.context.use_by_client()
+
+    def _context_method(
+        self, receiver: Instance, attr: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """Follow a method called on a context (or on a pyOpenSSL connection of one)."""
+        state = receiver.context
+        if state is None:
+            return
+        if receiver.qualname == "OpenSSL.SSL.Connection":
+            if attr in {"set_connect_state", "connect", "connect_ex", "set_tlsext_host_name"}:
+                state.use_by_client()
+            elif attr in {"set_accept_state", "accept"}:
+                state.server = True
+            return
+        if attr in {"wrap_socket", "wrap_bio"}:
+            _wrapped(state, kwmap)
+        elif attr == "load_cert_chain" and state.origin == "bare":
+            state.server_hint = True  # most often a server; a client would set verify_mode
+        elif attr.startswith(("use_certificate", "use_privatekey")):
+            state.server_hint = True  # pyOpenSSL: a server's key and certificate
+        elif attr == "set_verify" and (args or "mode" in kwmap):
+            off = self._verify_off(args, kwmap)
+            if off is not None:
+                state.weakenings.append(("SSC208", off))
+            else:
+                state.verified = True  # VERIFY_PEER with a callback that checks, or unknown
+
+    def _verify_off(self, args: list[ast.expr], kwmap: _KwMap) -> ast.AST | None:
+        """Return where a pyOpenSSL ``set_verify(mode, callback)`` turns verification off.
+
+        Off: ``VERIFY_NONE``, or flags OR-ed without ``VERIFY_PEER``
+        (``VERIFY_NONE | VERIFY_CLIENT_ONCE``; ``VERIFY_NONE`` is 0), or ``VERIFY_PEER`` with a
+        callback that returns true whatever OpenSSL found. ``None``: verifying, or unknown.
+        """
+        mode = args[0] if args else _keyword_value(kwmap["mode"][1])
+        flags = [self.resolve(flag) for flag in _or_operands(mode)]
+        names = [flag.qualname if isinstance(flag, Ref) else None for flag in flags]
+        if "OpenSSL.SSL.VERIFY_PEER" not in names:
+            if any(map(_is_cert_none, flags)) or (
+                len(names) > 1 and all(name in _VERIFY_FLAGS for name in names)
+            ):
+                return mode
+            return None
+        callback: ast.AST | None = args[1] if len(args) > 1 else None
+        if callback is None and "callback" in kwmap:
+            callback = _keyword_value(kwmap["callback"][1])
+        if callback is not None and self._accepts_all(callback):
+            return callback
+        return None
+
+    def _names_verify_flag(self, mode: ast.AST) -> bool:
+        """Tell whether a receiver-less ``set_verify``'s mode names a pyOpenSSL flag (not a 0)."""
+        return any(
+            isinstance(value, Ref) and value.qualname in _VERIFY_FLAGS | t.CERT_NONE_NAMES
+            for value in map(self.resolve, _or_operands(mode))
+        )
+
+    def _accepts_all(self, callback: ast.AST) -> bool:
+        """Tell whether a verify callback returns true whatever the ``ok`` it is given."""
+        if isinstance(callback, ast.Lambda):
+            return _truthy_constant(callback.body)
+        name = None
+        if isinstance(callback, ast.Name):
+            name = callback.id
+        elif isinstance(callback, ast.Attribute):
+            name = callback.attr  # ``self.verify_cb``: a method of this file, by its name
+        if name is None:
+            return False
+        function = self._function_named(name)
+        return function is not None and _returns_true_always(function)
+
+
+def _wrapped(state: ContextState, kwmap: _KwMap) -> None:
+    """``ctx.wrap_socket(...)``: a server's if ``server_side=True``, a client's if it says so."""
+    side = kwmap.get("server_side")
+    if side is not None and _is_const(side[0], True):
+        state.server = True
+    elif (side is not None and _is_const(side[0], False)) or "server_hostname" in kwmap:
+        state.use_by_client()

@@ -1,0 +1,95 @@
+"""Checks of weak protocol versions, version bounds, options and cipher strings (SSC7xx)."""
+
+from __future__ import annotations
+
+import ast
+
+from sslcustomize._lint import _tables as t
+from sslcustomize._lint._checks_contexts import ContextChecks
+from sslcustomize._lint._core import (
+    _WEAK_METHODS,
+    _KwMap,
+    _Scope,
+    _settle,
+)
+from sslcustomize._lint._values import (
+    UNKNOWN,
+    Param,
+    Value,
+)
+from sslcustomize._lint._valuetests import (
+    _ref_in,
+    _weak_setting,
+)
+
+__all__ = ["VersionChecks"]
+
+
+class VersionChecks(ContextChecks):
+    """Checks of weak protocol versions, version bounds, options and cipher strings (SSC7xx)."""
+
+    def _check_class_versions(self, statements: list[ast.stmt], body: _Scope) -> None:
+        """A weak protocol or version bound as a class attribute is a configuration choice.
+
+        ``method = SSL.SSLv3_METHOD`` in a Twisted-style context factory, read back as
+        ``self.method``: reported where it is chosen, as a parameter's default is. Only an
+        attribute named as the keyword it feeds (``method``, ``ssl_version``,
+        ``minimum_version``).
+        """
+        for stmt in statements:
+            if isinstance(stmt, ast.Assign):
+                target: ast.expr = stmt.targets[0]
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                target = stmt.target
+            else:
+                continue
+            if not isinstance(target, ast.Name):
+                continue
+            # Named as the keyword it feeds: read back as ``self.method``, which is not
+            # followed. A constant (``PROTOCOL``) is followed where it is used instead.
+            name = target.id
+            if name in t.PROTOCOL_KEYWORDS or name in t.MIN_VERSION_KEYWORDS:
+                code = _weak_setting(name, _settle(body, name, body.get(name, UNKNOWN)))
+                if code is not None:
+                    self.report(code, stmt)
+
+    def _check_default(self, name: str, value: Value, default: ast.expr) -> None:
+        """A weak protocol as any parameter's default is a configuration choice.
+
+        ``def open_ssl_socket(version=ssl.PROTOCOL_SSLv2)`` (or a lambda's) is reported here,
+        once; the uses of the parameter are not reported again.
+        """
+        if _ref_in(value, t.WEAK_PROTOCOLS):
+            self.report("SSC701", default)
+        elif name in t.MIN_VERSION_KEYWORDS and _weak_setting(name, value):
+            self.report("SSC702", default)
+
+    def _check_weak_method(
+        self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """A method whose first argument sets a version bound, options, ciphers or a mode."""
+        first = self.resolve(args[0])
+        code = _WEAK_METHODS[attr]
+        if code == "SSC208":
+            if qualname is None:  # receiver unknown: set_verify(VERIFY_NONE) or the like
+                off = self._verify_off(args, kwmap)
+                if off is not None and (off is not args[0] or self._names_verify_flag(args[0])):
+                    self._weaken(None, code, off)
+        elif _weak_setting(attr, first):
+            self.report(code, args[0])
+
+    def _check_weak_tls(
+        self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """Weak protocol versions, version bounds, options and cipher strings (SSC7xx)."""
+        if qualname in t.PROTOCOL_CALLS:
+            for item in args:
+                value = self.resolve(item)
+                if not isinstance(value, Param) and _ref_in(value, t.WEAK_PROTOCOLS):
+                    self.report("SSC701", item)
+        elif args and attr in _WEAK_METHODS:
+            self._check_weak_method(qualname, attr, args, kwmap)
+        for name, (value, location) in kwmap.items():
+            weak = _weak_setting(name, value)
+            if weak and not (weak in {"SSC701", "SSC702"} and isinstance(value, Param)):
+                self.report(weak, location)
