@@ -41,7 +41,14 @@ if TYPE_CHECKING:
 else:
     from sslcustomize._support._notyping import TypeVar
 
-__all__ = ["MAX_POLICY_SIZE", "SourceCheck", "parse_policy", "read_layer", "read_text"]
+__all__ = [
+    "MAX_POLICY_SIZE",
+    "SourceCheck",
+    "package_parent",
+    "parse_policy",
+    "read_layer",
+    "read_text",
+]
 
 T = TypeVar("T")
 #: Policy files larger than this are refused unread (a real one is a few KB).
@@ -195,6 +202,16 @@ def _toml_parser() -> Any:
     return _tomli_beside()  # pragma: no cover - Python 3.10
 
 
+def package_parent() -> str:
+    """Return the directory that holds the ``sslcustomize`` package.
+
+    A private runtime ships ``tomli`` there, beside the package. Found from the package, not
+    from this module's own depth, which a move of modules changes.
+    """
+    package = sys.modules[__name__.partition(".")[0]]
+    return os.path.dirname(os.path.dirname(os.path.abspath(str(package.__file__))))
+
+
 def _tomli_beside() -> Any:  # pragma: no cover - Python 3.10
     """Return tomli from beside this package (a private runtime ships it there), else any.
 
@@ -208,8 +225,7 @@ def _tomli_beside() -> Any:  # pragma: no cover - Python 3.10
     import importlib.machinery  # noqa: PLC0415 - Python 3.10 only
     import importlib.util  # noqa: PLC0415 - Python 3.10 only
 
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    spec = importlib.machinery.PathFinder.find_spec("tomli", [here])
+    spec = importlib.machinery.PathFinder.find_spec("tomli", [package_parent()])
     if spec is None or spec.loader is None:
         import tomli  # noqa: PLC0415 - installed elsewhere (a venv's own)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 
 import pytest
@@ -263,3 +264,12 @@ def test_unreadable_file_fails_closed(write_policy: WritePolicy) -> None:
     policy = load_policy([("user", str(path), False)])
     assert policy.fallback
     assert str(path) in str(policy.errors[0])
+
+
+def test_tomli_is_looked_for_beside_the_package() -> None:
+    """The directory searched for a shipped tomli is the one that holds the package itself."""
+    import sslcustomize
+    from sslcustomize._policy._read import package_parent
+
+    package = os.path.dirname(os.path.abspath(sslcustomize.__file__))
+    assert os.path.join(package_parent(), "sslcustomize") == package
