@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import ssl
 import subprocess
@@ -147,3 +148,23 @@ def run_python(
     if check and result.returncode != 0:
         raise AssertionError(f"exit {result.returncode}\n{result.stdout}\n{result.stderr}")
     return result
+
+
+FIRST_CONTEXT_SCRIPT = """
+import json, ssl, sys
+before = sorted(sys.modules)
+ssl.create_default_context()
+print(json.dumps([before, sorted(sys.modules)]))
+"""
+
+
+def first_context_modules(env: dict[str, str]) -> tuple[set[str], set[str]]:
+    """Return the modules of a fresh hooked interpreter before and after its first context.
+
+    The child must say nothing on stderr: a policy it cannot read would measure the strict
+    fallback instead.
+    """
+    result = run_python(FIRST_CONTEXT_SCRIPT, env=env)
+    assert result.stderr == "", result.stderr
+    before, after = json.loads(result.stdout)
+    return set(before), set(after)

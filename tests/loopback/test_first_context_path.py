@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from _fixtures import WritePolicy, run_python
+from _fixtures import WritePolicy, first_context_modules, run_python
 from sslcustomize._policy._hosts import parse_host_pattern
 from sslcustomize._policy._read import parse_policy
 from sslcustomize.exceptions import PolicyError
@@ -105,11 +105,6 @@ def test_a_context_name_is_checked_as_the_pattern_checked_it(name: str, tmp_path
     assert _accepts(text, tmp_path) == expected
 
 
-FIRST_CONTEXT = """
-import json, ssl, sys
-ssl.create_default_context()
-print(json.dumps(sorted(sys.modules)))
-"""
 NO_DATE = """\
 version = 1
 trust = ["system"]
@@ -122,9 +117,7 @@ reason = "a pinned appliance"
 
 
 def _loaded(policy: Path) -> set[str]:
-    result = run_python(FIRST_CONTEXT, env={"SSLCUSTOMIZE_POLICY": str(policy)})
-    assert result.stderr == "", result.stderr
-    return set(json.loads(result.stdout))
+    return first_context_modules({"SSLCUSTOMIZE_POLICY": str(policy)})[1]
 
 
 @needs_wheel

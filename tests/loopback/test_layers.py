@@ -10,14 +10,13 @@ CLI-only, lint-only or typing-only slips onto that path unnoticed.
 from __future__ import annotations
 
 import ast
-import json
 import os
 import sys
 
 import pytest
 
 import _sslcustomize_startup
-from _fixtures import WritePolicy, run_python
+from _fixtures import WritePolicy, first_context_modules
 
 pytestmark = pytest.mark.skipif(
     not any(os.path.isfile(os.path.join(p, "sslcustomize.pth")) for p in sys.path if p),
@@ -68,24 +67,16 @@ reason = "a pinned appliance"
 expires = 2099-01-01
 """
 
-FIRST_CONTEXT = """
-import json, ssl, sys
-before = set(sys.modules)
-ssl.create_default_context()
-print(json.dumps(sorted(set(sys.modules) - before)))
-"""
-
 
 def _first_context_modules(env: dict[str, str]) -> set[str]:
-    result = run_python(FIRST_CONTEXT, env=env)
-    assert result.stderr == "", result.stderr
-    return set(json.loads(result.stdout))
+    before, after = first_context_modules(env)
+    return after - before
 
 
 def test_a_hooked_first_context_loads_only_the_listed_modules(write_policy: WritePolicy) -> None:
     """A warm first context under a policy loads the listed layers and nothing heavier."""
     env = {"SSLCUSTOMIZE_POLICY": str(write_policy(WARM_POLICY))}
-    run_python(FIRST_CONTEXT, env=env)  # reads the policy once: the cache is warm after it
+    first_context_modules(env)  # reads the policy once: the cache is warm after it
     loaded = _first_context_modules(env)
     own = _first_context_modules({})
     package = {name for name in loaded if name.split(".")[0] == "sslcustomize"}
