@@ -24,14 +24,14 @@ import _pki
 from _fixtures import WritePolicy, run_python
 from _servers import serve_tls
 from sslcustomize._connection._contexts import PolicyContext, context_state, policy_context
-from sslcustomize._decision import _engine
+from sslcustomize._decision import _recipe
 from sslcustomize._decision._engine import (
     EngineSpec,
     UncarriedSettingError,
     build_engine,
     settings_of,
-    unclassified_members,
 )
+from sslcustomize._decision._recipe import unclassified_members
 from sslcustomize._support._sslclass import PYTHON_SSLCONTEXT
 
 if TYPE_CHECKING:
@@ -239,7 +239,7 @@ def test_every_sslcontext_member_is_classified() -> None:
     assert not unknown, (
         f"ssl.SSLContext on Python {sys.version_info[:2]} has members sslcustomize has not "
         f"classified: {sorted(unknown)}. Add each to REPLACING_STEPS, ADDITIVE_STEPS, "
-        "COPIED_PROPERTIES or UNCOPIED_MEMBERS in sslcustomize/_decision/_engine.py"
+        "COPIED_PROPERTIES or UNCOPIED_MEMBERS in sslcustomize/_decision/_recipe.py"
     )
 
 
@@ -313,20 +313,20 @@ def test_engine_reads_back_as_the_callers_context(
 
 def test_a_setter_nobody_listed_is_recorded_and_replayed() -> None:
     """A call of an unclassified method is kept as called and replayed in call order."""
-    recipe: tuple[_engine.Step, ...] = ()
+    recipe: tuple[_recipe.Step, ...] = ()
     for value in ("A", "B", "A"):
-        recipe = _engine.add_step(recipe, _engine.generic_step("set_future", (value,), {}))
+        recipe = _recipe.add_step(recipe, _recipe.generic_step("set_future", (value,), {}))
     assert recipe == (("set_future", ("B",)), ("set_future", ("A",)))
-    keyword = _engine.generic_step("set_future", ([1, 2],), {"flag": True})
-    assert keyword == ("set_future", ((1, 2), _engine.Keywords((("flag", True),))))
-    unhashable = _engine.generic_step("set_future", ({"a": 1},), {})
-    assert unhashable == (_engine.UNCARRIED, ("set_future",))
+    keyword = _recipe.generic_step("set_future", ([1, 2],), {"flag": True})
+    assert keyword == ("set_future", ((1, 2), _recipe.Keywords((("flag", True),))))
+    unhashable = _recipe.generic_step("set_future", ({"a": 1},), {})
+    assert unhashable == (_recipe.UNCARRIED, ("set_future",))
 
 
 def test_a_setting_that_cannot_be_carried_builds_no_engine() -> None:
     """An unhashable argument of an unlisted setter: no engine is built (the connection fails)."""
     context = policy_context("tests")
-    recipe = (*context_state(context).recipe, (_engine.UNCARRIED, ("set_future",)))
+    recipe = (*context_state(context).recipe, (_recipe.UNCARRIED, ("set_future",)))
     settings = settings_of(context, recipe)
     with pytest.raises(UncarriedSettingError, match=r"SSLContext\.set_future\(\)"):
         build_engine(settings, EngineSpec(verify=False), lambda _c, _a: None)
@@ -359,7 +359,7 @@ try:
 except ssl.SSLError as error:
     print(type(error).__name__, error)
 if "sslcustomize._decision._engine" in sys.modules:
-    from sslcustomize._decision._engine import unclassified_members
+    from sslcustomize._decision._recipe import unclassified_members
     from sslcustomize._support._sslclass import PYTHON_SSLCONTEXT
     print(sorted(unclassified_members(PYTHON_SSLCONTEXT)))
 """
@@ -424,5 +424,5 @@ def test_an_uncarried_setting_connects_on_the_callers_own_context(
 
 def test_policy_contexts_wrap_every_recorded_setter() -> None:
     """Each setter this Python has is wrapped, so that its calls are recorded."""
-    for name in _engine.recorded_methods(PYTHON_SSLCONTEXT):
+    for name in _recipe.recorded_methods(PYTHON_SSLCONTEXT):
         assert name in vars(PolicyContext), name

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 
 from sslcustomize._connection._contextstate import ContextState
 from sslcustomize._decision._decide import Decision, longest_prefix
-from sslcustomize._decision._engine import generic_step, normalize, recorded_methods
+from sslcustomize._decision._recipe import generic_step, normalize, recorded_methods
 from sslcustomize._policy._model import SYSTEM_TRUST
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._runtime._state import current_runtime

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ssl
 
-from sslcustomize._decision._engine import Step, add_step
+from sslcustomize._decision._recipe import Step, add_step
 from sslcustomize._support._locks import fork_safe_lock
 
 TYPE_CHECKING = False

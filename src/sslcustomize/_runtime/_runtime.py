@@ -19,13 +19,6 @@ from collections.abc import Callable, Hashable
 from functools import lru_cache
 
 from sslcustomize._decision._decide import Decision, decide
-from sslcustomize._decision._engine import (
-    NO_CHECK_TIME,
-    EngineSpec,
-    Settings,
-    build_engine,
-    build_verifier,
-)
 from sslcustomize._policy._model import EnvTrust, HostException, Policy
 from sslcustomize._support._frozen import replace
 from sslcustomize._support._locks import fork_safe_lock
@@ -36,6 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
+    from sslcustomize._decision._engine import EngineSpec, Settings
     from sslcustomize._policy._model import TrustSource
     from sslcustomize._report._recording import Recorder
     from sslcustomize._verdict._verify import Verdict
@@ -158,9 +152,13 @@ class Runtime:
         return self._verifiers(settings, spec, self.generation())
 
     def _engine(self, settings: Settings, spec: EngineSpec, _generation: int) -> ssl.SSLContext:
+        from sslcustomize._decision._engine import build_engine  # noqa: PLC0415 - 1st connection
+
         return build_engine(settings, spec, self._load_extra)
 
     def _verifier(self, settings: Settings, spec: EngineSpec, _generation: int) -> ssl.SSLContext:
+        from sslcustomize._decision._engine import build_verifier  # noqa: PLC0415 - 1st verdict
+
         return build_verifier(settings, spec, self._load_extra)
 
     def _judge(  # noqa: PLR0917 - an lru_cache key: positional by design
@@ -173,6 +171,7 @@ class Runtime:
         host: str | None,
         _minute: tuple[int, int],
     ) -> Verdict:
+        from sslcustomize._decision._engine import NO_CHECK_TIME  # noqa: PLC0415 - 1st verdict
         from sslcustomize._verdict._verify import judge_chain, with_every_reason  # noqa: PLC0415 - 1st verdict
 
         verifier = self.verifier(settings, spec)
