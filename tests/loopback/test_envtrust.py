@@ -466,6 +466,22 @@ def test_origin_of_an_added_source_names_the_variable(
     assert entry.sources[0].origin == Origin(layer="environment", path="$SSL_CERT_FILE")
 
 
+def test_variables_naming_one_path_each_keep_their_own_origin(
+    cas: dict[str, tuple[trustme.CA, Path]], tmp_path: Path
+) -> None:
+    """A path several variables name is checked once; each entry names its own variable."""
+    _, extra = cas["extra"]
+    missing = tmp_path / "missing.pem"
+    names = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT")
+    added = read_environment({}, dict.fromkeys(names, str(extra)))
+    assert [(e.variable, e.state) for e in added] == [(name, "added") for name in names]
+    assert [e.sources[0].origin.path for e in added] == [f"${name}" for name in names]
+    assert {e.sources[0].path for e in added} == {str(extra)}
+    broken = read_environment({}, {"CURL_CA_BUNDLE": str(missing), "PIP_CERT": str(missing)})
+    assert [e.state for e in broken] == ["unusable", "unusable"]
+    assert all("missing.pem" in (e.why or "") for e in broken)
+
+
 # --- pip, through the .pth hook ------------------------------------------------------------------
 
 

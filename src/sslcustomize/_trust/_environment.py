@@ -23,6 +23,10 @@ from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._trust._anchors import TrustCache, is_hashed_directory
 from sslcustomize.exceptions import TrustError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sslcustomize._policy._model import SourceKind
+
 __all__ = [
     "PIP_SETTING",
     "VARIABLES",
@@ -49,14 +53,22 @@ VARIABLES: Mapping[str, tuple[str, ...]] = {
 PIP_SETTING = "pip cert setting"
 
 
+# What checking one path gave: the kind of trust source it is, or None and why it is none.
+_Outcome = tuple["SourceKind | None", str]
+
+
 def _origin(variable: str) -> Origin:
     return Origin(layer="environment", path=f"${variable}")
 
 
 def _sources(
-    variable: str, value: str, trust: TrustCache
+    variable: str, value: str, checked: dict[str, _Outcome], trust: TrustCache
 ) -> tuple[tuple[TrustSource, ...], str | None]:
-    """Resolve a variable's value to checked trust sources, or say why it cannot be used."""
+    """Resolve a variable's value to checked trust sources, or say why it cannot be used.
+
+    ``checked`` holds each path already checked for another variable (four of them often
+    name the same bundle): its kind, or why it cannot be used.
+    """
     origin = _origin(variable)
     # SSL_CERT_DIR is a list of directories, as OpenSSL reads it; the others name one path.
     paths = [p for p in value.split(os.pathsep) if p] if variable == "SSL_CERT_DIR" else [value]
@@ -64,22 +76,29 @@ def _sources(
     problems = []
     for path in paths:
         full = os.path.abspath(os.path.expanduser(path))
-        if os.path.isdir(full):
-            if is_hashed_directory(full):
-                sources.append(TrustSource(kind="directory", path=full, origin=origin))
-            else:
-                problems.append(f"{full!r} is not an OpenSSL hashed directory")
-            continue
-        source = TrustSource(kind="file", path=full, origin=origin)
-        try:
-            trust.check(source)
-        except TrustError as error:
-            problems.append(str(error))
-            continue
-        sources.append(source)
+        if full not in checked:
+            checked[full] = _check(full, trust)
+        kind, problem = checked[full]
+        if kind is None:
+            problems.append(problem)
+        else:
+            sources.append(TrustSource(kind=kind, path=full, origin=origin))
     if sources:
         return tuple(sources), None
     return (), "; ".join(problems) or "it names nothing"
+
+
+def _check(full: str, trust: TrustCache) -> _Outcome:
+    """Return the kind of trust source ``full`` is, or ``None`` and why it cannot be one."""
+    if os.path.isdir(full):
+        if is_hashed_directory(full):
+            return "directory", ""
+        return None, f"{full!r} is not an OpenSSL hashed directory"
+    try:
+        trust.check(TrustSource(kind="file", path=full))
+    except TrustError as error:
+        return None, str(error)
+    return "file", ""
 
 
 def read_environment(
@@ -97,6 +116,7 @@ def read_environment(
     environ = os.environ if environ is None else environ
     trust = TrustCache() if trust is None else trust
     entries = []
+    checked: dict[str, _Outcome] = {}
     for variable, clients in VARIABLES.items():
         value = environ.get(variable)
         if not value:
@@ -113,7 +133,7 @@ def read_environment(
                 )
             )
             continue
-        sources, problem = _sources(variable, value, trust)
+        sources, problem = _sources(variable, value, checked, trust)
         state: EnvState = "added" if sources else "unusable"
         entries.append(
             EnvTrust(
