@@ -625,6 +625,56 @@ def test_client_certificate_never_reaches_a_mitm(world: World, kind: str) -> Non
     assert real.client_certificates == expected
 
 
+@pytest.mark.parametrize("target", ["attacker", "real"])
+def test_a_context_swapped_before_the_handshake_keeps_the_pin(world: World, target: str) -> None:
+    """``tls.context = other`` before the handshake does not put the pin's engine on other's CAs.
+
+    Once the pinned leaf is known, a connection with a client certificate verifies natively
+    against exactly that leaf. OpenSSL verifies with the trust store of the context a
+    connection is moved to, so moving it would trust whatever that context trusts (here the
+    attacker's CA, as a public CA would vouch for a public name) and send the certificate.
+    """
+    client_ca = trustme.CA()
+    identity = client_ca.issue_cert("client.test")
+    key = world.file("client.pem", identity.private_key_and_cert_chain_pem.bytes())
+    evil_port, evil, _ = world.server(world.attacker_ca, client_ca=client_ca, required=False)
+    real_port, real, leaf = world.server(world.ca, client_ca=client_ca, required=False)
+    policy = world.policy(f"""
+        version = 1
+        [[exception]]
+        host = "127.0.0.1"
+        pin = ["{_pin_of(leaf.cert_chain_pems[0])}"]
+        reason = "test"
+        """)
+    code = """
+    def go(port, swap):
+        ctx = ssl.create_default_context()
+        ctx.load_cert_chain(args[1])
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        with ctx.wrap_socket(sock, server_hostname="127.0.0.1",
+                             do_handshake_on_connect=False) as tls:
+            if swap:
+                other = ssl.create_default_context(cafile=args[2])
+                other.load_cert_chain(args[1])
+                tls.context = other
+                assert tls.context is other
+            tls.do_handshake()
+            tls.sendall(b"x\\n"); tls.recv(3)
+    print(outcome(lambda: go(int(args[0]), False)))
+    print(outcome(lambda: go(int(args[3]), True)))
+    """
+    port = evil_port if target == "attacker" else real_port
+    lines = client(code, policy, real_port, key, world.attacker_ca_file, port)
+    assert lines[0] == "OK"
+    if target == "attacker":
+        assert lines[1].startswith("REJECTED"), lines
+        assert True not in evil.client_certificates
+        assert evil.received in ([], [b""])
+    else:
+        assert lines[1] == "OK"
+        assert real.client_certificates[-1] is True
+
+
 @pytest.mark.parametrize("tls13", [True, False])
 def test_mutual_tls_to_a_pinned_host_works_on_the_first_connection(
     world: World, tls13: bool

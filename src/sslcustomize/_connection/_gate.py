@@ -138,7 +138,12 @@ class Gate:
 
     @context.setter
     def context(self, value: ssl.SSLContext) -> None:
-        self._raw.context = value
+        # OpenSSL verifies a connection with the trust store of the context it is moved to
+        # (SSL_set_SSL_CTX). A connection on the caller's own context moves, as in Python; one
+        # on an engine stays there: its plan (a pinned leaf as the only anchor, an exception's
+        # CA) would otherwise give way to whatever the new context trusts.
+        if self._raw.context is self._caller_context:
+            self._raw.context = value
         object.__setattr__(self, "_caller_context", value)
 
     @property
