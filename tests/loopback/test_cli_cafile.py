@@ -81,6 +81,35 @@ def test_ca_file_is_trusted_for_every_host(
     assert user_policy.read_text() == text
 
 
+def test_a_second_ca_file_of_the_same_name_is_trusted_too(
+    pki: _pki.TestPKI, https_server: StartServer, user_policy: Path, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """``a/corp.pem`` then ``b/corp.pem``: the second CA gets a copy of its own and is trusted."""
+    first, second = tmp_path / "a" / "corp.pem", tmp_path / "b" / "corp.pem"
+    for path, pem in ((first, pki.root_pem), (second, pki.foreign_root_pem)):
+        path.parent.mkdir()
+        path.write_bytes(pem)
+    _, foreign = https_server(pki["unknown_issuer"], "localhost")
+    assert main(["trust", "--ca-file", str(first), "--scope", "user"]) == 0
+    capsys.readouterr()
+    assert _check(foreign, capsys) == "rejected"
+    assert main(["trust", "--ca-file", str(second), "--scope", "user"]) == 0
+    assert "added" in capsys.readouterr().out
+    copies = user_policy.parent / "ca"
+    trust = tomlkit.parse(user_policy.read_text()).unwrap()["trust"]
+    assert trust == ["system", str(copies / "corp.pem"), str(copies / "corp-2.pem")]
+    assert (copies / "corp.pem").read_bytes() == pki.root_pem
+    assert (copies / "corp-2.pem").read_bytes() == pki.foreign_root_pem
+    assert _check(foreign, capsys) == "verified"
+    # Either again: already trusted, nothing written.
+    text = user_policy.read_text()
+    for path in (first, second):
+        assert main(["trust", "--ca-file", str(path), "--scope", "user"]) == 0
+        assert "already trusted" in capsys.readouterr().out
+    assert user_policy.read_text() == text
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

@@ -10,6 +10,7 @@ first time keeps ``"system"`` when the policy trusted the system store.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import re
 import ssl
@@ -72,9 +73,25 @@ def _ca_certificates(name: str) -> list[tuple[str, bytes]]:
     return found
 
 
-def _copy_path(policy_path: str, name: str) -> str:
+def _copy_path(policy_path: str, name: str, pem: str) -> str:
+    """Return where the copy of ``name`` goes: ``ca/<name>.pem``, or ``-2``, ``-3``... after it.
+
+    A copy of other certificates under the same name (``corp.pem`` from another directory) is
+    never taken for this one: each bundle keeps a file of its own.
+    """
     base = os.path.splitext(os.path.basename(name))[0] or "ca"
-    return os.path.join(os.path.dirname(policy_path), "ca", f"{base}.pem")
+    directory = os.path.join(os.path.dirname(policy_path), "ca")
+    for number in itertools.count(1):
+        copy = os.path.join(directory, f"{base}.pem" if number == 1 else f"{base}-{number}.pem")
+        try:
+            with open(copy, encoding="ascii") as file:
+                if file.read() == pem:
+                    return copy
+        except FileNotFoundError:
+            return copy
+        except (OSError, UnicodeDecodeError):
+            pass  # not ours to overwrite: the next name
+    raise AssertionError("unreachable")  # pragma: no cover - count() never ends
 
 
 def _edit(text: str, copy: str, *, keep_system: bool) -> tuple[str, bool]:
@@ -131,14 +148,15 @@ def add_ca_file(args: argparse.Namespace) -> int:
         layer, path = (args.scope, scope_path(args)) if args.scope else unscoped_policy()
     except ValueError as error:
         raise CAFileError(str(error)) from None
-    copy = _copy_path(path, args.ca_file)
+    pem = "".join(ssl.DER_cert_to_PEM_cert(der) for _, der in certificates)
+    copy = _copy_path(path, args.ca_file, pem)
     keep_system = any(source.kind == "system" for source in policy.trust)
     try:
         text = _read(path, layer)
         new_text, changed = _edit(text, copy, keep_system=keep_system)
         if changed:
             make_directories(os.path.dirname(copy))
-            atomic_write(copy, "".join(ssl.DER_cert_to_PEM_cert(der) for _, der in certificates))
+            atomic_write(copy, pem)
             parse_policy(new_text, path=path, layer=layer)  # nothing written if invalid
             make_directories(os.path.dirname(path))
             atomic_write(path, new_text)
