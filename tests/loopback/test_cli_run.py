@@ -20,7 +20,8 @@ import pytest
 
 import _pki
 from sslcustomize._cli import main
-from sslcustomize._trust._anchors import bundle_certificates, find_system_store
+from sslcustomize._trust._anchors import find_system_store
+from sslcustomize._trust._bundles import bundle_certificates
 
 if TYPE_CHECKING:
     from conftest import StartServer

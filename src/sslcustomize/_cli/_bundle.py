@@ -14,7 +14,8 @@ from sslcustomize._decision._decide import decide
 from sslcustomize._policy._model import Policy, TrustSource
 from sslcustomize._support._files import atomic_write
 from sslcustomize._support._frozen import dataclass
-from sslcustomize._trust._anchors import bundle_certificates, find_system_store, is_hashed_directory
+from sslcustomize._trust._anchors import find_system_store, is_hashed_directory
+from sslcustomize._trust._bundles import bundle_certificates
 
 __all__ = ["BUNDLE_VARIABLES", "Bundle", "write_bundle"]
 

@@ -27,12 +27,8 @@ from sslcustomize._policy._model import Policy
 from sslcustomize._report._records import dropped_records
 from sslcustomize._support._originals import unwrap_factory
 from sslcustomize._support._paths import ENV_POLICY
-from sslcustomize._trust._anchors import (
-    TrustError,
-    bundle_certificates,
-    check_source,
-    find_system_store,
-)
+from sslcustomize._trust._anchors import TrustError, check_source, find_system_store
+from sslcustomize._trust._bundles import bundle_certificates
 from sslcustomize._trust._checked_policy import load_policy
 from sslcustomize._trust._environment import VARIABLES, pip_config_cert
 

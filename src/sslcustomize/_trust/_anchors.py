@@ -1,19 +1,8 @@
 """Trust anchors: find the system store, resolve trust sources, load them cheaply.
 
-Bundles are read the way OpenSSL reads them, because OpenSSL reads them: the bytes are
-loaded into a throw-away context and its store is what counts. A certificate that OpenSSL
-skips (``#-----BEGIN``, an indented or prefixed BEGIN line) is never trusted.
-
-Loading a PEM bundle into a context parses every certificate in it (~25 ms for a public-CA
-bundle), and Python gives no way to share a loaded store between contexts. An OpenSSL
-hashed directory (``capath``) is read lazily instead: only the issuer a handshake needs.
-So a bundle is turned once into a hashed directory under the user cache directory, named
-by the SHA-256 of the bundle's bytes (size, mtime and inode can all be kept by ``cp -p``),
-and contexts load directories only. The cache is used only where nobody but this user (and
-root) can change it or any directory above it, since OpenSSL reads it later, by path.
-Where the cache cannot be used, or the bundle holds what a hashed directory cannot express
-(non-CA certificates, CRLs, ``TRUSTED CERTIFICATE`` blocks), the bundle itself is loaded:
-slower, equally correct.
+Contexts load hashed directories (``capath``), which OpenSSL reads lazily: only the issuer a
+handshake needs. The system store is one already on most systems; a CA bundle is turned into
+one by :mod:`._bundles`, which reads it the way OpenSSL reads it, because OpenSSL reads it.
 
 Each runtime owns a :class:`TrustCache` (there is no process-wide one): it re-checks its trust
 sources at most every :data:`REFRESH_INTERVAL` seconds (one ``stat`` per file and directory),
@@ -25,20 +14,12 @@ from __future__ import annotations
 
 import os
 import ssl
-import stat
 import time
 from collections.abc import Iterable
 
 from sslcustomize._policy._model import TrustSource
-from sslcustomize._support._files import (
-    cache_directory,
-    private_directory,
-    read_regular,
-    trusted_path,
-)
 from sslcustomize._support._frozen import dataclass
 from sslcustomize._support._locks import fork_safe_lock
-from sslcustomize._support._sslclass import StdlibContext
 from sslcustomize.exceptions import TrustError
 
 __all__ = [
@@ -47,21 +28,16 @@ __all__ = [
     "SystemStore",
     "TrustCache",
     "TrustError",
-    "bundle_anchors",
-    "bundle_certificates",
     "check_source",
     "default_verify_locations",
     "find_system_store",
     "is_hashed_directory",
-    "trusted_path",
 ]
 
 #: Seconds between two checks of the trust sources in a long-lived process. A CA removed from a
 #: bundle or a hashed directory stops being trusted by new contexts at most this long after
 #: the change (issue 22 #14: it was 60 s, and up to two minutes for kept contexts).
 REFRESH_INTERVAL = 1.0
-#: Bundles larger than this are refused (a public-CA bundle is ~220 KB).
-MAX_BUNDLE_SIZE = 16 * 1024 * 1024
 
 # Where distributions keep their bundles and hashed directories (the places Go's crypto/x509
 # and truststore also look), used when OpenSSL's compiled-in defaults hold nothing.
@@ -74,8 +50,6 @@ DISTRO_FILES = (
     "/etc/ssl/cert.pem",  # Alpine, macOS, BSD
 )
 DISTRO_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs", "/system/etc/security/cacerts")
-# A bundle holding these is loaded as a file: a hashed directory would drop what they add.
-_TRUSTED_BLOCK = b"-----BEGIN TRUSTED CERTIFICATE-----"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -173,143 +147,6 @@ def find_system_store() -> SystemStore:
     )
 
 
-# --- Bundles as OpenSSL reads them --------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Bundle:
-    """What OpenSSL read from one version of a bundle file."""
-
-    sha256: str
-    certificates: tuple[bytes, ...]  # DER, CA certificates only, as OpenSSL's store holds them
-    directory_ok: bool  # every certificate is a CA, no CRL, no TRUSTED block
-
-
-def _read_bytes(path: str) -> bytes:
-    """Read a bundle: a regular file (never a FIFO or a device), at most MAX_BUNDLE_SIZE."""
-    try:
-        return read_regular(path, MAX_BUNDLE_SIZE)
-    except OSError as exc:
-        raise TrustError(f"cannot read CA bundle {path!r}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise TrustError(f"CA bundle {path!r}: {exc}") from None
-
-
-def _sha256(data: bytes) -> str:
-    import hashlib  # noqa: PLC0415 - only when a bundle is read: not for hashed directories
-
-    return hashlib.sha256(data).hexdigest()
-
-
-def _openssl_read(data: bytes, path: str) -> _Bundle:
-    """Let OpenSSL read ``data`` as it reads a ``cafile``, and keep what its store holds.
-
-    The bytes go to a private temporary file (``mkstemp``: 0600, created exclusively), so
-    that what is parsed is exactly what was hashed, whatever happens to ``path`` meanwhile.
-    """
-    import tempfile  # noqa: PLC0415 - only when a bundle version is first seen
-
-    descriptor, temporary = tempfile.mkstemp(prefix="sslcustomize-", suffix=".pem")
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(data)
-        context = StdlibContext(ssl.PROTOCOL_TLS_CLIENT)
-        try:
-            context.load_verify_locations(cafile=temporary)
-        except ssl.SSLError as exc:
-            raise TrustError(
-                f"CA bundle {path!r} holds no certificate OpenSSL can read ({exc.reason or exc})"
-            ) from None
-    finally:
-        os.unlink(temporary)
-    stats = context.cert_store_stats()
-    certificates = tuple(context.get_ca_certs(binary_form=True))
-    directory_ok = (
-        stats["x509"] == stats["x509_ca"] == len(certificates)
-        and not stats["crl"]
-        and _TRUSTED_BLOCK not in data
-    )
-    if not stats["x509"]:
-        raise TrustError(f"CA bundle {path!r} holds no certificate")
-    return _Bundle(
-        sha256=_sha256(data),
-        certificates=certificates,
-        directory_ok=directory_ok,
-    )
-
-
-def bundle_certificates(path: str) -> tuple[bytes, ...]:
-    """Return the CA certificates (DER) that OpenSSL reads from a bundle file.
-
-    Raises:
-        TrustError: The file cannot be read or holds no certificate.
-    """
-    return _openssl_read(_read_bytes(path), path).certificates
-
-
-# --- The anchor cache, and why it can be trusted -------------------------------------------------
-
-
-def _cache_root() -> str:
-    return cache_directory("anchors")
-
-
-def _existing_directory(root: str, digest: str) -> str | None:
-    """Return the cache directory of a bundle version if it exists and is ours alone."""
-    target = os.path.join(root, digest[:32])
-    try:
-        info = os.lstat(target)
-    except OSError:
-        return None
-    ours = stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid()
-    return target if ours and not info.st_mode & 0o077 else None
-
-
-def _directory_for(bundle: _Bundle) -> str | None:
-    """Return the hashed directory of a bundle version, made if needed; ``None`` if unsafe."""
-    root = _cache_root()
-    if not private_directory(root):
-        return None
-    existing = _existing_directory(root, bundle.sha256)
-    if existing is not None:
-        return existing
-    target = os.path.join(root, bundle.sha256[:32])
-    if os.path.lexists(target):
-        return None  # there, but not ours alone: never use it
-    import tempfile  # noqa: PLC0415 - only when a bundle version is first seen
-
-    try:
-        staging = tempfile.mkdtemp(prefix=".tmp-", dir=root)
-        _write_hashed(bundle.certificates, staging)
-        try:
-            os.rename(staging, target)
-        except OSError:  # another process made it first: use theirs
-            _remove_tree(staging)
-    except (OSError, ValueError):
-        return None
-    return target
-
-
-def _write_hashed(certificates: tuple[bytes, ...], directory: str) -> None:
-    from sslcustomize._x509._subjecthash import subject_hash  # noqa: PLC0415 - only when a bundle is new
-
-    counts: dict[int, int] = {}
-    for der in certificates:
-        name_hash = subject_hash(der)
-        index = counts.get(name_hash, 0)
-        counts[name_hash] = index + 1
-        path = os.path.join(directory, f"{name_hash:08x}.{index}")
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(ssl.DER_cert_to_PEM_cert(der).encode("ascii"))
-
-
-def _remove_tree(path: str) -> None:
-    for name in os.listdir(path):
-        os.unlink(os.path.join(path, name))
-    os.rmdir(path)
-
-
 # --- Bundle versions ------------------------------------------------------------------------------
 
 _clock = time.monotonic  # tests move time forward
@@ -318,41 +155,6 @@ _clock = time.monotonic  # tests move time forward
 def _stat_key(path: str) -> tuple[int, ...]:
     info = os.stat(path)
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-
-
-def bundle_anchors(path: str, by_content: dict[str, Anchors] | None = None) -> Anchors:
-    """Return anchors for a PEM bundle as it is now: its hashed directory, or the file itself.
-
-    ``by_content`` maps the SHA-256 of bundles already read to their anchors (a key that is
-    never stale: the same bytes give the same anchors).
-
-    Raises:
-        TrustError: The bundle cannot be read or holds no certificate.
-    """
-    data = _read_bytes(path)
-    digest = _sha256(data)
-    known = by_content.get(digest) if by_content is not None else None
-    if known is not None:
-        return known
-    anchors = _anchors_of(data, path)
-    if by_content is not None:
-        by_content[digest] = anchors
-    return anchors
-
-
-def _anchors_of(data: bytes, path: str) -> Anchors:
-    root = _cache_root()
-    if private_directory(root):
-        # A directory named by these very bytes holds OpenSSL's reading of them already.
-        known = _existing_directory(root, _sha256(data))
-        if known is not None:
-            return Anchors(directories=(known,))
-    bundle = _openssl_read(data, path)
-    if bundle.directory_ok:
-        directory = _directory_for(bundle)
-        if directory is not None:
-            return Anchors(directories=(directory,))
-    return Anchors(files=(os.path.realpath(path),))
 
 
 # --- Sources to anchors ------------------------------------------------------------------------
@@ -529,7 +331,7 @@ class TrustCache:
         if source.kind == "system":
             return self._system_anchors()
         if source.kind == "certifi":
-            return bundle_anchors(_certifi_bundle(), self._by_content)
+            return self._bundle(_certifi_bundle())
         assert source.path is not None  # noqa: S101 - the policy reader sets it
         if source.kind == "directory":
             if is_hashed_directory(source.path):
@@ -542,7 +344,7 @@ class TrustCache:
         if indexed is not None and os.path.realpath(source.path) == indexed:
             # The system bundle (SSL_CERT_FILE often names it): its directory indexes it.
             return Anchors(directories=(store.directory or "",))
-        return bundle_anchors(source.path, self._by_content)
+        return self._bundle(source.path)
 
     def check(self, source: TrustSource) -> None:
         """Check that a trust source can be used now (the policy loader calls it).
@@ -558,11 +360,17 @@ class TrustCache:
         if source.kind != "system":
             self.source_anchors(source)
 
+    def _bundle(self, path: str) -> Anchors:
+        """Return the anchors of the bundle ``path`` as it is now (see :mod:`._bundles`)."""
+        from sslcustomize._trust._bundles import bundle_anchors  # noqa: PLC0415 - only for a bundle
+
+        return bundle_anchors(path, self._by_content)
+
     def _system_anchors(self) -> Anchors:
         store = self.system_store()
         anchors = Anchors(directories=(store.directory,)) if store.directory else Anchors()
         if store.file and self._indexed_bundle is None:
-            anchors += bundle_anchors(store.file, self._by_content)
+            anchors += self._bundle(store.file)
         return anchors
 
 

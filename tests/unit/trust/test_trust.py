@@ -17,7 +17,9 @@ from _fixtures import WritePolicy, memory_handshake
 from sslcustomize import PolicyError
 from sslcustomize._decision._decide import decide
 from sslcustomize._policy._model import TrustSource
+from sslcustomize._support._files import trusted_path
 from sslcustomize._trust import _anchors as _trust
+from sslcustomize._trust import _bundles
 from sslcustomize._trust._checked_policy import load_policy, parse_policy
 from sslcustomize._x509._subjecthash import subject_hash
 
@@ -105,7 +107,7 @@ def test_bundle_is_cached_as_a_hashed_directory(tmp_path: Path) -> None:
     cas = [trustme.CA() for _ in range(3)]
     bundle = tmp_path / "bundle.pem"
     bundle.write_bytes(b"".join(ca.cert_pem.bytes() for ca in cas))
-    anchors = _trust.bundle_anchors(str(bundle))
+    anchors = _bundles.bundle_anchors(str(bundle))
     assert anchors.files == ()
     (directory,) = anchors.directories
     assert len(os.listdir(directory)) == 3
@@ -118,7 +120,7 @@ def test_bundle_with_a_non_ca_certificate_is_loaded_as_a_file(tmp_path: Path) ->
     leaf = ca.issue_cert("localhost")
     bundle = tmp_path / "bundle.pem"
     bundle.write_bytes(ca.cert_pem.bytes() + leaf.cert_chain_pems[0].bytes())
-    anchors = _trust.bundle_anchors(str(bundle))
+    anchors = _bundles.bundle_anchors(str(bundle))
     assert anchors.directories == ()
     assert anchors.files == (str(bundle),)
     assert _accepts(bundle, ca)
@@ -130,7 +132,7 @@ def test_bundle_certificates_are_openssls() -> None:
     text = b"#" + hidden.cert_pem.bytes() + shown.cert_pem.bytes()
     path = Path(os.environ["XDG_CACHE_HOME"]).parent / "b.pem"
     path.write_bytes(text)
-    assert _trust.bundle_certificates(str(path)) == (
+    assert _bundles.bundle_certificates(str(path)) == (
         ssl.PEM_cert_to_DER_cert(shown.cert_pem.bytes().decode()),
     )
 
@@ -232,9 +234,9 @@ def test_unchanged_bundle_is_not_read_again_within_the_interval(
 def test_disk_cache_is_keyed_by_content_not_size_mtime_inode(tmp_path: Path) -> None:
     """A new process after a cp -p style rewrite builds anchors from the new bytes."""
     bundle, kept, removed, without = _two_ca_bundle(tmp_path)
-    first = _trust.bundle_anchors(str(bundle))
+    first = _bundles.bundle_anchors(str(bundle))
     _same_size_rewrite(bundle, without)
-    second = _trust.bundle_anchors(str(bundle))
+    second = _bundles.bundle_anchors(str(bundle))
     assert second.directories != first.directories
     assert not _accepts(bundle, removed)
     assert _accepts(bundle, kept)
@@ -245,17 +247,17 @@ def test_disk_cache_is_reused_for_the_same_bytes(
 ) -> None:
     """Twin: the same bytes in a new process reuse the cached directory without parsing."""
     bundle, _, _, _ = _two_ca_bundle(tmp_path)
-    first = _trust.bundle_anchors(str(bundle))
+    first = _bundles.bundle_anchors(str(bundle))
     _new_runtime()
     parsed: list[str] = []
-    original = _trust._openssl_read
+    original = _bundles._openssl_read
 
     def counting(data: bytes, path: str) -> object:
         parsed.append(path)
         return original(data, path)
 
-    monkeypatch.setattr(_trust, "_openssl_read", counting)
-    assert _trust.bundle_anchors(str(bundle)) == first
+    monkeypatch.setattr(_bundles, "_openssl_read", counting)
+    assert _bundles.bundle_anchors(str(bundle)) == first
     assert parsed == []
 
 
@@ -281,7 +283,7 @@ def test_cache_under_a_directory_others_control_is_not_used(
         os.chown(shared, owner, -1)
     monkeypatch.setenv("XDG_CACHE_HOME", str(shared / "cache"))
     bundle, kept, _, _ = _two_ca_bundle(tmp_path)
-    anchors = _trust.bundle_anchors(str(bundle))
+    anchors = _bundles.bundle_anchors(str(bundle))
     assert anchors.directories == ()
     assert anchors.files == (str(bundle),)
     assert _accepts(bundle, kept)
@@ -296,9 +298,9 @@ def test_cache_under_a_sticky_shared_directory_is_used(
     os.chmod(shared, 0o1777)  # noqa: S103 - a /tmp-like sticky directory on purpose
     monkeypatch.setenv("XDG_CACHE_HOME", str(shared / "cache"))
     bundle, _, _, _ = _two_ca_bundle(tmp_path)
-    anchors = _trust.bundle_anchors(str(bundle))
+    anchors = _bundles.bundle_anchors(str(bundle))
     assert len(anchors.directories) == 1
-    assert _trust.trusted_path(anchors.directories[0])
+    assert trusted_path(anchors.directories[0])
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="making another user's directory needs root")
@@ -310,7 +312,7 @@ def test_planted_cache_directory_of_another_user_is_never_used(
     bundle, kept, removed, without = _two_ca_bundle(tmp_path)
     bundle.write_bytes(without)
     # Plant, under the name the cache would use for these bytes, a directory trusting `removed`.
-    first = _trust.bundle_anchors(str(bundle))
+    first = _bundles.bundle_anchors(str(bundle))
     (directory,) = first.directories
     shutil.rmtree(directory)
     os.mkdir(directory)
@@ -319,7 +321,7 @@ def test_planted_cache_directory_of_another_user_is_never_used(
     (Path(directory) / name).write_bytes(removed.cert_pem.bytes())
     os.chown(directory, NOBODY, -1)
     _new_runtime()
-    anchors = _trust.bundle_anchors(str(bundle))
+    anchors = _bundles.bundle_anchors(str(bundle))
     assert directory not in anchors.directories
     assert not _accepts(bundle, removed)
     assert _accepts(bundle, kept)
@@ -341,9 +343,9 @@ def test_another_user_gets_its_own_safe_cache() -> None:
         code = (
             "import os, tempfile, hashlib, datetime  # as nobody, the stdlib is unreadable\n"
             "from sslcustomize._support import _paths\n"
-            "from sslcustomize._trust import _anchors as _trust\n"
+            "from sslcustomize._trust import _bundles\n"
             "os.setgid(65534); os.setuid(65534)\n"
-            f"a = _trust.bundle_anchors({str(bundle)!r})\n"
+            f"a = _bundles.bundle_anchors({str(bundle)!r})\n"
             "print(len(a.directories), os.stat(a.directories[0]).st_uid)\n"
         )
         env = dict(os.environ, XDG_CACHE_HOME=str(home / "cache"))
@@ -471,7 +473,7 @@ def test_the_system_bundle_named_as_a_file_is_its_directory(
         read.append(path)
         return b""
 
-    monkeypatch.setattr(_trust, "_read_bytes", reading)
+    monkeypatch.setattr(_bundles, "_read_bytes", reading)
     linked = tmp_path / "cert.pem"
     linked.symlink_to(bundle)
     for path in (bundle, linked):
