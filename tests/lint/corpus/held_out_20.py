@@ -113,9 +113,9 @@ relay.starttls()  # expect: SSC602
 relay_ok = smtplib.SMTP("smtp.example", 587)
 relay_ok.starttls(context=ssl.create_default_context())  # expect: none
 
-# A client no rule names: duo_client turns verification off with ca_certs="DISABLE"; SSC506
-# (`ssl_verify=False` in similar clients) is the closest code.
-duo_auth = duo_client.Auth(ikey="DIXXXX", skey="secret", host="api.example", ca_certs="DISABLE")  # expect: SSC506
+# duo_client turns verification off with ca_certs="DISABLE". First labelled SSC506, the closest
+# code when no rule named it; SSC515 since.
+duo_auth = duo_client.Auth(ikey="DIXXXX", skey="secret", host="api.example", ca_certs="DISABLE")  # expect: SSC515
 duo_auth_ok = duo_client.Auth(ikey="DIXXXX", skey="secret", host="api.example")  # expect: none
 
 
