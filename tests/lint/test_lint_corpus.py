@@ -50,6 +50,11 @@ FAMILIES = {
     "held_out_14",
     "held_out_15",
     "held_out_16",
+    "held_out_17",
+    "held_out_18",
+    "held_out_19",
+    "held_out_20",
+    "held_out_21",
 }
 
 
@@ -81,6 +86,10 @@ KNOWN_MISSES = {
     },
 }
 
+# Findings on look-alike or unlabelled lines that the analysis still gives: checked like
+# KNOWN_MISSES (each must still occur, so that a fix updates this list).
+KNOWN_FALSE_ALARMS: dict[str, set[str]] = {}
+
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_family_recall_and_precision(scores: dict[str, Score], family: str) -> None:
@@ -90,7 +99,11 @@ def test_family_recall_and_precision(scores: dict[str, Score], family: str) -> N
     missed = {entry.rsplit("/", 1)[-1] for entry in result.missed}
     assert known <= missed, known - missed
     assert result.found / (result.expected - len(known)) >= GOAL, missed - known
-    assert result.precision >= GOAL, result.spurious
+    false_known = KNOWN_FALSE_ALARMS.get(family, set())
+    spurious = {entry.rsplit("/", 1)[-1] for entry in result.spurious}
+    assert false_known <= spurious, false_known - spurious
+    reported = result.found + result.false_positives - len(false_known)
+    assert (result.found / reported if reported else 1.0) >= GOAL, spurious - false_known
 
 
 def test_overall_recall_and_precision(scores: dict[str, Score]) -> None:

@@ -961,3 +961,83 @@ def test_shapes_found_by_held_out_families_14_to_15(
     lint_source(source.encode(), "x.py", result)
     assert not result.errors
     assert {(f.code, f.line) for f in result.findings} == expected
+
+
+_HELD_OUT_17_TO_21 = [
+    (  # check_hostname = True alone repairs an unverified context (it sets CERT_REQUIRED too)
+        "import ssl, urllib.request\nctx = ssl._create_unverified_context()\n"
+        "ctx.check_hostname = True\nurllib.request.urlopen('https://h', context=ctx)\n",
+        set(),
+    ),
+    (  # CERT_REQUIRED alone verifies the chain, not the name: SSC206, not SSC203
+        "import ssl, urllib.request\nctx = ssl._create_unverified_context()\n"
+        "ctx.verify_mode = ssl.CERT_REQUIRED\nurllib.request.urlopen('https://h', context=ctx)\n",
+        {("SSC206", 2)},
+    ),
+    (  # a spread dict's entry that is not a literal is reported where it is written
+        "import ssl, urllib3\nOPTIONS = {\n    'timeout': 3,\n"
+        "    'ssl_version': ssl.PROTOCOL_TLSv1,\n}\n"
+        "urllib3.HTTPSConnectionPool('h', 443, **OPTIONS)\n",
+        {("SSC701", 4)},
+    ),
+    (  # the length of an empty list that the module only measures
+        "import requests\nBUNDLES = []\nrequests.get('https://h', verify=len(BUNDLES) > 0)\n"
+        "requests.get('https://h', verify=bool(BUNDLES))\n",
+        {("SSC101", 3), ("SSC101", 4)},
+    ),
+    (  # a list filled anywhere in the module, in whatever order, is not known to be empty
+        "import requests\nBUNDLES = []\ndef load():\n    BUNDLES.append('/etc/ssl/ca.pem')\n"
+        "def fetch():\n    return requests.get('https://h', verify=len(BUNDLES) > 0)\n",
+        set(),
+    ),
+    (  # bool() of an unset environment variable is false; the variable alone is None
+        "import os, requests\nrequests.get('https://h', verify=bool(os.environ.get('CA')))\n"
+        "requests.get('https://h', verify=os.environ.get('CA'))\n",
+        {("SSC101", 2)},
+    ),
+    (  # entries added by |=, by |, by __setitem__, and a key built from literals
+        "import requests\nopts = {}\nopts |= {'verify': False}\nrequests.get('https://h', **opts)\n"
+        "more = {'timeout': 3} | {'verify': 0}\nrequests.get('https://h', **more)\n"
+        "kw = {}\nkw.__setitem__('verify', False)\nrequests.get('https://h', **kw)\n"
+        "requests.get('https://h', **{'ver' + 'ify': False})\n",
+        {("SSC101", 3), ("SSC101", 5), ("SSC101", 8), ("SSC101", 10)},
+    ),
+    (  # an augmented assignment of another kind forgets the value
+        "import requests\nflag = 0\nflag += 1\nrequests.get('https://h', verify=flag)\n",
+        set(),
+    ),
+    (  # a namespace's attributes are the keywords it was made with
+        "import types, requests\nopts = types.SimpleNamespace(verify=False)\n"
+        "requests.get('https://h', verify=opts.verify)\n",
+        {("SSC101", 3)},
+    ),
+    (  # HTTPAdapter().send(request, stream, timeout, verify)
+        "import requests\nfrom requests.adapters import HTTPAdapter\nadapter = HTTPAdapter()\n"
+        "adapter.send(r, False, None, False)\nadapter.send(r, False, None, True)\n",
+        {("SSC101", 4)},
+    ),
+    (  # duo_client's ca_certs="DISABLE"
+        "import duo_client\nduo_client.Auth(ikey='i', skey='s', host='h', ca_certs='DISABLE')\n"
+        "duo_client.Admin('i', 's', 'h', 'DISABLE')\n"
+        "duo_client.Auth(ikey='i', skey='s', host='h')\n",
+        {("SSC515", 2), ("SSC515", 3)},
+    ),
+    (  # a requests.Session subclass that sets its own verify
+        "import requests\nclass Internal(requests.Session):\n    def __init__(self, ca):\n"
+        "        super().__init__()\n        self.verify = False\n\n"
+        "class Checked(requests.Session):\n    def __init__(self, ca):\n"
+        "        super().__init__()\n        self.verify = ca\n",
+        {("SSC102", 5)},
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), _HELD_OUT_17_TO_21)
+def test_shapes_found_by_held_out_families_17_to_21(
+    source: str, expected: set[tuple[str, int]]
+) -> None:
+    """The shapes the seventeenth to twenty-first held-out families found wrong are fixed."""
+    result = LintResult()
+    lint_source(source.encode(), "x.py", result)
+    assert not result.errors
+    assert {(f.code, f.line) for f in result.findings} == expected

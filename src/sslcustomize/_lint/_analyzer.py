@@ -57,6 +57,7 @@ from sslcustomize._lint._values import (
     Method,
     Param,
     Ref,
+    SeqVal,
     Value,
 )
 from sslcustomize._lint._valuetests import (
@@ -74,6 +75,12 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["Analyzer", "RawFinding"]
+
+# Objects whose attributes are the keywords they are made with.
+_NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+
+# Methods that change a list or set in place.
+_IN_PLACE = frozenset({"append", "extend", "insert", "add", "__iadd__", "__ior__"})
 
 
 class Analyzer(PatchChecks):
@@ -285,6 +292,25 @@ class Analyzer(PatchChecks):
             self.visit(node.value)
             self._assign(node.target, self.resolve(node.value), node.value, node)
 
+    def _visit_aug_assign(self, node: ast.AugAssign) -> None:
+        """``opts |= {"verify": False}`` adds entries; any other changes the value to unknown."""
+        self.generic_visit(node)
+        if not isinstance(node.target, ast.Name):
+            return
+        added = self.resolve(node.value)
+        known = isinstance(self.lookup(node.target.id), DictVal | Param)
+        if isinstance(node.op, ast.BitOr) and isinstance(added, DictVal) and known:
+            self._add_entries(node.target, added.entries, node.value)
+            return
+        self._forget(node.target.id)
+
+    def _forget(self, name: str) -> None:
+        """Rebind a name whose value was changed in place (``+=``, ``.append``) to unknown."""
+        for scope in reversed(self.scopes):
+            if name in scope:
+                scope[name] = UNKNOWN
+                return
+
     def _visit_named_expr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
         self._assign(node.target, self.resolve(node.value), node.value, node)
@@ -344,6 +370,17 @@ class Analyzer(PatchChecks):
                 self._assign(element, self.resolve(item), item, stmt)
         else:
             self._bind(target, value)
+            if isinstance(target, ast.Name) and isinstance(value_node, ast.Call):
+                self._bind_namespace(target.id, value_node)
+
+    def _bind_namespace(self, name: str, call: ast.Call) -> None:
+        """``opts = SimpleNamespace(verify=False)``: ``opts.verify`` is read back in this scope."""
+        callee = self.resolve(call.func)
+        if isinstance(callee, Ref) and callee.qualname in _NAMESPACES:
+            for keyword in call.keywords:
+                if keyword.arg is not None:
+                    key = f"{name}.{keyword.arg}"
+                    self.scopes[-1][key] = self._resolve_located(keyword.value)
 
     def _assign_named_attribute(
         self, owner: ast.expr, name: str, value: Value, value_node: ast.expr, stmt: ast.AST
@@ -372,7 +409,12 @@ class Analyzer(PatchChecks):
             self._keep_init_param(target, value)
             return  # storing a parameter: its default is checked where the caller's value is
         self._check_attribute_value(attr, value, stmt)
-        if state is None and _is_self(target.value) and _name_of(self.function) == "__init__":
+        if (
+            state is None
+            and _is_self(target.value)
+            and _name_of(self.function) == "__init__"
+            and not self._self_is_session()
+        ):
             return  # a context wrapper class sets up its own attributes (urllib3's pyOpenSSL)
         self._assign_verification(base, target, value, state, stmt)
         if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
@@ -398,8 +440,10 @@ class Analyzer(PatchChecks):
             if _is_falsy(value):  # False, 0, "": the setter takes any value's truth
                 self._weaken(state, "SSC202", stmt)
             elif _is_const(value, True) and state:
-                state.verified = state.hostname_on = True
+                # Since Python 3.7 this also turns CERT_NONE into CERT_REQUIRED.
+                state.verified = state.hostname_on = state.mode_required = True
                 state.repair("SSC202")
+                state.repair("SSC201")
         elif attr == "verify" and _is_falsy(value) and self._session_target(base, target):
             self.report("SSC102", stmt)  # False, 0, "": requests reads it as off
 
@@ -423,11 +467,17 @@ class Analyzer(PatchChecks):
             self.class_attrs[target.attr] = value
             self._init_params[id(value)] = (class_name, init)
 
-    @staticmethod
-    def _session_target(base: Value, target: ast.Attribute) -> bool:
+    def _session_target(self, base: Value, target: ast.Attribute) -> bool:
         """Tell whether ``target`` (``x.verify``) is a requests/httpx session's attribute."""
         evident = isinstance(base, Instance) and base.qualname in _SESSION_TYPES
-        return evident or (not isinstance(base, Instance) and _sessionish(target.value))
+        if evident or (_is_self(target.value) and self._self_is_session()):
+            return True
+        return not isinstance(base, Instance) and _sessionish(target.value)
+
+    def _self_is_session(self) -> bool:
+        """Tell whether ``self`` is a session: the class's first base is a session class."""
+        base = self.class_attrs.get(_BASE) if self.class_attrs is not None else None
+        return isinstance(base, Instance) and t.CLASSES.get(base.qualname) in _SESSION_TYPES
 
     def _finish_param_sinks(self, tree: ast.Module) -> None:
         """Check the callers, in ``tree``, of functions that pass a parameter on to a sink.
@@ -593,6 +643,13 @@ class Analyzer(PatchChecks):
                 if isinstance(other, DictVal):
                     added = {**other.entries, **added}
             self._add_entries(receiver, added, receiver)
+        elif attr == "__setitem__" and len(args) == 2:
+            key = _str(self.resolve(args[0]))  # ``opts.__setitem__("verify", False)``
+            if key is not None:
+                self._add_entries(receiver, {key: self._resolve_located(args[1])}, args[1])
+        elif attr in _IN_PLACE and isinstance(receiver, ast.Name):
+            if isinstance(self.lookup(receiver.id), SeqVal):
+                self._forget(receiver.id)  # ``BUNDLES.append(path)``: no longer empty
         elif attr == "setdefault" and len(args) == 2:
             key = _str(self.resolve(args[0]))
             current = self.resolve(receiver)

@@ -53,7 +53,9 @@ class ContextChecks(AnalyzerCore):
             if state.client:
                 repaired = not state.used_unrepaired
             if state.origin == "unverified" and not server and not repaired:
-                self.report("SSC203", state.node)
+                # Repaired halfway (``CERT_REQUIRED`` without the name check): SSC206.
+                chain_only = state.used_chain_only if state.client else state.chain_only()
+                self.report("SSC206" if chain_only else "SSC203", state.node)
             if server or state.origin == "server":
                 continue
             self._finish_client_context(state)

@@ -282,6 +282,23 @@ def _location(value: Value, fallback: ast.AST) -> ast.AST:
     return fallback
 
 
+def _entry_node(node: ast.AST, key: str) -> ast.AST:
+    """Return where a dict display or ``dict(...)`` writes ``key``'s value; else the dict."""
+    if isinstance(node, ast.Dict):
+        for name, value in zip(node.keys, node.values, strict=True):
+            if isinstance(name, ast.Constant) and name.value == key:
+                return value
+    elif isinstance(node, ast.Call):
+        for keyword in node.keywords:
+            if keyword.arg == key:
+                return keyword
+    return node
+
+
+def _empty_display(node: ast.AST) -> bool:
+    return isinstance(node, ast.List | ast.Tuple) and not node.elts
+
+
 def _written_inside(node: ast.AST, container: ast.AST) -> bool:
     """Tell whether a constant was written in a dict/list (its node is not the keyword's)."""
     return isinstance(container, ast.Dict | ast.Call) and node is not container
@@ -603,7 +620,7 @@ class AnalyzerCore:
                 kwmap[keyword.arg] = (value, _location(value, keyword))
             elif isinstance(value, DictVal):
                 for key, entry in value.entries.items():
-                    kwmap[key] = (entry, _location(entry, value.node))
+                    kwmap[key] = (entry, _location(entry, _entry_node(value.node, key)))
                 has_star = has_star or value.has_unknown
             else:
                 has_star = True
@@ -736,8 +753,11 @@ class AnalyzerCore:
                 spread = self.resolve(value)
                 if isinstance(spread, DictVal):
                     entries.update(spread.entries)
-            elif isinstance(key, ast.Constant) and isinstance(key.value, str):
-                entries[key.value] = self._resolve_located(value)
+            elif isinstance(key, ast.Constant):
+                if isinstance(key.value, str):
+                    entries[key.value] = self._resolve_located(value)
+            elif (name := self._static_str(key)) is not None:
+                entries[name] = self._resolve_located(value)  # ``{"ver" + "ify": False}``
         return DictVal(entries, node)
 
     def _resolve_sequence(self, node: ast.List | ast.Tuple) -> SeqVal:
@@ -795,7 +815,18 @@ class AnalyzerCore:
         left, right = self.resolve(node.left), self.resolve(node.right)
         if isinstance(left, Const) and isinstance(right, Const):
             return _constant_result(_BINARY.get(type(node.op)), (left.value, right.value), node)
+        if isinstance(node.op, ast.BitOr) and isinstance(left, DictVal):
+            return self._union(left, right)
         return self._resolve_rest(node)
+
+    @staticmethod
+    def _union(left: DictVal, right: Value) -> Value:
+        """``BASE | {"verify": False}``: the right one's entries win, as ``dict.__or__`` does."""
+        if isinstance(right, DictVal):
+            entries = {**left.entries, **right.entries}
+            has_unknown = left.has_unknown or right.has_unknown
+            return DictVal(entries, left.node, has_unknown=has_unknown)
+        return UNKNOWN
 
     def _evaluate_bool(self, node: ast.BoolOp) -> Value:
         """``a or b`` stops at a true value, ``a and b`` at a false one; unknown stops all."""
@@ -1023,14 +1054,48 @@ class AnalyzerCore:
         return UNKNOWN
 
     def _resolve_len_or_bool(self, name: str, node: ast.Call) -> Value:
-        """``len("")`` and ``bool(0)`` of a literal."""
+        """``len("")``, ``len([])`` and ``bool(0)`` of a literal; ``bool(os.getenv(NAME))``."""
         value = self.resolve(node.args[0])
-        if name == "builtins.len":  # ``verify=len("")``
+        empty = isinstance(value, SeqVal) and value.empty and self._stays_empty(node.args[0])
+        if name == "builtins.len":  # ``verify=len("")``, ``len(BUNDLES) > 0`` of ``[]``
             if isinstance(value, Const) and isinstance(value.value, str | bytes):
                 return Const(len(value.value), node)
-            return UNKNOWN
+            return Const(0, node) if empty else UNKNOWN
+        if empty:
+            return Const(False, node)  # ``bool([])``
+        if self._unset_environment(node.args[0]):
+            # ``bool(os.environ.get("CA_BUNDLE"))``: ``None``, so false, when nothing is set
+            return Const(False, node)
         # ``verify=bool(0)``
         return Const(bool(value.value), node) if isinstance(value, Const) else UNKNOWN
+
+    def _stays_empty(self, node: ast.expr) -> bool:
+        """Tell whether an empty list or tuple is still empty where ``node`` measures it.
+
+        A literal is; a name only if the module does nothing else with it than bind it to an
+        empty display and measure it (``len(NAME)``, ``bool(NAME)``): a list given to a call or
+        changed in place anywhere, in any order, may not be empty when it is measured.
+        """
+        if not isinstance(node, ast.Name):
+            return True
+        allowed: set[int] = set()  # the names measured, and those bound to an empty display
+        uses = []
+        for item in ast.walk(self._whole_tree()):
+            if isinstance(item, ast.Call) and isinstance(item.func, ast.Name):
+                if item.func.id in {"len", "bool"} and len(item.args) == 1:
+                    allowed.add(id(item.args[0]))
+            elif isinstance(item, ast.Assign) and _empty_display(item.value):
+                allowed.update(id(target) for target in item.targets)
+            elif isinstance(item, ast.Name) and item.id == node.id:
+                uses.append(item)
+        return all(id(use) in allowed for use in uses)
+
+    def _unset_environment(self, node: ast.expr) -> bool:
+        """Tell whether an expression reads an environment variable without a default."""
+        if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+            return False
+        callee = self.resolve(node.func)
+        return isinstance(callee, Ref) and callee.qualname in {"os.getenv", "os.environ.get"}
 
     def _context(self, node: ast.Call, factory: str, origin: str) -> ContextState:
         state = self.contexts.get(node)

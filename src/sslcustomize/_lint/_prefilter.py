@@ -80,6 +80,7 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
     b"--no-check-certificate": (),
     b"validate_cert": (),  # tornado's validate_cert=False, ansible's validate_certs=False
     b"set_cipher": (),  # set_ciphers / set_cipher_list on a context of unknown origin
+    b"duo_client": (),  # duo_client.Auth(..., ca_certs="DISABLE")
 }
 # The narrower forms as (offset of the word in the form, form).
 _FORMS = {
@@ -266,15 +267,16 @@ def _sets_by_name(low: bytes, known: dict[int, bool]) -> bool:
     """Tell whether the file calls something that takes a name as a string before a comma.
 
     ``kw.setdefault("verify", False)``, ``setattr(s, "verify", False)``,
-    ``s.__setattr__("verify", 0)``, also written over several lines or with comments between:
-    in such a file, a quoted name followed by a comma may be one of these names, not an item of
-    a data table. The names count as whole names only: not ``'dio_tcsetattr'`` in a table.
+    ``s.__setattr__("verify", 0)``, ``kw.__setitem__("verify", False)``, also written over
+    several lines or with comments between: in such a file, a quoted name followed by a comma
+    may be one of these names, not an item of a data table. The names count as whole names
+    only: not ``'dio_tcsetattr'`` in a table.
     """
     return _once(low, known, _SETS_BY_NAME, _calls_setters)
 
 
 def _calls_setters(low: bytes) -> bool:
-    return _has_name(low, b"setattr") or _has_name(low, b"setdefault")
+    return any(_has_name(low, name) for name in (b"setattr", b"setdefault", b"setitem"))
 
 
 def _imports_by_name(low: bytes, known: dict[int, bool]) -> bool:

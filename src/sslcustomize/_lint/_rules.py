@@ -454,6 +454,18 @@ RULES: tuple[Rule, ...] = (
         good='open_url(url, ca_path="/etc/ssl/corp-ca.pem")',
     ),
     Rule(
+        code="SSC515",
+        name="duo-ca-certs-disabled",
+        message='duo_client `ca_certs="DISABLE"` accepts any certificate',
+        why="duo_client's API clients (`Auth`, `Admin`, `Accounts`) check the Duo API's "
+        'certificate against their bundled CAs unless `ca_certs` is `"DISABLE"`; the '
+        "integration's secret key then signs requests sent to whoever answers.",
+        fix="Remove `ca_certs=` (the bundled Duo CAs are the default), or give the path of a "
+        f"CA bundle. {_TRUST}",
+        bad='duo_client.Auth(ikey=IKEY, skey=SKEY, host=HOST, ca_certs="DISABLE")',
+        good="duo_client.Auth(ikey=IKEY, skey=SKEY, host=HOST)",
+    ),
+    Rule(
         code="SSC601",
         name="smtp-ssl-no-context",
         message="`smtplib.SMTP_SSL()` without `context=` does not verify the server (gh-91826)",

@@ -74,6 +74,7 @@ HTTP_VERBS = frozenset(
 # Calling these gives an instance of the class on the right.
 CLASSES: dict[str, str] = {
     "requests.Session": "requests.Session",
+    "requests.adapters.HTTPAdapter": "requests.adapters.HTTPAdapter",
     # Sessions of libraries built on requests: subclasses that take verify= as it does.
     "requests_futures.sessions.FuturesSession": "requests.Session",
     "requests_toolbelt.sessions.BaseUrlSession": "requests.Session",
@@ -270,6 +271,9 @@ KEYWORD_SINKS["ssl.wrap_socket"] = [("cert_reqs", 3, "cert_none", "SSC205")]
 for _name in ("boto3.client", "boto3.resource", "boto3.Session.client", "boto3.Session.resource"):
     KEYWORD_SINKS[_name] = [("verify", 4, "falsy", "SSC509")]
 KEYWORD_SINKS["botocore.session.Session.create_client"] = [("verify", 4, "falsy", "SSC509")]
+# duo_client's clients: (ikey, skey, host, ca_certs, ...); "DISABLE" turns verification off.
+for _name in ("Auth", "Admin", "Accounts", "Client", "auth.Auth", "admin.Admin"):
+    KEYWORD_SINKS[f"duo_client.{_name}"] = [("ca_certs", 3, "disable", "SSC515")]
 
 # Keywords whose name alone says what they do: weakening whatever the callee is.
 DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {

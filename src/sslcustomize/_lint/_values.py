@@ -101,6 +101,7 @@ class ContextState:
         "scope",
         "server",
         "server_hint",
+        "used_chain_only",
         "used_unrepaired",
         "verified",
         "weakenings",
@@ -119,12 +120,19 @@ class ContextState:
         self.optout = optout
         self.weakenings: list[tuple[str, ast.AST]] = []
         self.used_unrepaired = False
+        self.used_chain_only = False
+
+    def chain_only(self) -> bool:
+        """Tell whether the chain is verified and the name is not (``CERT_REQUIRED`` alone)."""
+        weak_mode = any(code == "SSC201" for code, _ in self.weakenings)
+        return self.mode_required and not self.hostname_on and not weak_mode
 
     def use_by_client(self) -> None:
         """Record a client's use: what is weak now stays reported whatever comes after."""
         if not self.client:
             self.client = True
             self.used_unrepaired = not (self.mode_required and self.hostname_on)
+            self.used_chain_only = self.chain_only()
 
     def repair(self, code: str) -> None:
         """Drop the weakenings with ``code`` not yet seen by a client (it has been undone)."""

@@ -150,6 +150,7 @@ _TESTS: dict[str, Callable[[Value], bool]] = {
     "cert_none": _is_cert_none,
     "cert_none_or_none": _is_cert_none_or_none,
     "falsy": _is_falsy,
+    "disable": lambda value: _str(value) == "DISABLE",  # duo_client's ca_certs
 }
 
 

@@ -230,7 +230,8 @@ def repaired_unverified(url):
 
 
 def half_repaired(url):
-    ctx = ssl._create_unverified_context()  # expect: SSC203
+    # CERT_REQUIRED without the name check: the chain is verified, any host accepted (SSC206).
+    ctx = ssl._create_unverified_context()  # expect: SSC206
     ctx.verify_mode = ssl.CERT_REQUIRED
     return urllib.request.urlopen(url, context=ctx)
 
