@@ -539,9 +539,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC702",
         name="minimum-version-below-tls12",
-        message="`minimum_version` below TLS 1.2 lets a connection fall back to a weak protocol",
-        why="Allowing SSL 3, TLS 1.0 or TLS 1.1 (or `MINIMUM_SUPPORTED`) lets an attacker on "
-        "the path downgrade the connection to a protocol deprecated by RFC 8996.",
+        message="a version bound below TLS 1.2 (`minimum_version`, `maximum_version`) lets a "
+        "connection use a weak protocol",
+        why="Allowing SSL 3, TLS 1.0 or TLS 1.1 (a `minimum_version` of one of them or "
+        "`MINIMUM_SUPPORTED`) lets an attacker on the path downgrade the connection to a "
+        "protocol deprecated by RFC 8996; a `maximum_version` of one of them uses it always.",
         fix="Keep the default minimum, or set `ssl.TLSVersion.TLSv1_2` or later; upgrade the "
         "peer that needs an old version.",
         bad="ctx.minimum_version = ssl.TLSVersion.TLSv1",
