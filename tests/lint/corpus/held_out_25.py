@@ -67,7 +67,7 @@ def influx_from_django(settings, InfluxDBClient):
     return InfluxDBClient(
         settings.INFLUXDB_HOST,
         ssl=True,
-        verify_ssl=getattr(settings, "INFLUXDB_VERIFY_SSL", False),  # expect: SSC103
+        verify_ssl=getattr(settings, "INFLUXDB_VERIFY_SSL", False),  # expect: SSC511
     )
 
 
