@@ -1114,6 +1114,15 @@ _HELD_OUT_22_TO_25 = [
         "import ssl, urllib3\ndef pool():\n    return urllib3.PoolManager(ciphers='RC4-SHA')\n",
         {("SSC704", 3)},
     ),
+    (  # a conditional on parameters takes the branch of their defaults; the other is opt-out
+        "import requests\ndef a(url, debug=False):\n"
+        "    return requests.get(url, verify=False if not debug else True)\n"
+        "def b(url, insecure=False):\n"
+        "    return requests.get(url, verify=False if insecure else True)\n"
+        "import ssl\ndef c(url, mode=None):\n    if url:\n        mode = ssl.CERT_NONE\n"
+        "    return requests.get(url, verify=False if mode == ssl.CERT_NONE else True)\n",
+        {("SSC101", 3)},
+    ),
     (  # the module's verbs patched process-wide; a patch that keeps verification is silent
         "import functools, requests\n"
         "requests.get = functools.partial(requests.get, verify=False)\n"

@@ -582,6 +582,18 @@ class Analyzer(PatchChecks):
             return False, None
         return True, self._truth(test)
 
+    def _default_truth(self, test: ast.expr) -> bool | None:
+        """A conditional expression's test on parameters, with their defaults.
+
+        Only when every name it reads is still a parameter: one reassigned in the function
+        (``if opt_out: cert_reqs = CERT_NONE``) has no single value here (flow-insensitive).
+        """
+        flags = _flag_names(test)
+        if not flags or not all(isinstance(self.lookup(name), Param) for name in flags):
+            return None
+        uses, truth = self._guard(test)
+        return truth if uses else None
+
     def _truth(self, test: ast.expr) -> bool | None:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             inner = self._truth(test.operand)

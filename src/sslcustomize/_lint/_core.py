@@ -801,9 +801,14 @@ class AnalyzerCore:
         """
         if isinstance(node, ast.IfExp):
             test = self.resolve(node.test)
-            if not isinstance(test, Const):
+            if isinstance(test, Const):
+                return self.resolve(node.body if test.value else node.orelse)
+            # A test on parameters: the branch the defaults take is the default path (the
+            # other is the caller's opt-out), as for an ``if`` statement (``_visit_if``).
+            truth = self._default_truth(node.test)
+            if truth is None:
                 return UNKNOWN
-            return self.resolve(node.body if test.value else node.orelse)
+            return self.resolve(node.body if truth else node.orelse)
         if isinstance(node, ast.BoolOp):
             return self._evaluate_bool(node)
         if isinstance(node, ast.Compare):
@@ -828,6 +833,10 @@ class AnalyzerCore:
             has_unknown = left.has_unknown or right.has_unknown
             return DictVal(entries, left.node, has_unknown=has_unknown)
         return UNKNOWN
+
+    def _default_truth(self, test: ast.expr) -> bool | None:
+        """A test's value with the parameters' defaults, if it reads one (see ``Analyzer``)."""
+        return None
 
     def _evaluate_bool(self, node: ast.BoolOp) -> Value:
         """``a or b`` stops at a true value, ``a and b`` at a false one; unknown stops all."""
