@@ -92,7 +92,6 @@ KNOWN_MISSES = {
     "held_out_25": {
         "held_out_25:50 SSC101",  # a settings dict returned by a function, read back by key
         "held_out_25:70 SSC511",  # a client class passed in as a parameter: its keywords
-        "held_out_25:88 SSC101",  # argparse's default=False read back as args.verify
     },
 }
 

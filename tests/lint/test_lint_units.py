@@ -1123,6 +1123,19 @@ _HELD_OUT_22_TO_25 = [
         "    return requests.get(url, verify=False if mode == ssl.CERT_NONE else True)\n",
         {("SSC101", 3)},
     ),
+    (  # a command-line option read back: what the code does when the user passes nothing
+        "import argparse, requests\ndef main():\n    p = argparse.ArgumentParser()\n"
+        "    p.add_argument('--verify', action='store_true')\n"
+        "    p.add_argument('--insecure', action='store_true')\n"
+        "    p.add_argument('-c', '--check-tls', dest='tls', default=0)\n"
+        "    p.add_argument('--ca', default='/etc/ca.pem')\n"
+        "    a = p.parse_args()\n"
+        "    requests.get('https://h', verify=a.verify)\n"
+        "    requests.get('https://h', verify=not a.insecure)\n"
+        "    requests.get('https://h', verify=a.tls)\n"
+        "    requests.get('https://h', verify=a.ca)\n",
+        {("SSC101", 9), ("SSC101", 11)},
+    ),
     (  # the module's verbs patched process-wide; a patch that keeps verification is silent
         "import functools, requests\n"
         "requests.get = functools.partial(requests.get, verify=False)\n"
