@@ -378,7 +378,7 @@ RULES: tuple[Rule, ...] = (
         '`ssl="require"` turns off certificate verification',
         why="The client then accepts any certificate for the server. Also in a connection URL "
         "(`rediss://...?ssl_cert_reqs=none`) or a dict of options (Celery's `broker_use_ssl`); "
-        'asyncpg\'s `"require"`, `"prefer"` and `"allow"` modes encrypt without verifying.',
+        'asyncpg\'s `"require"`, `"prefer"` and `"allow"` modes ask for no verification.',
         fix="Remove it and pass `ssl_ca_certs=` with the server's CA (asyncpg: "
         '`ssl="verify-full"` or a verifying context).',
         bad='redis.Redis(host, ssl=True, ssl_cert_reqs="none")',
