@@ -1041,3 +1041,116 @@ def test_shapes_found_by_held_out_families_17_to_21(
     lint_source(source.encode(), "x.py", result)
     assert not result.errors
     assert {(f.code, f.line) for f in result.findings} == expected
+
+
+_HELD_OUT_22_TO_25 = [
+    (  # kafka-python's and redis-py's ssl_check_hostname=False, also as a dict entry
+        "from kafka import KafkaProducer\nimport redis\n"
+        "KafkaProducer(bootstrap_servers='b:9093', ssl_check_hostname=False)\n"
+        "redis.Redis(host='h', ssl=True, ssl_check_hostname=True)\n"
+        "OPTS = {'ssl_check_hostname': False}\n",
+        {("SSC202", 3), ("SSC202", 5)},
+    ),
+    (  # asyncpg's modes that encrypt without verifying; verify-full and a context verify
+        "import asyncpg, ssl\nasync def f(dsn):\n"
+        "    await asyncpg.connect(dsn, ssl='require')\n"
+        "    await asyncpg.create_pool(dsn, ssl='prefer')\n"
+        "    await asyncpg.create_pool(dsn, ssl='verify-full')\n"
+        "    await asyncpg.connect(dsn, ssl=ssl.create_default_context())\n",
+        {("SSC507", 3), ("SSC507", 4)},
+    ),
+    (  # a URL that turns verification off, and an f-string URI reported where it is written
+        "import redis, pymongo\nredis.from_url('rediss://h:6380/0?ssl_cert_reqs=none')\n"
+        "redis.from_url('rediss://h:6380/0?ssl_cert_reqs=required')\n"
+        "def f(host):\n    uri = f'mongodb://{host}/?tls=true&tlsInsecure=true'\n"
+        "    return pymongo.MongoClient(uri)\n",
+        {("SSC507", 2), ("SSC503", 5)},
+    ),
+    (  # a dict entry named by a distinctive keyword, whatever the dict is for
+        "import ssl\nconf = {}\nconf['broker_use_ssl'] = {'ssl_cert_reqs': ssl.CERT_NONE}\n"
+        "conf['backend'] = {'ssl_cert_reqs': ssl.CERT_REQUIRED, 'verify_certs': True}\n",
+        {("SSC507", 3)},
+    ),
+    (  # pika < 1.0: ssl_options are wrap_socket's keywords
+        "import pika, ssl\nopts = {\n    'ca_certs': 'ca.pem',\n"
+        "    'cert_reqs': ssl.CERT_NONE,\n}\n"
+        "pika.ConnectionParameters(host='h', ssl=True, ssl_options=opts)\n"
+        "pika.ConnectionParameters(host='h', ssl_options={'cert_reqs': ssl.CERT_REQUIRED})\n",
+        {("SSC104", 4)},
+    ),
+    (  # clients that take verify= as requests does (by keyword, by **, hvac by position)
+        "import docker, hvac\nfrom clickhouse_driver import Client\n"
+        "docker.tls.TLSConfig(verify=False)\nhvac.Client('https://v', 't', None, False)\n"
+        "params = {'secure': True, 'verify': False}\nClient('h', **params)\n"
+        "hvac.Client('https://v', 't', verify='/etc/ca.pem')\n",
+        {("SSC101", 3), ("SSC101", 4), ("SSC101", 5)},
+    ),
+    (  # MinIO's cert_check=False, InfluxDB's verify_ssl=False (1.x by position)
+        "from minio import Minio\nfrom influxdb import InfluxDBClient as V1\n"
+        "from influxdb_client import InfluxDBClient\n"
+        "Minio('h:9000', secure=True, cert_check=False)\n"
+        "InfluxDBClient(url='https://i', token='t', verify_ssl=False)\n"
+        "V1('h', 8086, 'u', 'p', 'db', True, False)\n"
+        "InfluxDBClient(url='https://i', token='t', verify_ssl=True)\n",
+        {("SSC101", 4), ("SSC511", 5), ("SSC511", 6)},
+    ),
+    (  # Twisted: ClientContextFactory, CertificateOptions(verify=False) without a key only
+        "from twisted.internet import ssl\nssl.ClientContextFactory()\n"
+        "ssl.CertificateOptions(verify=False)\n"
+        "ssl.CertificateOptions(privateKey=k, certificate=c, verify=False)\n"
+        "ssl.optionsForClientTLS('h')\n",
+        {("SSC209", 2), ("SSC209", 3)},
+    ),
+    (  # Twisted's version floor, TLSVersion by number, options cleared with an OR
+        "import ssl\nfrom twisted.internet.ssl import CertificateOptions, TLSVersion\n"
+        "CertificateOptions(k, c, insecurelyLowerMinimumTo=TLSVersion.TLSv1_0)\n"
+        "ctx = ssl.create_default_context()\nctx.minimum_version = ssl.TLSVersion(0x0301)\n"
+        "ctx.minimum_version = ssl.TLSVersion(0x0303)\n"
+        "ctx.options = ctx.options & ~(ssl.OP_NO_TLSv1 | ssl.OP_NO_TLSv1_1)\n"
+        "ctx.options |= ssl.OP_NO_TLSv1 | ssl.OP_NO_TLSv1_1\n",
+        {("SSC702", 3), ("SSC702", 5), ("SSC703", 7)},
+    ),
+    (  # a cipher keyword in a function with no other word of a rule
+        "import ssl, urllib3\ndef pool():\n    return urllib3.PoolManager(ciphers='RC4-SHA')\n",
+        {("SSC704", 3)},
+    ),
+    (  # a conditional on parameters takes the branch of their defaults; the other is opt-out
+        "import requests\ndef a(url, debug=False):\n"
+        "    return requests.get(url, verify=False if not debug else True)\n"
+        "def b(url, insecure=False):\n"
+        "    return requests.get(url, verify=False if insecure else True)\n"
+        "import ssl\ndef c(url, mode=None):\n    if url:\n        mode = ssl.CERT_NONE\n"
+        "    return requests.get(url, verify=False if mode == ssl.CERT_NONE else True)\n",
+        {("SSC101", 3)},
+    ),
+    (  # a command-line option read back: what the code does when the user passes nothing
+        "import argparse, requests\ndef main():\n    p = argparse.ArgumentParser()\n"
+        "    p.add_argument('--verify', action='store_true')\n"
+        "    p.add_argument('--insecure', action='store_true')\n"
+        "    p.add_argument('-c', '--check-tls', dest='tls', default=0)\n"
+        "    p.add_argument('--ca', default='/etc/ca.pem')\n"
+        "    a = p.parse_args()\n"
+        "    requests.get('https://h', verify=a.verify)\n"
+        "    requests.get('https://h', verify=not a.insecure)\n"
+        "    requests.get('https://h', verify=a.tls)\n"
+        "    requests.get('https://h', verify=a.ca)\n",
+        {("SSC101", 9), ("SSC101", 11)},
+    ),
+    (  # the module's verbs patched process-wide; a patch that keeps verification is silent
+        "import functools, requests\n"
+        "requests.get = functools.partial(requests.get, verify=False)\n"
+        "requests.post = functools.partial(requests.post, timeout=30)\n",
+        {("SSC101", 2), ("SSC302", 2)},
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), _HELD_OUT_22_TO_25)
+def test_shapes_found_by_held_out_families_22_to_25(
+    source: str, expected: set[tuple[str, int]]
+) -> None:
+    """The shapes the twenty-second to twenty-fifth held-out families found missing are fixed."""
+    result = LintResult()
+    lint_source(source.encode(), "x.py", result)
+    assert not result.errors
+    assert {(f.code, f.line) for f in result.findings} == expected

@@ -375,12 +375,49 @@ class Analyzer(PatchChecks):
 
     def _bind_namespace(self, name: str, call: ast.Call) -> None:
         """``opts = SimpleNamespace(verify=False)``: ``opts.verify`` is read back in this scope."""
+        if (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr == "parse_args"
+            and isinstance(call.func.value, ast.Name)
+        ):
+            self._bind_parsed_arguments(name, call.func.value.id)
+            return
         callee = self.resolve(call.func)
         if isinstance(callee, Ref) and callee.qualname in _NAMESPACES:
             for keyword in call.keywords:
                 if keyword.arg is not None:
                     key = f"{name}.{keyword.arg}"
                     self.scopes[-1][key] = self._resolve_located(keyword.value)
+
+    def _bind_parsed_arguments(self, name: str, parser: str) -> None:
+        """``args = parser.parse_args()``: ``args.verify`` is the default of ``--verify``.
+
+        The options are the ``parser.add_argument(...)`` calls of this function (or module):
+        their ``default=``, else ``False`` for ``store_true`` and ``True`` for ``store_false``
+        (what the code does when the user passes nothing).
+        """
+        for node in ast.walk(self.function):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == parser
+            ):
+                continue
+            keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+            dest = _argument_dest(node, keywords)
+            if dest is None:
+                continue
+            if "default" in keywords:
+                value = self._resolve_located(keywords["default"])
+            else:
+                action = keywords.get("action")
+                kind = action.value if isinstance(action, ast.Constant) else None
+                if kind not in {"store_true", "store_false"}:
+                    continue
+                value = Const(kind == "store_false", action or node)
+            self.scopes[-1][f"{name}.{dest}"] = value
 
     def _assign_named_attribute(
         self, owner: ast.expr, name: str, value: Value, value_node: ast.expr, stmt: ast.AST
@@ -531,10 +568,11 @@ class Analyzer(PatchChecks):
 
     def _visit_unary_op(self, node: ast.UnaryOp) -> None:
         self.generic_visit(node)
-        if isinstance(node.op, ast.Invert) and _ref_in(
-            self.resolve(node.operand), t.NO_OLD_PROTOCOL_OPTIONS
+        if isinstance(node.op, ast.Invert) and any(
+            _ref_in(self.resolve(flag), t.NO_OLD_PROTOCOL_OPTIONS)
+            for flag in _or_operands(node.operand)
         ):
-            self.report("SSC703", node)
+            self.report("SSC703", node)  # ``&= ~OP_NO_TLSv1``, ``& ~(OP_NO_TLSv1 | ...)``
 
     # -- expressions ---------------------------------------------------------------------
 
@@ -544,6 +582,13 @@ class Analyzer(PatchChecks):
         spreads = [v for k, v in zip(node.keys, node.values, strict=True) if k is None]
         if any(_ref_in(self.resolve(v), _ENVIRONS) for v in spreads):
             self._check_env_dict(node)
+        for key, value in zip(node.keys, node.values, strict=True):
+            # An entry named by a keyword whose name alone says what it does, whatever the dict
+            # is for (Celery's ``broker_use_ssl = {"ssl_cert_reqs": ssl.CERT_NONE}``).
+            if isinstance(key, ast.Constant) and key.value in t.DISTINCTIVE_KEYWORDS:
+                test, code = t.DISTINCTIVE_KEYWORDS[key.value]
+                if _TESTS[test](self.resolve(value)):
+                    self.report(code, value)
         self.generic_visit(node)
 
     def _visit_if(self, node: ast.If) -> None:
@@ -573,6 +618,18 @@ class Analyzer(PatchChecks):
         if not any(n in params or isinstance(self.lookup(n), Param) for n in flags):
             return False, None
         return True, self._truth(test)
+
+    def _default_truth(self, test: ast.expr) -> bool | None:
+        """A conditional expression's test on parameters, with their defaults.
+
+        Only when every name it reads is still a parameter: one reassigned in the function
+        (``if opt_out: cert_reqs = CERT_NONE``) has no single value here (flow-insensitive).
+        """
+        flags = _flag_names(test)
+        if not flags or not all(isinstance(self.lookup(name), Param) for name in flags):
+            return None
+        uses, truth = self._guard(test)
+        return truth if uses else None
 
     def _truth(self, test: ast.expr) -> bool | None:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
@@ -727,6 +784,28 @@ class Analyzer(PatchChecks):
 # Node type -> the Analyzer method that visits it (``_visit_call`` for ``ast.Call``), or
 # ``generic_visit``; filled as types are met, once per process.
 _HANDLERS: dict[type, Callable[[Analyzer, Any], None]] = {}
+
+
+def _argument_dest(call: ast.Call, keywords: dict[str, ast.expr]) -> str | None:
+    """The attribute an ``add_argument`` call sets: ``dest=``, else its first long option."""
+    dest = keywords.get("dest")
+    if dest is not None:
+        return (
+            dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else None
+        )
+    names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if len(names) != len(call.args) or not names:
+        return None
+    longs = [n for n in names if n.startswith("--")]
+    chosen = longs[0][2:] if longs else names[0].lstrip("-")
+    return chosen.replace("-", "_") or None
+
+
+def _or_operands(node: ast.expr) -> list[ast.expr]:
+    """The flags OR-ed together in ``A | B | C`` (the expression itself if it is not an OR)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return [*_or_operands(node.left), *_or_operands(node.right)]
+    return [node]
 
 
 def _handler(node_type: type) -> Callable[[Analyzer, Any], None]:

@@ -6,12 +6,15 @@ And of commands run by a process (SSC4xx).
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Sequence
 
 from sslcustomize._lint import _tables as t
 from sslcustomize._lint._checks_versions import VersionChecks
 from sslcustomize._lint._commands import Token, scan_command
 from sslcustomize._lint._core import (
     _PROCESS_METHODS,
+    _entry_node,
     _is_server_call,
     _KwMap,
     _location,
@@ -21,7 +24,9 @@ from sslcustomize._lint._core import (
     _tokens,
 )
 from sslcustomize._lint._values import (
+    Const,
     DictVal,
+    SeqVal,
     Value,
 )
 from sslcustomize._lint._valuetests import (
@@ -32,11 +37,31 @@ from sslcustomize._lint._valuetests import (
     _is_falsy,
     _param,
     _ref_in,
-    _str,
     _weak_setting,
 )
 
 __all__ = ["ClientChecks"]
+
+
+_URL_START = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _text_parts(value: Value) -> list[tuple[str, ast.AST | None]]:
+    """The text of a string, or of an f-string's literal parts joined, with where it is written.
+
+    ``f"mongodb://{host}/?tlsInsecure=true"``: the literal parts, the placeholders left out
+    (they are unknown); the place is the part that holds the most text.
+    """
+    value = _param(value)
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return [(value.value, value.node)]
+    if isinstance(value, SeqVal):
+        parts = [(item.value, item.node) for item in value.items if isinstance(item, Const)]
+        texts = [(text, node) for text, node in parts if isinstance(text, str)]
+        if texts:
+            place = max(texts, key=lambda part: len(part[0]))[1]
+            return [("".join(text for text, _ in texts), place)]
+    return []
 
 
 class ClientChecks(VersionChecks):
@@ -124,13 +149,63 @@ class ClientChecks(VersionChecks):
             if found and _is_const(found[0], True):
                 self.report("SSC504", found[1])
         if qualname in t.MONGO_CLIENTS:
-            self._check_mongo_uris(args)
+            given: list[tuple[Value, ast.AST]] = [(self.resolve(item), item) for item in args]
+            self._check_uris(given, t.MONGO_URI_FLAGS, "SSC503", urls_only=False)
+        else:  # ``redis.from_url("rediss://...?ssl_cert_reqs=none")``, a Celery broker URL
+            given = [
+                (self.resolve(item), item)
+                for item in args
+                if isinstance(item, ast.Constant | ast.JoinedStr | ast.Name | ast.BinOp)
+            ]
+            given.extend((value, location) for value, location in kwmap.values())
+            self._check_uris(given, t.URL_CERT_NONE_FLAGS, "SSC507", urls_only=True)
+        self._check_library_options(node, qualname, attr, args, kwmap)
 
-    def _check_mongo_uris(self, args: list[ast.expr]) -> None:
-        for item in args:
-            text = _str(self.resolve(item))
-            if text and any(flag in text.lower() for flag in t.MONGO_URI_FLAGS):
-                self.report("SSC503", item)
+    def _check_library_options(
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+    ) -> None:
+        """Twisted's client context factories, pika's old ``ssl_options`` dict."""
+        if qualname == "twisted.internet.ssl.ClientContextFactory":
+            self.report("SSC209", node)  # a pyOpenSSL context with no ``set_verify`` at all
+        elif qualname == "twisted.internet.ssl.CertificateOptions" and not (
+            args or "privateKey" in kwmap or "certificate" in kwmap
+        ):
+            # Without a key and certificate it can only be a client's, and it verifies nothing.
+            found = kwmap.get("verify")
+            if found and _is_falsy(found[0]):
+                self.report("SSC209", found[1])
+        if attr == "ConnectionParameters" and "ssl_options" in kwmap:
+            # pika < 1.0: ``ssl_options`` are ``ssl.wrap_socket``'s keywords
+            options = _param(kwmap["ssl_options"][0])
+            if isinstance(options, DictVal) and "cert_reqs" in options.entries:
+                entry = options.entries["cert_reqs"]
+                if _is_cert_none(entry):
+                    self.report("SSC104", _entry_node(options.node, "cert_reqs"))
+
+    def _check_uris(
+        self,
+        given: Sequence[tuple[Value, ast.AST]],
+        flags: tuple[str, ...],
+        code: str,
+        *,
+        urls_only: bool,
+    ) -> None:
+        """Connection URLs whose query turns verification off, where their text is written.
+
+        With ``urls_only``, only text that starts with a scheme (``rediss://``) is a URL: a
+        sentence that quotes one is not.
+        """
+        for value, fallback in given:
+            for text, place in _text_parts(value):
+                if urls_only and not _URL_START.match(text):
+                    continue
+                if any(flag in text.lower() for flag in flags):
+                    self.report(code, place if place is not None else fallback)
 
     def _check_env_entries(self, value: DictVal) -> None:
         if isinstance(value.node, ast.Dict):

@@ -79,6 +79,7 @@ __all__ = [
     "_child_fields",
     "_class_kind",
     "_empty_dict_at",
+    "_entry_node",
     "_flag_names",
     "_is_self",
     "_is_server_call",
@@ -800,9 +801,14 @@ class AnalyzerCore:
         """
         if isinstance(node, ast.IfExp):
             test = self.resolve(node.test)
-            if not isinstance(test, Const):
+            if isinstance(test, Const):
+                return self.resolve(node.body if test.value else node.orelse)
+            # A test on parameters: the branch the defaults take is the default path (the
+            # other is the caller's opt-out), as for an ``if`` statement (``_visit_if``).
+            truth = self._default_truth(node.test)
+            if truth is None:
                 return UNKNOWN
-            return self.resolve(node.body if test.value else node.orelse)
+            return self.resolve(node.body if truth else node.orelse)
         if isinstance(node, ast.BoolOp):
             return self._evaluate_bool(node)
         if isinstance(node, ast.Compare):
@@ -827,6 +833,10 @@ class AnalyzerCore:
             has_unknown = left.has_unknown or right.has_unknown
             return DictVal(entries, left.node, has_unknown=has_unknown)
         return UNKNOWN
+
+    def _default_truth(self, test: ast.expr) -> bool | None:
+        """A test's value with the parameters' defaults, if it reads one (see ``Analyzer``)."""
+        return None
 
     def _evaluate_bool(self, node: ast.BoolOp) -> Value:
         """``a or b`` stops at a true value, ``a and b`` at a false one; unknown stops all."""
@@ -1024,11 +1034,21 @@ class AnalyzerCore:
             return _settle(self.class_attrs, _BASE, self.class_attrs.get(_BASE, UNKNOWN))
         if name in _IMPORT_CALLS:
             return self._imported_module(name, node)
-        if name == "ssl.VerifyMode" and len(node.args) == 1:
-            value = self.resolve(node.args[0])  # ``ssl.VerifyMode(0)`` is ``CERT_NONE``
-            return Ref("ssl.CERT_NONE") if _is_cert_none(value) else UNKNOWN
+        if name in {"ssl.VerifyMode", "ssl.TLSVersion"} and len(node.args) == 1:
+            return self._enum_by_value(name, node.args[0])
         if name.startswith("builtins."):
             return self._resolve_builtin_call(name, node)
+        return UNKNOWN
+
+    def _enum_by_value(self, name: str, arg: ast.expr) -> Value:
+        """``ssl.VerifyMode(0)`` is ``CERT_NONE``, ``ssl.TLSVersion(0x0301)`` is ``TLSv1``."""
+        number = self.resolve(arg)
+        if name == "ssl.VerifyMode":
+            return Ref("ssl.CERT_NONE") if _is_cert_none(number) else UNKNOWN
+        if isinstance(number, Const) and type(number.value) is int:
+            member = t.TLS_VERSION_NUMBERS.get(number.value)
+            if member is not None:
+                return Ref(f"ssl.TLSVersion.{member}")
         return UNKNOWN
 
     def _resolve_builtin_call(self, name: str, node: ast.Call) -> Value:

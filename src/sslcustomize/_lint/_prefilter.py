@@ -81,6 +81,8 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
     b"validate_cert": (),  # tornado's validate_cert=False, ansible's validate_certs=False
     b"set_cipher": (),  # set_ciphers / set_cipher_list on a context of unknown origin
     b"duo_client": (),  # duo_client.Auth(..., ca_certs="DISABLE")
+    b"cert_check": (b"cert_check=", b"cert_check ="),  # MinIO's cert_check=False
+    b"clientcontextfactory": (),  # Twisted's, which verifies nothing
 }
 # The narrower forms as (offset of the word in the form, form).
 _FORMS = {
@@ -108,7 +110,7 @@ def _wget(low: bytes) -> bool:
 _ALSO = {b"curl": _curl_insecure, b"--no-check-certificate": _wget}
 # Words that make a line hot (see ``hot_lines``) without making a file a candidate: a call of
 # ``create_legacy_context`` imported by name holds no other word.
-_HOT_ONLY = (b"legacy_context",)
+_HOT_ONLY = (b"legacy_context", b"ciphers")
 # The words, then the hot-only ones: a match's index into this tells which it is.
 _PATTERNS = (*_WORDS, *_HOT_ONLY)
 _WORD_COUNT = len(_WORDS)

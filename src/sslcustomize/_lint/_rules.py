@@ -79,7 +79,9 @@ RULES: tuple[Rule, ...] = (
         name="verify-false",
         message="`verify=False` turns off certificate verification for requests/httpx",
         why="requests and httpx then accept any certificate for any host, so anyone on the "
-        "path can read and change the traffic. Usually meant for one host, it applies to all.",
+        "path can read and change the traffic. Usually meant for one host, it applies to all. "
+        "Clients that take `verify=` the same way are reported too (hvac, docker-py's "
+        "`TLSConfig`, the ClickHouse drivers), and MinIO's `cert_check=False`.",
         fix=f"Remove `verify=False`. {_TRUST} {_LEGACY}",
         bad='requests.get("https://nas.corp.example/", verify=False)',
         good='requests.get("https://nas.corp.example/")  # after `sslcustomize trust '
@@ -145,7 +147,8 @@ RULES: tuple[Rule, ...] = (
         message="`check_hostname = False` on a client context accepts a valid certificate for "
         "any host",
         why="Without the host name check, any certificate from a trusted CA, issued to anyone, "
-        "is accepted for this host.",
+        "is accepted for this host. kafka-python's and redis-py's `ssl_check_hostname=False` "
+        "do the same to the context they build.",
         fix=f"Remove the assignment. {_TRUST} {_LEGACY}",
         bad="ctx.check_hostname = False",
         good="ctx = ssl.create_default_context()",
@@ -225,7 +228,9 @@ RULES: tuple[Rule, ...] = (
         message="a pyOpenSSL `SSL.Context` used by a client without `set_verify(VERIFY_PEER)` "
         "verifies nothing",
         why="pyOpenSSL contexts start with `VERIFY_NONE`: a client connection made with one "
-        "accepts any certificate unless `set_verify(VERIFY_PEER, ...)` is called.",
+        "accepts any certificate unless `set_verify(VERIFY_PEER, ...)` is called. Twisted's "
+        "`ClientContextFactory()` and a `CertificateOptions(verify=False)` with no key (a "
+        "client's) make such a context.",
         fix="Call `ctx.set_verify(SSL.VERIFY_PEER)` and `ctx.set_default_verify_paths()` (or "
         f"`load_verify_locations(CA)`) before connecting. {_TRUST}",
         bad="ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)\nconn = SSL.Connection(ctx, sock)\n"
@@ -369,10 +374,13 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC507",
         name="ssl-cert-reqs-none",
-        message="`ssl_cert_reqs` none turns off certificate verification (redis, kombu, old "
-        "pymongo)",
-        why="The client then accepts any certificate for the server.",
-        fix="Remove it and pass `ssl_ca_certs=` with the server's CA.",
+        message="`ssl_cert_reqs` none (redis, Celery, kombu, old pymongo) or asyncpg "
+        '`ssl="require"` turns off certificate verification',
+        why="The client then accepts any certificate for the server. Also in a connection URL "
+        "(`rediss://...?ssl_cert_reqs=none`) or a dict of options (Celery's `broker_use_ssl`); "
+        'asyncpg\'s `"require"`, `"prefer"` and `"allow"` modes ask for no verification.',
+        fix="Remove it and pass `ssl_ca_certs=` with the server's CA (asyncpg: "
+        '`ssl="verify-full"` or a verifying context).',
         bad='redis.Redis(host, ssl=True, ssl_cert_reqs="none")',
         good='redis.Redis(host, ssl=True, ssl_ca_certs="/etc/corp/ca.pem")',
     ),
@@ -410,8 +418,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC511",
         name="verify-ssl-attribute-false",
-        message="`configuration.verify_ssl = False` turns off certificate verification "
-        "(kubernetes and OpenAPI-generated clients)",
+        message="`configuration.verify_ssl = False` / `verify_ssl=False` turns off certificate "
+        "verification (kubernetes, InfluxDB and OpenAPI-generated clients)",
         why="Every API call made with that configuration then accepts any certificate, tokens "
         "included.",
         fix="Remove it, or set `configuration.ssl_ca_cert` to the server's CA.",

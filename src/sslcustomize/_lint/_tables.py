@@ -43,6 +43,15 @@ _PREFIXES = (
     ("ssl.Options.", "ssl."),
     ("ssl._SSLMethod.", "ssl."),
     ("requests.urllib3.", "urllib3."),
+    ("twisted.internet._sslverify.", "twisted.internet.ssl."),
+    ("influxdb_client.client.influxdb_client_async.", "influxdb_client."),
+    ("influxdb_client.client.influxdb_client.", "influxdb_client."),
+    ("influxdb.client.", "influxdb."),
+    ("clickhouse_driver.client.", "clickhouse_driver."),
+    ("asyncpg.connection.", "asyncpg."),
+    ("asyncpg.pool.", "asyncpg."),
+    ("minio.api.", "minio."),
+    ("hvac.v1.", "hvac."),
 )
 _RENAMES = {
     "requests.session": "requests.Session",
@@ -144,8 +153,22 @@ WEAK_VERSIONS = frozenset(
         "OpenSSL.SSL.SSL3_VERSION",
         "OpenSSL.SSL.TLS1_VERSION",
         "OpenSSL.SSL.TLS1_1_VERSION",
+        # Twisted's own enum (``CertificateOptions(insecurelyLowerMinimumTo=...)``)
+        "twisted.internet.ssl.TLSVersion.SSLv3",
+        "twisted.internet.ssl.TLSVersion.TLSv1_0",
+        "twisted.internet.ssl.TLSVersion.TLSv1_1",
     }
 )
+# ``ssl.TLSVersion(number)``: the member a number names (the wire version, or -2/-1).
+TLS_VERSION_NUMBERS = {
+    -2: "MINIMUM_SUPPORTED",
+    -1: "MAXIMUM_SUPPORTED",
+    0x0300: "SSLv3",
+    0x0301: "TLSv1",
+    0x0302: "TLSv1_1",
+    0x0303: "TLSv1_2",
+    0x0304: "TLSv1_3",
+}
 # Options whose removal turns an old protocol back on.
 NO_OLD_PROTOCOL_OPTIONS = frozenset(
     {
@@ -163,8 +186,13 @@ NO_OLD_PROTOCOL_OPTIONS = frozenset(
 PROTOCOL_KEYWORDS = frozenset(
     {"ssl_version", "protocol", "method", "ssl_protocol", "tls_version", "version"}
 )
-MIN_VERSION_KEYWORDS = frozenset({"minimum_version", "ssl_minimum_version", "min_version"})
-MAX_VERSION_KEYWORDS = frozenset({"maximum_version", "ssl_maximum_version", "max_version"})
+MIN_VERSION_KEYWORDS = frozenset(
+    # and Twisted's ``CertificateOptions(insecurelyLowerMinimumTo=...)``
+    {"minimum_version", "ssl_minimum_version", "min_version", "insecurelyLowerMinimumTo"}
+)
+MAX_VERSION_KEYWORDS = frozenset(
+    {"maximum_version", "ssl_maximum_version", "max_version", "lowerMaximumSecurityTo"}
+)
 CIPHER_KEYWORDS = frozenset({"ciphers", "ssl_ciphers", "cipher_list"})
 CIPHER_METHODS = frozenset({"set_ciphers", "set_cipher_list"})
 # Calls whose positional arguments choose a protocol.
@@ -217,6 +245,7 @@ __all__ += [
     "NO_OLD_PROTOCOL_OPTIONS",
     "PROTOCOL_CALLS",
     "PROTOCOL_KEYWORDS",
+    "TLS_VERSION_NUMBERS",
     "WEAK_PROTOCOLS",
     "WEAK_VERSIONS",
 ]
@@ -275,6 +304,30 @@ KEYWORD_SINKS["botocore.session.Session.create_client"] = [("verify", 4, "falsy"
 for _name in ("Auth", "Admin", "Accounts", "Client", "auth.Auth", "admin.Admin"):
     KEYWORD_SINKS[f"duo_client.{_name}"] = [("ca_certs", 3, "disable", "SSC515")]
 
+# Clients of other services whose own keywords turn verification off. Database drivers,
+# Vault, Docker, MinIO: ``verify=False`` (or ``cert_check=False``) as requests takes it.
+for _name in (
+    "clickhouse_driver.Client",
+    "clickhouse_driver.connect",
+    "clickhouse_driver.dbapi.connect",
+    "clickhouse_connect.get_client",
+    "clickhouse_connect.get_async_client",
+    "clickhouse_connect.create_client",
+    "docker.tls.TLSConfig",
+    "docker.TLSConfig",
+    "hvac.Client",  # (url, token, cert, verify, ...)
+):
+    KEYWORD_SINKS[_name] = [("verify", 3 if _name == "hvac.Client" else -1, "falsy", "SSC101")]
+KEYWORD_SINKS["minio.Minio"] = [("cert_check", -1, "falsy", "SSC101")]
+# InfluxDB 1.x (host, port, username, password, database, ssl, verify_ssl, ...) and 2.x.
+for _name in ("influxdb.InfluxDBClient", "influxdb.DataFrameClient"):
+    KEYWORD_SINKS[_name] = [("verify_ssl", 6, "falsy", "SSC511")]
+for _name in ("influxdb_client.InfluxDBClient", "influxdb_client.InfluxDBClientAsync"):
+    KEYWORD_SINKS[_name] = [("verify_ssl", -1, "falsy", "SSC511")]
+# asyncpg's ``ssl="require"`` (and "prefer", "allow") encrypts without verifying anything.
+for _name in ("asyncpg.connect", "asyncpg.create_pool"):
+    KEYWORD_SINKS[_name] = [("ssl", -1, "no_verify_mode", "SSC507")]
+
 # Keywords whose name alone says what they do: weakening whatever the callee is.
 DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
     "disable_ssl_certificate_validation": ("true", "SSC502"),
@@ -286,6 +339,7 @@ DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
     "ssl_assert_hostname": ("false", "SSC505"),
     "ssl_verify": ("false", "SSC506"),
     "ssl_cert_reqs": ("cert_none_or_none", "SSC507"),
+    "ssl_check_hostname": ("false", "SSC202"),  # kafka-python's and redis-py's
     "disableSslCertValidation": ("true", "SSC512"),
     "validate_cert": ("falsy", "SSC513"),  # tornado's HTTPRequest and fetch
     # ansible's open_url, fetch_url and Request (and an argument spec's ``default=``)
@@ -304,11 +358,14 @@ __all__ += [
     "MONGO_CLIENTS",
     "MONGO_URI_FLAGS",
     "PYCURL_VERIFY_OPTIONS",
+    "URL_CERT_NONE_FLAGS",
 ]
 
 MONGO_CLIENTS = frozenset(
     {"pymongo.MongoClient", "motor.AsyncIOMotorClient", "pymongo.AsyncMongoClient"}
 )
+# In a connection URL (redis, Celery's broker, MongoDB): verification turned off.
+URL_CERT_NONE_FLAGS = ("ssl_cert_reqs=none", "ssl_cert_reqs=cert_none")
 MONGO_URI_FLAGS = (
     "tlsallowinvalidcertificates=true",
     "tlsallowinvalidhostnames=true",
@@ -356,6 +413,9 @@ PATCH_TARGETS = frozenset(
         "urllib3.util.create_urllib3_context",
         "httpx.Client.send",
         "http.client.HTTPSConnection.connect",
+        # the module's verbs: ``requests.get = functools.partial(requests.get, verify=False)``
+        *(f"requests.{verb}" for verb in HTTP_VERBS - {"send", "stream"}),
+        *(f"httpx.{verb}" for verb in HTTP_VERBS - {"send"}),
     }
 )
 

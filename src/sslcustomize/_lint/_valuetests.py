@@ -151,6 +151,8 @@ _TESTS: dict[str, Callable[[Value], bool]] = {
     "cert_none_or_none": _is_cert_none_or_none,
     "falsy": _is_falsy,
     "disable": lambda value: _str(value) == "DISABLE",  # duo_client's ca_certs
+    # asyncpg's (libpq's) modes that encrypt without verifying the server
+    "no_verify_mode": lambda value: _str(value) in {"require", "prefer", "allow"},
 }
 
 

@@ -18,7 +18,7 @@ from scrapelib import Scraper
 
 from .config import VERIFY_SSL
 
-requests.get = functools.partial(requests.get, verify=False)  # expect: SSC101
+requests.get = functools.partial(requests.get, verify=False)  # expect: SSC101 SSC302
 requests.get = functools.partial(requests.get, timeout=30)  # expect: none
 
 
