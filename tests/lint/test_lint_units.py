@@ -1154,3 +1154,18 @@ def test_shapes_found_by_held_out_families_22_to_25(
     lint_source(source.encode(), "x.py", result)
     assert not result.errors
     assert {(f.code, f.line) for f in result.findings} == expected
+
+
+def test_every_url_flag_holds_a_word_that_opens_the_url_search() -> None:
+    """A verification-off URL flag holds a word the per-call URL search is gated on."""
+    from sslcustomize._lint._core import _URL_FLAG_WORDS
+    from sslcustomize._lint._tables import MONGO_URI_FLAGS, URL_CERT_NONE_FLAGS
+
+    for flag in (*URL_CERT_NONE_FLAGS, *MONGO_URI_FLAGS):
+        assert any(word.decode() in flag for word in _URL_FLAG_WORDS), flag
+    found = LintResult()
+    source = (
+        b'import redis\nbroker = "rediss://cache/0?ssl_cert_reqs=none"\nredis.from_url(broker)\n'
+    )
+    lint_source(source, "t.py", found)
+    assert [(f.line, f.code) for f in found.findings] == [(2, "SSC507")]  # where it is written

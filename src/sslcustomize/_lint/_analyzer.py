@@ -382,6 +382,8 @@ class Analyzer(PatchChecks):
         ):
             self._bind_parsed_arguments(name, call.func.value.id)
             return
+        if not call.keywords:  # a namespace holds only what it was given by keyword
+            return
         callee = self.resolve(call.func)
         if isinstance(callee, Ref) and callee.qualname in _NAMESPACES:
             for keyword in call.keywords:

@@ -151,7 +151,7 @@ class ClientChecks(VersionChecks):
         if qualname in t.MONGO_CLIENTS:
             given: list[tuple[Value, ast.AST]] = [(self.resolve(item), item) for item in args]
             self._check_uris(given, t.MONGO_URI_FLAGS, "SSC503", urls_only=False)
-        else:  # ``redis.from_url("rediss://...?ssl_cert_reqs=none")``, a Celery broker URL
+        elif self.may_hold_url_flags():  # ``redis.from_url("rediss://...?ssl_cert_reqs=none")``
             given = [
                 (self.resolve(item), item)
                 for item in args

@@ -497,6 +497,10 @@ def _flag_names(test: ast.expr) -> list[str]:
     return []
 
 
+# Words every verification-off query flag of a connection URL holds (see ``_tables``).
+_URL_FLAG_WORDS = (b"cert_req", b"tlsallowinvalid", b"tlsinsecure")
+
+
 class AnalyzerCore:
     """The state of one module's analysis, and the resolution every rule family uses."""
 
@@ -537,6 +541,7 @@ class AnalyzerCore:
         self._classes: dict[str, tuple[_Scope, str]] = {}
         self._cut_classes: dict[str, tuple[_Scope, str] | None] = {}  # read by ``_cut_class``
         self._class_names: dict[str, int] | None = None  # module-level ``class NAME``: offset
+        self._url_flags: bool | None = None  # see ``may_hold_url_flags``
 
     def _is_hot(self, node: ast.AST) -> bool:
         """Tell whether a function may hold a finding (see ``source``)."""
@@ -553,6 +558,18 @@ class AnalyzerCore:
         first = getattr(node, "lineno", 1) - 1
         last = getattr(node, "end_lineno", None) or len(self._hot)
         return any(self._hot[first:last])
+
+    def may_hold_url_flags(self) -> bool:
+        """Tell whether the module's text can spell a URL that turns verification off.
+
+        Every such query flag (``ssl_cert_reqs=none``, MongoDB's ``tlsInsecure=true``...) holds
+        one of these words; a module without them is not searched call by call (as a file
+        without any rule word is not parsed at all: docs/lint.md, "Speed").
+        """
+        if self._url_flags is None:
+            low = self.source.lower() if self.source is not None else None
+            self._url_flags = low is None or any(word in low for word in _URL_FLAG_WORDS)
+        return self._url_flags
 
     def report(self, code: str, node: ast.AST) -> None:
         """Record a finding at a node (not inside a caller's opt-out branch, see ``_visit_if``)."""
