@@ -77,7 +77,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC101",
         name="verify-false",
-        message="`verify=False` turns off certificate verification for requests/httpx",
+        message="`verify=False` turns off certificate verification (requests, httpx and clients "
+        "that take `verify=` the same way)",
         why="requests and httpx then accept any certificate for any host, so anyone on the "
         "path can read and change the traffic. Usually meant for one host, it applies to all. "
         "Clients that take `verify=` the same way are reported too (hvac, docker-py's "
