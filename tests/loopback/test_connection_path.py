@@ -121,6 +121,12 @@ class World:
     def policy(self, text: str) -> Path:
         return self.file(f"policy{len(list(self.tmp.glob('policy*')))}.toml", textwrap.dedent(text))
 
+    def client_identity(self) -> tuple[trustme.CA, Path]:
+        """A client CA for mutual-TLS servers, and a client key and certificate it issued."""
+        client_ca = trustme.CA()
+        identity = client_ca.issue_cert("client.test")
+        return client_ca, self.file("client.pem", identity.private_key_and_cert_chain_pem.bytes())
+
     @property
     def ca_file(self) -> Path:
         return self.file("ca.pem", self.ca.cert_pem.bytes())
@@ -585,9 +591,7 @@ def test_no_check_time_refused_on_an_expired_certificate(world: World) -> None:
 @pytest.mark.parametrize("kind", ["pin", "ca"])
 def test_client_certificate_never_reaches_a_mitm(world: World, kind: str) -> None:
     """Under a pin or a ca exception the attacker never sees the client's certificate."""
-    client_ca = trustme.CA()
-    identity = client_ca.issue_cert("client.test")
-    key = world.file("client.pem", identity.private_key_and_cert_chain_pem.bytes())
+    client_ca, key = world.client_identity()
     attacker_port, attacker, _ = world.server(
         world.attacker_ca, client_ca=client_ca, required=False
     )
@@ -634,9 +638,7 @@ def test_a_context_swapped_before_the_handshake_keeps_the_pin(world: World, targ
     connection is moved to, so moving it would trust whatever that context trusts (here the
     attacker's CA, as a public CA would vouch for a public name) and send the certificate.
     """
-    client_ca = trustme.CA()
-    identity = client_ca.issue_cert("client.test")
-    key = world.file("client.pem", identity.private_key_and_cert_chain_pem.bytes())
+    client_ca, key = world.client_identity()
     evil_port, evil, _ = world.server(world.attacker_ca, client_ca=client_ca, required=False)
     real_port, real, leaf = world.server(world.ca, client_ca=client_ca, required=False)
     policy = world.policy(f"""
@@ -684,9 +686,7 @@ def test_mutual_tls_to_a_pinned_host_works_on_the_first_connection(
     The MITM twin also requires one: it sees only handshakes without a certificate, and the
     client is rejected before sending a byte.
     """
-    client_ca = trustme.CA()
-    identity = client_ca.issue_cert("client.test")
-    key = world.file("client.pem", identity.private_key_and_cert_chain_pem.bytes())
+    client_ca, key = world.client_identity()
     evil_port, evil, _ = world.server(world.attacker_ca, client_ca=client_ca, tls13=tls13)
     real_port, real, leaf = world.server(world.ca, client_ca=client_ca, tls13=tls13)
     policy = world.policy(f"""
