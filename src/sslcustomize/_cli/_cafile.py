@@ -81,17 +81,22 @@ def _copy_path(policy_path: str, name: str, pem: str) -> str:
     """
     base = os.path.splitext(os.path.basename(name))[0] or "ca"
     directory = os.path.join(os.path.dirname(policy_path), "ca")
-    for number in itertools.count(1):
-        copy = os.path.join(directory, f"{base}.pem" if number == 1 else f"{base}-{number}.pem")
-        try:
-            with open(copy, encoding="ascii") as file:
-                if file.read() == pem:
-                    return copy
-        except FileNotFoundError:
-            return copy
-        except (OSError, UnicodeDecodeError):
-            pass  # not ours to overwrite: the next name
-    raise AssertionError("unreachable")  # pragma: no cover - count() never ends
+    paths = (
+        os.path.join(directory, f"{base}.pem" if n == 1 else f"{base}-{n}.pem")
+        for n in itertools.count(1)
+    )
+    return next(path for path in paths if _free_for(path, pem))
+
+
+def _free_for(path: str, pem: str) -> bool:
+    """Tell whether ``path`` is free or holds exactly ``pem`` (anything else is not ours)."""
+    try:
+        with open(path, encoding="ascii") as file:
+            return file.read() == pem
+    except FileNotFoundError:
+        return True
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _edit(text: str, copy: str, *, keep_system: bool) -> tuple[str, bool]:
