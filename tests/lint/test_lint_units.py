@@ -68,6 +68,14 @@ def test_findings_name_the_scoped_fix() -> None:
         ), rule.code
 
 
+def _findings_of(source: str) -> set[tuple[str, int]]:
+    """Lint ``source`` as one file; return its findings as (code, line), after no error."""
+    result = LintResult()
+    lint_source(source.encode(), "x.py", result)
+    assert not result.errors
+    return {(f.code, f.line) for f in result.findings}
+
+
 def _every_place(low: bytes) -> list[tuple[int, int]]:
     """Every (pattern index, place) of every pattern, one ``find`` after another."""
     places = []
@@ -811,10 +819,7 @@ _HELD_OUT_4_TO_6 = [
 @pytest.mark.parametrize(("source", "expected"), _HELD_OUT_4_TO_6)
 def test_shapes_found_by_held_out_families(source: str, expected: set[tuple[str, int]]) -> None:
     """The shapes the fourth to sixth held-out families found missing are reported, once."""
-    result = LintResult()
-    lint_source(source.encode(), "x.py", result)
-    assert not result.errors
-    assert {(f.code, f.line) for f in result.findings} == expected
+    assert _findings_of(source) == expected
 
 
 def test_weak_protocol_given_by_position_to_get_server_certificate() -> None:
@@ -910,10 +915,7 @@ def test_shapes_found_by_held_out_families_9_to_11(
     source: str, expected: set[tuple[str, int]]
 ) -> None:
     """The shapes the ninth to eleventh held-out families found missing are reported, once."""
-    result = LintResult()
-    lint_source(source.encode(), "x.py", result)
-    assert not result.errors
-    assert {(f.code, f.line) for f in result.findings} == expected
+    assert _findings_of(source) == expected
 
 
 _HELD_OUT_14_TO_15 = [
@@ -957,10 +959,7 @@ def test_shapes_found_by_held_out_families_14_to_15(
     source: str, expected: set[tuple[str, int]]
 ) -> None:
     """The shapes the fourteenth and fifteenth held-out families found missing are reported."""
-    result = LintResult()
-    lint_source(source.encode(), "x.py", result)
-    assert not result.errors
-    assert {(f.code, f.line) for f in result.findings} == expected
+    assert _findings_of(source) == expected
 
 
 _HELD_OUT_17_TO_21 = [
@@ -1037,10 +1036,7 @@ def test_shapes_found_by_held_out_families_17_to_21(
     source: str, expected: set[tuple[str, int]]
 ) -> None:
     """The shapes the seventeenth to twenty-first held-out families found wrong are fixed."""
-    result = LintResult()
-    lint_source(source.encode(), "x.py", result)
-    assert not result.errors
-    assert {(f.code, f.line) for f in result.findings} == expected
+    assert _findings_of(source) == expected
 
 
 _HELD_OUT_22_TO_25 = [
@@ -1150,10 +1146,7 @@ def test_shapes_found_by_held_out_families_22_to_25(
     source: str, expected: set[tuple[str, int]]
 ) -> None:
     """The shapes the twenty-second to twenty-fifth held-out families found missing are fixed."""
-    result = LintResult()
-    lint_source(source.encode(), "x.py", result)
-    assert not result.errors
-    assert {(f.code, f.line) for f in result.findings} == expected
+    assert _findings_of(source) == expected
 
 
 def test_every_url_flag_holds_a_word_that_opens_the_url_search() -> None:
