@@ -59,6 +59,7 @@ FAMILIES = {
     "held_out_23",
     "held_out_24",
     "held_out_25",
+    "held_out_26",
 }
 
 

@@ -57,7 +57,7 @@ def test_github_requirements(sarif: dict[str, Any]) -> None:
 def test_relative_paths_use_srcroot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Relative paths become relative URIs under %SRCROOT%, as code scanning expects."""
     (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "a b.py").write_text("import ssl\nssl._create_unverified_context()\n")
+    (tmp_path / "pkg" / "a b.py").write_text("import ssl\nctx = ssl._create_unverified_context()\n")
     monkeypatch.chdir(tmp_path)
     log = json.loads(render(lint_files(["./pkg/a b.py"], jobs=1), "sarif"))
     location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]

@@ -1169,3 +1169,68 @@ def test_every_url_flag_holds_a_word_that_opens_the_url_search() -> None:
     )
     lint_source(source, "t.py", found)
     assert [(f.line, f.code) for f in found.findings] == [(2, "SSC507")]  # where it is written
+
+
+# Shapes the public rule suites' own test files showed missed or wrongly reported (issue 24):
+# semgrep-rules, bandit's examples, sonar-python's resources, CodeQL's query tests.
+_RULE_SUITE_FILES = [
+    (  # pyOpenSSL imported by its distribution's name, in a call, a keyword and a default
+        "from pyOpenSSL import SSL\nSSL.Context(SSL.TLSv1_METHOD)\n"
+        "helper(method=SSL.SSLv3_METHOD)\ndef f(m=SSL.TLSv1_1_METHOD):\n    pass\n"
+        "SSL.Context(SSL.SSLv23_METHOD)\n",
+        {("SSC701", 2), ("SSC701", 3), ("SSC701", 4)},
+    ),
+    (  # an optional import whose fallback is None keeps its module where it is used
+        "try:\n    import ssl\nexcept ImportError:\n    ssl = None\n"
+        "if ssl is not None:\n    CTX = ssl.SSLContext(ssl.PROTOCOL_SSLv2)\n",
+        {("SSC204", 6), ("SSC701", 6)},
+    ),
+    (  # version bounds spelled without ``TLSVersion``
+        "import ssl\ndef f():\n    c = ssl.create_default_context()\n"
+        "    c.minimum_version = ssl.TLSv1_1\n    c.maximum_version = ssl.TLSv1\n"
+        "    d = ssl.create_default_context()\n    d.minimum_version = ssl.TLSv1_2\n",
+        {("SSC702", 4), ("SSC702", 5)},
+    ),
+    (  # an empty range is false; a range with bounds too large to count is still known
+        "import requests\nrequests.get('https://h', verify=range(0))\n"
+        "requests.get('https://h', verify=range(5, 5, -1))\n"
+        "requests.get('https://h', verify=range(9223372036854775808))\n"
+        "requests.get('https://h', verify=range(0, 9, 0))\n",
+        {("SSC101", 2), ("SSC101", 3)},
+    ),
+    (  # a bare context made in a call's argument is a client's; a server call's is not
+        "import ssl\ndef f():\n    foo(ssl.SSLContext(ssl.PROTOCOL_TLSv1_2))\n"
+        "    foo(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))\n"
+        "    start_server(ssl.SSLContext(ssl.PROTOCOL_TLS))\n",
+        {("SSC204", 3)},
+    ),
+    (  # a pyOpenSSL connection of a context with no key: a client's; a server method's: not
+        "from OpenSSL import SSL\ndef f(sock):\n    SSL.Connection(SSL.Context(SSL.TLS_METHOD))\n"
+        "    c = SSL.Context(SSL.TLS_METHOD)\n    SSL.Connection(c, sock)\n"
+        "    s = SSL.Context(SSL.TLS_METHOD)\n    s.use_privatekey_file('k')\n"
+        "    SSL.Connection(s, sock)\n    foo(SSL.Context(SSL.TLS_SERVER_METHOD))\n",
+        {("SSC209", 3), ("SSC209", 4)},
+    ),
+    (  # a context made and thrown away is nobody's; its protocol is still checked
+        "import ssl\nssl._create_unverified_context()\nssl.SSLContext()\n"
+        "ssl.SSLContext(ssl.PROTOCOL_TLSv1)\nuse(ssl._create_unverified_context())\n",
+        {("SSC701", 4), ("SSC203", 5)},
+    ),
+    (  # an AWS CDK endpoint's TLS policy below TLS 1.2, written as a member or a string
+        "from aws_cdk import aws_apigateway as gw, aws_opensearchservice as os_\n"
+        "gw.DomainName(s, 'a', security_policy=gw.SecurityPolicy.TLS_1_0)\n"
+        "gw.CfnDomainName(s, 'b', security_policy='TLS_1_0')\n"
+        "os_.Domain(s, 'c', tls_security_policy=os_.TLSSecurityPolicy.TLS_1_0)\n"
+        "o = {'tls_security_policy': 'Policy-Min-TLS-1-0-2019-07'}\n"
+        "gw.DomainName(s, 'd', security_policy=gw.SecurityPolicy.TLS_1_2)\n"
+        "os_.CfnDomain(s, 'e', domain_endpoint_options={'tls_security_policy': "
+        "'Policy-Min-TLS-1-2-2019-07'})\n",
+        {("SSC702", 2), ("SSC702", 3), ("SSC702", 4), ("SSC702", 5)},
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), _RULE_SUITE_FILES)
+def test_shapes_from_the_rule_suites_own_files(source: str, expected: set[tuple[str, int]]) -> None:
+    """Each shape is reported where it is written, and its look-alikes are not."""
+    assert _findings_of(source) == expected

@@ -68,6 +68,7 @@ from sslcustomize._lint._valuetests import (
     _param,
     _ref_in,
     _str,
+    _weak_setting,
 )
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
@@ -333,6 +334,32 @@ class Analyzer(PatchChecks):
 
     _visit_async_for = _visit_for
 
+    def _visit_expr(self, node: ast.Expr) -> None:
+        """A context made and thrown away (``ssl._create_unverified_context()`` alone) is unused.
+
+        Its protocol is still checked where it is made (SSC7xx); no connection can use it.
+        """
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Call):
+            self.contexts.pop(node.value, None)
+
+    def _visit_try(self, node: ast.Try) -> None:
+        """An optional import keeps its module: ``try: import ssl``, ``except: ssl = None``.
+
+        The handler's fallback is the path where the module is missing, and the code that
+        uses the name runs only where it is not (``if ssl is not None: ssl.SSLContext(...)``).
+        """
+        self.visit_body(node.body)
+        scope = self.scopes[-1]
+        kept = {name: scope[name] for name in _imported_names(node.body) if name in scope}
+        for handler in node.handlers:
+            self.visit(handler)
+        scope.update(kept)
+        self.visit_body(node.orelse)
+        self.visit_body(node.finalbody)
+
+    _visit_try_star = _visit_try
+
     def _bind(self, target: ast.AST, value: Value) -> None:
         if isinstance(target, ast.Name):
             self.scopes[-1][target.id] = value
@@ -591,6 +618,10 @@ class Analyzer(PatchChecks):
                 test, code = t.DISTINCTIVE_KEYWORDS[key.value]
                 if _TESTS[test](self.resolve(value)):
                     self.report(code, value)
+            elif isinstance(key, ast.Constant) and key.value in t.POLICY_KEYWORDS:
+                weak = _weak_setting(key.value, self.resolve(value))
+                if weak is not None:  # ``{"tls_security_policy": "Policy-Min-TLS-1-0-..."}``
+                    self.report(weak, value)
         self.generic_visit(node)
 
     def _visit_if(self, node: ast.If) -> None:
@@ -801,6 +832,16 @@ def _argument_dest(call: ast.Call, keywords: dict[str, ast.expr]) -> str | None:
     longs = [n for n in names if n.startswith("--")]
     chosen = longs[0][2:] if longs else names[0].lstrip("-")
     return chosen.replace("-", "_") or None
+
+
+def _imported_names(body: list[ast.stmt]) -> list[str]:
+    """The names the import statements of a block bind (``import a.b`` binds ``a``)."""
+    return [
+        alias.asname or alias.name.split(".")[0]
+        for stmt in body
+        if isinstance(stmt, ast.Import | ast.ImportFrom)
+        for alias in stmt.names
+    ]
 
 
 def _or_operands(node: ast.expr) -> list[ast.expr]:

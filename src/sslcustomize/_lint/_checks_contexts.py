@@ -99,7 +99,8 @@ class ContextChecks(AnalyzerCore):
             # No context followed yet, so no argument is one: a context made in an argument
             # (``f(ssl.create_default_context())``) was registered when that call was visited.
             return
-        self._follow_context_arguments(attr, args, kwmap)
+        # An unknown callee by the name it is written with (``start_server(...)``).
+        self._follow_context_arguments(attr or _written_name(node.func), args, kwmap)
 
     def _check_context_factories(self, node: ast.Call, qualname: str | None, kwmap: _KwMap) -> None:
         """The legacy opt-out, contexts made (followed from here), and ``ssl.wrap_socket``."""
@@ -126,6 +127,23 @@ class ContextChecks(AnalyzerCore):
             by_keyword = keyword in _CONTEXT_KEYWORDS and not _is_server_call(attr)
             if isinstance(value, Instance) and value.context and (client_call or by_keyword):
                 value.context.use_by_client()
+        if _is_server_call(attr):
+            return
+        for node in [*args, *(_keyword_value(location) for _, location in kwmap.values())]:
+            made = self.resolve(node) if isinstance(node, ast.Call) else None
+            if isinstance(made, Instance) and made.context and made.context.origin != "server":
+                # Made in the call's argument (``foo(ssl.SSLContext(PROTOCOL_TLS))``): nothing
+                # can give it a key and certificate to serve with, so a client will use it.
+                made.context.use_by_client()
+        if attr == "Connection" and args:
+            self._pyopenssl_connection(args[0])
+
+    def _pyopenssl_connection(self, context: ast.expr) -> None:
+        """``SSL.Connection(ctx)`` of a context given no key or certificate: a client's."""
+        value = self.resolve(context)
+        state = value.context if isinstance(value, Instance) else None
+        if state is not None and state.origin == "pyopenssl" and not state.server_hint:
+            state.use_by_client()
 
     def _context_method(
         self, receiver: Instance, attr: str, args: list[ast.expr], kwmap: _KwMap
@@ -205,3 +223,10 @@ def _wrapped(state: ContextState, kwmap: _KwMap) -> None:
         state.server = True
     elif (side is not None and _is_const(side[0], False)) or "server_hostname" in kwmap:
         state.use_by_client()
+
+
+def _written_name(func: ast.expr) -> str:
+    """The last name a callee is written with: ``f`` in ``f(...)``, ``g`` in ``a.g(...)``."""
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""

@@ -1078,7 +1078,18 @@ class AnalyzerCore:
             return SeqVal((), empty=True)  # ``verify=set()``, ``list()``: empty, so false
         if name in {"builtins.len", "builtins.bool"} and len(node.args) == 1 and not node.keywords:
             return self._resolve_len_or_bool(name, node)
+        if name == "builtins.range" and not node.keywords:
+            return self._resolve_range(node)
         return UNKNOWN
+
+    def _resolve_range(self, node: ast.Call) -> Value:
+        """``range(0)``, ``range(5, 5)``: a range of integer constants, empty (false) or not."""
+        bounds = [self.resolve(arg) for arg in node.args]
+        numbers = [b.value for b in bounds if isinstance(b, Const) and type(b.value) is int]
+        if not 1 <= len(numbers) == len(bounds) <= 3 or (len(numbers) == 3 and not numbers[2]):
+            return UNKNOWN
+        start, stop, step = (0, *numbers, 1) if len(numbers) == 1 else (*numbers, 1)[:3]
+        return Const(start < stop if step > 0 else start > stop, node)
 
     def _resolve_getattr(self, node: ast.Call) -> Value:
         """``getattr(base, name)``: the attribute of a known base, by a name known statically."""
@@ -1149,7 +1160,7 @@ class AnalyzerCore:
         """The kind of context a factory makes, from its protocol or purpose argument."""
         first = self.resolve(node.args[0]) if node.args else None
         for keyword in node.keywords:
-            if keyword.arg in {"protocol", "purpose"}:
+            if keyword.arg in {"protocol", "purpose", "method"}:
                 first = self.resolve(keyword.value)
         # A parameter's default is what the context gets when the caller says nothing
         # (``def wrap(sock, version=ssl.PROTOCOL_TLSv1): ssl.SSLContext(version)``).
@@ -1164,6 +1175,8 @@ class AnalyzerCore:
                 origin = "other"
         elif name == "ssl.Purpose.CLIENT_AUTH":
             origin = "client_auth"
+        elif name == "OpenSSL.SSL.TLS_SERVER_METHOD":
+            origin = "server"  # pyOpenSSL's method for a server only
         return origin
 
     def _repaired_by_keywords(self, node: ast.Call, state: ContextState) -> None:

@@ -548,13 +548,16 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC702",
         name="minimum-version-below-tls12",
-        message="a version bound below TLS 1.2 (`minimum_version`, `maximum_version`) lets a "
-        "connection use a weak protocol",
+        message="a version bound below TLS 1.2 (`minimum_version`, `maximum_version`, an "
+        "endpoint's TLS policy) lets a connection use a weak protocol",
         why="Allowing SSL 3, TLS 1.0 or TLS 1.1 (a `minimum_version` of one of them or "
         "`MINIMUM_SUPPORTED`) lets an attacker on the path downgrade the connection to a "
-        "protocol deprecated by RFC 8996; a `maximum_version` of one of them uses it always.",
-        fix="Keep the default minimum, or set `ssl.TLSVersion.TLSv1_2` or later; upgrade the "
-        "peer that needs an old version.",
+        "protocol deprecated by RFC 8996; a `maximum_version` of one of them uses it always. "
+        "The same holds for a cloud endpoint's TLS policy written in AWS CDK code "
+        "(`security_policy=SecurityPolicy.TLS_1_0`, `tls_security_policy=` `TLS_1_0` or "
+        "`Policy-Min-TLS-1-0-2019-07`): every client of that endpoint can be downgraded.",
+        fix="Keep the default minimum, or set `ssl.TLSVersion.TLSv1_2` or later (`TLS_1_2` "
+        "for an endpoint's policy); upgrade the peer that needs an old version.",
         bad="ctx.minimum_version = ssl.TLSVersion.TLSv1",
         good="ctx.minimum_version = ssl.TLSVersion.TLSv1_2",
     ),

@@ -52,6 +52,8 @@ _PREFIXES = (
     ("asyncpg.pool.", "asyncpg."),
     ("minio.api.", "minio."),
     ("hvac.v1.", "hvac."),
+    # pyOpenSSL is installed as ``OpenSSL``; code (and rule suites) also spell it by its name.
+    ("pyOpenSSL.", "OpenSSL."),
 )
 _RENAMES = {
     "requests.session": "requests.Session",
@@ -60,6 +62,13 @@ _RENAMES = {
     "urllib3.exceptions.InsecureRequestWarning": "urllib3.InsecureRequestWarning",
     "requests.packages.urllib3.exceptions.InsecureRequestWarning": "urllib3.InsecureRequestWarning",
     "urllib3.exceptions.HTTPWarning": "urllib3.HTTPWarning",
+    # Not names of the ssl module (``ssl.TLSVersion.TLSv1_1`` is): written for a version
+    # bound, their intent is that version (sonar-python's S4423 tests spell them so).
+    "ssl.SSLv3": "ssl.TLSVersion.SSLv3",
+    "ssl.TLSv1": "ssl.TLSVersion.TLSv1",
+    "ssl.TLSv1_1": "ssl.TLSVersion.TLSv1_1",
+    "ssl.TLSv1_2": "ssl.TLSVersion.TLSv1_2",
+    "ssl.TLSv1_3": "ssl.TLSVersion.TLSv1_3",
 }
 
 
@@ -193,6 +202,18 @@ MIN_VERSION_KEYWORDS = frozenset(
 MAX_VERSION_KEYWORDS = frozenset(
     {"maximum_version", "ssl_maximum_version", "max_version", "lowerMaximumSecurityTo"}
 )
+# A cloud endpoint's TLS policy (AWS CDK: API Gateway's ``security_policy``, OpenSearch and
+# Elasticsearch domains' ``tls_security_policy``), by enum member or CloudFormation string.
+POLICY_KEYWORDS = frozenset({"security_policy", "tls_security_policy"})
+WEAK_POLICIES = frozenset(
+    {
+        "aws_cdk.aws_apigateway.SecurityPolicy.TLS_1_0",
+        "aws_cdk.aws_apigatewayv2.SecurityPolicy.TLS_1_0",
+        "aws_cdk.aws_opensearchservice.TLSSecurityPolicy.TLS_1_0",
+        "aws_cdk.aws_elasticsearch.TLSSecurityPolicy.TLS_1_0",
+    }
+)
+WEAK_POLICY_NAMES = frozenset({"TLS_1_0", "Policy-Min-TLS-1-0-2019-07"})
 CIPHER_KEYWORDS = frozenset({"ciphers", "ssl_ciphers", "cipher_list"})
 CIPHER_METHODS = frozenset({"set_ciphers", "set_cipher_list"})
 # Calls whose positional arguments choose a protocol.
@@ -243,9 +264,12 @@ __all__ += [
     "MAX_VERSION_KEYWORDS",
     "MIN_VERSION_KEYWORDS",
     "NO_OLD_PROTOCOL_OPTIONS",
+    "POLICY_KEYWORDS",
     "PROTOCOL_CALLS",
     "PROTOCOL_KEYWORDS",
     "TLS_VERSION_NUMBERS",
+    "WEAK_POLICIES",
+    "WEAK_POLICY_NAMES",
     "WEAK_PROTOCOLS",
     "WEAK_VERSIONS",
 ]

@@ -108,6 +108,9 @@ def _weak_setting(name: str, value: Value) -> str | None:
     if name in t.CIPHER_KEYWORDS or name in t.CIPHER_METHODS:
         text = _cipher_text(value)
         return "SSC704" if text is not None and _weak_ciphers(text) else None
+    if name in t.POLICY_KEYWORDS:
+        weak = _ref_in(value, t.WEAK_POLICIES) or _str(value) in t.WEAK_POLICY_NAMES
+        return "SSC702" if weak else None
     if name == "clear_options":
         return "SSC703" if _ref_in(value, t.NO_OLD_PROTOCOL_OPTIONS) else None
     return None
