@@ -1227,6 +1227,28 @@ _RULE_SUITE_FILES = [
         "'Policy-Min-TLS-1-2-2019-07'})\n",
         {("SSC702", 2), ("SSC702", 3), ("SSC702", 4), ("SSC702", 5)},
     ),
+    (  # a pyOpenSSL client that checks the chain and no name; a pinning callback checks more
+        "from OpenSSL import SSL\nimport socket\ndef f(h):\n"
+        "    c = SSL.Context(SSL.TLS_CLIENT_METHOD)\n"
+        "    c.set_verify(SSL.VERIFY_PEER, lambda conn, cert, e, d, ok: ok)\n"
+        "    SSL.Connection(c, socket.create_connection((h, 443))).set_connect_state()\n"
+        "def g(h):\n    c = SSL.Context(SSL.TLS_CLIENT_METHOD)\n"
+        "    c.set_verify(SSL.VERIFY_PEER, lambda c_, x, e, d, ok: ok and x.digest() == P)\n"
+        "    SSL.Connection(c, socket.create_connection((h, 443))).set_connect_state()\n",
+        {("SSC210", 4)},
+    ),
+    (  # the same client in a file that checks the name with service_identity
+        "from OpenSSL import SSL\nimport service_identity\ndef f(sock, h):\n"
+        "    c = SSL.Context(SSL.TLS_CLIENT_METHOD)\n    c.set_verify(SSL.VERIFY_PEER)\n"
+        "    conn = SSL.Connection(c, sock)\n    conn.set_connect_state()\n"
+        "    conn.do_handshake()\n    service_identity.pyopenssl.verify_hostname(conn, h)\n",
+        set(),
+    ),
+    (  # httpx up to 0.27 reads None as no verification; requests reads it as its default
+        "import httpx, requests\nhttpx.get('https://h', verify=None)\n"
+        "httpx.Client(verify=None)\nrequests.get('https://h', verify=None)\n",
+        {("SSC101", 2), ("SSC101", 3)},
+    ),
 ]
 
 

@@ -10,6 +10,7 @@ import ast
 from sslcustomize._lint import _tables as t
 from sslcustomize._lint._callbacks import (
     _VERIFY_FLAGS,
+    _FunctionNode,
     _keyword_value,
     _or_operands,
     _returns_true_always,
@@ -35,6 +36,22 @@ from sslcustomize._lint._valuetests import (
 )
 
 __all__ = ["ContextChecks"]
+
+# Words of a host-name check after a pyOpenSSL handshake (service_identity's
+# ``verify_hostname``, a ``match_hostname`` of its own, OpenSSL's ``X509_VERIFY_PARAM_set1_host``
+# through the bindings, or the peer certificate's names read and compared): where the file
+# holds one, the name is taken to be checked.
+_NAME_CHECK_WORDS = (
+    b"verify_hostname",
+    b"match_hostname",
+    b"service_identity",
+    b"set1_host",
+    b"get_subject",
+    b"commonName",
+    b"subjectAltName",
+    b"DNSName",
+    b"X509_check_host",
+)
 
 
 class ContextChecks(AnalyzerCore):
@@ -66,6 +83,10 @@ class ContextChecks(AnalyzerCore):
                 self.report(code, node)
         if state.client and not state.verified and not state.weakenings:
             self.report("SSC209", state.node)
+        elif state.client and state.peer_verify and not state.weakenings and not quiet:
+            source = self.source
+            if source is not None and not any(word in source for word in _NAME_CHECK_WORDS):
+                self.report("SSC210", state.node)  # the chain is checked, the name never
 
     def _finish_client_context(self, state: ContextState) -> None:
         # Decided per context: a context handed to a client is a client's, whatever else the
@@ -170,6 +191,10 @@ class ContextChecks(AnalyzerCore):
                 state.weakenings.append(("SSC208", off))
             else:
                 state.verified = True  # VERIFY_PEER with a callback that checks, or unknown
+                callback = args[1] if len(args) > 1 else kwmap.get("callback", (None, None))[1]
+                state.peer_verify = self._names_peer(
+                    args[0] if args else kwmap["mode"][1]
+                ) and self._passes_verdict(None if callback is None else _keyword_value(callback))
 
     def _verify_off(self, args: list[ast.expr], kwmap: _KwMap) -> ast.AST | None:
         """Return where a pyOpenSSL ``set_verify(mode, callback)`` turns verification off.
@@ -193,6 +218,29 @@ class ContextChecks(AnalyzerCore):
         if callback is not None and self._accepts_all(callback):
             return callback
         return None
+
+    def _names_peer(self, mode: ast.AST) -> bool:
+        """Tell whether a ``set_verify`` mode names ``VERIFY_PEER`` (alone or OR-ed)."""
+        return any(
+            isinstance(value, Ref) and value.qualname == "OpenSSL.SSL.VERIFY_PEER"
+            for value in map(self.resolve, _or_operands(_keyword_value(mode)))
+        )
+
+    def _passes_verdict(self, callback: ast.AST | None) -> bool:
+        """Tell whether a verify callback only hands back OpenSSL's verdict (or there is none).
+
+        One that reads the certificate (a pin, a name compared) checks something of its own.
+        """
+        if callback is None or (isinstance(callback, ast.Constant) and callback.value is None):
+            return True
+        if isinstance(callback, ast.Lambda):
+            function: ast.Lambda | _FunctionNode | None = callback
+        else:
+            name = callback.id if isinstance(callback, ast.Name) else None
+            if isinstance(callback, ast.Attribute):
+                name = callback.attr
+            function = None if name is None else self._function_named(name)
+        return function is not None and _returns_last_argument(function)
 
     def _names_verify_flag(self, mode: ast.AST) -> bool:
         """Tell whether a receiver-less ``set_verify``'s mode names a pyOpenSSL flag (not a 0)."""
@@ -230,3 +278,37 @@ def _written_name(func: ast.expr) -> str:
     if isinstance(func, ast.Name):
         return func.id
     return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _returns_last_argument(function: ast.Lambda | _FunctionNode) -> bool:
+    """Tell whether a callback returns its last argument (``ok``) and never reads the others."""
+    names = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    rest = function.args.vararg
+    if not names and isinstance(function, ast.Lambda) and rest is not None:
+        last = function.body  # ``lambda *args: args[-1]``
+        return (
+            isinstance(last, ast.Subscript)
+            and isinstance(last.value, ast.Name)
+            and last.value.id == rest.arg
+            and isinstance(last.slice, ast.UnaryOp)
+            and isinstance(last.slice.op, ast.USub)
+            and isinstance(last.slice.operand, ast.Constant)
+            and last.slice.operand.value == 1
+        )
+    if not names:
+        return False
+    body = [function.body] if isinstance(function, ast.Lambda) else function.body
+    read = {
+        node.id
+        for stmt in body
+        for node in ast.walk(stmt)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+    if read & set(names[:-1]):
+        return False
+    if isinstance(function, ast.Lambda):
+        return isinstance(function.body, ast.Name) and function.body.id == names[-1]
+    returns = [node for stmt in body for node in ast.walk(stmt) if isinstance(node, ast.Return)]
+    return bool(returns) and all(
+        isinstance(r.value, ast.Name) and r.value.id == names[-1] for r in returns
+    )

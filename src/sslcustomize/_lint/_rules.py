@@ -240,6 +240,25 @@ RULES: tuple[Rule, ...] = (
         "ctx.set_default_verify_paths()",
     ),
     Rule(
+        code="SSC210",
+        name="pyopenssl-client-no-hostname-check",
+        message="a pyOpenSSL client verifies the chain (`VERIFY_PEER`) but never checks the "
+        "host name",
+        why="pyOpenSSL does not check the server's name: `set_verify(VERIFY_PEER)` accepts any "
+        "certificate a trusted CA issued, for any host, so anyone holding a certificate for a "
+        "name of their own can intercept the connection. Reported when nothing in the file "
+        "checks a name (`service_identity`'s `verify_hostname`, a `match_hostname`, the peer "
+        "certificate's subject or `subjectAltName` read back).",
+        fix="After the handshake, call `service_identity.pyopenssl.verify_hostname(conn, "
+        "host)`; or use the `ssl` module (`ssl.create_default_context()`), which checks it. "
+        f"{_TRUST}",
+        bad="ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)\nctx.set_verify(SSL.VERIFY_PEER)\n"
+        "ctx.set_default_verify_paths()\nconn = SSL.Connection(ctx, sock)\n"
+        "conn.set_connect_state()",
+        good="conn.do_handshake()\n"
+        'service_identity.pyopenssl.verify_hostname(conn, "api.example.org")',
+    ),
+    Rule(
         code="SSC301",
         name="patch-default-https-context",
         message="replacing `ssl._create_default_https_context` turns off verification for "

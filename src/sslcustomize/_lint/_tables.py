@@ -275,9 +275,12 @@ __all__ += [
 ]
 
 # (keyword, positional index or -1, test, code) per callee. Tests: ``false``, ``true``,
-# ``cert_none``.
+# ``cert_none``, ``falsy`` and the others of ``_valuetests._TESTS``.
 _Sink = tuple[str, int, str, str]
 _REQUESTS_VERIFY: list[_Sink] = [("verify", -1, "falsy", "SSC101")]
+# httpx up to 0.27 verifies only when ``verify`` is true: ``None`` turns it off there too
+# (requests reads ``None`` as its default, on).
+_HTTPX_VERIFY: list[_Sink] = [("verify", -1, "falsy_or_none", "SSC101")]
 _AIOHTTP_SSL: list[_Sink] = [
     ("ssl", -1, "falsy", "SSC103"),
     ("verify_ssl", -1, "falsy", "SSC103"),
@@ -291,7 +294,7 @@ KEYWORD_SINKS: dict[str, list[_Sink]] = {}
 for _verb in HTTP_VERBS:
     KEYWORD_SINKS[f"requests.{_verb}"] = _REQUESTS_VERIFY
     KEYWORD_SINKS[f"requests.Session.{_verb}"] = _REQUESTS_VERIFY
-    KEYWORD_SINKS[f"httpx.{_verb}"] = _REQUESTS_VERIFY
+    KEYWORD_SINKS[f"httpx.{_verb}"] = _HTTPX_VERIFY
     KEYWORD_SINKS[f"aiohttp.ClientSession.{_verb}"] = _AIOHTTP_SSL
 for _verb in HTTP_VERBS - {"send", "stream"}:
     KEYWORD_SINKS[f"grequests.{_verb}"] = _REQUESTS_VERIFY  # requests' verbs, made async
@@ -304,7 +307,7 @@ KEYWORD_SINKS["requests.adapters.HTTPAdapter.send"] = [("verify", 3, "falsy", "S
 # An adapter subclass that calls its base with verification off: (conn, url, verify, cert).
 KEYWORD_SINKS["requests.adapters.HTTPAdapter.cert_verify"] = [("verify", 2, "falsy", "SSC101")]
 for _name in ("Client", "AsyncClient", "HTTPTransport", "AsyncHTTPTransport", "create_ssl_context"):
-    KEYWORD_SINKS[f"httpx.{_name}"] = _REQUESTS_VERIFY
+    KEYWORD_SINKS[f"httpx.{_name}"] = _HTTPX_VERIFY
 for _name in ("request", "ClientSession.ws_connect", "TCPConnector", "ClientSession"):
     KEYWORD_SINKS[f"aiohttp.{_name}"] = _AIOHTTP_SSL
 for _name in (

@@ -98,6 +98,7 @@ class ContextState:
         "node",
         "optout",
         "origin",
+        "peer_verify",
         "scope",
         "server",
         "server_hint",
@@ -114,6 +115,7 @@ class ContextState:
         self.server = False
         self.server_hint = False
         self.verified = False
+        self.peer_verify = False  # pyOpenSSL: ``set_verify`` named ``VERIFY_PEER``
         self.client = False
         self.mode_required = False
         self.hostname_on = False

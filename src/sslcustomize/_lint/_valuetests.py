@@ -153,6 +153,7 @@ _TESTS: dict[str, Callable[[Value], bool]] = {
     "cert_none": _is_cert_none,
     "cert_none_or_none": _is_cert_none_or_none,
     "falsy": _is_falsy,
+    "falsy_or_none": lambda value: _is_falsy(value) or _is_const(value, None),
     "disable": lambda value: _str(value) == "DISABLE",  # duo_client's ca_certs
     # asyncpg's (libpq's) modes that encrypt without verifying the server
     "no_verify_mode": lambda value: _str(value) in {"require", "prefer", "allow"},

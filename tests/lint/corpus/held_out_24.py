@@ -86,14 +86,14 @@ def openssl_client(sock):
 
 
 def openssl_client_modern(sock):
-    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)
+    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)  # expect: SSC210
     ctx.set_verify(SSL.VERIFY_PEER, lambda *args: args[-1])  # expect: none
     ctx.set_min_proto_version(SSL.TLS1_2_VERSION)  # expect: none
     return SSL.Connection(ctx, sock)
 
 
 def openssl_min_proto(sock):
-    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)
+    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)  # expect: SSC210
     ctx.set_verify(SSL.VERIFY_PEER)
     ctx.set_min_proto_version(SSL.TLS1_VERSION)  # expect: SSC702
     return SSL.Connection(ctx, sock)

@@ -8,7 +8,9 @@ missed or wrongly reported there; nothing is copied.
 
 Labels: an expression statement that makes a context and throws it away is a look-alike (no
 connection can use it); its protocol is still checked. A context made inside a call's argument
-cannot be given a key and certificate, so whoever receives it is a client. AWS CDK endpoint
+cannot be given a key and certificate, so whoever receives it is a client. A pyOpenSSL client
+that asks for ``VERIFY_PEER`` still checks no host name: SSC210 unless the file checks one. AWS
+CDK endpoint
 policies are labelled only where the weak policy is written: a construct left at its default is
 not (the default is the provider's, and changes).
 """
@@ -51,7 +53,7 @@ def feed_reader(url):
 
 
 def legacy_handshake(sock):
-    context = OSSL.Context(method=OSSL.TLSv1_1_METHOD)  # expect: SSC701
+    context = OSSL.Context(method=OSSL.TLSv1_1_METHOD)  # expect: SSC701 SSC210
     context.set_verify(OSSL.VERIFY_PEER)
     context.set_default_verify_paths()
     conn = OSSL.Connection(context, sock)
@@ -64,10 +66,30 @@ def connect_with(method=OSSL.SSLv3_METHOD):  # expect: SSC701
 
 
 def negotiated(sock):
-    context = OSSL.Context(OSSL.SSLv23_METHOD)  # expect: none
+    context = OSSL.Context(OSSL.SSLv23_METHOD)  # expect: SSC210
     context.set_verify(OSSL.VERIFY_PEER)
     context.set_default_verify_paths()
     return OSSL.Connection(context, sock)  # expect: none
+
+
+def chain_only(host):
+    context = OSSL.Context(OSSL.TLS_CLIENT_METHOD)  # expect: SSC210
+    context.set_verify(OSSL.VERIFY_PEER | OSSL.VERIFY_FAIL_IF_NO_PEER_CERT)
+    context.set_default_verify_paths()
+    conn = OSSL.Connection(context, socket.create_connection((host, 443)))
+    conn.set_tlsext_host_name(host.encode())
+    conn.set_connect_state()
+    return conn
+
+
+def mutual_server(sock):
+    context = OSSL.Context(OSSL.TLS_METHOD)  # expect: none
+    context.set_verify(OSSL.VERIFY_PEER | OSSL.VERIFY_FAIL_IF_NO_PEER_CERT)
+    context.use_privatekey_file("server.key")
+    context.use_certificate_chain_file("server.pem")
+    conn = OSSL.Connection(context, sock)
+    conn.set_accept_state()
+    return conn
 
 
 # -- version bounds written with the names of ssl's TLSVersion members --------------------------

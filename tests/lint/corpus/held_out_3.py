@@ -64,7 +64,7 @@ def string_false(url):
 
 
 def checking_lambda(sock):
-    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)
+    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)  # expect: SSC210
     ctx.set_verify(SSL.VERIFY_PEER, lambda conn, cert, errno, depth, ok: ok)  # expect: none
     ctx.set_default_verify_paths()
     conn = SSL.Connection(ctx, sock)

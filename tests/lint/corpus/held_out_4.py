@@ -127,7 +127,7 @@ def pyopenssl_tls12_keyword():
 
 
 def pyopenssl_checked_client(sock):
-    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)  # expect: none
+    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)  # expect: SSC210
     ctx.set_verify(SSL.VERIFY_PEER | SSL.VERIFY_FAIL_IF_NO_PEER_CERT, verify_callback)  # expect: none
     ctx.set_default_verify_paths()
     conn = SSL.Connection(ctx, sock)
@@ -136,7 +136,7 @@ def pyopenssl_checked_client(sock):
 
 
 def pyopenssl_negotiating_without_old_versions(sock):
-    ctx = SSL.Context(SSL.SSLv23_METHOD)  # expect: none
+    ctx = SSL.Context(SSL.SSLv23_METHOD)  # expect: SSC210
     ctx.set_options(SSL.OP_NO_SSLv2 | SSL.OP_NO_SSLv3 | SSL.OP_NO_TLSv1 | SSL.OP_NO_TLSv1_1)
     ctx.set_verify(SSL.VERIFY_PEER, verify_callback)
     ctx.load_verify_locations("/etc/ssl/certs/ca-certificates.crt")

@@ -76,7 +76,7 @@ def wrap_socket_without_version(sock):
 
 
 def pyopenssl_fluent_tls1(sock):
-    context = SSL.Context(SSL.TLSv1_METHOD)  # expect: SSC701
+    context = SSL.Context(SSL.TLSv1_METHOD)  # expect: SSC701 SSC210
     context.set_verify(SSL.VERIFY_PEER, lambda conn, cert, errno, depth, ok: ok)
     context.set_default_verify_paths()
     conn = SSL.Connection(context, sock)
@@ -145,7 +145,7 @@ def bare_server_context():
 
 
 def pyopenssl_negotiating_method(sock):
-    context = SSL.Context(SSL.TLS_METHOD)  # expect: none
+    context = SSL.Context(SSL.TLS_METHOD)  # expect: SSC210
     context.set_verify(SSL.VERIFY_PEER, lambda conn, cert, errno, depth, ok: ok)
     context.set_default_verify_paths()
     conn = SSL.Connection(context, sock)

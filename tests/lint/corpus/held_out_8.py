@@ -71,7 +71,7 @@ def imported_version_enum(host):
 
 
 def pyopenssl_min_proto(sock):
-    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)
+    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)  # expect: SSC210
     ctx.set_min_proto_version(SSL.TLS1_1_VERSION)  # expect: SSC702
     ctx.set_verify(SSL.VERIFY_PEER, lambda conn, cert, errno, depth, ok: ok)
     ctx.set_default_verify_paths()
@@ -129,7 +129,7 @@ def removes_sslv3():
 
 
 def pyopenssl_modern_min(sock):
-    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)
+    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)  # expect: SSC210
     ctx.set_min_proto_version(SSL.TLS1_2_VERSION)  # expect: none
     ctx.set_verify(SSL.VERIFY_PEER, lambda conn, cert, errno, depth, ok: ok)
     ctx.set_default_verify_paths()

@@ -269,7 +269,7 @@ def pyopenssl_verify_none_unknown(context):
 
 
 def pyopenssl_verifying_client(sock, host):
-    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)  # expect: none
+    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)  # expect: SSC210
     ctx.set_verify(SSL.VERIFY_PEER | SSL.VERIFY_FAIL_IF_NO_PEER_CERT)  # expect: none
     ctx.set_default_verify_paths()
     conn = SSL.Connection(ctx, sock)
