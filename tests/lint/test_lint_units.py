@@ -1244,6 +1244,13 @@ _RULE_SUITE_FILES = [
         "    conn.do_handshake()\n    service_identity.pyopenssl.verify_hostname(conn, h)\n",
         set(),
     ),
+    (  # a function of the file that takes nothing and returns one constant is that constant
+        'import requests\ndef insecure():\n    """Off."""\n    return False\n'
+        "OFF = lambda: 0\ndef on():\n    return True\ndef maybe(flag):\n    return False\n"
+        "requests.get('https://h', verify=insecure())\nrequests.get('https://h', verify=OFF())\n"
+        "requests.get('https://h', verify=on())\nrequests.get('https://h', verify=maybe(1))\n",
+        {("SSC101", 10), ("SSC101", 11)},
+    ),
     (  # httpx up to 0.27 reads None as no verification; requests reads it as its default
         "import httpx, requests\nhttpx.get('https://h', verify=None)\n"
         "httpx.Client(verify=None)\nrequests.get('https://h', verify=None)\n",

@@ -477,6 +477,11 @@ def _name_of(node: ast.AST) -> str:
     return getattr(node, "name", "")
 
 
+def _takes_arguments(args: ast.arguments) -> bool:
+    """Tell whether a signature declares any parameter (``*args`` and ``**kwargs`` too)."""
+    return bool(args.args or args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg)
+
+
 def _parameter_names(function: ast.AST) -> frozenset[str]:
     args = getattr(function, "args", None)
     if not isinstance(args, ast.arguments):
@@ -993,7 +998,36 @@ class AnalyzerCore:
                 return callee.receiver
             if callee.attr == "get" and len(node.args) == 2:
                 return self._lookup_or_default(callee.receiver, node)
+        if isinstance(node.func, ast.Name) and not (node.args or node.keywords):
+            return self._constant_return(node.func.id, node)
         return UNKNOWN
+
+    def _constant_return(self, name: str, call: ast.Call) -> Value:
+        """``insecure()`` of ``def insecure(): return False`` (or ``insecure = lambda: False``).
+
+        Only a function of this file that takes nothing and returns one constant: a trivial
+        rewrite of the constant. Looked for only where the source spells such a definition.
+        """
+        source, key = self.source, name.encode()
+        if source is None:
+            return UNKNOWN
+        if b"def " + key + b"()" not in source and key + b" = lambda:" not in source:
+            return UNKNOWN
+        found: ast.expr | None = None
+        for node in ast.walk(self._whole_tree()):
+            if isinstance(node, ast.FunctionDef) and node.name == name:
+                body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+                last = body[0] if len(body) == 1 else None
+                simple = isinstance(last, ast.Return) and not _takes_arguments(node.args)
+                found = last.value if simple and isinstance(last, ast.Return) else None
+            elif (
+                isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+                and isinstance(node.value, ast.Lambda)
+            ):
+                lam = node.value
+                found = None if _takes_arguments(lam.args) else lam.body
+        return Const(found.value, call) if isinstance(found, ast.Constant) else UNKNOWN
 
     def _lookup_or_default(self, mapping: Value, node: ast.Call) -> Value:
         """``d.get(key, default)``: the entry of a known dict, else the default.

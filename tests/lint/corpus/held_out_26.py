@@ -120,6 +120,22 @@ def fetch_empty_range(url):
     return requests.get(url, verify=range(0))  # expect: SSC101
 
 
+def _no_checks():
+    return False
+
+
+def _checks():
+    return True
+
+
+def fetch_through_constant(url):
+    return requests.get(url, verify=_no_checks())  # expect: SSC101
+
+
+def fetch_checked(url):
+    return requests.get(url, verify=_checks())  # expect: none
+
+
 def fetch_full_range(url):
     return requests.get(url, verify=range(1, 3))  # expect: none
 
