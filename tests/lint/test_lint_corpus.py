@@ -97,30 +97,11 @@ KNOWN_MISSES = {
         "held_out_25:50 SSC101",  # a settings dict returned by a function, read back by key
         "held_out_25:70 SSC511",  # a client class passed in as a parameter: its keywords
     },
-    # Independent round 27-29 (written without reading the linter), before any fix.
-    "held_out_27": {
-        "held_out_27:87 SSC210",  # pyOpenSSL client whose accept-all callback hides no name check
-    },
-    "held_out_28": {
-        "held_out_28:68 SSC511",  # proxmoxer ProxmoxAPI(verify_ssl=False)
-        "held_out_28:77 SSC103",  # Home Assistant async_get_clientsession(hass, verify_ssl=False)
-        "held_out_28:102 SSC508",  # ldap3 Tls(ca_certs_file=CA): validate defaults to CERT_NONE
-        "held_out_28:118 SSC201",  # python-ldap OPT_X_TLS_REQUIRE_CERT = OPT_X_TLS_NEVER
-        "held_out_28:144 SSC101",  # azure-core connection_verify=False
-        "held_out_28:210 SSC507",  # app.conf.broker_use_ssl = {"cert_reqs": CERT_NONE}
-    },
-    "held_out_29": {
-        "held_out_29:149 SSC101",  # kwargs dict built by a comprehension over constants
-        "held_out_29:305 SSC402",  # curl's --insecure appended to the argv list with +=
-    },
 }
 
 # Findings on look-alike or unlabelled lines that the analysis still gives: checked like
 # KNOWN_MISSES (each must still occur, so that a fix updates this list).
-KNOWN_FALSE_ALARMS: dict[str, set[str]] = {
-    # An empty CURL_CA_BUNDLE: requests >= 2.28 (psf/requests#6074) and curl treat it as unset.
-    "held_out_28": {"held_out_28:296 SSC303"},
-}
+KNOWN_FALSE_ALARMS: dict[str, set[str]] = {}
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))

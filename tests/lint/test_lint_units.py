@@ -938,8 +938,8 @@ _HELD_OUT_14_TO_15 = [
         {("SSC704", 2)},
     ),
     (  # ldap3's Tls takes its protocol as version=
-        "import ssl, ldap3\nldap3.Tls(version=ssl.PROTOCOL_TLSv1)\n"
-        "ldap3.Tls(version=ssl.PROTOCOL_TLSv1_2)\n",
+        "import ssl, ldap3\nldap3.Tls(validate=ssl.CERT_REQUIRED, version=ssl.PROTOCOL_TLSv1)\n"
+        "ldap3.Tls(validate=ssl.CERT_REQUIRED, version=ssl.PROTOCOL_TLSv1_2)\n",
         {("SSC701", 2)},
     ),
     (  # a weak protocol default reaching SSLContext: reported at the default and the context
@@ -1262,4 +1262,59 @@ _RULE_SUITE_FILES = [
 @pytest.mark.parametrize(("source", "expected"), _RULE_SUITE_FILES)
 def test_shapes_from_the_rule_suites_own_files(source: str, expected: set[tuple[str, int]]) -> None:
     """Each shape is reported where it is written, and its look-alikes are not."""
+    assert _findings_of(source) == expected
+
+
+# Shapes the independent held-out families 27-29 found missing (issue 24).
+_HELD_OUT_27_TO_29 = [
+    (  # verify_ssl= to a client of unknown kind; aiohttp's own keeps its code
+        "import aiohttp\nfrom proxmoxer import ProxmoxAPI\n"
+        "api = ProxmoxAPI('h', user='u', verify_ssl=False)\n"
+        "ok = ProxmoxAPI('h', user='u', verify_ssl=True)\n"
+        "conn = aiohttp.TCPConnector(verify_ssl=False)\n",
+        {("SSC511", 3), ("SSC103", 5)},
+    ),
+    (  # Home Assistant's shared sessions; azure-core's connection_verify
+        "from homeassistant.helpers.aiohttp_client import async_get_clientsession\n"
+        "from azure.storage.blob import BlobServiceClient\n"
+        "s = async_get_clientsession(hass, verify_ssl=False)\n"
+        "b = BlobServiceClient(account_url=u, connection_verify=False)\n"
+        "c = BlobServiceClient(account_url=u, connection_verify='/etc/ca.pem')\n",
+        {("SSC103", 3), ("SSC101", 4)},
+    ),
+    (  # ldap3's Tls validates nothing unless told; python-ldap's NEVER and ALLOW levels
+        "import ssl, ldap\nfrom ldap3 import Tls\nt = Tls(ca_certs_file='/ca.pem')\n"
+        "u = Tls(validate=ssl.CERT_REQUIRED, ca_certs_file='/ca.pem')\n"
+        "ldap.set_option(ldap.OPT_X_TLS_REQUIRE_CERT, ldap.OPT_X_TLS_NEVER)\n"
+        "ldap.set_option(ldap.OPT_X_TLS_REQUIRE_CERT, ldap.OPT_X_TLS_ALLOW)\n"
+        "ldap.set_option(ldap.OPT_X_TLS_REQUIRE_CERT, ldap.OPT_X_TLS_DEMAND)\n",
+        {("SSC508", 3), ("SSC508", 5), ("SSC508", 6)},
+    ),
+    (  # Celery's TLS options: an attribute, a keyword, a settings entry; a verifying twin
+        "import ssl\nfrom celery import Celery\napp = Celery('t')\n"
+        "app.conf.broker_use_ssl = {\n    'keyfile': '/k',\n    'cert_reqs': ssl.CERT_NONE,\n}\n"
+        "b = Celery('t', broker_use_ssl={'cert_reqs': ssl.CERT_NONE})\n"
+        "S = {'redis_backend_use_ssl': {'ssl_cert_reqs': 'none'}}\n"
+        "c = Celery('t', broker_use_ssl={'cert_reqs': ssl.CERT_REQUIRED})\n",
+        {("SSC507", 6), ("SSC507", 8), ("SSC507", 9)},
+    ),
+    (  # keyword arguments built by a comprehension over literal keys, spread
+        "import requests\nopts = {k: False for k in ('verify',)}\nrequests.get('u', **opts)\n"
+        "same = {k: k for k in ('verify',)}\nrequests.get('u', **same)\n",
+        {("SSC101", 2)},
+    ),
+    (  # a command line grown with +=
+        "import subprocess\ncmd = ['curl', '-fsSL']\ncmd += ['--insecure']\n"
+        "subprocess.run(cmd + ['https://h'])\nok = ['curl']\nok += ['--cacert', '/ca.pem']\n"
+        "subprocess.run(ok + ['https://h'])\n",
+        {("SSC402", 3)},
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), _HELD_OUT_27_TO_29)
+def test_shapes_found_by_held_out_families_27_to_29(
+    source: str, expected: set[tuple[str, int]]
+) -> None:
+    """The shapes the twenty-seventh to twenty-ninth held-out families found missing are fixed."""
     assert _findings_of(source) == expected

@@ -286,6 +286,8 @@ class Analyzer(PatchChecks):
         self.visit(node.value)
         value = self.resolve(node.value)
         for target in node.targets:
+            if _target_name(target) in t.SSL_OPTION_DICTS:
+                self._check_ssl_options(node.value)
             self._assign(target, value, node.value, node)
 
     def _visit_ann_assign(self, node: ast.AnnAssign) -> None:
@@ -299,18 +301,28 @@ class Analyzer(PatchChecks):
         if not isinstance(node.target, ast.Name):
             return
         added = self.resolve(node.value)
-        known = isinstance(self.lookup(node.target.id), DictVal | Param)
+        current = self.lookup(node.target.id)
+        known = isinstance(current, DictVal | Param)
         if isinstance(node.op, ast.BitOr) and isinstance(added, DictVal) and known:
             self._add_entries(node.target, added.entries, node.value)
             return
+        add = isinstance(node.op, ast.Add)
+        if add and isinstance(current, SeqVal) and isinstance(added, SeqVal):
+            # ``command += ["--insecure"]``: a longer list
+            self._rebind(node.target.id, SeqVal(current.items + added.items))
+            return
         self._forget(node.target.id)
+
+    def _rebind(self, name: str, value: Value) -> None:
+        """Rebind a name where it is bound (a name changed in place, ``+=``)."""
+        for scope in reversed(self.scopes):
+            if name in scope:
+                scope[name] = value
+                return
 
     def _forget(self, name: str) -> None:
         """Rebind a name whose value was changed in place (``+=``, ``.append``) to unknown."""
-        for scope in reversed(self.scopes):
-            if name in scope:
-                scope[name] = UNKNOWN
-                return
+        self._rebind(name, UNKNOWN)
 
     def _visit_named_expr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
@@ -618,6 +630,8 @@ class Analyzer(PatchChecks):
                 test, code = t.DISTINCTIVE_KEYWORDS[key.value]
                 if _TESTS[test](self.resolve(value)):
                     self.report(code, value)
+            elif isinstance(key, ast.Constant) and key.value in t.SSL_OPTION_DICTS:
+                self._check_ssl_options(value)  # ``{"broker_use_ssl": {...}}`` (settings)
             elif isinstance(key, ast.Constant) and key.value in t.POLICY_KEYWORDS:
                 weak = _weak_setting(key.value, self.resolve(value))
                 if weak is not None:  # ``{"tls_security_policy": "Policy-Min-TLS-1-0-..."}``
@@ -832,6 +846,17 @@ def _argument_dest(call: ast.Call, keywords: dict[str, ast.expr]) -> str | None:
     longs = [n for n in names if n.startswith("--")]
     chosen = longs[0][2:] if longs else names[0].lstrip("-")
     return chosen.replace("-", "_") or None
+
+
+def _target_name(target: ast.expr) -> str | None:
+    """The name an assignment sets: ``x``, ``a.x`` or ``a["x"]``'s ``x``."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+        return str(target.slice.value)
+    return None
 
 
 def _imported_names(body: list[ast.stmt]) -> list[str]:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from sslcustomize._lint import _tables as t
+from sslcustomize._lint._callbacks import _keyword_value
 from sslcustomize._lint._checks_versions import VersionChecks
 from sslcustomize._lint._commands import Token, scan_command
 from sslcustomize._lint._core import (
@@ -93,15 +94,39 @@ class ClientChecks(VersionChecks):
             for name, code in (("verify", "SSC101"), ("ssl", "SSC103"), ("verify_ssl", "SSC103")):
                 if name in kwmap:
                     self._sink("falsy", kwmap[name][0], code, kwmap[name][1])
-        self._check_distinctive_keywords(attr, kwmap)
+        for name in t.SSL_OPTION_DICTS & kwmap.keys():  # ``Celery(broker_use_ssl={...})``
+            self._check_ssl_options(_keyword_value(kwmap[name][1]))
+        # ``verify_ssl=`` says what it does for any client but aiohttp's (SSC103, above).
+        generic = known_sinks is None and attr not in t.HTTP_VERBS and attr != "ws_connect"
+        self._check_distinctive_keywords(attr, kwmap, attributes_too=generic)
         if known_sinks is None and qualname != "ssl.wrap_socket" and "cert_reqs" in kwmap:
             value, location = kwmap["cert_reqs"]
             self._sink("cert_none", value, "SSC504" if attr == "tls_set" else "SSC104", location)
 
-    def _check_distinctive_keywords(self, attr: str, kwmap: _KwMap) -> None:
-        """Keywords whose name alone says what they do, and environment variables as keywords."""
+    def _check_ssl_options(self, options: ast.AST) -> None:
+        """Celery's ``broker_use_ssl = {"cert_reqs": ssl.CERT_NONE, ...}``: SSC507 there."""
+        if isinstance(options, ast.Name):
+            known = self.resolve(options)
+            if isinstance(known, DictVal) and isinstance(known.node, ast.Dict):
+                options = known.node
+        if not isinstance(options, ast.Dict):
+            return
+        for key, entry in zip(options.keys, options.values, strict=True):
+            named = isinstance(key, ast.Constant) and key.value in {"cert_reqs", "ssl_cert_reqs"}
+            if named and _TESTS["cert_none_or_none"](self.resolve(entry)):
+                self.report("SSC507", entry)
+
+    def _check_distinctive_keywords(
+        self, attr: str, kwmap: _KwMap, *, attributes_too: bool = False
+    ) -> None:
+        """Keywords whose name alone says what they do, and environment variables as keywords.
+
+        With ``attributes_too``, the attribute names that say so as well (``verify_ssl=``).
+        """
         for name, (value, location) in kwmap.items():
             distinctive = t.DISTINCTIVE_KEYWORDS.get(name)
+            if distinctive is None and attributes_too:
+                distinctive = t.DISTINCTIVE_ATTRIBUTES.get(name)
             if distinctive and not _is_server_call(attr):
                 # A parameter passed through (``Config(ssl_cert_reqs=ssl_cert_reqs)``): its
                 # default is this function's, for a callee of unknown kind; check the callers.
@@ -125,9 +150,23 @@ class ClientChecks(VersionChecks):
             self._check_env_entries(self.resolve(args[0]))  # type: ignore[arg-type]
         if "sslopt" in kwmap:
             self._check_sslopt(kwmap["sslopt"][0])
-        if attr == "Tls" and "validate" in kwmap and _is_cert_none(kwmap["validate"][0]):
-            self.report("SSC508", kwmap["validate"][1])
+        if qualname == "ldap3.Tls" or (qualname is None and attr == "Tls"):
+            self._check_ldap3_tls(node, qualname, args, kwmap)
+        if attr == "set_option" and len(args) >= 2:
+            option, level = (self.resolve(a) for a in args[:2])
+            if _ref_in(option, t.LDAP_REQUIRE_CERT) and _ref_in(level, t.LDAP_NO_CHECK):
+                self.report("SSC508", args[1])  # python-ldap: no (or an optional) check
         self._check_special_clients(node, qualname, attr, args, kwmap)
+
+    def _check_ldap3_tls(
+        self, node: ast.Call, qualname: str | None, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """ldap3's ``Tls``: ``validate=CERT_NONE``, or no ``validate`` (its default is none)."""
+        if "validate" in kwmap:
+            if _is_cert_none(kwmap["validate"][0]):
+                self.report("SSC508", kwmap["validate"][1])
+        elif qualname == "ldap3.Tls" and len(args) < 3:  # (key file, certificate file, validate)
+            self.report("SSC508", node)
 
     def _check_special_clients(
         self,

@@ -810,7 +810,30 @@ class AnalyzerCore:
             return self.resolve(node.value)
         if isinstance(node, ast.NamedExpr | ast.Await):
             return self.resolve(node.value)
+        if isinstance(node, ast.DictComp):
+            return self._resolve_dict_comp(node)
         return UNKNOWN
+
+    def _resolve_dict_comp(self, node: ast.DictComp) -> Value:
+        """``{key: False for key in ("verify",)}``: keys from a literal, one value for all.
+
+        Only a single loop with no condition over known strings, whose key is the loop's name
+        and whose value does not read it.
+        """
+        if len(node.generators) != 1:
+            return UNKNOWN
+        loop = node.generators[0]
+        if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name):
+            return UNKNOWN
+        name = loop.target.id
+        keys = self.resolve(loop.iter)
+        reads = any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value))
+        if not (isinstance(node.key, ast.Name) and node.key.id == name) or reads:
+            return UNKNOWN
+        if not isinstance(keys, SeqVal) or not all(_str(k) is not None for k in keys.items):
+            return UNKNOWN
+        value = self._resolve_located(node.value)
+        return DictVal({str(_str(k)): value for k in keys.items}, node)
 
     def _evaluate(  # noqa: PLR0911 - one case per node type
         self, node: ast.BinOp | ast.BoolOp | ast.Compare | ast.IfExp | ast.UnaryOp

@@ -224,15 +224,35 @@ def _narrow(low: bytes, word: bytes, pos: int, known: dict[int, bool]) -> bool:
             # counts as a key (``{"ssl": False}``, ``kw["verify"]``), and before a comma only
             # where it may be a name given to a call (see ``_sets_by_name``).
             after = low[end + 1 : end + 3].lstrip(b" ")[:1]
-            if after in (b":", b"]") or (after == b"," and _sets_by_name(low, known)):
-                return True
+            # ``for key in ("verify",)``: keys built from a tuple of one count too.
             # ``__import__("ssl")``, ``importlib.import_module("ssl")``: the module by name.
-            return _imports_by_name(low, known)
+            return (
+                after in (b":", b"]")
+                or _alone(low, pos - 1, end)
+                or (after == b"," and _sets_by_name(low, known))
+                or _imports_by_name(low, known)
+            )
         if _in_row(low, pos, end) and not _sets_by_name(low, known):
             return False
     if _START in forms and before not in _ALNUM and not _names_an_error(low, end):
         return True
     return any(low.startswith(form, pos - offset) for offset, form in _FORMS[word])
+
+
+def _alone(low: bytes, opening: int, closing: int) -> bool:
+    """Tell whether the string quoted at ``opening``/``closing`` is a tuple's or list's only item.
+
+    ``("verify",)``, ``["ssl"]``: one item is no table of data.
+    """
+    item = opening - 1
+    while item >= 0 and low[item] in _BLANKS:
+        item -= 1
+    if item < 0 or low[item] not in b"([":
+        return False
+    rest = low[closing + 1 : closing + 4].lstrip(b" ")
+    if rest[:1] == b",":
+        rest = rest[1:].lstrip(b" ")
+    return rest[:1] in (b")", b"]")
 
 
 def _names_an_error(low: bytes, end: int) -> bool:
@@ -338,7 +358,7 @@ def _in_row(low: bytes, pos: int, end: int) -> bool:
         while item >= 0 and low[item] in _BLANKS:
             item -= 1
         return item >= 0 and low[item] == ord(",")
-    return after in (b",", b")")
+    return after in (b",", b")") and not _alone(low, first - 1, last)
 
 
 def _counts(low: bytes, index: int, pos: int, known: dict[int, bool]) -> bool:

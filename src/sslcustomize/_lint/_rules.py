@@ -287,7 +287,10 @@ RULES: tuple[Rule, ...] = (
         message="this environment variable turns off certificate verification",
         why='`PYTHONHTTPSVERIFY=0`, `CURL_CA_BUNDLE=""`, `REQUESTS_CA_BUNDLE=""`, '
         "`GIT_SSL_NO_VERIFY`, `PIP_TRUSTED_HOST` and `NODE_TLS_REJECT_UNAUTHORIZED=0` disable "
-        "verification for this process or the programs it starts, for every host.",
+        "verification for this process or the programs it starts, for every host. An empty "
+        "`CURL_CA_BUNDLE` or `REQUESTS_CA_BUNDLE` does so in requests before 2.28 (still "
+        "packaged by older distributions); later versions ignore an empty value, but setting "
+        "one has no other purpose.",
         fix=f"Do not set it. {_TRUST}",
         bad='os.environ["GIT_SSL_NO_VERIFY"] = "1"',
         good="# no variable; add a CA for that host instead",
@@ -407,9 +410,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC508",
         name="ldap3-tls-cert-none",
-        message="ldap3 `Tls(validate=CERT_NONE)` accepts any certificate",
-        why="The directory bind, password included, then goes over unverified TLS.",
-        fix="Use `Tls(validate=ssl.CERT_REQUIRED, ca_certs_file=...)` with the directory's CA.",
+        message="an LDAP client's TLS accepts any certificate (ldap3 `Tls()` without "
+        "`validate=CERT_REQUIRED`, python-ldap `OPT_X_TLS_NEVER`/`OPT_X_TLS_ALLOW`)",
+        why="ldap3's `Tls` validates nothing unless `validate=` says so: its default is "
+        "`CERT_NONE`, `ca_certs_file` or not. python-ldap's `OPT_X_TLS_REQUIRE_CERT` set to "
+        "`OPT_X_TLS_NEVER` accepts any certificate, `OPT_X_TLS_ALLOW` a bad one. The "
+        "directory bind, password included, then goes over unverified TLS.",
+        fix="Use `Tls(validate=ssl.CERT_REQUIRED, ca_certs_file=...)` with the directory's CA; "
+        "with python-ldap, `OPT_X_TLS_DEMAND` and `OPT_X_TLS_CACERTFILE`.",
         bad="ldap3.Tls(validate=ssl.CERT_NONE)",
         good='ldap3.Tls(validate=ssl.CERT_REQUIRED, ca_certs_file="/etc/corp/ca.pem")',
     ),
@@ -439,7 +447,7 @@ RULES: tuple[Rule, ...] = (
         code="SSC511",
         name="verify-ssl-attribute-false",
         message="`configuration.verify_ssl = False` / `verify_ssl=False` turns off certificate "
-        "verification (kubernetes, InfluxDB and OpenAPI-generated clients)",
+        "verification (kubernetes, InfluxDB, OpenAPI-generated and other clients)",
         why="Every API call made with that configuration then accepts any certificate, tokens "
         "included.",
         fix="Remove it, or set `configuration.ssl_ca_cert` to the server's CA.",

@@ -310,6 +310,15 @@ for _name in ("Client", "AsyncClient", "HTTPTransport", "AsyncHTTPTransport", "c
     KEYWORD_SINKS[f"httpx.{_name}"] = _HTTPX_VERIFY
 for _name in ("request", "ClientSession.ws_connect", "TCPConnector", "ClientSession"):
     KEYWORD_SINKS[f"aiohttp.{_name}"] = _AIOHTTP_SSL
+# Home Assistant's shared sessions: aiohttp's and httpx's, ``verify_ssl`` after ``hass``.
+for _name in ("async_get_clientsession", "async_create_clientsession"):
+    KEYWORD_SINKS[f"homeassistant.helpers.aiohttp_client.{_name}"] = [
+        ("verify_ssl", 1, "falsy", "SSC103")
+    ]
+for _name in ("get_async_client", "create_async_httpx_client"):
+    KEYWORD_SINKS[f"homeassistant.helpers.httpx_client.{_name}"] = [
+        ("verify_ssl", 1, "falsy", "SSC101")
+    ]
 for _name in (
     "PoolManager",
     "ProxyManager",
@@ -371,7 +380,16 @@ DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
     "validate_cert": ("falsy", "SSC513"),  # tornado's HTTPRequest and fetch
     # ansible's open_url, fetch_url and Request (and an argument spec's ``default=``)
     "validate_certs": ("falsy", "SSC514"),
+    "connection_verify": ("falsy", "SSC101"),  # azure-core's clients (every Azure SDK client)
 }
+# Celery's TLS options for its broker and result backend: ``ssl.wrap_socket``'s keywords.
+SSL_OPTION_DICTS = frozenset(
+    {"broker_use_ssl", "redis_backend_use_ssl", "BROKER_USE_SSL", "CELERY_REDIS_BACKEND_USE_SSL"}
+)
+# python-ldap: ``set_option(OPT_X_TLS_REQUIRE_CERT, level)`` with a level that accepts any
+# certificate (``NEVER``) or a bad one (``ALLOW``).
+LDAP_REQUIRE_CERT = frozenset({"ldap.OPT_X_TLS_REQUIRE_CERT"})
+LDAP_NO_CHECK = frozenset({"ldap.OPT_X_TLS_NEVER", "ldap.OPT_X_TLS_ALLOW"})
 # Attributes whose name alone says what they do (not keywords: aiohttp's ``verify_ssl=`` is
 # SSC103).
 DISTINCTIVE_ATTRIBUTES: dict[str, tuple[str, str]] = {"verify_ssl": ("falsy", "SSC511")}
@@ -382,9 +400,12 @@ PYCURL_VERIFY_OPTIONS = frozenset(
 __all__ += [
     "DISTINCTIVE_ATTRIBUTES",
     "DISTINCTIVE_KEYWORDS",
+    "LDAP_NO_CHECK",
+    "LDAP_REQUIRE_CERT",
     "MONGO_CLIENTS",
     "MONGO_URI_FLAGS",
     "PYCURL_VERIFY_OPTIONS",
+    "SSL_OPTION_DICTS",
     "URL_CERT_NONE_FLAGS",
 ]
 

@@ -14,14 +14,18 @@ transports and CLI wrappers that shell out to curl, git, wget and pip.
 Facts checked against the libraries: ldap3's ``Tls.__init__`` defaults ``validate`` to
 ``ssl.CERT_NONE`` even when ``ca_certs_file`` is given (ldap3/core/tls.py), so ``Tls(ca_certs_file=CA)``
 verifies nothing (SSC508); redis-py maps ``ssl_cert_reqs=None`` to ``CERT_NONE``; requests'
-``verify=None`` falls back to the session's ``True`` and is not a weakening, and an empty
-``CURL_CA_BUNDLE`` no longer turns verification off in requests (``merge_environment_settings``
-ends with ``or verify``, checked in requests 2.34), so it is a look-alike; proxmoxer hands
+``verify=None`` falls back to the session's ``True`` and is not a weakening; an empty
+``CURL_CA_BUNDLE`` no longer turns verification off in requests 2.28 and later
+(``merge_environment_settings`` ends with ``or verify``, checked in requests 2.34), but it
+does in the requests before 2.28 that older distributions still package, and the line has no
+other purpose (first labelled a look-alike, then SSC303 after the linter's first run: a
+correction of the project's convention, see docs/rules/SSC303.md); proxmoxer hands
 ``verify_ssl`` to requests' ``verify``. Closest rules where none is named for the library:
 azure-core ``connection_verify=False`` is SSC101 (it is requests' ``verify`` underneath),
 Home Assistant's ``async_get_clientsession(hass, verify_ssl=False)`` is SSC103 (an aiohttp
-session made with ``ssl=False``), python-ldap's ``OPT_X_TLS_NEVER`` is SSC201 (no certificate
-check), proxmoxer's and InfluxDB's ``verify_ssl=False`` are SSC511.
+session made with ``ssl=False``), python-ldap's ``OPT_X_TLS_NEVER`` was SSC201 (no certificate
+check) until SSC508 covered python-ldap, proxmoxer's and InfluxDB's ``verify_ssl=False`` are
+SSC511.
 A value read from a user's configuration or a command-line flag is the caller's explicit
 choice: a look-alike.
 """
@@ -115,7 +119,7 @@ def ldaps_verified(host):
 
 
 def python_ldap_settings():
-    ldap.set_option(ldap.OPT_X_TLS_REQUIRE_CERT, ldap.OPT_X_TLS_NEVER)  # expect: SSC201
+    ldap.set_option(ldap.OPT_X_TLS_REQUIRE_CERT, ldap.OPT_X_TLS_NEVER)  # expect: SSC508
 
 
 def python_ldap_demanding():
@@ -293,7 +297,7 @@ def mirror_without_checks(url, dest):
 
 def model_download_workaround():
     # requests (2.34 read here) falls back to its own verify=True when the variable is empty.
-    os.environ["CURL_CA_BUNDLE"] = ""  # expect: none
+    os.environ["CURL_CA_BUNDLE"] = ""  # expect: SSC303
 
 
 def model_download_ca():
