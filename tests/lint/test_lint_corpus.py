@@ -99,32 +99,9 @@ KNOWN_MISSES = {
         "held_out_25:50 SSC101",  # a settings dict returned by a function, read back by key
         "held_out_25:70 SSC511",  # a client class passed in as a parameter: its keywords
     },
-    # Independent round 30-31, before any fix: shapes the linter did not know yet.
+    # Independent round 30-31: a weak protocol a function returns is reported where it is used.
     "held_out_30": {
-        "held_out_30:67 SSC701",  # scrapy DOWNLOADER_CLIENT_TLS_METHOD = "TLSv1.0" setting
-        "held_out_30:74 SSC704",  # scrapy DOWNLOADER_CLIENT_TLS_CIPHERS class attribute (RC4)
-        "held_out_30:86 SSC701",  # tornado ssl_options dict entry "ssl_version": PROTOCOL_TLSv1
-        "held_out_30:94 SSC704",  # tornado ssl_options["ciphers"] item assignment (@SECLEVEL=0)
-        "held_out_30:310 SSC701",  # M2Crypto SSL.Context("sslv3"): the protocol named by string
-        "held_out_30:362 SSC702",  # optionsForClientTLS extraCertificateOptions dict, lowered floor
-        "held_out_30:383 SSC702",  # libpq/Django OPTIONS "ssl_min_protocol_version": "TLSv1"
-        "held_out_30:400 SSC704",  # pymysql ssl={"cipher": "RC4-MD5"} dict entry
         "held_out_30:413 SSC701",  # getattr(ssl, "PROTOCOL_" + conf.get(..., fallback="TLSv1"))
-    },
-    "held_out_31": {
-        "held_out_31:96 SSC101",  # scrapy-playwright context dict "ignore_https_errors": True
-        "held_out_31:105 SSC101",  # Playwright browser.new_context(ignore_https_errors=True)
-        "held_out_31:123 SSC402",  # Chrome options.add_argument("--ignore-certificate-errors")
-        "held_out_31:128 SSC511",  # selenium-wire seleniumwire_options={"verify_ssl": False}
-        "held_out_31:160 SSC101",  # prometheus tls_auth_handler(..., insecure_skip_verify=True)
-        "held_out_31:185 SSC101",  # Elastic APM settings dict "VERIFY_SERVER_CERT": False
-        "held_out_31:197 SSC104",  # Sentry transport options["cert_reqs"] = "CERT_NONE" (a string)
-        "held_out_31:210 SSC101",  # graypy GELFTLSHandler(..., validate=False)
-        "held_out_31:246 SSC101",  # telegram HTTPXRequest(httpx_kwargs={"verify": False})
-        "held_out_31:279 SSC101",  # jira JIRA(options={"verify": False})
-        "held_out_31:303 SSC101",  # keystoneauth1 session.Session(auth=..., verify=False)
-        "held_out_31:312 SSC511",  # libcloud.security.VERIFY_SSL_CERT = False module setting
-        "held_out_31:431 SSC504",  # aiomqtt Client(..., tls_insecure=True)
     },
 }
 

@@ -1318,3 +1318,87 @@ def test_shapes_found_by_held_out_families_27_to_29(
 ) -> None:
     """The shapes the twenty-seventh to twenty-ninth held-out families found missing are fixed."""
     assert _findings_of(source) == expected
+
+
+# Shapes the independent held-out families 30-31 found missing (issue 24).
+_HELD_OUT_30_TO_31 = [
+    (  # scrapy's settings: a protocol by name, a cipher string on a class
+        'DOWNLOADER_CLIENT_TLS_METHOD = "TLSv1.0"\n'
+        'class S:\n    DOWNLOADER_CLIENT_TLS_CIPHERS = "RC4-SHA"\n'
+        'DOWNLOADER_CLIENT_TLS_METHOD = "TLSv1.2"\n',
+        {("SSC701", 1), ("SSC704", 3)},
+    ),
+    (  # a setting written as a dict entry or an item; libpq's floor by name
+        "import ssl\nopts = {'certfile': 'c', 'ssl_version': ssl.PROTOCOL_TLSv1}\n"
+        "opts['ciphers'] = 'ALL:@SECLEVEL=0'\nDB = {'ssl_min_protocol_version': 'TLSv1'}\n"
+        "ok = {'ssl_min_protocol_version': 'TLSv1.2', 'ssl_version': ssl.PROTOCOL_TLS_CLIENT}\n",
+        {("SSC701", 2), ("SSC704", 3), ("SSC702", 4)},
+    ),
+    (  # M2Crypto's protocol by name; a MySQL driver's ssl dict cipher
+        "import pymysql\nfrom M2Crypto import SSL\nSSL.Context('sslv3')\nSSL.Context('tls')\n"
+        "pymysql.connect(host='h', ssl={'ca': '/ca', 'cipher': 'RC4-MD5'})\n",
+        {("SSC701", 3), ("SSC704", 5)},
+    ),
+    (  # browsers a script drives: Playwright's flag, Chrome's switch (not argparse's option)
+        "import argparse\nctx = browser.new_context(ignore_https_errors=True)\n"
+        "options.add_argument('--ignore-certificate-errors')\n"
+        "argparse.ArgumentParser().add_argument('--ignore-certificate-errors', action='count')\n"
+        "b = launch(args=['--no-sandbox', '--ignore-certificate-errors'])\n",
+        {("SSC101", 2), ("SSC402", 3), ("SSC402", 5)},
+    ),
+    (  # clients' own names for it: prometheus, Elastic APM, aiomqtt, libcloud, keystoneauth
+        "from keystoneauth1 import session as ks\nfrom libcloud import security\n"
+        "h = tls_auth_handler(u, m, t, hd, d, c, k, insecure_skip_verify=True)\n"
+        "APM = {'VERIFY_SERVER_CERT': False}\nc = Client(host, tls_insecure=True)\n"
+        "security.VERIFY_SSL_CERT = False\ns = ks.Session(auth=a, verify=False)\n"
+        "t = ks.Session(auth=a, verify='/ca.pem')\n",
+        {("SSC101", 3), ("SSC101", 4), ("SSC504", 5), ("SSC511", 6), ("SSC101", 7)},
+    ),
+    (  # option dicts handed on to requests or httpx; selenium-wire's; graypy's validate
+        "import graypy\nr = HTTPXRequest(httpx_kwargs={'verify': False})\n"
+        "j = JIRA(server=s, options={'verify': False})\n"
+        "w = Chrome(seleniumwire_options={'verify_ssl': False})\n"
+        "g = graypy.GELFTLSHandler('h', 12201, validate=False)\n"
+        "ok = JIRA(server=s, options={'verify': '/ca.pem'})\n",
+        {("SSC101", 2), ("SSC101", 3), ("SSC511", 4), ("SSC101", 5)},
+    ),
+    (  # a transport's pool options without verification; a server's, a caller's opt-out: quiet
+        "import ssl\nclass T(HttpTransport):\n    def _get_pool_options(self):\n"
+        "        options = {}\n        options['cert_reqs'] = 'CERT_NONE'\n        return options\n"
+        "def serve():\n    o = {'certfile': 'c', 'keyfile': 'k'}\n"
+        "    o['cert_reqs'] = ssl.CERT_NONE\n    return o\n"
+        "def pool(verify):\n    kw = {}\n    reqs = 'CERT_REQUIRED'\n    if verify is False:\n"
+        "        reqs = 'CERT_NONE'\n    kw['cert_reqs'] = reqs\n    return kw\n",
+        {("SSC104", 5)},
+    ),
+    (  # configparser's fallback is the value of the default path
+        "import configparser, requests\ndef f(conf):\n"
+        "    return requests.get('u', verify=conf.getboolean('tls', 'verify', fallback=False))\n",
+        {("SSC101", 3)},
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), _HELD_OUT_30_TO_31)
+def test_shapes_found_by_held_out_families_30_to_31(
+    source: str, expected: set[tuple[str, int]]
+) -> None:
+    """The shapes the thirtieth and thirty-first held-out families found missing are fixed."""
+    assert _findings_of(source) == expected
+
+
+def test_a_settings_table_with_a_rule_word_is_kept_in_a_cut_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A module-level dict nothing reads (Django's settings) is checked when the file is cut."""
+    from sslcustomize._lint import _runner
+
+    monkeypatch.setattr(_runner, "PARTIAL_MIN_BYTES", 0)
+    source = (
+        b"import os\n\ndef cold():\n    return os.getcwd()\n\n"
+        b"ELASTIC_APM = {\n    'SERVICE_NAME': 'orders',\n    'VERIFY_SERVER_CERT': False,\n}\n"
+        b"NAMES = [\n    'openssl',\n    'ssl',\n]\n"
+    )
+    result = LintResult()
+    lint_source(source, "settings.py", result)
+    assert [(f.code, f.line) for f in result.findings] == [("SSC101", 8)]

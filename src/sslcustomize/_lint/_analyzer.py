@@ -62,6 +62,7 @@ from sslcustomize._lint._values import (
 )
 from sslcustomize._lint._valuetests import (
     _TESTS,
+    WEAK_SETTING_NAMES,
     _is_cert_none,
     _is_const,
     _is_falsy,
@@ -286,8 +287,11 @@ class Analyzer(PatchChecks):
         self.visit(node.value)
         value = self.resolve(node.value)
         for target in node.targets:
-            if _target_name(target) in t.SSL_OPTION_DICTS:
+            named = _target_name(target)
+            if named in t.SSL_OPTION_DICTS:
                 self._check_ssl_options(node.value)
+            elif named in t.SETTING_NAMES and isinstance(target, ast.Name):
+                self._check_attribute_value(named, value, node)  # scrapy's settings
             self._assign(target, value, node.value, node)
 
     def _visit_ann_assign(self, node: ast.AnnAssign) -> None:
@@ -312,6 +316,24 @@ class Analyzer(PatchChecks):
             self._rebind(node.target.id, SeqVal(current.items + added.items))
             return
         self._forget(node.target.id)
+
+    def _check_item(self, owner: ast.expr, name: str, value: Value, value_node: ast.expr) -> None:
+        """``options["ciphers"] = "...@SECLEVEL=0"``, ``options["cert_reqs"] = "CERT_NONE"``.
+
+        ``cert_reqs`` is a client's only where nothing says server: a server's options
+        (``certfile`` in the dict, a server call in the function) ask for no client certificate.
+        It counts only written there: a name may hold a caller's opt-out (requests'
+        ``if verify is False: cert_reqs = "CERT_NONE"``, then ``pool_kwargs["cert_reqs"] =
+        cert_reqs``).
+        """
+        weak = _weak_setting(name, value)
+        if weak is not None:
+            self.report(weak, value_node)
+        elif name == "cert_reqs" and not isinstance(value_node, ast.Name) and _is_cert_none(value):
+            known = self.resolve(owner)
+            served = isinstance(known, DictVal) and "certfile" in known.entries
+            if not served and not self._has_server_hints(self.function):
+                self.report("SSC104", value_node)  # urllib3's pool options (a transport's)
 
     def _rebind(self, name: str, value: Value) -> None:
         """Rebind a name where it is bound (a name changed in place, ``+=``)."""
@@ -352,7 +374,7 @@ class Analyzer(PatchChecks):
         Its protocol is still checked where it is made (SSC7xx); no connection can use it.
         """
         self.generic_visit(node)
-        if isinstance(node.value, ast.Call):
+        if self.contexts and isinstance(node.value, ast.Call):
             self.contexts.pop(node.value, None)
 
     def _visit_try(self, node: ast.Try) -> None:
@@ -397,6 +419,7 @@ class Analyzer(PatchChecks):
                 return
             self._check_env(key, value, stmt)
             if name is not None:  # ``kwargs["verify"] = False``, spread later
+                self._check_item(target.value, name, value, value_node)
                 self._add_entries(target.value, {name: _located(value, value_node)}, target)
         elif (
             isinstance(target, ast.Tuple | ast.List)
@@ -473,6 +496,8 @@ class Analyzer(PatchChecks):
         base = self.resolve(target.value)
         attr = target.attr
         if isinstance(base, Ref):
+            if attr in t.DISTINCTIVE_ATTRIBUTES:  # ``libcloud.security.VERIFY_SSL_CERT = False``
+                self._check_attribute_value(attr, value, stmt)
             self._check_patch(t.normalize(f"{base.qualname}.{attr}"), value, stmt)
             return
         state = base.context if isinstance(base, Instance) else None
@@ -632,9 +657,11 @@ class Analyzer(PatchChecks):
                     self.report(code, value)
             elif isinstance(key, ast.Constant) and key.value in t.SSL_OPTION_DICTS:
                 self._check_ssl_options(value)  # ``{"broker_use_ssl": {...}}`` (settings)
-            elif isinstance(key, ast.Constant) and key.value in t.POLICY_KEYWORDS:
+            elif isinstance(key, ast.Constant) and key.value in WEAK_SETTING_NAMES:
+                # ``{"ssl_version": PROTOCOL_TLSv1}`` (tornado's ``ssl_options``),
+                # ``{"tls_security_policy": "Policy-Min-TLS-1-0-..."}``
                 weak = _weak_setting(key.value, self.resolve(value))
-                if weak is not None:  # ``{"tls_security_policy": "Policy-Min-TLS-1-0-..."}``
+                if weak is not None:
                     self.report(weak, value)
         self.generic_visit(node)
 

@@ -38,6 +38,7 @@ from sslcustomize._lint._valuetests import (
     _is_falsy,
     _param,
     _ref_in,
+    _str,
     _weak_setting,
 )
 
@@ -94,8 +95,10 @@ class ClientChecks(VersionChecks):
             for name, code in (("verify", "SSC101"), ("ssl", "SSC103"), ("verify_ssl", "SSC103")):
                 if name in kwmap:
                     self._sink("falsy", kwmap[name][0], code, kwmap[name][1])
-        for name in t.SSL_OPTION_DICTS & kwmap.keys():  # ``Celery(broker_use_ssl={...})``
-            self._check_ssl_options(_keyword_value(kwmap[name][1]))
+        if kwmap:
+            for name in t.SSL_OPTION_DICTS.intersection(kwmap):  # ``Celery(broker_use_ssl=...)``
+                self._check_ssl_options(_keyword_value(kwmap[name][1]))
+            self._check_option_dicts(kwmap)
         # ``verify_ssl=`` says what it does for any client but aiohttp's (SSC103, above).
         generic = known_sinks is None and attr not in t.HTTP_VERBS and attr != "ws_connect"
         self._check_distinctive_keywords(attr, kwmap, attributes_too=generic)
@@ -115,6 +118,32 @@ class ClientChecks(VersionChecks):
             named = isinstance(key, ast.Constant) and key.value in {"cert_reqs", "ssl_cert_reqs"}
             if named and _TESTS["cert_none_or_none"](self.resolve(entry)):
                 self.report("SSC507", entry)
+
+    def _check_option_dicts(self, kwmap: _KwMap) -> None:
+        """Dicts of a client's options given by keyword.
+
+        ``httpx_kwargs={"verify": False}`` (python-telegram-bot), ``options={"verify": False}``
+        (jira): keywords handed on to requests or httpx; ``*_options={"verify_ssl": False}``
+        (selenium-wire). ``ssl={"cipher": "RC4-MD5"}``: a MySQL
+        driver's TLS options (pymysql, mysqlclient).
+        """
+        for name, (value, _) in kwmap.items():
+            if not isinstance(value, DictVal):
+                continue
+            entries = value.entries
+            if name == "options" or name.endswith("kwargs"):
+                if "verify" in entries and _is_falsy(entries["verify"]):
+                    self.report("SSC101", _entry_node(value.node, "verify"))
+            elif name.endswith("_options") and "verify_ssl" in entries:
+                # selenium-wire's ``seleniumwire_options={"verify_ssl": False}``
+                if _is_falsy(entries["verify_ssl"]):
+                    self.report("SSC511", _entry_node(value.node, "verify_ssl"))
+            elif (
+                name == "ssl"
+                and "cipher" in entries
+                and _weak_setting("ciphers", entries["cipher"])
+            ):
+                self.report("SSC704", _entry_node(value.node, "cipher"))
 
     def _check_distinctive_keywords(
         self, attr: str, kwmap: _KwMap, *, attributes_too: bool = False
@@ -152,11 +181,28 @@ class ClientChecks(VersionChecks):
             self._check_sslopt(kwmap["sslopt"][0])
         if qualname == "ldap3.Tls" or (qualname is None and attr == "Tls"):
             self._check_ldap3_tls(node, qualname, args, kwmap)
+        if attr == "add_argument" or "args" in kwmap:
+            self._check_browser_switches(attr, args, kwmap)
         if attr == "set_option" and len(args) >= 2:
             option, level = (self.resolve(a) for a in args[:2])
             if _ref_in(option, t.LDAP_REQUIRE_CERT) and _ref_in(level, t.LDAP_NO_CHECK):
                 self.report("SSC508", args[1])  # python-ldap: no (or an optional) check
         self._check_special_clients(node, qualname, attr, args, kwmap)
+
+    def _check_browser_switches(self, attr: str, args: list[ast.expr], kwmap: _KwMap) -> None:
+        """Chrome's ``--ignore-certificate-errors`` given to a browser a script drives.
+
+        Selenium's ``options.add_argument(SWITCH)`` (one argument: argparse's takes more), or
+        a launcher's ``args=[..., SWITCH]`` (Playwright, pyppeteer).
+        """
+        one = attr == "add_argument" and len(args) == 1 and not kwmap
+        if one and _str(self.resolve(args[0])) in t.BROWSER_INSECURE_SWITCHES:
+            self.report("SSC402", args[0])
+        launched = kwmap.get("args")
+        if launched is not None and isinstance(launched[0], SeqVal):
+            for item in launched[0].items:
+                if _str(item) in t.BROWSER_INSECURE_SWITCHES:
+                    self.report("SSC402", _location(item, launched[1]))
 
     def _check_ldap3_tls(
         self, node: ast.Call, qualname: str | None, args: list[ast.expr], kwmap: _KwMap

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from sslcustomize._lint import _tables as t
+from sslcustomize._lint._callbacks import _keyword_value
 from sslcustomize._lint._checks_contexts import ContextChecks
 from sslcustomize._lint._core import (
     _WEAK_METHODS,
@@ -19,6 +20,7 @@ from sslcustomize._lint._values import (
 )
 from sslcustomize._lint._valuetests import (
     _ref_in,
+    _str,
     _weak_setting,
 )
 
@@ -82,6 +84,13 @@ class VersionChecks(ContextChecks):
         self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
     ) -> None:
         """Weak protocol versions, version bounds, options and cipher strings (SSC7xx)."""
+        if qualname == "M2Crypto.SSL.Context":
+            given: ast.AST | None = args[0] if args else None
+            if given is None and "protocol" in kwmap:
+                given = _keyword_value(kwmap["protocol"][1])
+            name = _str(self.resolve(given)) if given is not None else None
+            if given is not None and name is not None and name.lower() in t.M2CRYPTO_WEAK_PROTOCOLS:
+                self.report("SSC701", given)  # ``M2Crypto.SSL.Context("sslv3")``
         if qualname in t.PROTOCOL_CALLS:
             for item in args:
                 value = self.resolve(item)

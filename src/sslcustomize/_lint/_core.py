@@ -477,9 +477,35 @@ def _name_of(node: ast.AST) -> str:
     return getattr(node, "name", "")
 
 
-def _takes_arguments(args: ast.arguments) -> bool:
-    """Tell whether a signature declares any parameter (``*args`` and ``**kwargs`` too)."""
-    return bool(args.args or args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg)
+# ``def name():`` followed by ``return CONSTANT``, or ``name = lambda: CONSTANT``.
+_CONSTANT_FUNCTION = re.compile(
+    rb"^[ \t]*(?:def (\w+)\(\)[^:\n]*:[ \t]*\n"
+    rb"(?:[ \t]+(?:\"\"\"[^\n]*\"\"\"|'[^'\n]*'|\"[^\"\n]*\")[ \t]*\n)?"  # a one-line docstring
+    rb"[ \t]+return|(\w+) = lambda:)[ \t]+([^\n#;]+)",
+    re.MULTILINE,
+)
+
+
+def _constant_functions(source: bytes) -> dict[str, object]:
+    """The functions of a file that take nothing and return one literal, by name.
+
+    A name defined twice with different results, or whose result is not a plain literal
+    (``True``, ``0``, ``""``, ``None``), is left out.
+    """
+    found: dict[str, object] = {}
+    clashes: set[str] = set()
+    for match in _CONSTANT_FUNCTION.finditer(source):
+        name = (match.group(1) or match.group(2)).decode("ascii", "replace")
+        try:
+            value = ast.literal_eval(match.group(3).decode("utf-8").strip())
+        except (ValueError, SyntaxError, UnicodeDecodeError, MemoryError, RecursionError):
+            clashes.add(name)
+            continue
+        literal = isinstance(value, bool | int | float | str | bytes | type(None))
+        if not literal or (name in found and found[name] != value):
+            clashes.add(name)
+        found[name] = value
+    return {name: value for name, value in found.items() if name not in clashes}
 
 
 def _parameter_names(function: ast.AST) -> frozenset[str]:
@@ -542,6 +568,9 @@ class AnalyzerCore:
         self._pending: list[tuple[_FunctionNode, list[_Scope], _Scope | None]] = []
         self._star_modules: list[str] = []  # ``from module import *``, in order
         self._whole: ast.Module | None = None  # the uncut tree, parsed when a callback needs it
+        # Functions of the file that take nothing and return a constant (``_constant_return``).
+        self._constant_functions: dict[str, object] | None = None
+        self._not_constant: set[str] = set()  # names with no such definition in the source
         # a module-level class's name -> its body's names and its kind (see ``_class_member``)
         self._classes: dict[str, tuple[_Scope, str]] = {}
         self._cut_classes: dict[str, tuple[_Scope, str] | None] = {}  # read by ``_cut_class``
@@ -1021,6 +1050,12 @@ class AnalyzerCore:
                 return callee.receiver
             if callee.attr == "get" and len(node.args) == 2:
                 return self._lookup_or_default(callee.receiver, node)
+            if callee.attr.startswith("get") and node.keywords:
+                # configparser's ``get``/``getboolean(section, option, fallback=False)``
+                for keyword in node.keywords:
+                    if keyword.arg == "fallback":
+                        known = self._resolve_located(keyword.value)
+                        return known if isinstance(known, Const) else UNKNOWN
         if isinstance(node.func, ast.Name) and not (node.args or node.keywords):
             return self._constant_return(node.func.id, node)
         return UNKNOWN
@@ -1028,29 +1063,20 @@ class AnalyzerCore:
     def _constant_return(self, name: str, call: ast.Call) -> Value:
         """``insecure()`` of ``def insecure(): return False`` (or ``insecure = lambda: False``).
 
-        Only a function of this file that takes nothing and returns one constant: a trivial
-        rewrite of the constant. Looked for only where the source spells such a definition.
+        Only a function of this file that takes nothing and whose first statement returns one
+        constant: a trivial rewrite of the constant. Read from the source text, once per file.
         """
-        source, key = self.source, name.encode()
-        if source is None:
+        if self._constant_functions is None:
+            if name in self._not_constant:
+                return UNKNOWN
+            source, key = self.source or b"", name.encode()
+            if b"def " + key + b"()" not in source and key + b" = lambda:" not in source:
+                self._not_constant.add(name)  # most calls: no such definition, no table made
+                return UNKNOWN
+            self._constant_functions = _constant_functions(source)
+        if name not in self._constant_functions:
             return UNKNOWN
-        if b"def " + key + b"()" not in source and key + b" = lambda:" not in source:
-            return UNKNOWN
-        found: ast.expr | None = None
-        for node in ast.walk(self._whole_tree()):
-            if isinstance(node, ast.FunctionDef) and node.name == name:
-                body = node.body[1:] if ast.get_docstring(node) is not None else node.body
-                last = body[0] if len(body) == 1 else None
-                simple = isinstance(last, ast.Return) and not _takes_arguments(node.args)
-                found = last.value if simple and isinstance(last, ast.Return) else None
-            elif (
-                isinstance(node, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-                and isinstance(node.value, ast.Lambda)
-            ):
-                lam = node.value
-                found = None if _takes_arguments(lam.args) else lam.body
-        return Const(found.value, call) if isinstance(found, ast.Constant) else UNKNOWN
+        return Const(self._constant_functions[name], call)
 
     def _lookup_or_default(self, mapping: Value, node: ast.Call) -> Value:
         """``d.get(key, default)``: the entry of a known dict, else the default.

@@ -14,7 +14,7 @@ inside "endlessly") confirms them.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -60,6 +60,7 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
         b"verify_ssl",
         b"verify_certs",
         b"verify_none",  # pyOpenSSL's VERIFY_NONE
+        b"verify_server_cert",  # Elastic APM's
         b"cert_verify",  # requests' HTTPAdapter.cert_verify, overridden or called
         b"verify:",
         b"sverify",
@@ -83,6 +84,9 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
     b"duo_client": (),  # duo_client.Auth(..., ca_certs="DISABLE")
     b"cert_check": (b"cert_check=", b"cert_check ="),  # MinIO's cert_check=False
     b"clientcontextfactory": (),  # Twisted's, which verifies nothing
+    b"ignore-certificate-errors": (),  # Chrome's switch, given by Selenium or Playwright
+    b"ignore_https_errors": (),  # Playwright's browser contexts
+    b"gelftlshandler": (),  # graypy's TLS handler (validate=False)
 }
 # The narrower forms as (offset of the word in the form, form).
 _FORMS = {
@@ -737,6 +741,13 @@ def _is_hot(data: bytes, first: int, end: int, depth: int, places: list[int]) ->
     return places[at] < stop
 
 
+def _holds_word(data: bytes, first: int, end: int, places: list[int]) -> bool:
+    """Tell whether a table (``data[first:end]``) holds a place after its ``=`` (not its name)."""
+    start = data.find(b"=", first, end)
+    index = bisect_right(places, start)
+    return start >= 0 and index < len(places) and places[index] < end
+
+
 def _is_used(data: bytes, word: bytes, first: int, end: int) -> bool:
     """Tell whether the name ``word`` that a table (``data[first:end]``) binds is used outside it.
 
@@ -757,6 +768,8 @@ def _is_used(data: bytes, word: bytes, first: int, end: int) -> bool:
 def hot_source(data: bytes, places: list[int]) -> bytes | None:
     """Blank cold functions and methods and unused data tables, keeping every line number.
 
+    A table is unused when nothing in the file reads its name and it holds no rule word.
+
     Other module-level and class-level statements stay, so names resolve as in the whole
     file; a cold method's or unused table's first line becomes ``pass`` so that its class
     stays valid. Cold functions in the body of a one-line-header compound statement
@@ -776,7 +789,9 @@ def hot_source(data: bytes, places: list[int]) -> bytes | None:
     count = data.count
     for first, end, kind, name in _blocks(data, 0, len(data), 0):
         if kind == TABLE:
-            if _is_used(data, name, first, end):
+            # Kept if read, or if it holds a rule word: a settings table nothing in the file
+            # reads (Django's ``DATABASES``, a scrapy or Elastic APM dict) is checked as written.
+            if _is_used(data, name, first, end) or _holds_word(data, first, end, places):
                 continue
         elif kind == COMPOUND or _is_hot(data, first, end, 0, places):
             cut = _cut_body(data, first, end, 0, places)
@@ -823,7 +838,7 @@ def _cut_body(data: bytes, first: int, end: int, depth: int, places: list[int]) 
             if cut is None:
                 continue
         elif (
-            _is_used(data, name, inner, inner_end)
+            _is_used(data, name, inner, inner_end) or _holds_word(data, inner, inner_end, places)
             if kind == TABLE
             else _is_hot(data, inner, inner_end, inner_depth, places)
         ):

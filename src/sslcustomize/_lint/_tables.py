@@ -196,9 +196,28 @@ PROTOCOL_KEYWORDS = frozenset(
     {"ssl_version", "protocol", "method", "ssl_protocol", "tls_version", "version"}
 )
 MIN_VERSION_KEYWORDS = frozenset(
-    # and Twisted's ``CertificateOptions(insecurelyLowerMinimumTo=...)``
-    {"minimum_version", "ssl_minimum_version", "min_version", "insecurelyLowerMinimumTo"}
+    # and Twisted's ``CertificateOptions(insecurelyLowerMinimumTo=...)``, libpq's
+    # ``ssl_min_protocol_version`` (a psycopg keyword or Django's database ``OPTIONS``)
+    {
+        "minimum_version",
+        "ssl_minimum_version",
+        "min_version",
+        "insecurelyLowerMinimumTo",
+        "ssl_min_protocol_version",
+    }
 )
+# Version bounds written as names (libpq's ``"TLSv1"``, ``"TLSv1.1"``).
+WEAK_VERSION_NAMES = frozenset({"SSLv3", "TLSv1", "TLSv1.0", "TLSv1.1", "TLSv1_1"})
+# Chrome's switch that accepts any certificate (Selenium, Playwright and pyppeteer pass it on).
+BROWSER_INSECURE_SWITCHES = frozenset({"--ignore-certificate-errors"})
+# M2Crypto's ``SSL.Context(protocol)`` names.
+M2CRYPTO_WEAK_PROTOCOLS = frozenset({"sslv2", "sslv3", "tlsv1"})
+# Settings that name a protocol as a string, and the weak names (scrapy's settings.py).
+STRING_PROTOCOL_SETTINGS: dict[str, frozenset[str]] = {
+    "DOWNLOADER_CLIENT_TLS_METHOD": frozenset({"TLSv1.0", "TLSv1.1"}),
+}
+# Names that are TLS settings wherever they are assigned (a module's or a class's settings).
+SETTING_NAMES = frozenset({"DOWNLOADER_CLIENT_TLS_METHOD", "DOWNLOADER_CLIENT_TLS_CIPHERS"})
 MAX_VERSION_KEYWORDS = frozenset(
     {"maximum_version", "ssl_maximum_version", "max_version", "lowerMaximumSecurityTo"}
 )
@@ -214,7 +233,9 @@ WEAK_POLICIES = frozenset(
     }
 )
 WEAK_POLICY_NAMES = frozenset({"TLS_1_0", "Policy-Min-TLS-1-0-2019-07"})
-CIPHER_KEYWORDS = frozenset({"ciphers", "ssl_ciphers", "cipher_list"})
+CIPHER_KEYWORDS = frozenset(
+    {"ciphers", "ssl_ciphers", "cipher_list", "DOWNLOADER_CLIENT_TLS_CIPHERS"}
+)
 CIPHER_METHODS = frozenset({"set_ciphers", "set_cipher_list"})
 # Calls whose positional arguments choose a protocol.
 PROTOCOL_CALLS = frozenset(
@@ -315,6 +336,9 @@ for _name in ("async_get_clientsession", "async_create_clientsession"):
     KEYWORD_SINKS[f"homeassistant.helpers.aiohttp_client.{_name}"] = [
         ("verify_ssl", 1, "falsy", "SSC103")
     ]
+# keystoneauth1's Session (OpenStack clients) and graypy's TLS handler (``validate`` third).
+KEYWORD_SINKS["keystoneauth1.session.Session"] = _REQUESTS_VERIFY
+KEYWORD_SINKS["graypy.GELFTLSHandler"] = [("validate", 2, "falsy", "SSC101")]
 for _name in ("get_async_client", "create_async_httpx_client"):
     KEYWORD_SINKS[f"homeassistant.helpers.httpx_client.{_name}"] = [
         ("verify_ssl", 1, "falsy", "SSC101")
@@ -381,6 +405,11 @@ DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
     # ansible's open_url, fetch_url and Request (and an argument spec's ``default=``)
     "validate_certs": ("falsy", "SSC514"),
     "connection_verify": ("falsy", "SSC101"),  # azure-core's clients (every Azure SDK client)
+    "ignore_https_errors": ("true", "SSC101"),  # Playwright's browser contexts
+    "insecure_skip_verify": ("true", "SSC101"),  # prometheus_client's tls_auth_handler
+    "VERIFY_SERVER_CERT": ("false", "SSC101"),  # Elastic APM's settings
+    "verify_server_cert": ("false", "SSC101"),  # Elastic APM's Client
+    "tls_insecure": ("true", "SSC504"),  # aiomqtt's Client
 }
 # Celery's TLS options for its broker and result backend: ``ssl.wrap_socket``'s keywords.
 SSL_OPTION_DICTS = frozenset(
@@ -392,21 +421,29 @@ LDAP_REQUIRE_CERT = frozenset({"ldap.OPT_X_TLS_REQUIRE_CERT"})
 LDAP_NO_CHECK = frozenset({"ldap.OPT_X_TLS_NEVER", "ldap.OPT_X_TLS_ALLOW"})
 # Attributes whose name alone says what they do (not keywords: aiohttp's ``verify_ssl=`` is
 # SSC103).
-DISTINCTIVE_ATTRIBUTES: dict[str, tuple[str, str]] = {"verify_ssl": ("falsy", "SSC511")}
+DISTINCTIVE_ATTRIBUTES: dict[str, tuple[str, str]] = {
+    "verify_ssl": ("falsy", "SSC511"),
+    "VERIFY_SSL_CERT": ("false", "SSC511"),  # libcloud.security's switch
+}
 # pycurl options that switch verification off when set to 0.
 PYCURL_VERIFY_OPTIONS = frozenset(
     {"SSL_VERIFYPEER", "SSL_VERIFYHOST", "PROXY_SSL_VERIFYPEER", "PROXY_SSL_VERIFYHOST"}
 )
 __all__ += [
+    "BROWSER_INSECURE_SWITCHES",
     "DISTINCTIVE_ATTRIBUTES",
     "DISTINCTIVE_KEYWORDS",
     "LDAP_NO_CHECK",
     "LDAP_REQUIRE_CERT",
+    "M2CRYPTO_WEAK_PROTOCOLS",
     "MONGO_CLIENTS",
     "MONGO_URI_FLAGS",
     "PYCURL_VERIFY_OPTIONS",
+    "SETTING_NAMES",
     "SSL_OPTION_DICTS",
+    "STRING_PROTOCOL_SETTINGS",
     "URL_CERT_NONE_FLAGS",
+    "WEAK_VERSION_NAMES",
 ]
 
 MONGO_CLIENTS = frozenset(

@@ -10,6 +10,7 @@ from sslcustomize._lint import _tables as t
 from sslcustomize._lint._values import UNKNOWN, Const, DictVal, Param, Ref, SeqVal, Value
 
 __all__ = [
+    "WEAK_SETTING_NAMES",
     "_CIPHER_WORDS",
     "_TESTS",
     "_WEAK_PROTOCOL_NAMES",
@@ -99,18 +100,29 @@ _VERSION_BOUND_NAMES = (
 )
 
 
+# Every name ``_weak_setting`` tests: a cheap guard before a value is resolved.
+WEAK_SETTING_NAMES = frozenset(
+    {
+        *t.PROTOCOL_KEYWORDS,
+        *t.STRING_PROTOCOL_SETTINGS,
+        *_VERSION_BOUND_NAMES,
+        *t.POLICY_KEYWORDS,
+        *t.CIPHER_KEYWORDS,
+        *t.CIPHER_METHODS,
+        "clear_options",
+    }
+)
+
+
 def _weak_setting(name: str, value: Value) -> str | None:
     """Return the SSC7xx code of a weak protocol, version bound, option or cipher setting."""
-    if name in t.PROTOCOL_KEYWORDS:
+    if name in t.PROTOCOL_KEYWORDS or name in t.STRING_PROTOCOL_SETTINGS:
         return _weak_protocol(name, value)
-    if name in _VERSION_BOUND_NAMES:
-        return "SSC702" if _ref_in(value, t.WEAK_VERSIONS) else None
+    if name in _VERSION_BOUND_NAMES or name in t.POLICY_KEYWORDS:
+        return "SSC702" if _weak_bound(name, value) else None
     if name in t.CIPHER_KEYWORDS or name in t.CIPHER_METHODS:
         text = _cipher_text(value)
         return "SSC704" if text is not None and _weak_ciphers(text) else None
-    if name in t.POLICY_KEYWORDS:
-        weak = _ref_in(value, t.WEAK_POLICIES) or _str(value) in t.WEAK_POLICY_NAMES
-        return "SSC702" if weak else None
     if name == "clear_options":
         return "SSC703" if _ref_in(value, t.NO_OLD_PROTOCOL_OPTIONS) else None
     return None
@@ -118,10 +130,19 @@ def _weak_setting(name: str, value: Value) -> str | None:
 
 def _weak_protocol(name: str, value: Value) -> str | None:
     """SSC701 for a weak protocol given to a protocol keyword (urllib3 also takes its name)."""
+    if name in t.STRING_PROTOCOL_SETTINGS:  # scrapy's ``DOWNLOADER_CLIENT_TLS_METHOD``
+        return "SSC701" if _str(value) in t.STRING_PROTOCOL_SETTINGS[name] else None
     if name == "ssl_version" and (text := _str(value)) is not None:
         # urllib3 reads a string as ``ssl.<name>`` or ``ssl.PROTOCOL_<name>``.
         return "SSC701" if text.removeprefix("PROTOCOL_") in _WEAK_PROTOCOL_NAMES else None
     return "SSC701" if _ref_in(value, t.WEAK_PROTOCOLS) else None
+
+
+def _weak_bound(name: str, value: Value) -> bool:
+    """A version bound, or a cloud endpoint's TLS policy, below TLS 1.2."""
+    if name in t.POLICY_KEYWORDS:
+        return _ref_in(value, t.WEAK_POLICIES) or _str(value) in t.WEAK_POLICY_NAMES
+    return _ref_in(value, t.WEAK_VERSIONS) or _str(value) in t.WEAK_VERSION_NAMES
 
 
 def _cipher_text(value: Value) -> str | None:
