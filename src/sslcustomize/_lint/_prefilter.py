@@ -742,10 +742,15 @@ def _is_hot(data: bytes, first: int, end: int, depth: int, places: list[int]) ->
 
 
 def _holds_word(data: bytes, first: int, end: int, places: list[int]) -> bool:
-    """Tell whether a table (``data[first:end]``) holds a place after its ``=`` (not its name)."""
+    """Tell whether a dict table (``data[first:end]``) holds a place after its ``= {``.
+
+    Settings are dicts (``DATABASES = {...}``); a list or tuple is data.
+    """
     start = data.find(b"=", first, end)
+    if start < 0 or data[start + 1 : start + 32].lstrip()[:1] != b"{":
+        return False
     index = bisect_right(places, start)
-    return start >= 0 and index < len(places) and places[index] < end
+    return index < len(places) and places[index] < end
 
 
 def _is_used(data: bytes, word: bytes, first: int, end: int) -> bool:
@@ -838,7 +843,7 @@ def _cut_body(data: bytes, first: int, end: int, depth: int, places: list[int]) 
             if cut is None:
                 continue
         elif (
-            _is_used(data, name, inner, inner_end) or _holds_word(data, inner, inner_end, places)
+            _is_used(data, name, inner, inner_end)
             if kind == TABLE
             else _is_hot(data, inner, inner_end, inner_depth, places)
         ):

@@ -100,16 +100,17 @@ _VERSION_BOUND_NAMES = (
 )
 
 
-# Every name ``_weak_setting`` tests: a cheap guard before a value is resolved.
+# The names ``_weak_setting`` tests that say TLS on their own, as a dict's keys: a cheap guard
+# before a value is resolved. Not ``version``, ``method`` or ``protocol``: as keywords of a
+# TLS call they choose a protocol, as keys of any dict they mean anything.
 WEAK_SETTING_NAMES = frozenset(
     {
-        *t.PROTOCOL_KEYWORDS,
+        *(t.PROTOCOL_KEYWORDS - {"version", "method", "protocol"}),
         *t.STRING_PROTOCOL_SETTINGS,
         *_VERSION_BOUND_NAMES,
         *t.POLICY_KEYWORDS,
         *t.CIPHER_KEYWORDS,
         *t.CIPHER_METHODS,
-        "clear_options",
     }
 )
 
