@@ -35,7 +35,11 @@ from sslcustomize._lint._valuetests import (
     _is_const,
 )
 
-__all__ = ["ContextChecks"]
+__all__ = ["_MODE_FLAGS", "ContextChecks"]
+
+_PEER = frozenset({"OpenSSL.SSL.VERIFY_PEER"})
+# A receiver-less ``set_verify``'s mode that names a pyOpenSSL flag (not a bare 0).
+_MODE_FLAGS = _VERIFY_FLAGS | t.CERT_NONE_NAMES
 
 # Words of a host-name check after a pyOpenSSL handshake (service_identity's
 # ``verify_hostname``, a ``match_hostname`` of its own, OpenSSL's ``X509_VERIFY_PARAM_set1_host``
@@ -136,35 +140,35 @@ class ContextChecks(AnalyzerCore):
                 self.report("SSC205", mode[1] if mode else node)
 
     def _follow_context_arguments(self, attr: str, args: list[ast.expr], kwmap: _KwMap) -> None:
-        """A followed context given to a call: used by a server, or by a client."""
-        given = [(self.resolve(a), "") for a in args] + [(v, k) for k, (v, _) in kwmap.items()]
+        """A followed context given to a call: used by a server, or by a client.
+
+        A context made in the call's argument (``foo(ssl.SSLContext(PROTOCOL_TLS))``) cannot be
+        given a key and certificate to serve with, so a client will use it, unless the callee
+        serves. ``SSL.Connection(ctx)`` of a pyOpenSSL context given no key or certificate is
+        a client's too.
+        """
+        given: list[tuple[Value, str, ast.AST]] = [(self.resolve(a), "", a) for a in args]
+        given += [(v, k, _keyword_value(location)) for k, (v, location) in kwmap.items()]
+        states = [
+            (value.context, keyword, node)
+            for value, keyword, node in given
+            if isinstance(value, Instance) and value.context is not None
+        ]
         if attr in _SERVER_CALLS:
-            for value, _ in given:
-                if isinstance(value, Instance) and value.context is not None:
-                    value.context.server = True
+            for state, _, _ in states:
+                state.server = True
             return
         client_call = attr in t.CLIENT_CALLS
-        for value, keyword in given:
-            by_keyword = keyword in _CONTEXT_KEYWORDS and not _is_server_call(attr)
-            if isinstance(value, Instance) and value.context and (client_call or by_keyword):
-                value.context.use_by_client()
-        if _is_server_call(attr):
-            return
-        for node in [*args, *(_keyword_value(location) for _, location in kwmap.values())]:
-            made = self.resolve(node) if isinstance(node, ast.Call) else None
-            if isinstance(made, Instance) and made.context and made.context.origin != "server":
-                # Made in the call's argument (``foo(ssl.SSLContext(PROTOCOL_TLS))``): nothing
-                # can give it a key and certificate to serve with, so a client will use it.
-                made.context.use_by_client()
-        if attr == "Connection" and args:
-            self._pyopenssl_connection(args[0])
-
-    def _pyopenssl_connection(self, context: ast.expr) -> None:
-        """``SSL.Connection(ctx)`` of a context given no key or certificate: a client's."""
-        value = self.resolve(context)
-        state = value.context if isinstance(value, Instance) else None
-        if state is not None and state.origin == "pyopenssl" and not state.server_hint:
-            state.use_by_client()
+        serves = _is_server_call(attr)
+        for state, keyword, node in states:
+            by_keyword = keyword in _CONTEXT_KEYWORDS and not serves
+            made_here = isinstance(node, ast.Call) and not serves and state.origin != "server"
+            if client_call or by_keyword or made_here:
+                state.use_by_client()
+        if attr == "Connection" and args and states and states[0][2] is args[0]:
+            first = states[0][0]
+            if first.origin == "pyopenssl" and not first.server_hint:
+                first.use_by_client()
 
     def _context_method(
         self, receiver: Instance, attr: str, args: list[ast.expr], kwmap: _KwMap
@@ -192,8 +196,8 @@ class ContextChecks(AnalyzerCore):
             else:
                 state.verified = True  # VERIFY_PEER with a callback that checks, or unknown
                 callback = args[1] if len(args) > 1 else kwmap.get("callback", (None, None))[1]
-                state.peer_verify = self._names_peer(
-                    args[0] if args else kwmap["mode"][1]
+                state.peer_verify = self._names_flag(
+                    args[0] if args else kwmap["mode"][1], _PEER
                 ) and self._passes_verdict(None if callback is None else _keyword_value(callback))
 
     def _verify_off(self, args: list[ast.expr], kwmap: _KwMap) -> ast.AST | None:
@@ -219,13 +223,6 @@ class ContextChecks(AnalyzerCore):
             return callback
         return None
 
-    def _names_peer(self, mode: ast.AST) -> bool:
-        """Tell whether a ``set_verify`` mode names ``VERIFY_PEER`` (alone or OR-ed)."""
-        return any(
-            isinstance(value, Ref) and value.qualname == "OpenSSL.SSL.VERIFY_PEER"
-            for value in map(self.resolve, _or_operands(_keyword_value(mode)))
-        )
-
     def _passes_verdict(self, callback: ast.AST | None) -> bool:
         """Tell whether a verify callback only hands back OpenSSL's verdict (or there is none).
 
@@ -242,11 +239,11 @@ class ContextChecks(AnalyzerCore):
             function = None if name is None else self._function_named(name)
         return function is not None and _returns_last_argument(function)
 
-    def _names_verify_flag(self, mode: ast.AST) -> bool:
-        """Tell whether a receiver-less ``set_verify``'s mode names a pyOpenSSL flag (not a 0)."""
+    def _names_flag(self, mode: ast.AST, flags: frozenset[str]) -> bool:
+        """Tell whether a ``set_verify`` mode names one of ``flags`` (alone or OR-ed)."""
         return any(
-            isinstance(value, Ref) and value.qualname in _VERIFY_FLAGS | t.CERT_NONE_NAMES
-            for value in map(self.resolve, _or_operands(mode))
+            isinstance(value, Ref) and value.qualname in flags
+            for value in map(self.resolve, _or_operands(_keyword_value(mode)))
         )
 
     def _accepts_all(self, callback: ast.AST) -> bool:

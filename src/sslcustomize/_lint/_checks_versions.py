@@ -6,7 +6,7 @@ import ast
 
 from sslcustomize._lint import _tables as t
 from sslcustomize._lint._callbacks import _keyword_value
-from sslcustomize._lint._checks_contexts import ContextChecks
+from sslcustomize._lint._checks_contexts import _MODE_FLAGS, ContextChecks
 from sslcustomize._lint._core import (
     _WEAK_METHODS,
     _KwMap,
@@ -75,7 +75,9 @@ class VersionChecks(ContextChecks):
         if code == "SSC208":
             if qualname is None:  # receiver unknown: set_verify(VERIFY_NONE) or the like
                 off = self._verify_off(args, kwmap)
-                if off is not None and (off is not args[0] or self._names_verify_flag(args[0])):
+                if off is not None and (
+                    off is not args[0] or self._names_flag(args[0], _MODE_FLAGS)
+                ):
                     self._weaken(None, code, off)
         elif _weak_setting(attr, first):
             self.report(code, args[0])

@@ -14,7 +14,7 @@ inside "endlessly") confirms them.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -749,8 +749,7 @@ def _holds_word(data: bytes, first: int, end: int, places: list[int]) -> bool:
     start = data.find(b"=", first, end)
     if start < 0 or data[start + 1 : start + 32].lstrip()[:1] != b"{":
         return False
-    index = bisect_right(places, start)
-    return index < len(places) and places[index] < end
+    return _is_hot(data, start + 1, end, 0, places)
 
 
 def _is_used(data: bytes, word: bytes, first: int, end: int) -> bool:
