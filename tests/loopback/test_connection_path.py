@@ -10,6 +10,7 @@ received after the handshake and whether the client presented a certificate.
 from __future__ import annotations
 
 import base64
+import datetime
 import hashlib
 import json
 import os
@@ -19,7 +20,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +101,12 @@ class World:
         required: bool = True, tls13: bool = True,
     ) -> tuple[int, Recorder, trustme.LeafCert]:  # fmt: skip
         leaf = ca.issue_cert(*(names or ("127.0.0.1", "localhost")))
+        return self.server_with(leaf, client_ca=client_ca, required=required, tls13=tls13)
+
+    def server_with(
+        self, leaf: trustme.LeafCert, *, client_ca: trustme.CA | None = None,
+        required: bool = True, tls13: bool = True,
+    ) -> tuple[int, Recorder, trustme.LeafCert]:  # fmt: skip
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         leaf.configure_cert(context)
         if not tls13:
@@ -1096,48 +1102,111 @@ def test_a_default_weakened_is_an_opt_out(
         assert _records(sink) == []
 
 
-@pytest.mark.parametrize("allow", [True, False])
-def test_a_context_that_never_stops_changing_connects_as_planned(
-    world: World, allow: bool, monkeypatch: pytest.MonkeyPatch
+# Every route by which a context's settings change, one thread toggling through it: a Python
+# setter, ssl's C descriptors called directly (past every Python-level hook), and truststore's
+# own setters (which write onto its inner context through those descriptors).
+ROUTES = """
+import _ssl, threading
+sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+port, rounds, route, weakening = int(args[0]), int(args[1]), args[2], args[3]
+if route == "truststore":
+    import truststore
+    shared = truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    target = shared
+else:
+    shared = ssl.create_default_context()
+    target = shared
+C = _ssl._SSLContext
+def put(name, value):
+    if route == "descriptor":
+        getattr(C, name).__set__(target, value)
+    else:
+        setattr(target, name, value)
+strong_flags = int(shared.verify_flags)
+def weaken():
+    if weakening == "flags":
+        put("verify_flags", ssl.VerifyFlags(strong_flags | 0x200000 | 0x40))  # NO_CHECK_TIME, PROXY
+    elif weakening == "versions":
+        put("minimum_version", ssl.TLSVersion.TLSv1)
+    else:
+        put("check_hostname", False)
+        put("verify_mode", ssl.CERT_NONE)
+def restore():
+    if weakening == "flags":
+        put("verify_flags", ssl.VerifyFlags(strong_flags))
+    elif weakening == "versions":
+        put("minimum_version", ssl.TLSVersion.TLSv1_2)
+    else:
+        put("verify_mode", ssl.CERT_REQUIRED)
+        put("check_hostname", True)
+results = {"ok": 0, "rejected": 0, "error": 0}
+lock = threading.Lock()
+done = threading.Event()
+def toggle():
+    while not done.is_set():
+        try:
+            weaken()
+            restore()
+        except ValueError:  # the other toggler's half-way state
+            pass
+def work():
+    for _ in range(rounds):
+        try:
+            with socket.create_connection(("127.0.0.1", port)) as raw:
+                with shared.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+                    tls.sendall(b"x\\n"); tls.recv(3)
+            key = "ok"
+        except ssl.SSLCertVerificationError:
+            key = "rejected"
+        except OSError:
+            key = "error"
+        with lock:
+            results[key] += 1
+togglers = [threading.Thread(target=toggle) for _ in range(2)]
+workers = [threading.Thread(target=work) for _ in range(6)]
+for t in togglers + workers: t.start()
+for t in workers: t.join()
+done.set()
+for t in togglers: t.join()
+print(json.dumps(results))
+"""
+
+_ROUTES = ["python", "descriptor", "truststore"]
+
+
+@pytest.mark.parametrize("weakening", ["verification", "flags"])
+@pytest.mark.parametrize("route", _ROUTES)
+def test_no_route_of_change_lets_a_mitm_through_a_refusal(
+    world: World, route: str, weakening: str
 ) -> None:
-    """Changes under way at every try: the connection runs on a copy of the settings read.
+    """8 threads, 2 of them weakening the shared context by ``route``: no MITM gets a byte.
 
-    A refused opt-out is verified there (the MITM is rejected); an obeyed one connects as the
-    caller set it; a verifying caller reaches the real server.
+    Through a C descriptor or truststore's setters the change passes every Python-level
+    hook; the verdict depends only on the settings read when the connection was planned.
+    The attacker: its own CA for ``verification``; a certificate the trusted CA issued, but
+    expired, for ``flags`` (``NO_CHECK_TIME`` would accept it).
     """
-    import sslcustomize
-    from sslcustomize._connection._contextstate import ContextState
+    if weakening == "flags":
+        port, attacker, _ = world.server_with(world.ca.issue_cert(
+            "127.0.0.1", not_after=datetime.datetime(2001, 1, 1, tzinfo=datetime.timezone.utc),
+            not_before=datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc),
+        ))  # fmt: skip
+    else:
+        port, attacker, _ = world.server(world.attacker_ca)
+    policy = world.policy(f'version = 1\nallow_code_opt_out = false\ntrust = ["{world.ca_file}"]\n')
+    (line,) = client(ROUTES, policy, port, 60, route, weakening)
+    assert json.loads(line) == {"ok": 0, "rejected": 360, "error": 0}
+    assert all(data == b"" for data in attacker.received)
 
-    monkeypatch.setattr(ContextState, "version", lambda state: None)
-    evil_port, _, _ = world.server(world.attacker_ca)
-    real_port, _, _ = world.server(world.ca)
-    flag = str(allow).lower()
-    sslcustomize.inject(world.policy(f"version = 1\nallow_code_opt_out = {flag}\n"))
-    try:
 
-        def go(port: int, *, weaken: bool) -> str:
-            ctx = ssl.create_default_context(cafile=str(world.ca_file))
-            if weaken:
-                ctx.check_hostname = False
-                ctx.verify_mode = ssl.CERT_NONE
-            try:
-                with (
-                    socket.create_connection(("127.0.0.1", port)) as raw,
-                    ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
-                ):
-                    tls.sendall(b"x\n")
-                    tls.recv(3)
-            except ssl.SSLCertVerificationError:
-                return "REJECTED"
-            return "OK"
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", sslcustomize.LegacyContextWarning)
-            assert go(evil_port, weaken=True) == ("OK" if allow else "REJECTED")
-            assert go(evil_port, weaken=False) == "REJECTED"
-            assert go(real_port, weaken=False) == "OK"
-    finally:
-        sslcustomize.extract()
+@pytest.mark.parametrize("route", _ROUTES)
+def test_every_route_of_change_still_reaches_the_real_server(world: World, route: str) -> None:
+    """The twin: the same toggling reaches the real server, and versions stay the policy's."""
+    port, real, _ = world.server(world.ca)
+    policy = world.policy(f'version = 1\nallow_code_opt_out = false\ntrust = ["{world.ca_file}"]\n')
+    (line,) = client(ROUTES, policy, port, 60, route, "verification")
+    assert json.loads(line) == {"ok": 360, "rejected": 0, "error": 0}
+    assert real.received == [b"x\n"] * 360
 
 
 # What a hooked process's first handshake must not load: typing and contextlib (about 3 ms,

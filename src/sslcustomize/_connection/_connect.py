@@ -606,25 +606,6 @@ class _Call:
             resumed_from=offered,
         )
 
-    def on_a_copy(self, context: ssl.SSLContext, settings: Settings, plan: Plan) -> Gate:
-        """Connect on a private copy of ``settings``, as ``plan`` says.
-
-        Verifying, or as the caller set it for an opt-out the policy obeys (judged after the
-        handshake and recorded): for a context that kept changing while it was planned.
-        """
-        spec = plan.verify
-        if plan.opt_out:
-            spec = EngineSpec(
-                verify=settings.verify_mode != ssl.CERT_NONE,
-                check_hostname=settings.check_hostname and self.host is not None,
-            )
-        return self.make(context, settings, plan, self.engine(settings, spec))
-
-
-# How many times a connection is planned again when another thread changes the caller's context
-# meanwhile, before it is made on a verifying copy of the settings last read.
-_ATTEMPTS = 4
-
 
 def connect(
     context: ssl.SSLContext,
@@ -651,24 +632,20 @@ def connect(
         CertificateRejected: The policy cannot verify this connection as it must.
     """
     call = _Call(state, arguments, server_hostname, port, owner=owner, session=session)
-    for _ in range(_ATTEMPTS):
-        # The connection must carry the settings it was planned from (see ContextState): on
-        # the caller's own context, it is made again if the context changed, or was
-        # changing, meanwhile. An engine is built from the settings read.
-        version = state.version()
-        settings = settings_of(context, state.recipe, state.python_recipe())
-        plan = call.plan(settings)
-        engine = context
-        if plan.engine is not None:
-            # The caller's own context obeys a weakening the policy refuses: no fallback then.
-            engine = call.engine(settings, plan.engine, own=None if plan.weakened else context)
-        if engine is context and version is None:
-            continue
-        gate = call.make(context, settings, plan, engine)
-        if engine is not context or state.version() == version:
-            return gate
-    # The context kept changing: connect on a private copy of the last settings read.
-    return call.on_a_copy(context, settings, plan)
+    # The settings are read once. The plan, the engine and the verdict all follow from this
+    # one reading: a change to the caller's context after it (by a setter, a C descriptor
+    # called directly, another library's setter, another thread) reaches neither the engine
+    # nor the verdict, and a connection made on the caller's own context is judged with
+    # these settings after its handshake (see make_plan).
+    settings = settings_of(context, state.recipe, state.python_recipe())
+    plan = call.plan(settings)
+    engine = context
+    if plan.engine is not None:
+        # The caller's own context obeys a weakening the policy refuses: no fallback then.
+        engine = call.engine(settings, plan.engine, own=None if plan.weakened else context)
+        if engine is context:
+            plan = replace(plan, judge=True)
+    return call.make(context, settings, plan, engine)
 
 
 _no_name = Verdict(

@@ -136,12 +136,8 @@ def _recorded(name: str) -> Callable[..., Any]:
             # OpenSSL would read SSL_CERT_FILE/SSL_CERT_DIR here, which the policy ignores.
             _load_default_paths_without_variables(self)
             return None
-        state.begin_change()  # a connection planned meanwhile is made again (see connect)
-        try:
-            result = method(self, *args, **kwargs)
-            state.record(step)
-        finally:
-            state.end_change()
+        result = method(self, *args, **kwargs)
+        state.record(step)
         return result
 
     return recorded
@@ -232,11 +228,7 @@ class PolicyContext(StdlibContext):
         if state.frozen:
             self._refuse_change(name, getattr(self, name, _MISSING) == value)
             return
-        state.begin_change()  # a connection planned meanwhile is made again (see connect)
-        try:
-            super().__setattr__(name, value)
-        finally:
-            state.end_change()
+        super().__setattr__(name, value)
 
 
 # Every setter of ssl's own class, including those of a newer Python that nobody has

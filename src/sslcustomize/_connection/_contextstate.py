@@ -1,16 +1,15 @@
 """What sslcustomize keeps on each policy context, and who may change which part of it.
 
 A :class:`~sslcustomize.PolicyContext` carries one :class:`ContextState`: the runtime (policy)
-and context name it was made under, the recipe of the setters called on it, and the change
-counters that let a connection made while another thread changes the context be made again.
-Contexts are shared between threads, so each part has one owner and one rule:
+and context name it was made under, and the recipe of the setters called on it. Contexts are
+shared between threads, so each part has one owner and one rule:
 
 * ``runtime``, ``name``, ``decision``: what the context was made under. Set once, when the
   state is made (by the factory that builds the context); never changed; read without a lock.
-* ``recipe`` and ``policy_steps``: changed only through :meth:`ContextState.begin_change`,
-  :meth:`~ContextState.record` and :meth:`~ContextState.end_change`, by the context's own
-  setters (and :func:`~._contexts.load_anchors` for ``policy_steps``), under this module's
-  lock; the connection path reads them between two :meth:`~ContextState.version` calls.
+* ``recipe`` and ``policy_steps``: changed only through :meth:`ContextState.record` by the
+  context's own setters (and :meth:`~ContextState.add_policy_steps` by
+  :func:`~._contexts.load_anchors`), under this module's lock; the connection path reads
+  them once per connection.
 * ``python_verifies``: set by the factory that builds the context, before any caller has it.
 * ``frozen``: set once, by :meth:`~sslcustomize.PolicyContext.freeze`; never unset.
 
@@ -32,17 +31,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ContextState"]
 
-# --- Settings that stay what the plan saw ------------------------------------------------------
-#
-# OpenSSL copies a context's verify mode, flags and security level into each connection when
-# the connection is made (SSL_new), and Python adds the host name check then. A connection
-# planned from settings read a moment earlier must be made with those very settings: else a
-# thread that turns verification off between the two (and back) gets a connection that
-# nothing verifies. Each change of a policy context counts itself, before and after; the
-# connection path reads the count before it reads the settings and again once the connection
-# is made, and makes it again if anything changed or was changing (see _connection.connect).
-# The lock guards only the counters and the recipe, never a user's call: one lock for every
-# context, held for a few attribute writes.
+# The lock guards only the recipe, never a user's call: one lock for every context, held for
+# a tuple's replacement. The connection path reads the recipe once per connection, with the
+# rest of the settings (see _connection.connect); nothing it decides depends on the context
+# keeping still afterwards.
 
 _lock = fork_safe_lock()
 
@@ -51,8 +43,6 @@ class ContextState:
     """What one policy context was made under, what was set on it, and how often it changed."""
 
     __slots__ = (
-        "_changes",
-        "_changing",
         "decision",
         "frozen",
         "name",
@@ -74,30 +64,11 @@ class ContextState:
         self.policy_steps: frozenset[Step] = frozenset()
         self.python_verifies = True
         self.frozen = False
-        self._changing = 0
-        self._changes = 0
-
-    def begin_change(self) -> None:
-        """Count a change of the context's settings as under way."""
-        with _lock:
-            self._changing += 1
-            self._changes += 1
 
     def record(self, step: Step) -> None:
-        """Keep ``step`` in the recipe (between :meth:`begin_change` and :meth:`end_change`)."""
+        """Keep ``step`` in the recipe."""
         with _lock:
             self.recipe = add_step(self.recipe, step)
-
-    def end_change(self) -> None:
-        """Count a change of the context's settings as done (it may have failed)."""
-        with _lock:
-            self._changing -= 1
-            self._changes += 1
-
-    def version(self) -> int | None:
-        """Return how many changes the context has seen, or ``None`` while one is under way."""
-        with _lock:
-            return None if self._changing else self._changes
 
     def add_policy_steps(self, before: tuple[Step, ...]) -> None:
         """Mark the steps recorded since the recipe was ``before`` as the policy's anchors."""

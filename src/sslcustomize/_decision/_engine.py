@@ -241,6 +241,8 @@ _FIXED_VERSION_PROTOCOLS = {int(ssl.PROTOCOL_TLS), int(ssl.PROTOCOL_TLS_CLIENT)}
 
 def _replay(context: ssl.SSLContext, recipe: tuple[Step, ...], keep: Callable[[str], bool]) -> None:
     for name, args in recipe:
+        if name == UNCARRIED and not keep(str(args[0])):
+            continue  # a verifier keeps only the steps that decide which chains verify
         if name == UNCARRIED:
             raise UncarriedSettingError(
                 f"the caller set SSLContext.{args[0]}() with arguments that cannot be kept, "

@@ -4,9 +4,11 @@ A pure function of the decision (policy x host x port x context name), the calle
 settings and what is already known of the host (pinned leaves seen before). Three shapes:
 
 * **native**: OpenSSL verifies during the handshake, on the caller's own context (the common
-  case) or on an engine with the plan's anchors (an exception's ``ca``, a pinned leaf already
-  seen, a refused weakening). A failing chain aborts the handshake before the client sends
-  its certificate or any application data.
+  case, judged again after the handshake with the settings read when it was planned, since
+  the caller's context may change meanwhile by routes nothing can count) or on an engine
+  with the plan's anchors (a client certificate to send, an exception's ``ca``, a pinned
+  leaf already seen, a refused weakening). A failing chain aborts the handshake before the
+  client sends its certificate or any application data.
 * **deferred**: the handshake runs on a private engine that does not verify (report mode, a
   pin not yet seen), and the chain is judged before any application data moves in either
   direction; a client certificate is withheld whenever the verdict could reject.
@@ -136,7 +138,14 @@ def make_plan(
     pins = decision.pins
     if not pins and enforce:
         native = not weakened and not decision.extra_ca and verify.check_hostname
-        return base(engine=None if native else verify, judge=False)
+        if native and not settings.has_client_certificate:
+            # The caller's own context verifies in the handshake, and the chain is judged
+            # again after it with these settings: another thread (or a C descriptor, or
+            # another library's setter) that changes the context meanwhile changes nothing.
+            return base(engine=None, judge=True)
+        # A client certificate goes out during the handshake: only on a private copy of the
+        # settings planned with, which nobody else can change.
+        return base(engine=verify, judge=False)
     floor = _report_floor(decision, settings, host, verify, weakened=bool(weakened))
     if floor is not None and not pins:
         return base(engine=floor, judge=True)

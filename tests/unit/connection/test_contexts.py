@@ -375,20 +375,17 @@ def test_stdlib_factory_without_arguments_verifies(write_policy: WritePolicy) ->
     assert context_state(context).python_verifies is False
 
 
-def test_context_state_counts_every_change() -> None:
-    """A change under way hides the version and each one done moves it on (connect's retry)."""
+def test_context_state_records_each_setter_in_order() -> None:
+    """Each recorded setter lands in the recipe, which the connection path reads once."""
     context = policy_context("tests")
     state = context_state(context)
-    version = state.version()
-    assert version is not None
-    state.begin_change()
-    assert state.version() is None
-    state.end_change()
-    assert state.version() == version + 2
-    context.verify_flags = context.verify_flags  # a change made through the context counts
+    before = state.recipe
     context.set_alpn_protocols(["h2"])
-    assert state.version() == version + 6
-    assert state.recipe[-1] == ("set_alpn_protocols", (("h2",),))
+    context.set_ciphers("ECDHE+AESGCM")
+    assert state.recipe[len(before) :] == (
+        ("set_alpn_protocols", (("h2",),)),
+        ("set_ciphers", ("ECDHE+AESGCM",)),
+    )
 
 
 def test_a_context_made_directly_keeps_the_policy_it_was_made_under(
