@@ -638,6 +638,8 @@ def connect(
     # nor the verdict, and a connection made on the caller's own context is judged with
     # these settings after its handshake (see make_plan).
     settings = settings_of(context, state.recipe, state.python_recipe())
+    if state.library_matches_names and settings.verify_mode == ssl.CERT_REQUIRED:
+        settings = replace(settings, check_hostname=True)  # the policy checks it as well
     plan = call.plan(settings)
     engine = context
     if plan.engine is not None:

@@ -49,9 +49,11 @@ __all__ = [
     "context_state",
     "create_default_context",
     "create_legacy_context",
+    "instance_class",
     "load_anchors",
     "named_contexts",
     "policy_context",
+    "start_state",
 ]
 
 ContextFactory = Callable[[], ssl.SSLContext]
@@ -321,7 +323,7 @@ AnyPolicyContext = TypeVar("AnyPolicyContext", bound="PolicyContext")
 _with_substitute: dict[tuple[type[Any], type[Any]], type[Any]] = {}
 
 
-def _instance_class(kind: type[AnyPolicyContext]) -> type[AnyPolicyContext]:
+def instance_class(kind: type[AnyPolicyContext]) -> type[AnyPolicyContext]:
     """Return the class to instantiate for ``kind``: itself, or itself over a substitute.
 
     Some tools rebind ``ssl.SSLContext`` to a subclass of Python's class, and libraries
@@ -416,17 +418,29 @@ def build_context(
         capath: Likewise, a hashed directory.
         cadata: Likewise, PEM text or DER bytes.
     """
-    runtime = runtime or current_runtime()
-    decision = runtime.base_decision(name)
-    context = _instance_class(kind)(protocol)
-    state = ContextState(runtime=runtime, name=name or "__main__", decision=decision)
-    vars(context)[_STATE] = state
-    _apply_defaults(context, decision.minimum_tls)
+    context = instance_class(kind)(protocol)
+    decision = start_state(context, runtime or current_runtime(), name)
     if cafile or capath or cadata:
         context.load_verify_locations(cafile, capath, cadata)
     elif anchors:
         load_anchors(context, decision)
     return context
+
+
+def start_state(context: PolicyContext, runtime: Runtime, name: str | None) -> Decision:
+    """Put a new context under ``runtime`` as context ``name``, with the policy's defaults.
+
+    What every policy context gets when it is made, by :func:`build_context` or by a
+    library's own code through a hooked class (see ``_inject._urllib3``).
+
+    Returns:
+        The decision for ``name`` without a host (its trust, its minimum TLS version).
+    """
+    decision = runtime.base_decision(name)
+    state = ContextState(runtime=runtime, name=name or "__main__", decision=decision)
+    vars(context)[_STATE] = state
+    _apply_defaults(context, decision.minimum_tls)
+    return decision
 
 
 _SKIPPED = ("ssl", "sslcustomize", "_sslcustomize_startup")

@@ -10,7 +10,8 @@ shared between threads, so each part has one owner and one rule:
   context's own setters (and :meth:`~ContextState.add_policy_steps` by
   :func:`~._contexts.load_anchors`), under this module's lock; the connection path reads
   them once per connection.
-* ``python_verifies``: set by the factory that builds the context, before any caller has it.
+* ``python_verifies``, ``library_matches_names``: set by the factory that builds the
+  context, before any caller has it.
 * ``frozen``: set once, by :meth:`~sslcustomize.PolicyContext.freeze`; never unset.
 
 The connection path (:mod:`._connect`) gets the state from the context it wraps for and
@@ -45,6 +46,7 @@ class ContextState:
     __slots__ = (
         "decision",
         "frozen",
+        "library_matches_names",
         "name",
         "policy_steps",
         "python_verifies",
@@ -64,6 +66,9 @@ class ContextState:
         self.policy_steps: frozenset[Step] = frozenset()
         self.python_verifies = True
         self.frozen = False
+        # urllib3 1.x switches OpenSSL's host name check off and matches the name itself
+        # after the handshake: that is not the code opting out (see _inject._urllib3).
+        self.library_matches_names = False
 
     def record(self, step: Step) -> None:
         """Keep ``step`` in the recipe."""

@@ -149,7 +149,7 @@ UNCARRIED = "<uncarried>"
 
 def normalize(value: Any) -> Any:
     """Return ``value`` in a hashable form that the ssl methods accept the same way."""
-    if isinstance(value, list | tuple):
+    if type(value) in (list, tuple):  # not a named tuple (ssl.Purpose): kept as it is
         return tuple(normalize(item) for item in value)
     if isinstance(value, bytearray | memoryview):
         return bytes(value)

@@ -1,34 +1,45 @@
-"""Hook urllib3 (and the copy pip vendors): its contexts are policy contexts, built once.
+"""Hook urllib3 (and the copy pip vendors): the contexts it makes are policy contexts.
 
-urllib3 builds a context per connection when none is given (``create_urllib3_context``, bound
-by name into ``urllib3.connection`` at import), loads the system store into it
-(``load_default_certs``) or the ``ca_certs`` it was given (requests passes certifi's bundle),
-then wraps the socket (urllib3 2.x: ``connection._ssl_wrap_socket_and_match_hostname``).
+urllib3 makes a context per connection when none is given: ``create_urllib3_context`` calls
+the class bound to ``urllib3.util.ssl_.SSLContext`` (Python's ``ssl.SSLContext``) and sets
+its versions, options, flags and verification on it; ``ssl_wrap_socket`` then loads the
+``ca_certs`` it was given (requests passes certifi's bundle, which the requests hook turns
+back into "the policy's anchors") or calls ``load_default_certs()``, loads the client
+certificate, sets ALPN and wraps the socket.
 
-* ``create_urllib3_context`` (in ``util.ssl_``, ``util`` and ``connection``) returns a
-  :class:`~._shared.LibraryContext` set up exactly as urllib3's own: same versions, options,
-  flags and verification settings; its ``load_default_certs()`` loads the policy's anchors.
-* ``_ssl_wrap_socket_and_match_hostname`` (urllib3 2.x), for connections given no context,
-  passes a context cached per policy and settings instead, with the ``ca_certs`` and client
-  certificate already loaded: no bundle is parsed per connection. For a context the code gave,
-  the same ``ca_certs`` is loaded into it once, not at every connection.
+The hook owns exactly that point: ``util.ssl_.SSLContext`` becomes a :class:`LibraryContext`
+class whose instances are made under the policy, named ``urllib3`` (``requests`` when requests
+made the connection). Everything else is urllib3's own code on urllib3's own context: every
+setter it calls works, every argument it passes is honoured (``SSLKEYLOGFILE``, a key
+password, ALPN for HTTP/2, ``ssl_version``'s warning), and its other backends keep working:
+``urllib3.contrib.pyopenssl.inject_into_urllib3()`` puts pyOpenSSL's class in that place (and
+takes ours back on extraction), mocks in tests replace it, and truststore's
+``inject_into_ssl()`` puts its own, whose inner context the truststore hook governs.
+``load_default_certs()`` loads the policy's anchors: under sslcustomize the policy says what
+the system's anchors are.
 
-Contexts are named ``urllib3``, or ``requests`` when requests made the connection.
+urllib3 1.x (pip's) switches OpenSSL's host name check off and matches the name itself after
+the handshake; such a context is marked, and the policy checks the name as well (see
+:attr:`~.._connection._contextstate.ContextState.library_matches_names`). pip's ``cert``
+setting adds to the policy's anchors there, as it adds to truststore's in pip itself.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-import os
 import ssl
 import sys
 import types
-import weakref
-from collections.abc import Callable
 
+from sslcustomize._connection._contexts import (
+    context_state,
+    instance_class,
+    load_anchors,
+    start_state,
+)
 from sslcustomize._inject._patcher import Patcher
-from sslcustomize._inject._shared import ContextCache, library_context, stricter_minimum
+from sslcustomize._inject._shared import LibraryContext
+from sslcustomize._runtime._state import current_runtime
+from sslcustomize._support._sslclass import PYTHON_SSLCONTEXT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,14 +53,6 @@ ROOTS = {"urllib3": "requests", "pip._vendor.urllib3": "pip._vendor.requests"}
 
 # The urllib3 whose only CA paths are the user's setting, never a program's choice: pip's.
 _ADDING_ROOTS = ("pip._vendor.urllib3",)
-
-_cache = ContextCache()
-# Contexts given by code, and the CA locations already loaded into each.
-_loaded: weakref.WeakKeyDictionary[ssl.SSLContext, set[tuple[Any, ...]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-_COPIED = ("options", "verify_flags", "post_handshake_auth", "hostname_checks_common_name")
 
 
 def library_name(root: str) -> str:
@@ -65,152 +68,63 @@ def library_name(root: str) -> str:
     return root
 
 
-def _adopt(context: ssl.SSLContext, template: ssl.SSLContext) -> None:
-    """Give ``context`` the settings urllib3 put on ``template`` (not its trust)."""
-    context.minimum_version = stricter_minimum(context.minimum_version, template.minimum_version)
-    if template.maximum_version != ssl.TLSVersion.MAXIMUM_SUPPORTED:
-        context.maximum_version = template.maximum_version
-    for attribute in _COPIED:
-        value = getattr(template, attribute, None)
-        if value is not None:
-            setattr(context, attribute, value)
-    # verify_mode and check_hostname: ssl refuses CERT_NONE while check_hostname is on.
-    # urllib3 1.x (pip's) switches OpenSSL's host check off and matches the name itself: that
-    # is not the code opting out, so a verifying context keeps OpenSSL's check on as well.
-    if template.verify_mode == ssl.CERT_REQUIRED:
-        context.verify_mode = ssl.CERT_REQUIRED
-        context.check_hostname = True
-    else:
-        context.check_hostname = False  # sslcustomize: allow(mirrors the judged template)
-        context.verify_mode = template.verify_mode
-    if template.keylog_filename:
-        context.keylog_filename = template.keylog_filename
+class Urllib3Context(LibraryContext):
+    """What ``urllib3.util.ssl_.SSLContext`` makes under the policy (one subclass per root)."""
 
+    root = "urllib3"
+    matches_names = False  # urllib3 1.x: it switches OpenSSL's check off and matches itself
+    adds_anchors = False  # pip: its cert setting adds to the policy's anchors
 
-def _factory(root: str, original: Callable[..., ssl.SSLContext]) -> Callable[..., ssl.SSLContext]:
-    @functools.wraps(original)
-    def create_urllib3_context(*args: Any, **kwargs: Any) -> ssl.SSLContext:
-        template = original(*args, **kwargs)  # urllib3 decides, and validates the arguments
-        context = library_context(library_name(root), anchors=False)
-        _adopt(context, template)
-        ciphers = kwargs.get("ciphers", args[3] if len(args) > 3 else None)
-        if ciphers:
-            context.set_ciphers(ciphers)
+    def __new__(cls, protocol: Any = None, *args: Any, **kwargs: Any) -> Urllib3Context:
+        """Make the context as Python would, under the policy in effect now."""
+        context: Urllib3Context = super().__new__(cls, protocol, *args, **kwargs)
+        decision = start_state(context, current_runtime(), library_name(cls.root))
+        state = context_state(context)
+        state.library_matches_names = cls.matches_names
+        if cls.adds_anchors:
+            load_anchors(context, decision)
         return context
 
-    # Read by _patch: urllib3.connection imported again finds util.ssl_'s factory hooked.
-    create_urllib3_context.__sslcustomize_original__ = original  # type: ignore[attr-defined]
-    return create_urllib3_context
+    def load_default_certs(self, purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH) -> None:
+        """Load the policy's anchors, once (pip's context has them already)."""
+        if not self.adds_anchors or purpose != ssl.Purpose.SERVER_AUTH:
+            super().load_default_certs(purpose)
 
 
-def _file_key(path: str | None) -> tuple[object, ...]:
-    if not path:
-        return ()
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return (path,)
-    return (path, stat.st_mtime_ns, stat.st_size, stat.st_ino)
+def _context_class(root: str, original: type[Any]) -> type[Urllib3Context]:
+    version = str(getattr(sys.modules.get(root), "__version__", "2"))
+    namespace = {
+        "root": root,
+        "matches_names": version.startswith("1."),
+        "adds_anchors": root in _ADDING_ROOTS,
+        "__module__": __name__,
+        "__qualname__": "Urllib3Context",
+        "__sslcustomize_original__": original,
+    }
+    # Python's class, or a substitute's (gevent's, truststore's) mixed in as for every policy
+    # context (see instance_class).
+    return type("Urllib3Context", (instance_class(Urllib3Context),), namespace)
 
 
-def _cached_context(
-    root: str, original_factory: Callable[..., ssl.SSLContext], kwargs: dict[str, Any]
-) -> ssl.SSLContext:
-    name = library_name(root)
-    ca = (kwargs.get("ca_certs"), kwargs.get("ca_cert_dir"), kwargs.get("ca_cert_data"))
-    client = (kwargs.get("cert_file"), kwargs.get("key_file"), kwargs.get("key_password"))
-    versions = tuple(kwargs.get(k) for k in ("cert_reqs", "ssl_version", "ssl_minimum_version",
-                                            "ssl_maximum_version"))  # fmt: skip
-    # urllib3 switches OpenSSL's host check off when it matches names or fingerprints itself.
-    own_check = bool(kwargs.get("assert_fingerprint") or kwargs.get("assert_hostname")) or (
-        kwargs.get("assert_hostname") is False
-    )
-    key = (name, versions, ca, _file_key(ca[0]), _file_key(ca[1]), client, _file_key(client[0]),
-           own_check)  # fmt: skip
+def _patch(patcher: Patcher, root: str) -> None:
+    # Imported, not looked up: under lazy imports (PEP 810) urllib3.connection can have run
+    # while util.ssl_ is still a name waiting to be loaded.
+    import importlib  # noqa: PLC0415 - only once urllib3 is imported
 
-    def build() -> ssl.SSLContext:
-        module = sys.modules[root + ".util.ssl_"]
-        template = original_factory(
-            ssl_version=module.resolve_ssl_version(versions[1]),
-            ssl_minimum_version=versions[2],
-            ssl_maximum_version=versions[3],
-            cert_reqs=module.resolve_cert_reqs(versions[0]),
-        )
-        if root in _ADDING_ROOTS:
-            # pip's cert setting (--cert, pip.conf): it adds to the policy's anchors, as it
-            # adds to truststore's in pip itself (the requests hook dropped it under a lock).
-            context = library_context(name)
-            if any(ca):
-                context.load_verify_locations(ca[0], ca[1], ca[2])
-        else:
-            # verify=PATH (ca_certs): these anchors replace the policy's, as the code asked.
-            context = library_context(name, cafile=ca[0], capath=ca[1], cadata=ca[2])
-        _adopt(context, template)
-        if client[0]:
-            context.load_cert_chain(client[0], client[1], client[2])
-        if own_check:
-            context.check_hostname = False  # sslcustomize: allow(urllib3 1.x checks the name)
-        context.set_alpn_protocols(module.ALPN_PROTOCOLS)  # urllib3 sets it per connection
-        return context
-
-    return _cache.get(key, build)  # type: ignore[no-any-return]
-
-
-def _wrapper(
-    root: str, original: Callable[..., Any], original_factory: Callable[..., ssl.SSLContext]
-) -> Callable[..., Any]:
-    @functools.wraps(original)
-    def _ssl_wrap_socket_and_match_hostname(sock: Any, **kwargs: Any) -> Any:
-        context = kwargs.get("ssl_context")
-        ca = (kwargs.get("ca_certs"), kwargs.get("ca_cert_dir"), kwargs.get("ca_cert_data"))
-        if context is None:
-            kwargs["ssl_context"] = _cached_context(root, original_factory, kwargs)
-            kwargs.update(ca_certs=None, ca_cert_dir=None, ca_cert_data=None)
-            kwargs.update(cert_file=None, key_file=None, key_password=None)
-            return original(sock, **kwargs)
-        if any(ca):
-            # urllib3 would load these into the code's context at every connection.
-            key = (*ca, _file_key(ca[0]), _file_key(ca[1]))
-            done = _loaded.setdefault(context, set())
-            if key in done:
-                kwargs.update(ca_certs=None, ca_cert_dir=None, ca_cert_data=None)
-            else:
-                result = original(sock, **kwargs)
-                done.add(key)
-                return result
-        return original(sock, **kwargs)
-
-    # Read by _patch, which wraps a connection module's function once.
-    _ssl_wrap_socket_and_match_hostname.__sslcustomize_original__ = original  # type: ignore[attr-defined]
-    return _ssl_wrap_socket_and_match_hostname
-
-
-def _patch(patcher: Patcher, root: str) -> Callable[[types.ModuleType], None]:
-    def patch(connection: types.ModuleType) -> None:
-        # Imported, not looked up: under lazy imports (PEP 810) urllib3.connection can have
-        # run while util.ssl_ is still a name waiting to be loaded.
-        ssl_ = importlib.import_module(root + ".util.ssl_")
-        util = importlib.import_module(root + ".util")
-        found = getattr(ssl_, "create_urllib3_context", None)
-        if found is None:
-            # urllib3 without the factory it has had since 1.13: nothing here is hooked, and
-            # its contexts ignore the policy. Said (once per import) by the caller.
-            raise LookupError(f"{root}.util.ssl_.create_urllib3_context not found")
-        # A module imported again finds the factory of an earlier import already hooked.
-        original: Callable[..., ssl.SSLContext] = getattr(found, "__sslcustomize_original__", found)
-        factory = found if found is not original else _factory(root, original)
-        for module in (ssl_, util, connection):
-            if getattr(module, "create_urllib3_context", None) is original:
-                patcher.replace(module, "create_urllib3_context", factory)
-        wrap = getattr(connection, "_ssl_wrap_socket_and_match_hostname", None)
-        if wrap is not None and not hasattr(wrap, "__sslcustomize_original__"):  # urllib3 2.x
-            patcher.replace(
-                connection, "_ssl_wrap_socket_and_match_hostname", _wrapper(root, wrap, original)
-            )
-
-    return patch
+    module = importlib.import_module(root + ".util.ssl_")
+    if getattr(module, "create_urllib3_context", None) is None:
+        # urllib3 without the factory it has had since 1.13: nothing here is hooked, and
+        # its contexts ignore the policy. Said (once per import) by the caller.
+        raise LookupError(f"{root}.util.ssl_.create_urllib3_context not found")
+    current = getattr(module, "SSLContext", None)
+    if getattr(current, "__sslcustomize_original__", None) is not None:
+        return  # hooked already (the module seen again)
+    if not (isinstance(current, type) and issubclass(current, PYTHON_SSLCONTEXT)):
+        return  # pyOpenSSL's class (or a test's mock) holds the place: it stays theirs
+    patcher.replace(module, "SSLContext", _context_class(root, current))
 
 
 def patch(patcher: Patcher, trigger: str, connection: types.ModuleType) -> None:
     """Hook the urllib3 whose ``connection`` module (``trigger``) was imported."""
-    _patch(patcher, trigger.removesuffix(".connection"))(connection)
+    del connection  # the factory's module is the point, imported from here
+    _patch(patcher, trigger.removesuffix(".connection"))
