@@ -529,6 +529,48 @@ def serve_tls(
     return _running(_HTTPSServer(host, tls), host)
 
 
+@contextlib.contextmanager
+def serve_h2(tls: ssl.SSLContext, host: str = "127.0.0.1") -> Iterator[ServerAddress]:
+    """Serve HTTP/2 only (h2, ALPN ``h2``) with ``tls``: 200 ``ok`` to every request."""
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    def handle(connection: ssl.SSLSocket) -> None:
+        h2_connection = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False))
+        h2_connection.initiate_connection()
+        connection.sendall(h2_connection.data_to_send())
+        while data := connection.recv(65535):
+            for event in h2_connection.receive_data(data):
+                if isinstance(event, h2.events.RequestReceived):
+                    headers = [(":status", "200"), ("content-length", "2")]
+                    h2_connection.send_headers(event.stream_id, headers)
+                    h2_connection.send_data(event.stream_id, b"ok", end_stream=True)
+            connection.sendall(h2_connection.data_to_send())
+
+    def serve(listener: socket.socket) -> None:
+        while True:
+            try:
+                raw, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                with tls.wrap_socket(raw, server_side=True) as connection:
+                    handle(connection)
+            except (OSError, ssl.SSLError):
+                continue
+
+    tls.set_alpn_protocols(["h2"])
+    bind, family = _bind_host(host)
+    listener = socket.create_server((bind, 0), family=family)
+    thread = threading.Thread(target=serve, args=(listener,), daemon=True)
+    thread.start()
+    try:
+        yield ServerAddress(host, listener.getsockname()[1])
+    finally:
+        listener.close()
+
+
 # -- SMTP (aiosmtpd) ----------------------------------------------------------------------------
 
 

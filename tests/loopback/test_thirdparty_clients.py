@@ -332,52 +332,15 @@ def test_websockets(
 @pytest.fixture
 def h2_server(pki: _pki.TestPKI) -> Iterator[Callable[[str], str]]:
     """``h2_server(case)``: an HTTP/2-only server (h2, ALPN "h2") answering "ok"; its URL."""
-    import socket
-    import threading
-
-    import h2.config
-    import h2.connection
-    import h2.events
-
     import _servers
 
-    listeners: list[socket.socket] = []
+    with contextlib.ExitStack() as stack:
 
-    def handle(connection: ssl.SSLSocket) -> None:
-        h2_connection = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False))
-        h2_connection.initiate_connection()
-        connection.sendall(h2_connection.data_to_send())
-        while data := connection.recv(65535):
-            for event in h2_connection.receive_data(data):
-                if isinstance(event, h2.events.RequestReceived):
-                    headers = [(":status", "200"), ("content-length", "2")]
-                    h2_connection.send_headers(event.stream_id, headers)
-                    h2_connection.send_data(event.stream_id, b"ok", end_stream=True)
-            connection.sendall(h2_connection.data_to_send())
+        def start(case: str) -> str:
+            address = stack.enter_context(_servers.serve_h2(_servers.server_context(pki[case])))
+            return f"https://localhost:{address.port}/"
 
-    def serve(listener: socket.socket, context: ssl.SSLContext) -> None:
-        while True:
-            try:
-                raw, _ = listener.accept()
-            except OSError:
-                return
-            try:
-                with context.wrap_socket(raw, server_side=True) as connection:
-                    handle(connection)
-            except (OSError, ssl.SSLError):
-                continue
-
-    def start(case: str) -> str:
-        context = _servers.server_context(pki[case])
-        context.set_alpn_protocols(["h2"])
-        listener = socket.create_server(("127.0.0.1", 0))
-        listeners.append(listener)
-        threading.Thread(target=serve, args=(listener, context), daemon=True).start()
-        return f"https://localhost:{listener.getsockname()[1]}/"
-
-    yield start
-    for listener in listeners:
-        listener.close()
+        yield start
 
 
 def test_httpx_http2_alpn(h2_server: Callable[[str], str], enforce: Callable[[str], None]) -> None:

@@ -279,7 +279,7 @@ def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
     # The anchors of the context's own runtime (the effective one for a library's context).
     trust = (state.runtime if state is not None else current_runtime()).trust
     try:
-        trust.anchors_for(decision.trust).load_into(context)
+        trust.anchors_for(decision.trust_now(os.environ)).load_into(context)
     except (TrustError, ssl.SSLError, OSError) as error:
         if decision.trust == SYSTEM_TRUST:
             raise

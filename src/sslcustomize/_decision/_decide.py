@@ -18,6 +18,7 @@ from sslcustomize._policy._model import (
     TrustSource,
 )
 from sslcustomize._support._frozen import dataclass, replace
+from sslcustomize._trust._environment import CALL_TIME_VARIABLES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,6 +55,9 @@ class Decision:
         fallback: True when the policy files were broken and strict defaults apply.
         environment: The CA-bundle variables this context's clients read (see
             :mod:`.._trust._environment`); the sources of those ``added`` are in ``trust``.
+        call_time: ``(variable, value, source)`` for the sources in ``trust`` that only a
+            variable its client reads at each call added (``REQUESTS_CA_BUNDLE``): they
+            count only while the variable still holds that value (see :meth:`trust_now`).
     """
 
     mode: Mode
@@ -69,6 +73,18 @@ class Decision:
     expired: HostException | None = None
     fallback: bool = False
     environment: tuple[EnvTrust, ...] = ()
+    call_time: tuple[tuple[str, str, TrustSource], ...] = ()
+
+    def trust_now(self, environ: Mapping[str, str]) -> tuple[TrustSource, ...]:
+        """Return the trust sources as the client reads its variables now.
+
+        requests reads ``REQUESTS_CA_BUNDLE`` at each request: a program (or a test) that
+        removes or changes it is no longer given its CAs, as requests alone would not be.
+        """
+        gone = [source for name, value, source in self.call_time if environ.get(name) != value]
+        if not gone:
+            return self.trust
+        return tuple(source for source in self.trust if source not in gone)
 
     @property
     def ignored_environment(self) -> tuple[EnvTrust, ...]:
@@ -150,9 +166,11 @@ def _context_decision(policy: Policy, context: str | None) -> Decision:
         minimum_tls = rule.minimum_tls.value if rule.minimum_tls else minimum_tls
         allow_opt_out = rule.allow_code_opt_out.value if rule.allow_code_opt_out else allow_opt_out
     environment = tuple(entry for entry in policy.environment if entry.applies_to(context))
+    trust, call_time = _with_environment(trust, environment)
     return Decision(
         mode=mode,
-        trust=_with_environment(trust, environment),
+        trust=trust,
+        call_time=call_time,
         minimum_tls=minimum_tls,
         allow_code_opt_out=allow_opt_out,
         rule=rule_name,
@@ -164,17 +182,27 @@ def _context_decision(policy: Policy, context: str | None) -> Decision:
 
 def _with_environment(
     trust: tuple[TrustSource, ...], environment: tuple[EnvTrust, ...]
-) -> tuple[TrustSource, ...]:
-    """Return ``trust`` followed by the sources the variables add that it does not name."""
+) -> tuple[tuple[TrustSource, ...], tuple[tuple[str, str, TrustSource], ...]]:
+    """Return ``trust`` followed by the sources the variables add that it does not name.
+
+    And, apart, the sources that only variables read at each call added (see
+    :attr:`Decision.call_time`).
+    """
     # Added as `run --ca` adds: after the rule's own sources, never replacing them.
     # A bundle named twice (SSL_CERT_FILE and REQUESTS_CA_BUNDLE often name the same) once.
     seen = {(source.kind, source.path) for source in trust}
+    standing = [e for e in environment if e.variable not in CALL_TIME_VARIABLES]
+    later = [e for e in environment if e.variable in CALL_TIME_VARIABLES]
     added = []
-    for source in (s for entry in environment for s in entry.sources):
-        if (source.kind, source.path) not in seen:
-            seen.add((source.kind, source.path))
-            added.append(source)
-    return (*trust, *added)
+    call_time = []
+    for entry in (*standing, *later):
+        for source in entry.sources:
+            if (source.kind, source.path) not in seen:
+                seen.add((source.kind, source.path))
+                added.append(source)
+                if entry in later:
+                    call_time.append((entry.variable, entry.value, source))
+    return (*trust, *added), tuple(call_time)
 
 
 def _exception_decision(decision: Decision, found: HostException) -> Decision:
@@ -192,4 +220,5 @@ def _exception_decision(decision: Decision, found: HostException) -> Decision:
         exception=found,
         fallback=decision.fallback,
         environment=decision.environment,
+        call_time=decision.call_time,
     )

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from sslcustomize._policy._model import SourceKind
 
 __all__ = [
+    "CALL_TIME_VARIABLES",
     "PIP_SETTING",
     "VARIABLES",
     "entry_for_path",
@@ -49,6 +50,10 @@ VARIABLES: Mapping[str, tuple[str, ...]] = {
     "CURL_CA_BUNDLE": ("requests", "pip"),
     "PIP_CERT": ("pip",),
 }
+#: The variables their client reads again at each call (requests merges them into ``verify`` per
+#: request): they add their CAs to the connections of the calls that pass them, not to the
+#: context's trust (``_inject._requests``), so a variable removed stops adding at once.
+CALL_TIME_VARIABLES = ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 #: The name under which pip's own ``cert`` setting (``--cert``, ``pip.conf``) is shown.
 PIP_SETTING = "pip cert setting"
 
