@@ -200,7 +200,8 @@ def test_an_expired_exception_is_named_where_the_failure_shows(
     line = _expired_policy(user_policy, port, pki["self_signed"].pin, TODAY)
     renew = f"sslcustomize trust --days 90 localhost:{port}"
     message = json.loads(run_python(_FETCH.format(port=port)).stdout)
-    assert message.startswith(f"certificate rejected for localhost:{port}")
+    assert message.startswith("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: ")
+    assert f"; sslcustomize: certificate rejected for localhost:{port}" in message
     assert f"({user_policy}:{line}) expired on {TODAY}" in message
     assert f"renew it with {renew} (it keeps its reason)" in message
     _state.set_policy(None)

@@ -30,7 +30,6 @@ from sslcustomize._x509._der import pin_or_none
 from sslcustomize._x509._replay import der_chain
 from sslcustomize.exceptions import (
     CertificateRejected,
-    LegacyContextWarning,
     PolicyWarning,
     UnverifiedConnectionWarning,
 )
@@ -235,9 +234,12 @@ def rejection(
             pattern=str(expired.host), origin=str(expired.origin), expired_on=expired.expires,
             host=host, port=port, starttls=starttls_protocol(), days=DEFAULT_EXCEPTION_DAYS,
         ) + f"; otherwise: {fix}"  # fmt: skip
+    # OpenSSL's own words first, as Python's own error has them: code that matches
+    # "certificate verify failed" (or OpenSSL's reason) in the text keeps working.
+    native = f"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: {verdict.verify_message}"
     message = (
-        f"certificate rejected for {where}: {problem} [{', '.join(verdict.reasons)}] "
-        f"under {by}{fallback}. Fix: {fix}."
+        f"{native}; sslcustomize: certificate rejected for {where}: {problem} "
+        f"[{', '.join(verdict.reasons)}] under {by}{fallback}. Fix: {fix}."
     )
     return CertificateRejected(
         message,
@@ -369,16 +371,16 @@ class _Connection:
         return None
 
     def _record_opt_out(self, verdict: Verdict, chain: tuple[bytes, ...]) -> None:
-        """Warn once and record a connection made as the code turned verification off."""
-        plan, recorder = self.plan, self.runtime.recorder
-        recorder.warn_once(
-            plan.host,
-            "code_opt_out",
-            f"{plan.name} connected to {plan.host} without certificate verification "
-            f"(its code turned off {', '.join(plan.weakened)})",
-            LegacyContextWarning,
-        )
-        recorder.record(
+        """Record a connection made as the code turned verification off (the policy obeys).
+
+        Not warned: the code asked for it explicitly, the libraries that let code opt out
+        warn at each call themselves (urllib3's ``InsecureRequestWarning``), and a warning
+        once per host would make a warnings-as-errors test suite pass or fail by test order.
+        sslcustomize's own opt-out, :func:`~sslcustomize.create_legacy_context`, warns at
+        each call.
+        """
+        plan = self.plan
+        self.runtime.recorder.record(
             decision=plan.decision, name=plan.name, host=plan.host, port=plan.port, chain=chain,
             verdict="accepted" if verdict.accepted else "opt_out",
             reasons=("code_opt_out", *verdict.reasons),

@@ -407,8 +407,7 @@ def test_a_context_made_directly_keeps_the_policy_it_was_made_under(
     allowed = opted_out()
     sslcustomize.inject(write_policy("allow_code_opt_out = false\n"))
     refused = opted_out()
-    with pytest.warns(sslcustomize.LegacyContextWarning):
-        assert memory_handshake(allowed, server_context, "localhost")
+    assert memory_handshake(allowed, server_context, "localhost")
     with pytest.raises(sslcustomize.CertificateRejected) as caught:
         memory_handshake(refused, server_context, "localhost")
     assert caught.value.reasons == ("unknown_issuer",)
