@@ -1209,6 +1209,52 @@ def test_every_route_of_change_still_reaches_the_real_server(world: World, route
     assert real.received == [b"x\n"] * 360
 
 
+LOWERED = """
+port = int(args[0])
+def go():
+    ctx = ssl.create_default_context()
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2  # below the policy's floor
+    with socket.create_connection(("127.0.0.1", port)) as raw:
+        with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+            tls.sendall(b"x\\n"); tls.recv(3)
+            return tls.version()
+print(outcome(go))
+"""
+
+
+@pytest.mark.parametrize("allow", [True, False])
+def test_a_minimum_tls_version_lowered_by_code_is_the_policys_floor(
+    world: World, allow: bool
+) -> None:
+    """minimum_tls = 1.3: code that lowers a context to TLS 1.2 gets no TLS 1.2 connection.
+
+    Unless the policy obeys code opt-outs: then it connects and the opt-out is recorded. The
+    twin: a TLS 1.3 server is reached either way.
+    """
+    port_12, old, _ = world.server(world.ca, tls13=False)
+    port_13, _, _ = world.server(world.ca)
+    sink = world.tmp / "records.jsonl"
+    policy = world.policy(f"""\
+        version = 1
+        minimum_tls = "1.3"
+        allow_code_opt_out = {str(allow).lower()}
+        trust = ["{world.ca_file}"]
+        [report]
+        sink = "jsonl"
+        path = "{sink}"
+        """)
+    (line,) = client(LOWERED, policy, port_12)
+    if allow:
+        assert line == "TLSv1.2"
+        (record,) = _records(sink)
+        assert record["reasons"] == ["code_opt_out"]
+    else:
+        assert line == "ERROR SSLError"
+        assert old.received in ([], [b""])
+        assert _records(sink) == []
+    assert client(LOWERED, policy, port_13) == ["TLSv1.3"]
+
+
 # What a hooked process's first handshake must not load: typing and contextlib (about 3 ms,
 # see _notyping), and for a connection that nothing records, the report modules.
 FIRST_HANDSHAKE = """

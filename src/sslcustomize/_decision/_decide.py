@@ -6,6 +6,7 @@ inputs always give the same answer and every branch is testable without a networ
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Mapping
 
 from sslcustomize._policy._hosts import normalize_host
@@ -33,6 +34,8 @@ else:
 __all__ = ["Decision", "context_rule", "decide", "longest_prefix"]
 
 T = TypeVar("T")
+
+_MINIMUM_VERSIONS = {"1.2": ssl.TLSVersion.TLSv1_2, "1.3": ssl.TLSVersion.TLSv1_3}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,6 +88,11 @@ class Decision:
         if not gone:
             return self.trust
         return tuple(source for source in self.trust if source not in gone)
+
+    @property
+    def minimum_version(self) -> ssl.TLSVersion:
+        """The policy's minimum TLS version, as ``ssl`` names it (a floor code may raise)."""
+        return _MINIMUM_VERSIONS[self.minimum_tls]
 
     @property
     def ignored_environment(self) -> tuple[EnvTrust, ...]:

@@ -41,6 +41,7 @@ else:
 
 __all__ = [
     "NO_CHECK_TIME",
+    "VERSIONED_PROTOCOLS",
     "EngineSpec",
     "Settings",
     "UncarriedSettingError",
@@ -217,6 +218,8 @@ class EngineSpec:
         add_flags: Verification flags to add (a default flag the caller removed, refused; or
             to name every problem of a chain).
         security_level: At least this OpenSSL security level (a refused lowering).
+        minimum_version: At least this TLS version (a refused lowering below the policy's
+            ``minimum_tls``); 0 keeps the caller's.
         withhold_client_certificate: Do not present the caller's client certificate.
         anchors: Load the caller's trust anchors (``False`` only for an engine that does not
             verify and whose connection serves to read a chain: a pinned server's probe).
@@ -231,12 +234,14 @@ class EngineSpec:
     drop_flags: int = 0
     add_flags: int = 0
     security_level: int = 0
+    minimum_version: int = 0
     withhold_client_certificate: bool = False
     python: bool = False
     anchors: bool = True
 
 
-_FIXED_VERSION_PROTOCOLS = {int(ssl.PROTOCOL_TLS), int(ssl.PROTOCOL_TLS_CLIENT)}
+#: The protocols whose contexts have settable minimum and maximum versions.
+VERSIONED_PROTOCOLS = frozenset({int(ssl.PROTOCOL_TLS), int(ssl.PROTOCOL_TLS_CLIENT)})
 
 
 def _replay(context: ssl.SSLContext, recipe: tuple[Step, ...], keep: Callable[[str], bool]) -> None:
@@ -342,8 +347,11 @@ def build_engine(
         # bring another after the verdict (TLS 1.2; TLS 1.3 has none).
         options |= ssl.OP_NO_RENEGOTIATION
     context.options = ssl.Options(options)
-    if settings.protocol in _FIXED_VERSION_PROTOCOLS:
-        context.minimum_version = ssl.TLSVersion(settings.minimum_version)
+    if settings.protocol in VERSIONED_PROTOCOLS:
+        minimum = settings.minimum_version
+        if spec.minimum_version and minimum < spec.minimum_version:
+            minimum = spec.minimum_version  # a lowering the policy refuses: its floor
+        context.minimum_version = ssl.TLSVersion(minimum)
         context.maximum_version = ssl.TLSVersion(settings.maximum_version)
     context.hostname_checks_common_name = settings.common_name
     if settings.post_handshake_auth is not None:

@@ -22,7 +22,13 @@ import functools
 import ssl
 
 from sslcustomize._decision._decide import Decision
-from sslcustomize._decision._engine import EngineSpec, Settings, python_defaults, weakened_flags
+from sslcustomize._decision._engine import (
+    VERSIONED_PROTOCOLS,
+    EngineSpec,
+    Settings,
+    python_defaults,
+    weakened_flags,
+)
 from sslcustomize._support._frozen import dataclass, replace
 
 __all__ = ["Plan", "make_plan", "weakenings"]
@@ -59,13 +65,16 @@ class Plan:
     floor: EngineSpec | None = None
 
 
-def weakenings(settings: Settings, host: str | None) -> tuple[str, ...]:
+def weakenings(settings: Settings, host: str | None, minimum: int = 0) -> tuple[str, ...]:
     """Name what ``settings`` make more permissive than Python's default context.
 
     The verify flags and the security level are compared with Python's own default (see
     :func:`._engine.weakened_flags`): flags added or default flags removed, a lower level.
+    A minimum TLS version below ``minimum`` (the policy's floor) is one too.
     """
     found = []
+    if settings.protocol in VERSIONED_PROTOCOLS and settings.minimum_version < minimum:
+        found.append("minimum_version")
     if settings.verify_mode != ssl.CERT_REQUIRED:
         found.append("verify_mode")
     if not settings.check_hostname or host is None:
@@ -90,6 +99,7 @@ def _verifier(
         drop_flags=added,
         add_flags=removed,
         security_level=python_defaults()[1] if "security_level" in weakened else 0,
+        minimum_version=int(decision.minimum_version) if "minimum_version" in weakened else 0,
     )
 
 
@@ -127,7 +137,7 @@ def make_plan(
         port: The server's port, when known.
         leaves: Leaves of this exception seen before whose key matched a pin.
     """
-    weakened = weakenings(settings, host)
+    weakened = weakenings(settings, host, int(decision.minimum_version))
     verify = _verifier(decision, settings, host, weakened)
     base = functools.partial(
         Plan, decision=decision, name=name, host=host, port=port, verify=verify, weakened=weakened
@@ -155,5 +165,7 @@ def make_plan(
         # client certificate is only ever sent to a server that holds the pinned key.
         return base(engine=replace(verify, leaves=leaves), judge=False)
     withhold = (enforce or floor is not None) and client_certificate
-    deferred = EngineSpec(verify=False, withhold_client_certificate=withhold)
+    deferred = EngineSpec(
+        verify=False, withhold_client_certificate=withhold, minimum_version=verify.minimum_version
+    )
     return base(engine=deferred, judge=True, floor=floor)
