@@ -1255,6 +1255,46 @@ def test_a_minimum_tls_version_lowered_by_code_is_the_policys_floor(
     assert client(LOWERED, policy, port_13) == ["TLSv1.3"]
 
 
+REIMPORTED = """
+import importlib, http.client
+evil, real, how = int(args[0]), int(args[1]), args[2]
+ssl.create_default_context()  # the first context: the hooks are in place
+if how == "reload":
+    ssl = importlib.reload(ssl)
+else:
+    sys.modules.pop("ssl")
+    import ssl
+def unverified(port):
+    with socket.create_connection(("127.0.0.1", port)) as raw:
+        with ssl._create_unverified_context().wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+            tls.sendall(b"x\\n"); tls.recv(3)
+def https(port):
+    conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=10,
+                                       context=ssl.create_default_context())
+    conn.connect(); conn.sock.sendall(b"x\\n"); conn.sock.recv(3); conn.close()
+print(outcome(lambda: unverified(evil)))
+print(outcome(lambda: https(evil)))
+print(outcome(lambda: https(real)))
+print(outcome(lambda: unverified(real)))
+"""
+
+
+@pytest.mark.parametrize("how", ["reload", "import_again"])
+def test_a_reimported_ssl_is_hooked_again(world: World, how: str) -> None:
+    """After ``importlib.reload(ssl)`` or a fresh ``import ssl``, the policy still decides.
+
+    Under ``allow_code_opt_out = false`` the new module's ``_create_unverified_context()``
+    verifies (the MITM gets no byte) and its ``create_default_context()`` trusts the
+    policy's CA (the real server, which only the policy trusts, is reached).
+    """
+    evil, attacker, _ = world.server(world.attacker_ca)
+    real, _, _ = world.server(world.ca)
+    policy = world.policy(f'version = 1\nallow_code_opt_out = false\ntrust = ["{world.ca_file}"]\n')
+    lines = client(REIMPORTED, policy, evil, real, how)
+    assert lines == ["REJECTED unknown_issuer", "REJECTED unknown_issuer", "OK", "OK"]
+    assert all(data == b"" for data in attacker.received)
+
+
 # What a hooked process's first handshake must not load: typing and contextlib (about 3 ms,
 # see _notyping), and for a connection that nothing records, the report modules.
 FIRST_HANDSHAKE = """

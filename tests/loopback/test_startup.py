@@ -124,7 +124,7 @@ def test_first_context_loads_a_small_runtime(write_policy: WritePolicy) -> None:
 
 
 def test_a_client_library_loads_its_hooks_when_imported(write_policy: WritePolicy) -> None:
-    """Twin: importing urllib3 loads its hook module, which replaces its context factory."""
+    """Twin: importing urllib3 loads its hook module, which puts the policy's class in urllib3."""
     pytest.importorskip("urllib3")
     path = write_policy("version = 1\n")
     code = """
@@ -137,7 +137,7 @@ def test_a_client_library_loads_its_hooks_when_imported(write_policy: WritePolic
     print(type(context).__name__, context.verify_mode == ssl.CERT_REQUIRED)
     """
     out = run_python(code, env={"SSLCUSTOMIZE_POLICY": str(path)}).stdout.splitlines()
-    assert out == ["False", "True", "LibraryContext True"]
+    assert out == ["False", "True", "Urllib3Context True"]
 
 
 def test_user_layer_activates(tmp_path: Path) -> None:

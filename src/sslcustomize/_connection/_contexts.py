@@ -440,7 +440,29 @@ def start_state(context: PolicyContext, runtime: Runtime, name: str | None) -> D
     state = ContextState(runtime=runtime, name=name or "__main__", decision=decision)
     vars(context)[_STATE] = state
     _apply_defaults(context, decision.minimum_tls)
+    _follow_a_reloaded_ssl(context)
     return decision
+
+
+_PYTHON_SOCKET_CLASSES = (PYTHON_SSLCONTEXT.sslsocket_class, PYTHON_SSLCONTEXT.sslobject_class)
+
+
+def _follow_a_reloaded_ssl(context: ssl.SSLContext) -> None:
+    """Wrap with the socket classes of the ``ssl`` module loaded now, where it was loaded again.
+
+    ``importlib.reload(ssl)`` runs ssl's body again in the same namespace: its
+    ``SSLSocket._create`` then names the new class, and a socket of the class a policy context
+    inherited from the first body fails (``super(type, obj)``). A context made after the
+    reload takes the new classes (a substitute's own classes, gevent's, are left alone).
+    """
+    module = sys.modules.get("ssl")
+    current = (getattr(module, "SSLSocket", None), getattr(module, "SSLObject", None))
+    if current[0] is None or current == _PYTHON_SOCKET_CLASSES:
+        return
+    if context.sslsocket_class is _PYTHON_SOCKET_CLASSES[0]:
+        context.sslsocket_class = current[0]
+    if context.sslobject_class is _PYTHON_SOCKET_CLASSES[1] and current[1] is not None:
+        context.sslobject_class = current[1]
 
 
 _SKIPPED = ("ssl", "sslcustomize", "_sslcustomize_startup")

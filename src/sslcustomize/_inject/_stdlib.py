@@ -41,6 +41,7 @@ from sslcustomize._support._originals import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 __all__ = [
@@ -157,8 +158,13 @@ def _python_verifies(
     ``cert_reqs=None`` keeps PROTOCOL_TLS_CLIENT's CERT_REQUIRED. Its exceptions propagate:
     the caller gets what Python would have raised.
     """
+    # SERVER_AUTH (the only purpose asked here) as the function's own module spells it now:
+    # importlib.reload(ssl) re-runs ssl's body in the same namespace, and Python's function
+    # then checks its argument against the new classes, not the ones its default was made of.
+    del purpose
+    own = ORIGINAL_CREATE_UNVERIFIED_CONTEXT.__globals__["Purpose"].SERVER_AUTH
     context = ORIGINAL_CREATE_UNVERIFIED_CONTEXT(
-        protocol, purpose=purpose, capath=_NO_ANCHORS, **dict(given)
+        protocol, purpose=own, capath=_NO_ANCHORS, **dict(given)
     )
     return bool(context.verify_mode != ssl.CERT_NONE)
 
@@ -445,6 +451,45 @@ def _restore_gevent() -> None:
             setattr(module, name, unwrap_factory(getattr(ssl, name)))
 
 
+def _hook_again(patcher: Patcher) -> Callable[[types.ModuleType], None]:
+    """Hook ``ssl`` again each time its body runs again (``importlib.reload``, a new import).
+
+    A body that has just run holds Python's own factories again, new function objects that
+    are not the originals saved at startup: each is told by what it is in that module (its
+    own ``create_default_context`` or ``_create_unverified_context``, also where ssl binds
+    one under another name) and replaced like the first time. Module reloaders and
+    "pristine module" helpers would otherwise drop the policy for every later context.
+    """
+
+    def hook(module: types.ModuleType) -> None:
+        if getattr(module, FACTORIES[0], None) in _HOOKS:
+            return  # this body is hooked already (the first call, or a callback seen twice)
+        fresh = {
+            id(unwrap_factory(getattr(module, "create_default_context", None))): 0,
+            id(unwrap_factory(getattr(module, "_create_unverified_context", None))): 1,
+        }
+        for name in FACTORIES:
+            role = fresh.get(id(unwrap_factory(getattr(module, name, None))))
+            if role is not None:
+                kind = _DEFAULTS[name][1] if _ROLE[name] == role else _MOVED_HOOKS[role]
+                patcher.replace(module, name, kind)
+        legacy = getattr(module, "wrap_socket", None)
+        if legacy is not None and legacy is not wrap_socket and not _is_hooks(legacy):
+            patcher.replace(module, "wrap_socket", wrap_socket)
+
+    return hook
+
+
+# Which of ssl's own two factories each attribute holds by default (0: the default one, 1: the
+# unverified one), and the hook for each when it is moved under another name.
+_ROLE = {name: 0 if default is _DEFAULT else 1 for name, (default, _) in _DEFAULTS.items()}
+_MOVED_HOOKS = (create_default_context, create_unverified_context)
+
+
+def _is_hooks(factory: object) -> bool:
+    return getattr(factory, "__module__", None) == __name__
+
+
 def inject(patcher: Patcher) -> None:
     """Replace the stdlib's factories with the policy's, where they hold Python's own."""
     patcher.on_undo(_restore_gevent)  # first, so undone last: after ssl's own attributes
@@ -457,3 +502,5 @@ def inject(patcher: Patcher) -> None:
         patcher.replace(ssl, "wrap_socket", wrap_socket)
     _drop_prebuilt_opener(patcher)
     on_import(patcher, "gevent.ssl", _mirror_into_gevent)
+    # Registered last: called now it finds this body hooked; called again on a new body.
+    on_import(patcher, "ssl", _hook_again(patcher))
