@@ -148,7 +148,9 @@ def test_report_says_it_skipped_unreadable_lines(
     with records.open("a") as file:
         file.write('{"torn": \n')
     assert main(["report", "--path", str(records)]) == 0
-    assert "skipped 1 unreadable line(s)" in capsys.readouterr().err
+    said = capsys.readouterr()
+    assert "skipped 1 record(s)" in said.err
+    assert f"skipped 1 in {records}: line is not JSON (a torn write?)" in said.out
 
 
 def test_no_color_and_pipes_give_plain_output(tmp_path: Path) -> None:
