@@ -380,6 +380,22 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _render_commands(entries: list[dict[str, Any]]) -> None:
+    """Each command of the fixes once, on a line of its own: a table cell wraps, a paste must not.
+
+    Only commands built from host names are there (see :mod:`.._report._advice`).
+    """
+    commands = list(
+        dict.fromkeys(c for entry in entries for fix in entry["fixes"] for c in fix["commands"])
+    )
+    if not commands:
+        return
+    out = console()
+    out.print("Commands to paste (check first; trust only a server you know):")
+    for command in commands:
+        out.print(f"  {shown(command)}", soft_wrap=True)
+
+
 #: The most skip lines the text output shows (the JSON has them all).
 _SKIPS_SHOWN = 20
 
@@ -466,6 +482,7 @@ def _render(analysis: dict[str, Any], source: str, count: int) -> None:
                 row.insert(4, joined(_user_names(entry["uids"])))
             table.add_row(*row)
         out.print(table)
+        _render_commands(analysis["would_break"])
     if analysis["opt_outs"]:
         table = Table(
             title="Code that turns verification off here (enforce still allows it)",
