@@ -59,6 +59,8 @@ MAX_ITEMS = 64
 MAX_DEPTH = 16
 _SQLITE_HEADER = b"SQLite format 3\x00"
 _CHUNK = 64 << 10
+#: The files SQLite keeps beside a database (read with it, not as files of their own).
+_SQLITE_SIDE_FILES = (".sqlite3-wal", ".sqlite3-shm", ".sqlite3-journal")
 
 #: Every reason code a record may carry (``REASONS``, and those only records use).
 KNOWN_REASONS = frozenset((*REASONS, "code_opt_out", "variable_ignored"))
@@ -325,13 +327,54 @@ def _read_jsonl(file: BinaryIO, source: str, reading: Reading, owner: int | None
         reading.skip(source, f"file longer than {MAX_FILE_BYTES} bytes (the rest not read)")
 
 
-def _read_sqlite(path: str, source: str, reading: Reading) -> None:
-    """Read a SQLite report database; a file that is not one is skipped and counted."""
+def _copy(descriptor: int, target: str) -> bool:
+    """Copy the open file to ``target`` (new, 0600); ``False`` when it is over the bound."""
+    if os.fstat(descriptor).st_size > MAX_FILE_BYTES:
+        return False
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    budget = MAX_FILE_BYTES
+    with open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+        while chunk := os.read(descriptor, min(_CHUNK * 16, budget + 1)):
+            budget -= len(chunk)
+            if budget < 0:
+                return False  # it grew while being copied
+            out.write(chunk)
+    return True
+
+
+def _read_sqlite(descriptor: int, path: str, reading: Reading) -> None:
+    """Read a SQLite report database; a file that is not one is skipped and counted.
+
+    SQLite opens files by name, without ``O_NONBLOCK``: a FIFO put in the file's place after
+    it was checked would hang it. So the database and its ``-wal`` are copied, through
+    descriptors checked to be regular files, into a private temporary directory, and the
+    copy is read (a snapshot: what a writer appends meanwhile is for the next report).
+    """
+    import tempfile  # noqa: PLC0415 - only when a database is read
+
+    with tempfile.TemporaryDirectory(prefix="sslcustomize-report-") as directory:
+        copy = os.path.join(directory, "records.sqlite3")
+        if not _copy(descriptor, copy):
+            reading.skip(path, f"database larger than {MAX_FILE_BYTES} bytes")
+            return
+        try:
+            wal = _open_regular(path + "-wal", follow=False)
+        except FileNotFoundError:
+            pass  # no write-ahead log: everything is in the database
+        except OSError as error:
+            reading.skip(path + "-wal", _why(error))
+        else:
+            with os.fdopen(wal, "rb") as file:
+                _copy(file.fileno(), copy + "-wal")
+        _rows(copy, path, reading)
+
+
+def _rows(copy: str, source: str, reading: Reading) -> None:
+    """Read the records of the database ``copy`` of ``source``, each validated."""
     import sqlite3  # noqa: PLC0415 - only when a database is read
 
-    uri = "file:" + os.path.abspath(path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     try:
-        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1.0)) as connection:
+        with contextlib.closing(sqlite3.connect(copy, timeout=1.0)) as connection:
             for (text,) in connection.execute("SELECT record FROM records ORDER BY id"):
                 if not isinstance(text, str) or len(text) > MAX_LINE:
                     reading.skip(source, "database row is not a record")
@@ -357,16 +400,12 @@ def _read_file(path: str, reading: Reading, *, follow: bool, owner: int | None =
         if owner is not None and os.fstat(descriptor).st_uid != owner:
             reading.skip(path, f"not a file of uid {owner}")
             return
-        header = file.read(len(_SQLITE_HEADER))
-        if header == _SQLITE_HEADER:
-            sqlite = True
-        else:
-            sqlite = False
-            file.seek(0)
-            source = f"spool of uid {owner}: {path}" if owner is not None else path
-            _read_jsonl(file, source, reading, owner)
-    if sqlite:
-        _read_sqlite(path, path, reading)
+        if file.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER:
+            _read_sqlite(descriptor, path, reading)
+            return
+        file.seek(0)
+        source = f"spool of uid {owner}: {path}" if owner is not None else path
+        _read_jsonl(file, source, reading, owner)
 
 
 def _why(error: OSError) -> str:
@@ -399,6 +438,8 @@ def _walk(directory: str, reading: Reading, depth: int = 0) -> None:
                 _walk(path, reading, depth + 1)
         elif not stat.S_ISREG(info.st_mode):
             reading.skip(path, f"not a regular file ({_kind(info.st_mode)})")
+        elif entry.name.endswith(_SQLITE_SIDE_FILES):
+            continue  # part of a database beside it, read with it
         else:
             _read_file(path, reading, follow=False)
 

@@ -210,3 +210,51 @@ def test_a_fake_database_is_skipped_and_a_real_one_read(tmp_path: Path) -> None:
         ("real.sqlite3", "port is not an integer 1-65535"),
         ("real.sqlite3", "database row is not JSON"),
     }
+
+
+def test_a_live_database_is_read_with_its_write_ahead_log(tmp_path: Path) -> None:
+    """Records still in the -wal (a writer holds it open) are read from the private copy."""
+    path = tmp_path / "live.sqlite3"
+    writer = sqlite3.connect(path)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute("CREATE TABLE records (id INTEGER PRIMARY KEY, record TEXT)")
+        writer.execute("INSERT INTO records (record) VALUES (?)", (json.dumps(good()),))
+        writer.commit()
+        assert (tmp_path / "live.sqlite3-wal").stat().st_size > 0
+        reading = Reading()
+        read_path(str(path), reading)
+        assert [r["host"] for r in reading.records] == ["nas.corp.example"]
+    finally:
+        writer.close()
+
+
+def test_a_fifo_as_the_write_ahead_log_is_skipped_not_waited_on(tmp_path: Path) -> None:
+    """A FIFO at DB-wal: counted, the database itself still read (SQLite never opens it)."""
+    path = tmp_path / "r.sqlite3"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE records (id INTEGER PRIMARY KEY, record TEXT)")
+        connection.execute("INSERT INTO records (record) VALUES (?)", (json.dumps(good()),))
+    connection.close()
+    os.mkfifo(f"{path}-wal")
+    reading = Reading()
+    read_path(str(path), reading)
+    assert len(reading.records) == 1
+    assert reading.skipped == {(f"{path}-wal", "not a regular file"): 1}
+
+
+def test_a_fleet_directory_reads_a_live_database_once(tmp_path: Path) -> None:
+    """Its -wal and -shm beside it are part of it: not read as files, not counted as skipped."""
+    path = tmp_path / "reports.sqlite3"
+    writer = sqlite3.connect(path)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("CREATE TABLE records (id INTEGER PRIMARY KEY, record TEXT)")
+        writer.execute("INSERT INTO records (record) VALUES (?)", (json.dumps(good()),))
+        writer.commit()
+        reading = Reading()
+        read_path(str(tmp_path), reading)
+        assert (len(reading.records), reading.skipped) == (1, {})
+    finally:
+        writer.close()
