@@ -527,7 +527,9 @@ _COLOURS = {
     "pin_mismatch": "#8c564b",
     "code_opt_out": "#7f7f7f",
 }
-_DAYS = 30  # the chart shows the last 30 days that have records
+_DAYS = 30  # the chart shows at most the last 30 days, every day of them
+_MIN_DAYS = 7  # and at least a week, so that one day is one bar, not the whole width
+_BAR = 36  # the widest a bar is drawn, in pixels
 
 
 def _by_day(
@@ -536,11 +538,16 @@ def _by_day(
     """Count records per day and reason: the days, the reasons, the counts."""
     counts: dict[tuple[str, str], int] = {}
     for record in records:
-        day = str(record.get("time", ""))[:10]
+        day = parse_time(record["time"]).date().isoformat()  # the UTC day
         for reason in record.get("reasons") or ["(none)"]:
             counts[day, str(reason)] = counts.get((day, str(reason)), 0) + 1
-    days = sorted({day for day, _ in counts})[-_DAYS:]
     reasons = sorted({reason for _, reason in counts})
+    if not counts:
+        return [], reasons, counts
+    last = dt.date.fromisoformat(max(day for day, _ in counts))
+    first = dt.date.fromisoformat(min(day for day, _ in counts))
+    span = min(max((last - first).days + 1, _MIN_DAYS), _DAYS)
+    days = [(last - dt.timedelta(days=n)).isoformat() for n in reversed(range(span))]
     return days, reasons, counts
 
 
@@ -562,7 +569,8 @@ def _chart(records: list[dict[str, Any]]) -> str:
         f'<text x="{left - 6}" y="{top + 10}" text-anchor="end" font-size="11">{peak}</text>',
     ]
     for index, day in enumerate(days):
-        x = left + index * step + 2
+        bar_width = min(max(step - 4, 1), _BAR)
+        x = left + index * step + (step - bar_width) / 2
         y = float(height - bottom)
         for reason in reasons:
             count = counts.get((day, reason), 0)
@@ -572,7 +580,7 @@ def _chart(records: list[dict[str, Any]]) -> str:
             y -= bar
             colour = _COLOURS.get(reason, "#bbbbbb")
             parts.append(
-                f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{max(step - 4, 1):.1f}" '
+                f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{bar_width:.1f}" '
                 f'height="{bar:.1f}" fill="{colour}"><title>{_e(day)}: {count} '
                 f"{_e(reason)}</title></rect>"
             )
@@ -639,7 +647,8 @@ def _would_break(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:72em}
 td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-table{border-collapse:collapse;margin:1em 0}code{background:#f3f3f3;padding:1px 4px}
+table{border-collapse:collapse;margin:1em 0}
+code{background:#f3f3f3;padding:1px 4px}td.from{overflow-wrap:anywhere;min-width:8em}
 h2{margin-top:1.5em}.none{color:#2a7d2a}
 #summary{font-size:1.3em;font-weight:600;padding:.6em 1em;border-left:6px solid #d62728;
 background:#fdf2f2}#summary.clean{border-color:#2a7d2a;background:#f2fbf2}
@@ -772,16 +781,25 @@ def _html(
     )
     if analysis["would_break"]:
         items = "\n".join(
-            f'<li class="host">{_server_html(entry)} {_who_html(entry)}'
-            "<ul>"
-            + "".join(
-                f'<li>{e(fix["reason"])}: <span class="fix">{_fix_html(fix)}</span></li>'
+            f'<tr class="host"><td>{_server_html(entry)}</td>'
+            f"<td>{e(', '.join(entry['reasons']))}</td>"
+            f"<td>{e(', '.join(entry['programs']))}</td>"
+            f"<td>{e(', '.join(entry['machines']))}</td>"
+            f"<td>{e(', '.join(_user_names(entry['uids']))) or '-'}</td>"
+            f'<td class="from">{e(", ".join(entry["sources"]))}</td>'
+            f"<td>{entry['count']}</td><td>"
+            + "<br>".join(
+                f'{e(fix["reason"])}: <span class="fix">{_fix_html(fix)}</span>'
                 for fix in entry["fixes"]
             )
-            + "</ul></li>"
+            + "</td></tr>"
             for entry in analysis["would_break"]
         )
-        enforce = f'<ul id="would-break">{items}</ul>'
+        enforce = (
+            '<table id="would-break"><tr><th>server</th><th>reasons</th><th>programs</th>'
+            "<th>machines</th><th>users</th><th>from</th><th>count</th><th>fix</th></tr>\n"
+            f"{items}\n</table>"
+        )
     else:
         enforce = (
             '<p id="would-break" class="none">Nothing: every recorded connection verified.</p>'
@@ -789,7 +807,7 @@ def _html(
     if analysis["opt_outs"]:
         opt_items = "\n".join(
             f"<li>{_server_html(entry)}: {e(', '.join(entry['programs']))} "
-            f"{_who_html(entry)}, {entry['count']} connection(s)</li>"
+            f"{_who_html(entry)}; {entry['count']} connection(s)</li>"
             for entry in analysis["opt_outs"]
         )
         opt_outs = f'<ul id="opt-outs">{opt_items}</ul>'
