@@ -92,6 +92,8 @@ def test_forged_hosts_get_no_command_in_any_format_and_the_twin_gets_its_own(
     for host in FORGED:
         assert entries[host]["suspicious"] is True
         assert [fix["commands"] for fix in entries[host]["fixes"]] == [[]]
+    flagged = {group["host"]: group["suspicious"] for group in document["hosts"]}
+    assert flagged == {**dict.fromkeys(FORGED, True), LEGIT: False}
     twin = entries[f"{LEGIT}:8443"]
     assert twin["suspicious"] is False
     commands = [c for fix in twin["fixes"] for c in fix["commands"]]

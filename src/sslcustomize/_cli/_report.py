@@ -74,6 +74,7 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             {
                 "host": key[0],
                 "port": key[1],
+                "suspicious": not safe_target(record.get("host"), record.get("port")),
                 "count": 0,
                 "reasons": [],
                 "programs": [],
