@@ -84,6 +84,17 @@ def _parts(text: str, record: dict[str, Any]) -> list[tuple[str, bool]]:
     return parts
 
 
+def _names_only(pattern: str, record: dict[str, Any]) -> bool:
+    """Tell whether the exception ``pattern`` is the one ``trust`` writes for the record's server.
+
+    ``trust`` names an exception ``host:port`` (``[v6]:port``), and renews only that one; a
+    pattern without a port, or a wildcard, names more than this server.
+    """
+    host, port = str(record["host"]), record.get("port") or 443
+    exact = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return pattern.lower().rstrip(".") == exact.lower()
+
+
 def fix_for(reason: str, record: dict[str, Any], seen: str | None = None) -> Fix:
     """Return the fix of ``reason`` for a record (one of the server's, all alike).
 
@@ -100,13 +111,18 @@ def fix_for(reason: str, record: dict[str, Any], seen: str | None = None) -> Fix
     if record.get("expired_host") or layer:
         scope = ("--scope", layer) if layer in _SCOPES else ()
         renew = _words(record, "trust", "--days", str(DEFAULT_EXCEPTION_DAYS), *scope)
-        pattern = visible(str(record.get("expired_host") or record["host"]))
+        pattern = str(record.get("expired_host") or record["host"])
         origin = visible(str(record.get("expired_origin") or "a policy file"))
-        parts = [
-            (f"the exception for {pattern} ({origin}) expired: if it is still wanted, renew "
-             "it with ", False),
-            (renew, True),
-            (" (it keeps its reason); otherwise: ", False),
-            *parts,
-        ]  # fmt: skip
+        said = f"the exception for {visible(pattern)} ({origin}) expired"
+        if _names_only(pattern, record):
+            first = f"{said}: if it is still wanted, renew it with "
+            then = " (it keeps its reason); otherwise: "
+        else:
+            # trust writes host:port: the renewal would add an exception beside this one.
+            first = (
+                f"{said}; it names more than this server, so renew it by changing its "
+                "expires there, or trust this server alone with "
+            )
+            then = "; otherwise: "
+        parts = [(first, False), (renew, True), (then, False), *parts]
     return Fix(reason=reason, parts=tuple(parts))

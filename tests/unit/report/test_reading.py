@@ -90,7 +90,7 @@ def test_starttls_and_a_system_exception_shape_the_commands() -> None:
     """A STARTTLS server gets --starttls; an expired system exception --scope system."""
     record = good(
         host="mail.example", port=2525, reasons=["expired"], starttls="smtp",
-        expired_host="mail.example", expired_origin="/etc/sslcustomize/policy.toml:9",
+        expired_host="mail.example:2525", expired_origin="/etc/sslcustomize/policy.toml:9",
         expired_layer="system",
     )  # fmt: skip
     fix = fix_for("expired", record)
@@ -100,6 +100,14 @@ def test_starttls_and_a_system_exception_shape_the_commands() -> None:
         ["sslcustomize", "check", "--starttls", "smtp", "mail.example:2525"],
     ]  # fmt: skip
     assert "/etc/sslcustomize/policy.toml:9" in fix.text
+    assert "renew it with" in fix.text
+    assert "(it keeps its reason)" in fix.text
+    # An exception without a port (or a wildcard) names more than what trust would write:
+    # the advice does not claim that trust renews it.
+    wider = fix_for("expired", {**record, "expired_host": "*.example"})
+    assert wider.commands == fix.commands
+    assert "names more than this server" in wider.text
+    assert "keeps its reason" not in wider.text
     # The twin: an exception of the process layer (the file a variable names) takes no scope.
     fix = fix_for("expired", {**record, "expired_layer": "process"})
     assert "--scope" not in fix.commands[0]
