@@ -280,12 +280,13 @@ def _open_regular(path: str, *, follow: bool) -> int:
     return descriptor
 
 
-def read_lines(file: BinaryIO, limit: int = MAX_FILE_BYTES) -> Iterator[bytes | None]:
+def read_lines(file: BinaryIO, limit: int | None = None) -> Iterator[bytes | None]:
     """Yield each line of ``file`` (``None`` for one longer than :data:`MAX_LINE`), to ``limit``.
 
-    A long line is skipped a chunk at a time, so its length costs no memory.
+    ``limit`` is :data:`MAX_FILE_BYTES` unless given. A long line is skipped a chunk at a
+    time, so its length costs no memory.
     """
-    budget = limit
+    budget = MAX_FILE_BYTES if limit is None else limit
     while budget > 0:
         line = file.readline(min(MAX_LINE + 1, budget))
         if not line:

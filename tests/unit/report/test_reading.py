@@ -266,3 +266,73 @@ def test_a_fleet_directory_reads_a_live_database_once(tmp_path: Path) -> None:
         assert (len(reading.records), reading.skipped) == (1, {})
     finally:
         writer.close()
+
+
+def test_bounds_of_a_file_a_database_and_a_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over MAX_FILE_BYTES: the rest unread (counted), a database skipped; too deep: skipped."""
+    monkeypatch.setattr(_reading, "MAX_FILE_BYTES", 2000)
+    monkeypatch.setattr(_reading, "MAX_DEPTH", 1)
+    long = tmp_path / "long.jsonl"
+    long.write_text(json.dumps(good()) + "\n" + "\n" * 3000, encoding="utf-8")
+    database = tmp_path / "big.sqlite3"
+    with sqlite3.connect(database) as connection:
+        connection.execute("CREATE TABLE records (id INTEGER PRIMARY KEY, record TEXT)")
+        connection.execute("INSERT INTO records (record) VALUES (?)", ("x" * 5000,))
+    connection.close()
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / "r.jsonl").write_text(json.dumps(good()) + "\n", encoding="utf-8")
+    reading = Reading()
+    read_path(str(tmp_path), reading)
+    assert len(reading.records) == 1
+    assert reading.skipped == {
+        (str(long), "file longer than 2000 bytes (the rest not read)"): 1,
+        (str(database), "database larger than 2000 bytes"): 1,
+        (str(deep), "deeper than 1 directories"): 1,
+    }
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mknod needs root")
+def test_a_device_in_the_tree_is_never_opened(tmp_path: Path) -> None:
+    """A character device (a /dev/zero under another name): skipped by lstat, never read."""
+    os.mknod(tmp_path / "zero.jsonl", 0o600 | 0o020000, os.makedev(1, 5))
+    reading = Reading()
+    read_path(str(tmp_path), reading)
+    assert reading.skipped == {
+        (str(tmp_path / "zero.jsonl"), "not a regular file (a character device)"): 1
+    }
+
+
+def test_a_journal_export_keeps_its_records_and_ignores_other_programs(tmp_path: Path) -> None:
+    """journalctl -o json: sslcustomize's entries, validated, with their trusted _UID."""
+    entries = [
+        {"__CURSOR": "a", "SYSLOG_IDENTIFIER": "sshd", "MESSAGE": "not ours"},
+        {"__CURSOR": "b", "SYSLOG_IDENTIFIER": "sslcustomize", "_UID": "1000",
+         "SSLCUSTOMIZE_TIME": "2026-12-01T10:00:00+00:00", "SSLCUSTOMIZE_VERDICT": "rejected",
+         "SSLCUSTOMIZE_HOST": "nas.example", "SSLCUSTOMIZE_PORT": "8443",
+         "SSLCUSTOMIZE_REASONS": "self_signed"},
+        {"__CURSOR": "c", "SYSLOG_IDENTIFIER": "sslcustomize", "_UID": "1000",
+         "SSLCUSTOMIZE_TIME": "2026-12-01T10:00:00+00:00", "SSLCUSTOMIZE_VERDICT": "rejected",
+         "SSLCUSTOMIZE_PORT": "http"},
+    ]  # fmt: skip
+    data = "\n".join(json.dumps(e) for e in entries).encode() + b"\n"
+    reading = Reading()
+    _reading.read_journal_output(data, reading)
+    assert [(r["host"], r["port"], r["uid"]) for r in reading.records] == [
+        ("nas.example", 8443, 1000)
+    ]
+    assert reading.skipped == {(_reading.JOURNAL, "port is not an integer 1-65535"): 1}
+
+
+def test_a_sink_file_is_read_with_its_spool_from_each_parts_offset(tmp_path: Path) -> None:
+    """The records a sink could not take yet (its spool) are read too, each once."""
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(good(host="in-the-file.example")) + "\n", encoding="utf-8")
+    first = json.dumps(good(host="written-already.example")) + "\n"
+    part = tmp_path / f"r.jsonl.spool.{1:020d}-{len(first)}.rest"
+    part.write_text(first + json.dumps(good(host="waiting.example")) + "\n", encoding="utf-8")
+    reading = Reading()
+    read_path(str(path), reading)
+    assert [r["host"] for r in reading.records] == ["in-the-file.example", "waiting.example"]
