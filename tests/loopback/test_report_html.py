@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import html.parser
+import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -62,7 +64,7 @@ def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
 
 
 class _Elements(html.parser.HTMLParser):
-    """Collect tag names, ids in order, <code class="fix"> texts and the summary of a DOM dump."""
+    """Collect tag names, ids in order, <code class="command"> texts and the summary of a DOM."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -75,7 +77,7 @@ class _Elements(html.parser.HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append(tag)
         self.ids.extend(value for name, value in attrs if name == "id" and value)
-        if tag == "code" and ("class", "fix") in attrs:
+        if tag == "code" and ("class", "command") in attrs:
             self._in = "fix"
         elif ("id", "summary") in attrs:
             self._in = "summary"
@@ -111,9 +113,9 @@ def test_html_report_renders_in_chromium(tmp_path: Path) -> None:
     assert "127.0.0.1:9443" not in dumped.stdout.split('id="would-break"')[1].split("opt-outs")[0]
     assert HOSTILE in html.unescape(dumped.stdout)
     assert dom.tags.count("rect") >= 5  # bars and legend of the inline SVG
-    nas = "sslcustomize check nas.example:8443; if you know this server: sslcustomize trust "
-    assert f"{nas}nas.example:8443" in dom.fixes
-    assert any("sslcustomize trust [::1]:2525" in fix for fix in dom.fixes)
+    assert "sslcustomize check nas.example:8443" in dom.fixes
+    assert "sslcustomize trust nas.example:8443" in dom.fixes
+    assert "sslcustomize trust '[::1]:2525'" in dom.fixes  # quoted: [::1] is a shell glob
     shot = tmp_path / "report.png"
     taken = _chromium(
         f"--screenshot={shot}", "--window-size=1000,1100", url, profile=tmp_path / "profile"
@@ -124,6 +126,61 @@ def test_html_report_renders_in_chromium(tmp_path: Path) -> None:
     assert len(data) > 10_000  # a page, not a blank
     if os.access(STABLE_SCREENSHOT.parent, os.W_OK):
         STABLE_SCREENSHOT.write_bytes(data)
+
+
+def _journal_export(path: Path) -> None:
+    """A ``journalctl -o json`` export: two records of one day, written by root (``_UID``)."""
+    lines = []
+    for hour, host in ((9, "nas.example"), (15, "mail.example")):
+        lines.append(
+            json.dumps(
+                {
+                    "__CURSOR": f"c{hour}", "SYSLOG_IDENTIFIER": "sslcustomize", "_UID": "0",
+                    "_HOSTNAME": "web1", "SSLCUSTOMIZE_TIME": f"2026-12-05T{hour:02d}:00:00+00:00",
+                    "SSLCUSTOMIZE_PID": "1", "SSLCUSTOMIZE_PROGRAM": "backup.py",
+                    "SSLCUSTOMIZE_CONTEXT": "http.client", "SSLCUSTOMIZE_HOST": host,
+                    "SSLCUSTOMIZE_PORT": "8443", "SSLCUSTOMIZE_MODE": "report",
+                    "SSLCUSTOMIZE_VERDICT": "rejected", "SSLCUSTOMIZE_REASONS": "self_signed",
+                }
+            )
+        )  # fmt: skip
+    lines.append('{"time": "2026-12-05T10:00:00+00:00", "verdict": "rejected", "port": {}}')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+def test_html_report_is_level_with_the_text_report(tmp_path: Path) -> None:
+    """Users, sources, dropped and skipped counts, when and what period; a day is one bar."""
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    _journal_export(fleet / "web1.json")
+    page = tmp_path / "report.html"
+    assert main(["report", "--path", str(fleet), "--html", str(page)]) == 0
+    url = page.as_uri()
+    dumped = _chromium("--dump-dom", url, profile=tmp_path / "profile").stdout
+    assert "<html" in dumped
+    text = html.unescape(dumped)
+    would_break = text.split('id="would-break"')[1].split("</table>")[0]
+    assert "<th>users</th>" in would_break
+    assert "root (0)" in would_break
+    assert str(fleet / "web1.json") in would_break
+    about = text.split('id="about"')[1].split("</p>")[0]
+    assert "Generated 20" in about
+    assert "covering 2026-12-05 09:00 to 2026-12-05 15:00 UTC" in about
+    assert "0 record(s) dropped" in about
+    assert "1 skipped" in about
+    assert "port is not an integer 1-65535" in text.split('id="skipped"')[1]
+    # One day of records: a week of slots, one narrow bar, not a full-width block.
+    chart = dumped.split('id="chart"')[1].split("</svg>")[0]
+    widths = [float(w) for w in re.findall(r'class="bar"[^>]*width="([0-9.]+)"', chart)]
+    assert len(widths) == 1  # one day, one reason
+    assert max(widths) <= 36
+    assert "2026-12-05: 2 self_signed" in chart
+    shot = tmp_path / "level.png"
+    _chromium(f"--screenshot={shot}", "--window-size=1200,1400", url, profile=tmp_path / "p2")
+    assert shot.read_bytes().startswith(b"\x89PNG")
+    if os.access(STABLE_SCREENSHOT.parent, os.W_OK):
+        Path("/tmp/sslcustomize-report-level.png").write_bytes(shot.read_bytes())  # noqa: S108 - for a person to look at
 
 
 def test_html_report_without_records_says_so(tmp_path: Path) -> None:
@@ -148,7 +205,9 @@ def test_report_says_it_skipped_unreadable_lines(
     with records.open("a") as file:
         file.write('{"torn": \n')
     assert main(["report", "--path", str(records)]) == 0
-    assert "skipped 1 unreadable line(s)" in capsys.readouterr().err
+    said = capsys.readouterr()
+    assert "skipped 1 record(s)" in said.err
+    assert f"skipped 1 in {records}: line is not JSON (a torn write?)" in said.out
 
 
 def test_no_color_and_pipes_give_plain_output(tmp_path: Path) -> None:

@@ -63,7 +63,8 @@ as_user 4242 "$PYTHON" -c "$CLIENT" "$PORT" 2>/dev/null
 printf '%s\n' "$SECRET" > /root/secret.jsonl
 chmod 0600 /root/secret.jsonl
 as_user 4343 sh -c 'mkdir -m 700 /var/tmp/sslcustomize-4343 &&
-    printf "%s\n" "$0" > /var/tmp/sslcustomize-4343/journal-spool.jsonl' "$FORGED"
+    printf "%s\n%s\n" "$0" "$1" > /var/tmp/sslcustomize-4343/journal-spool.jsonl' \
+    "$FORGED" "$BAD"
 as_user 4343 sh -c 'mkdir -m 700 /var/tmp/sslcustomize-1 &&
     printf "%s\n" "$0" > /var/tmp/sslcustomize-1/journal-spool.jsonl' "$IMPERSONATED"
 as_user 4444 sh -c 'mkdir -m 700 /var/tmp/sslcustomize-4444 &&
@@ -91,6 +92,7 @@ def test_root_reads_each_users_spool_as_theirs_and_nothing_planted(
             "FORGED": _line("forged.example", 0),
             "IMPERSONATED": _line("impersonated.example", 1),
             "SECRET": _line("secret.example", 0),
+            "BAD": _line("bad.example", 0).replace('"port": 443', '"port": {}'),
         }
         exports = "".join(f"export {k}='{v}'; " for k, v in environment.items())
         result = run_in_overlays(["/etc", "/root"], tmp_path / "scratch", [exports + SCENARIO])
@@ -106,3 +108,15 @@ def test_root_reads_each_users_spool_as_theirs_and_nothing_planted(
     # Not read: a directory named after a uid not its owner's, a link to root's file.
     assert "impersonated.example" not in uids
     assert "secret.example" not in uids
+    # A bad record in a user's spool, the link and the FIFO: skipped, counted where they were.
+    spools = "/var/tmp/sslcustomize-{}/journal-spool.jsonl"  # noqa: S108 - in the namespace's tmpfs
+    skipped = {(item["source"], item["reason"]) for item in report["skipped"]}
+    assert skipped == {
+        (f"spool of uid 4343: {spools.format(4343)}", "port is not an integer 1-65535"),
+        (f"spool of uid 4444: {spools.format(4444)}", "a symbolic link (not followed)"),
+        (
+            f"spool of uid 4545: {spools.format(4545)}.00000000000000000001-0.rest",
+            "not a regular file",
+        ),
+    }
+    assert "bad.example" not in uids

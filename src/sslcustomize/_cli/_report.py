@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import html
 import os
 import sys
@@ -11,20 +12,22 @@ from typing import Any
 from sslcustomize._cli import EXIT_OK
 from sslcustomize._cli._escape import shown
 from sslcustomize._cli._output import console, fail, print_json
-from sslcustomize._report._journal import IDENTIFIER, records_from_journal_lines
-from sslcustomize._report._recording import sink_name
-from sslcustomize._report._records import (
-    default_path,
-    dropped_records,
-    read_source,
-    read_spool,
-    spools_for_report,
+from sslcustomize._report._advice import Fix, fix_for, safe_target
+from sslcustomize._report._journal import IDENTIFIER
+from sslcustomize._report._reading import (
+    Reading,
+    parse_time,
+    read_journal_output,
+    read_path,
+    read_spool_of,
 )
+from sslcustomize._report._recording import sink_name
+from sslcustomize._report._records import default_path, dropped_records, spools_for_report
 from sslcustomize._report._seen import relabel_records
 from sslcustomize._runtime._state import current_policy
 from sslcustomize._support._escape import visible
 from sslcustomize._support._files import atomic_write
-from sslcustomize._verdict._reasons import fix_for_record, target_text
+from sslcustomize._verdict._reasons import target_text
 
 __all__ = ["analyse", "register", "summarise"]
 
@@ -51,7 +54,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--journal-dir", metavar="DIR", help="with --journal: a journal directory to read"
     )
-    parser.add_argument("--since", metavar="DATE", help="only records from DATE (YYYY-MM-DD) on")
+    parser.add_argument(
+        "--since",
+        metavar="DATE",
+        help="only records from DATE on: YYYY-MM-DD (UTC midnight) or an ISO 8601 time",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.add_argument("--html", metavar="FILE", help="also write an HTML page")
     parser.set_defaults(handler=run)
@@ -67,6 +74,7 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             {
                 "host": key[0],
                 "port": key[1],
+                "suspicious": not safe_target(record.get("host"), record.get("port")),
                 "count": 0,
                 "reasons": [],
                 "programs": [],
@@ -134,10 +142,20 @@ def analyse(records: list[dict[str, Any]]) -> dict[str, Any]:
         table = servers if _breaks(record) else opt_outs
         entry = table.setdefault(
             where,
-            {"where": where, "count": 0, "reasons": [], "programs": [], "machines": [], "uids": []},
+            {
+                "where": where,
+                "suspicious": not safe_target(record.get("host"), record.get("port")),
+                "count": 0,
+                "reasons": [],
+                "programs": [],
+                "machines": [],
+                "uids": [],
+                "sources": [],
+            },
         )
         entry["count"] += 1
-        _add(entry["uids"], record.get("uid"))  # the journal's trusted _UID
+        _add(entry["uids"], record.get("uid"))  # the journal's trusted _UID, a spool's owner
+        _add(entry["sources"], record.get("source"))
         _add(entry["programs"], program)
         _add(entry["machines"], _machine(record))
         view = programs.setdefault(
@@ -153,7 +171,7 @@ def analyse(records: list[dict[str, Any]]) -> dict[str, Any]:
     for entry in (*servers.values(), *opt_outs.values()):
         entry["uids"].sort()
     for where, entry in servers.items():
-        entry["fixes"] = [{"reason": r, "fix": f} for r, f in fixes.get(where, [])]
+        entry["fixes"] = [fix.to_json() for fix in fixes.get(where, [])]
     failing = [v for v in programs.values() if v["would_break"]]
     opting = [v for v in programs.values() if v["opt_outs"]]
     machines = {m for entry in servers.values() for m in entry["machines"]}
@@ -193,10 +211,12 @@ def _summary_line(summary: dict[str, Any]) -> str:
     return f"{first}; {second}" if second else first
 
 
-def _read_paths(paths: list[str]) -> tuple[list[dict[str, Any]], int] | str:
-    """Read every path; an error text when one cannot be read."""
-    records: list[dict[str, Any]] = []
-    unreadable = 0
+def _read_paths(paths: list[str], reading: Reading) -> str | None:
+    """Read every path into ``reading``; an error text when a path named is not one to read.
+
+    What is inside a directory is never an error: a file that cannot be read is skipped and
+    counted. A file named itself must be a record file (a policy file is not).
+    """
     for path in paths:
         if not os.path.exists(path):
             if dropped_records(path):
@@ -205,20 +225,33 @@ def _read_paths(paths: list[str]) -> tuple[list[dict[str, Any]], int] | str:
                 f"--path {path}: no such file or directory (without --path, report reads the "
                 "policy's report sink)"
             )
-        try:
-            found, bad = read_source(path)
-        except (OSError, ValueError) as error:
-            return f"cannot read {path}: {getattr(error, 'strerror', None) or error}"
-        records.extend(found)
-        unreadable += bad
-    return records, unreadable
+        if os.path.isdir(path):
+            read_path(path, reading)
+            continue
+        before = dict(reading.skipped)
+        read_path(path, reading)
+        if path not in reading.files:
+            # Not a file of records at all (a FIFO, a device, a fake database): say why.
+            why = [
+                r for (f, r), n in reading.skipped.items() if f == path and n != before.get((f, r))
+            ]
+            if why:
+                return f"--path {path}: cannot read it: {why[0]}"
+            continue  # an empty file: no records yet
+        found, bad = reading.files[path]
+        if bad and not found:
+            return (
+                f"--path {path}: not a report file: none of its lines is a record (report "
+                "reads sqlite and jsonl sink files and journalctl -o json exports)"
+            )
+    return None
 
 
 #: Where ``journalctl`` is looked for and what it runs with: the system's directories only.
 _SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 
 
-def _read_journal(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int] | str:
+def _read_journal(args: argparse.Namespace, since: str | None, reading: Reading) -> str | None:
     """Run ``journalctl -o json`` for sslcustomize's records; also read this user's spools."""
     import shutil  # noqa: PLC0415
     import subprocess  # noqa: PLC0415 - only to read the journal
@@ -229,8 +262,8 @@ def _read_journal(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int] 
     if journalctl is None:
         return "journalctl is not installed: read exported files with --path"
     command = [journalctl, "-o", "json", "--no-pager", f"SYSLOG_IDENTIFIER={IDENTIFIER}"]
-    if args.since:
-        command[1:1] = ["--since", args.since]
+    if since:
+        command[1:1] = ["--since", since]
     if args.journal_dir:
         command[1:1] = ["--directory", args.journal_dir]
     environment = {"PATH": _SYSTEM_PATH, "LC_ALL": "C.UTF-8", "SYSTEMD_PAGER": ""}
@@ -243,15 +276,10 @@ def _read_journal(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int] 
     if done.returncode != 0 and not done.stdout:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"journalctl failed: {message[-1] if message else done.returncode}"
-    records, unreadable = records_from_journal_lines(done.stdout.splitlines())
+    read_journal_output(done.stdout, reading)
     for spool, owner in spools_for_report():  # records journald did not take yet
-        try:
-            found, bad = read_spool(spool, owner)
-        except OSError:
-            continue
-        records.extend(found)
-        unreadable += bad
-    return records, unreadable
+        read_spool_of(spool, owner, reading)
+    return None
 
 
 def _source(args: argparse.Namespace) -> tuple[str, list[str] | None]:
@@ -272,42 +300,72 @@ def _source(args: argparse.Namespace) -> tuple[str, list[str] | None]:
     return path, [path] if os.path.exists(path) else []
 
 
-def run(args: argparse.Namespace) -> int:
-    """Read, group and print."""
+def _since(text: str | None) -> tuple[dt.datetime | None, str | None]:
+    """``--since``: the time, and how journalctl is told it (UTC). ``ValueError``: not one."""
+    if text is None:
+        return None, None
     try:
+        since = parse_time(text)
+    except ValueError:
+        raise ValueError(
+            f"--since {text}: not a date (YYYY-MM-DD, or an ISO 8601 time such as "
+            "2026-12-01T08:00:00+00:00)"
+        ) from None
+    return since, since.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _recent(records: list[dict[str, Any]], since: dt.datetime | None) -> list[dict[str, Any]]:
+    """The records from ``since`` on (every record's time was checked when it was read)."""
+    if since is None:
+        return records
+    return [r for r in records if parse_time(r["time"]) >= since]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read, validate, group and print."""
+    try:
+        since, journal_since = _since(args.since)
         source, paths = _source(args)
     except ValueError as error:
         return fail(str(error), as_json=args.json)
-    read = _read_journal(args) if paths is None else _read_paths(paths)
-    if isinstance(read, str):
-        return fail(read, as_json=args.json)
-    records, skipped = read
+    reading = Reading()
+    problem = (
+        _read_journal(args, journal_since, reading)
+        if paths is None
+        else _read_paths(paths, reading)
+    )
+    if problem is not None:
+        return fail(problem, as_json=args.json)
+    skipped = reading.skipped_list()
     if skipped:
         sys.stderr.write(
-            f"sslcustomize: skipped {skipped} unreadable line(s) of {visible(source)} "
-            "(torn writes?)\n"
+            f"sslcustomize: skipped {reading.skipped_total()} record(s) or file(s) of "
+            f"{visible(source)} that could not be read as records (each counted in the output)\n"
         )
-    records = relabel_records(records)  # sightings come from every record, not only recent
-    if args.since:
-        records = [r for r in records if str(r.get("time", "")) >= args.since]
+    records = relabel_records(reading.records)  # sightings come from every record, not only recent
+    records = _recent(records, since)
     groups = summarise(records)
     analysis = analyse(records)
-    if args.html:
-        try:
-            atomic_write(args.html, _html(groups, records, source, analysis))
-        except OSError as error:
-            return fail(f"cannot write {args.html}: {error.strerror or error}")
-        sys.stderr.write(f"sslcustomize: wrote {os.path.abspath(args.html)}\n")
     if paths is None:
         dropped = dropped_records(every_user=True)
     else:
         dropped = sum(dropped_records(path) for path in paths)
+    if args.html:
+        page = _html(groups, records, source, analysis, skipped=skipped, dropped=dropped,
+                     since=args.since)  # fmt: skip
+        try:
+            atomic_write(args.html, page)
+        except OSError as error:
+            return fail(f"cannot write {args.html}: {error.strerror or error}")
+        sys.stderr.write(f"sslcustomize: wrote {os.path.abspath(args.html)}\n")
     if args.json:
         print_json(
             {
                 "source": source,
                 "records": len(records),
                 "dropped": dropped,
+                "skipped": skipped,
+                "skipped_total": reading.skipped_total(),
                 "summary": analysis["summary"],
                 "would_break": analysis["would_break"],
                 "opt_outs": analysis["opt_outs"],
@@ -317,9 +375,45 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     _render(analysis, source, len(records))
+    _render_skipped(skipped)
     if dropped:
         console().print(f"{dropped} record(s) could not be written and were dropped")
     return EXIT_OK
+
+
+def _render_commands(entries: list[dict[str, Any]]) -> None:
+    """Each command of the fixes once, on a line of its own: a table cell wraps, a paste must not.
+
+    Only commands built from host names are there (see :mod:`.._report._advice`).
+    """
+    commands = list(
+        dict.fromkeys(c for entry in entries for fix in entry["fixes"] for c in fix["commands"])
+    )
+    if not commands:
+        return
+    out = console()
+    out.print("Commands to paste (check first; trust only a server you know):")
+    for command in commands:
+        out.print(f"  {shown(command)}", soft_wrap=True)
+
+
+#: The most skip lines the text output shows (the JSON has them all).
+_SKIPS_SHOWN = 20
+
+
+def _render_skipped(skipped: list[dict[str, Any]]) -> None:
+    """One line per file and reason: ``skipped 2 in /fleet/web1.jsonl: port is not ...``."""
+    out = console()
+    for item in skipped[:_SKIPS_SHOWN]:
+        out.print(
+            f"skipped {item['count']} in {shown(item['source'])}: {shown(item['reason'])}",
+            soft_wrap=True,
+        )
+    if len(skipped) > _SKIPS_SHOWN:
+        rest = sum(item["count"] for item in skipped[_SKIPS_SHOWN:])
+        out.print(
+            f"skipped {rest} more in {len(skipped) - _SKIPS_SHOWN} other place(s): see --json"
+        )
 
 
 def _user_names(uids: list[Any]) -> list[str]:
@@ -333,6 +427,26 @@ def _user_names(uids: list[Any]) -> list[str]:
         except (KeyError, ValueError, TypeError, OverflowError):  # noqa: PERF203 - a uid of another machine
             names.append(str(uid))
     return names
+
+
+#: The marker of a server whose host is not a host name, in text and HTML.
+SUSPICIOUS = "suspicious: not a host name"
+#: The most sources a cell names (the JSON has them all).
+_SOURCES_SHOWN = 3
+
+
+def _server_cell(entry: dict[str, Any]) -> str:
+    """The server, escaped; flagged when its host is not a host name."""
+    where = shown(entry["where"])
+    return f"{where} [bold red]({SUSPICIOUS})[/]" if entry["suspicious"] else where
+
+
+def _sources(sources: list[str]) -> str:
+    """Where the records came from: files, spools (with their owner's uid), the journal."""
+    text = ", ".join(sources[:_SOURCES_SHOWN])
+    if len(sources) > _SOURCES_SHOWN:
+        text += f" and {len(sources) - _SOURCES_SHOWN} more"
+    return shown(text)
 
 
 def _render(analysis: dict[str, Any], source: str, count: int) -> None:
@@ -351,16 +465,17 @@ def _render(analysis: dict[str, Any], source: str, count: int) -> None:
     users = any(e["uids"] for e in (*analysis["would_break"], *analysis["opt_outs"]))
     if analysis["would_break"]:
         table = Table(title="What would fail under enforce", title_justify="left")
-        for column in ("server", "reasons", "programs", "machines", "count", "fix"):
-            table.add_column(column)
+        for column in ("server", "reasons", "programs", "machines", "from", "count", "fix"):
+            table.add_column(column, overflow="fold")
             if users and column == "machines":
                 table.add_column("users")
         for entry in analysis["would_break"]:
             row = [
-                shown(entry["where"]),
+                _server_cell(entry),
                 joined(entry["reasons"]),
                 joined(entry["programs"]),
                 joined(entry["machines"]),
+                _sources(entry["sources"]),
                 str(entry["count"]),
                 shown("; ".join(f["fix"] for f in entry["fixes"])),
             ]
@@ -368,18 +483,22 @@ def _render(analysis: dict[str, Any], source: str, count: int) -> None:
                 row.insert(4, joined(_user_names(entry["uids"])))
             table.add_row(*row)
         out.print(table)
+        _render_commands(analysis["would_break"])
     if analysis["opt_outs"]:
         table = Table(
             title="Code that turns verification off here (enforce still allows it)",
             title_justify="left",
         )
-        for column in ("server", "programs", "machines", *(("users",) if users else ()), "count"):
-            table.add_column(column)
+        for column in (
+            "server", "programs", "machines", *(("users",) if users else ()), "from", "count"
+        ):  # fmt: skip
+            table.add_column(column, overflow="fold")
         for entry in analysis["opt_outs"]:
             row = [
-                shown(entry["where"]),
+                _server_cell(entry),
                 joined(entry["programs"]),
                 joined(entry["machines"]),
+                _sources(entry["sources"]),
                 str(entry["count"]),
             ]
             if users:
@@ -409,7 +528,9 @@ _COLOURS = {
     "pin_mismatch": "#8c564b",
     "code_opt_out": "#7f7f7f",
 }
-_DAYS = 30  # the chart shows the last 30 days that have records
+_DAYS = 30  # the chart shows at most the last 30 days, every day of them
+_MIN_DAYS = 7  # and at least a week, so that one day is one bar, not the whole width
+_BAR = 36  # the widest a bar is drawn, in pixels
 
 
 def _by_day(
@@ -418,11 +539,16 @@ def _by_day(
     """Count records per day and reason: the days, the reasons, the counts."""
     counts: dict[tuple[str, str], int] = {}
     for record in records:
-        day = str(record.get("time", ""))[:10]
+        day = parse_time(record["time"]).date().isoformat()  # the UTC day
         for reason in record.get("reasons") or ["(none)"]:
             counts[day, str(reason)] = counts.get((day, str(reason)), 0) + 1
-    days = sorted({day for day, _ in counts})[-_DAYS:]
     reasons = sorted({reason for _, reason in counts})
+    if not counts:
+        return [], reasons, counts
+    last = dt.date.fromisoformat(max(day for day, _ in counts))
+    first = dt.date.fromisoformat(min(day for day, _ in counts))
+    span = min(max((last - first).days + 1, _MIN_DAYS), _DAYS)
+    days = [(last - dt.timedelta(days=n)).isoformat() for n in reversed(range(span))]
     return days, reasons, counts
 
 
@@ -444,7 +570,8 @@ def _chart(records: list[dict[str, Any]]) -> str:
         f'<text x="{left - 6}" y="{top + 10}" text-anchor="end" font-size="11">{peak}</text>',
     ]
     for index, day in enumerate(days):
-        x = left + index * step + 2
+        bar_width = min(max(step - 4, 1), _BAR)
+        x = left + index * step + (step - bar_width) / 2
         y = float(height - bottom)
         for reason in reasons:
             count = counts.get((day, reason), 0)
@@ -454,7 +581,7 @@ def _chart(records: list[dict[str, Any]]) -> str:
             y -= bar
             colour = _COLOURS.get(reason, "#bbbbbb")
             parts.append(
-                f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{max(step - 4, 1):.1f}" '
+                f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{bar_width:.1f}" '
                 f'height="{bar:.1f}" fill="{colour}"><title>{_e(day)}: {count} '
                 f"{_e(reason)}</title></rect>"
             )
@@ -483,8 +610,13 @@ def _missing_text(names: list[str]) -> str:
 
 
 def _would_break(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The hosts whose connections enforce mode would reject, with each reason's fix."""
+    """The servers whose connections enforce mode would reject, with each reason's fix.
+
+    The fix's commands are built from the record's host and port only when the host is a host
+    name (see :mod:`.._report._advice`): a forged host gets no command.
+    """
     hosts: dict[tuple[str, Any], set[str]] = {}
+    first: dict[tuple[str, Any], dict[str, Any]] = {}
     seen: dict[tuple[str, Any], str] = {}
     for record in records:
         if _breaks(record):  # opt-outs break nothing: enforce still allows them
@@ -492,21 +624,23 @@ def _would_break(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             hosts.setdefault(key, set()).update(
                 r for r in record.get("reasons") or [] if r != "code_opt_out"
             )
+            # The latest record of the server says how it is reached (STARTTLS) and which
+            # expired exception would have applied.
+            first[key] = record
             if record.get("missing_intermediate"):
                 seen[key] = (
                     f"it does not send the intermediate '{record['missing_intermediate']}'; "
                     f"{record.get('seen')}"
                 )
 
-    def fix(reason: str, host: str, port: Any) -> str:
-        text = fix_for_record(reason, host, port)
-        found = seen.get((host, port)) if reason == "incomplete_chain" else None
-        return f"{text}: {found}" if found else text
+    def fix(reason: str, key: tuple[str, Any]) -> Fix:
+        found = seen.get(key) if reason == "incomplete_chain" else None
+        return fix_for(reason, first[key], found)
 
     return [
         {
             "where": _where(host, port),
-            "fixes": [(r, fix(r, host, port)) for r in sorted(reasons)],
+            "fixes": [fix(r, (host, port)) for r in sorted(reasons) or ["invalid"]],
         }
         for (host, port), reasons in sorted(hosts.items(), key=lambda kv: str(kv[0]))
     ]
@@ -514,12 +648,14 @@ def _would_break(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:72em}
 td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-table{border-collapse:collapse;margin:1em 0}code{background:#f3f3f3;padding:1px 4px}
+table{border-collapse:collapse;margin:1em 0}
+code{background:#f3f3f3;padding:1px 4px}td.from{overflow-wrap:anywhere;min-width:8em}
 h2{margin-top:1.5em}.none{color:#2a7d2a}
 #summary{font-size:1.3em;font-weight:600;padding:.6em 1em;border-left:6px solid #d62728;
 background:#fdf2f2}#summary.clean{border-color:#2a7d2a;background:#f2fbf2}
 .program{border:1px solid #ddd;border-radius:6px;padding:.4em 1em;margin:.8em 0}
-.program h3{margin:.3em 0;font-family:ui-monospace,monospace}.muted{color:#666}"""
+.program h3{margin:.3em 0;font-family:ui-monospace,monospace}.muted{color:#666}
+.suspicious{color:#b00;font-weight:600}"""
 
 
 def _e(value: Any) -> str:
@@ -527,16 +663,39 @@ def _e(value: Any) -> str:
     return html.escape(visible(str(value)))
 
 
+def _fix_html(fix: dict[str, Any]) -> str:
+    """A fix's words escaped, each of its commands in its own ``<code class="command">``."""
+    text, parts, position = fix["fix"], [], 0
+    for command in fix["commands"]:
+        index = text.find(command, position)
+        if index < 0:
+            continue
+        parts.append(_e(text[position:index]))
+        parts.append(f'<code class="command">{_e(command)}</code>')
+        position = index + len(command)
+    parts.append(_e(text[position:]))
+    return "".join(parts)
+
+
+def _server_html(entry: dict[str, Any]) -> str:
+    """The server, escaped; flagged when its host is not a host name."""
+    flag = f' <span class="suspicious">({SUSPICIOUS})</span>' if entry["suspicious"] else ""
+    return f"<strong>{_e(entry['where'])}</strong>{flag}"
+
+
 def _programs_html(analysis: dict[str, Any]) -> str:
     """A view per program: the servers it would fail on and those it reaches unverified."""
     if not analysis["programs"]:
         return '<p class="none">No program would fail, and none turns verification off.</p>'
-    fixes = {entry["where"]: entry["fixes"] for entry in analysis["would_break"]}
+    servers = {entry["where"]: entry for entry in analysis["would_break"]}
     parts = []
     for view in analysis["programs"]:
         items = "".join(
-            f"<li><strong>{_e(where)}</strong>: "
-            + "; ".join(f"{_e(f['reason'])}: <code>{_e(f['fix'])}</code>" for f in fixes[where])
+            f"<li>{_server_html(servers[where])}: "
+            + "; ".join(
+                f'{_e(f["reason"])}: <span class="fix">{_fix_html(f)}</span>'
+                for f in servers[where]["fixes"]
+            )
             + "</li>"
             for where in view["would_break"]
         )
@@ -551,19 +710,57 @@ def _programs_html(analysis: dict[str, Any]) -> str:
     return '<div id="programs">' + "".join(parts) + "</div>"
 
 
+def _who_html(entry: dict[str, Any]) -> str:
+    """Machines, users and the files or spools the records came from, for one server."""
+    said = [f"on {_e(', '.join(entry['machines']))}"]
+    if entry["uids"]:
+        said.append(f"users {_e(', '.join(_user_names(entry['uids'])))}")
+    if entry["sources"]:
+        said.append(f"from {_e(', '.join(entry['sources']))}")
+    return f'<span class="muted">{"; ".join(said)}</span>'
+
+
+def _skipped_html(skipped: list[dict[str, Any]]) -> str:
+    if not skipped:
+        return '<p id="skipped" class="none">None: every record read was valid.</p>'
+    rows = "\n".join(
+        f"<tr><td>{_e(item['source'])}</td><td>{_e(item['reason'])}</td>"
+        f"<td>{item['count']}</td></tr>"
+        for item in skipped
+    )
+    return (
+        '<table id="skipped"><tr><th>file or source</th><th>why skipped</th><th>count</th></tr>'
+        f"\n{rows}\n</table>"
+    )
+
+
+def _period(records: list[dict[str, Any]], since: str | None) -> str:
+    """``2026-12-01 10:00 to 2026-12-04 10:00 UTC`` (the records' own times), for the page."""
+    if not records:
+        return "no records" + (f" since {since}" if since else "")
+    times = sorted(parse_time(r["time"]) for r in records)
+    first, last = (t.strftime("%Y-%m-%d %H:%M") for t in (times[0], times[-1]))
+    return f"{first} to {last} UTC" + (f" (asked: since {since})" if since else "")
+
+
 def _html(
     groups: list[dict[str, Any]],
     records: list[dict[str, Any]],
     path: str,
     analysis: dict[str, Any] | None = None,
+    *,
+    skipped: list[dict[str, Any]] | None = None,
+    dropped: int = 0,
+    since: str | None = None,
 ) -> str:
     """A standalone page: the summary line, a view per program, the fix per server, the rest.
 
-    Every value from a record is escaped (control characters made visible); the page loads
-    nothing (its CSP forbids it).
+    Every value from a record is escaped (control characters made visible), and each command
+    is in its own ``<code class="command">``; the page loads nothing (its CSP forbids it).
     """
     e = _e
     analysis = analysis or analyse(records)
+    skipped = skipped or []
     summary = analysis["summary"]
     rows = "\n".join(
         "<tr>"
@@ -583,43 +780,53 @@ def _html(
         + "</tr>"
         for g in groups
     )
-    machines_of = {entry["where"]: entry["machines"] for entry in analysis["would_break"]}
-    breaking = _would_break(records)
-    if breaking:
+    if analysis["would_break"]:
         items = "\n".join(
-            f'<li class="host"><strong>{e(item["where"])}</strong>'
-            f' <span class="muted">on {e(", ".join(machines_of.get(item["where"], [])))}</span>'
-            "<ul>"
-            + "".join(
-                f'<li>{e(reason)}: <code class="fix">{e(fix)}</code></li>'
-                for reason, fix in item["fixes"]
+            f'<tr class="host"><td>{_server_html(entry)}</td>'
+            f"<td>{e(', '.join(entry['reasons']))}</td>"
+            f"<td>{e(', '.join(entry['programs']))}</td>"
+            f"<td>{e(', '.join(entry['machines']))}</td>"
+            f"<td>{e(', '.join(_user_names(entry['uids']))) or '-'}</td>"
+            f'<td class="from">{e(", ".join(entry["sources"]))}</td>'
+            f"<td>{entry['count']}</td><td>"
+            + "<br>".join(
+                f'{e(fix["reason"])}: <span class="fix">{_fix_html(fix)}</span>'
+                for fix in entry["fixes"]
             )
-            + "</ul></li>"
-            for item in breaking
+            + "</td></tr>"
+            for entry in analysis["would_break"]
         )
-        enforce = f'<ul id="would-break">{items}</ul>'
+        enforce = (
+            '<table id="would-break"><tr><th>server</th><th>reasons</th><th>programs</th>'
+            "<th>machines</th><th>users</th><th>from</th><th>count</th><th>fix</th></tr>\n"
+            f"{items}\n</table>"
+        )
     else:
         enforce = (
             '<p id="would-break" class="none">Nothing: every recorded connection verified.</p>'
         )
     if analysis["opt_outs"]:
         opt_items = "\n".join(
-            f"<li><strong>{e(entry['where'])}</strong>: {e(', '.join(entry['programs']))}"
-            f' <span class="muted">on {e(", ".join(entry["machines"]))}, '
-            f"{entry['count']} connection(s)</span></li>"
+            f"<li>{_server_html(entry)}: {e(', '.join(entry['programs']))} "
+            f"{_who_html(entry)}; {entry['count']} connection(s)</li>"
             for entry in analysis["opt_outs"]
         )
         opt_outs = f'<ul id="opt-outs">{opt_items}</ul>'
     else:
         opt_outs = '<p id="opt-outs" class="none">None recorded.</p>'
     clean = "" if summary["programs"] else ' class="clean"'
+    generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    total = sum(item["count"] for item in skipped)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>sslcustomize report</title><style>{_STYLE}</style></head><body>
 <h1>sslcustomize report</h1>
 <p id="summary"{clean}>{e(summary["line"])}</p>
-<p class="muted">Source: {e(path)}; {len(records)} record(s), {len(groups)} server(s).</p>
+<p id="about" class="muted">Generated {generated}. Source: {e(path)}; {len(records)} record(s),
+{len(groups)} server(s), covering {e(_period(records, since))};
+<span id="dropped">{dropped} record(s) dropped</span> (could not be written);
+<span id="skipped-count">{total} skipped</span> (not valid records).</p>
 <h2>By program (who to talk to)</h2>
 {_programs_html(analysis)}
 <h2>What would break under enforce, and the fix</h2>
@@ -635,5 +842,10 @@ them.</p>
 <table id="hosts"><tr><th>server</th><th>count</th><th>reasons</th><th>programs</th>
 <th>machines</th><th>contexts</th><th>first seen</th><th>last seen</th></tr>
 {rows}
-</table></body></html>
+</table>
+<h2>Skipped (not valid records)</h2>
+<p class="muted">Records are read as hostile input: a record whose fields have the wrong type or
+range, or a file that is not a regular file of records, is skipped and counted here.</p>
+{_skipped_html(skipped)}
+</body></html>
 """

@@ -383,7 +383,7 @@ class _Connection:
         self.runtime.recorder.record(
             decision=plan.decision, name=plan.name, host=plan.host, port=plan.port, chain=chain,
             verdict="accepted" if verdict.accepted else "opt_out",
-            reasons=("code_opt_out", *verdict.reasons),
+            reasons=("code_opt_out", *verdict.reasons), starttls=starttls_protocol(),
         )  # fmt: skip
 
     def _record_report(self, verdict: Verdict, chain: tuple[bytes, ...]) -> None:
@@ -398,7 +398,7 @@ class _Connection:
             )
         recorder.record(
             decision=plan.decision, name=plan.name, host=plan.host, port=plan.port, chain=chain,
-            verdict="rejected", reasons=verdict.reasons,
+            verdict="rejected", reasons=verdict.reasons, starttls=starttls_protocol(),
         )  # fmt: skip
 
     def _floor(self, spec: EngineSpec, chain: tuple[bytes, ...]) -> Verdict:

@@ -136,17 +136,24 @@ class Recorder:
         chain: tuple[bytes, ...],
         verdict: str,
         reasons: tuple[str, ...],
+        starttls: str | None = None,
     ) -> None:
         """Write a record for one connection.
 
         The intermediates of its chain are named only when the chain reached a trust anchor of
         the policy (no pin stood in for it, and no reason says the issuer was not found): they
-        are then intermediates this machine saw verify (see :mod:`._seen`).
+        are then intermediates this machine saw verify (see :mod:`._seen`). ``starttls`` and
+        an expired exception that would have applied are kept for ``report``'s advice.
         """
         origin = decision.origin
         fields = dict(chain_fields(chain))
         if decision.pins or not REACHED_ANCHOR_REASONS.issuperset(reasons):
             fields.pop("intermediates", None)
+        if decision.expired is not None:
+            expired = decision.expired
+            fields["expired_host"] = str(expired.host)
+            fields["expired_origin"] = str(expired.origin)
+            fields["expired_layer"] = expired.origin.layer
         self._write(
             context=name,
             host=host,
@@ -156,6 +163,7 @@ class Recorder:
             reasons=reasons,
             rule=decision.rule,
             origin=str(origin) if origin else None,
+            starttls=starttls,
             **fields,
         )
 

@@ -54,6 +54,7 @@ __all__ = [
     "MAX_WAIT",
     "RECORD_VERSION",
     "SPOOL_LIMIT",
+    "SPOOL_SUFFIX",
     "JournalSink",
     "JsonlSink",
     "Record",
@@ -73,6 +74,7 @@ __all__ = [
     "read_spool",
     "record_from_fields",
     "spool_files",
+    "spool_parts",
     "spools_for_report",
     "warn_safely",
 ]
@@ -133,6 +135,13 @@ class Record:
     rule: str = "default"
     origin: str | None = None
     machine: str | None = None
+    #: The STARTTLS protocol spoken before TLS (``smtp``...), so that advice fetches alike.
+    starttls: str | None = None
+    #: The exception that would have applied had it not expired: its pattern, file:line and
+    #: layer (``system``: renewing it takes ``--scope system``).
+    expired_host: str | None = None
+    expired_origin: str | None = None
+    expired_layer: str | None = None
     version: int = field(default=RECORD_VERSION)
 
     def to_json(self) -> str:
@@ -1046,6 +1055,11 @@ def spool_files(spool: str) -> list[str]:
         glob.glob(glob.escape(spool) + ".*.draining") + glob.glob(glob.escape(spool) + ".*.rest")
     )
     return [*parts, spool] if os.path.exists(spool) else parts
+
+
+def spool_parts(spool: str) -> list[tuple[str, int]]:
+    """Return each part of the spool ``spool`` with the offset its records start at."""
+    return [(part, _part_name(spool, part)[1]) for part in spool_files(spool)]
 
 
 def _fallback_owner(directory: str) -> int | None:

@@ -1,0 +1,512 @@
+"""Read report records as hostile input: bounded, field by field, each labelled with its source.
+
+``report`` reads what many users and machines wrote: fleet directories gathered by someone
+else's script, group-shared logs, other users' spools, the journal (whose ``SSLCUSTOMIZE_*``
+fields any local user writes). Nothing read here is trusted:
+
+* a file is opened only if it is a regular file: ``lstat`` first, then
+  ``O_NOFOLLOW | O_NONBLOCK`` and ``fstat`` on the descriptor (a FIFO is never waited on, a
+  device never read, a link swapped in between is refused by the kernel);
+* inside a directory, symbolic links are not followed at all (neither to files nor to
+  directories, inside or outside the tree): each is skipped and counted;
+* a file is read to at most :data:`MAX_FILE_BYTES`, a line to at most :data:`MAX_LINE`
+  (a longer line is passed over in chunks, never held whole);
+* a file with SQLite's header that is not a report database is skipped and counted;
+* every record is validated field by field (:func:`validate`): a bad one is skipped and
+  counted by source and reason, and the good ones of the same file are kept;
+* each record is labelled with where it came from (``source``: the file, or the spool owner's
+  uid from ``fstat``), so that a forged ``program`` or ``machine`` cannot pass as another's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import ipaddress
+import json
+import os
+import re
+import stat
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from sslcustomize._report._journal import record_from_journal
+from sslcustomize._report._records import SPOOL_SUFFIX, spool_parts
+from sslcustomize._verdict._reasons import REASONS, STARTTLS_PORTS
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_LINE",
+    "Reading",
+    "is_host_name",
+    "parse_time",
+    "read_journal_output",
+    "read_lines",
+    "read_path",
+    "read_spool_of",
+    "validate",
+]
+
+#: The most bytes read from one file (a sink's file, an export, a spool part).
+MAX_FILE_BYTES = 256 << 20
+#: The longest line read as a record, in bytes. A record's fields are cut at 4 KiB by the
+#: journal writer; a legitimate record stays far below this.
+MAX_LINE = 256 << 10
+#: The longest string field, in characters, and the most items of a list field.
+MAX_TEXT = 8192
+MAX_ITEMS = 64
+#: How deep a fleet directory is walked.
+MAX_DEPTH = 16
+_SQLITE_HEADER = b"SQLite format 3\x00"
+_CHUNK = 64 << 10
+#: The files SQLite keeps beside a database (read with it, not as files of their own).
+_SQLITE_SIDE_FILES = (".sqlite3-wal", ".sqlite3-shm", ".sqlite3-journal")
+
+#: Every reason code a record may carry (``REASONS``, and those only records use).
+KNOWN_REASONS = frozenset((*REASONS, "code_opt_out", "variable_ignored"))
+_VERDICTS = frozenset({"rejected", "accepted", "opt_out", "refused", "ignored"})
+_TEXT_FIELDS = (
+    "program",
+    "context",
+    "mode",
+    "rule",
+    "origin",
+    "machine",
+    "leaf_subject",
+    "issuer",
+    "not_after",
+    "pin",
+    "top_issuer",
+    "comm",
+    "expired_host",
+    "expired_origin",
+)
+_LIST_FIELDS = ("chain_sha256", "intermediates")
+_LAYERS = frozenset({"system", "venv", "user", "process"})
+_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)\Z")
+_SCOPE_ID = re.compile(r"[A-Za-z0-9_.-]{1,15}\Z")
+
+
+class Reading:
+    """What reading gave: the valid records, and the skipped ones counted by source and reason."""
+
+    def __init__(self) -> None:
+        """Start with nothing read."""
+        self.records: list[dict[str, Any]] = []
+        self.skipped: dict[tuple[str, str], int] = {}
+        #: Per file read: how many records it gave, and how many lines were not records.
+        self.files: dict[str, list[int]] = {}
+
+    def skip(self, source: str, reason: str, count: int = 1) -> None:
+        """Count ``count`` records or files of ``source`` skipped for ``reason``."""
+        key = (source, reason)
+        self.skipped[key] = self.skipped.get(key, 0) + count
+
+    def add(
+        self, entry: Any, source: str, *, owner: int | None = None, journal: bool = False
+    ) -> None:
+        """Validate one entry read from ``source``; keep it labelled, or count it skipped.
+
+        ``uid`` is kept only where something other than the writer vouches for it: the
+        journal's trusted ``_UID`` (``journal``), or the owner of a user's spool (``owner``,
+        from ``fstat``). A uid a line of a file claims is checked, then dropped.
+        """
+        record, why = validate(entry)
+        if record is None:
+            self.skip(source, why)
+            self.files.setdefault(source, [0, 0])[1] += 1
+            return
+        record["source"] = source
+        if owner is not None:
+            record["uid"] = owner  # the file's owner, from fstat: not what the line claims
+        elif not journal:
+            record.pop("uid", None)
+        self.records.append(record)
+        self.files.setdefault(source, [0, 0])[0] += 1
+
+    def skipped_list(self) -> list[dict[str, Any]]:
+        """The skips as ``{"source", "reason", "count"}``, by source then reason."""
+        return [
+            {"source": source, "reason": reason, "count": count}
+            for (source, reason), count in sorted(self.skipped.items())
+        ]
+
+    def skipped_total(self) -> int:
+        """How many records, lines and files were skipped in all."""
+        return sum(self.skipped.values())
+
+
+# --- Values -------------------------------------------------------------------------------------
+
+
+def is_host_name(host: object) -> bool:
+    """Tell whether ``host`` is a DNS name (letters, digits, hyphens), an IPv4 or IPv6 address.
+
+    Only such a host is ever put into a command that ``report`` prints: it cannot start with
+    ``-`` (an option), and holds no space, quote or shell character.
+    """
+    if not isinstance(host, str) or not host or len(host) > 253:
+        return False
+    address, _, scope = host.partition("%")
+    if ":" in address:
+        return (not scope or bool(_SCOPE_ID.match(scope))) and _parses(
+            ipaddress.IPv6Address, address
+        )
+    if scope:
+        return False
+    if _parses(ipaddress.IPv4Address, host):
+        return True
+    name = host[:-1] if host.endswith(".") else host
+    return all(_LABEL.match(label) for label in name.split("."))
+
+
+def _parses(kind: type[ipaddress.IPv4Address | ipaddress.IPv6Address], text: str) -> bool:
+    try:
+        kind(text)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_time(value: str) -> dt.datetime:
+    """Return the aware UTC time an ISO 8601 text says (a date alone: its midnight UTC).
+
+    Raises:
+        ValueError: ``value`` is not such a text.
+    """
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    parsed = dt.datetime.fromisoformat(text)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.timezone.utc)
+    return parsed.astimezone(dt.timezone.utc)
+
+
+def _integer(value: object, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _text(value: object) -> bool:
+    return isinstance(value, str) and len(value) <= MAX_TEXT
+
+
+def validate(entry: object) -> tuple[dict[str, Any] | None, str]:  # noqa: PLR0911, PLR0912 - one check per field
+    """Return a record's known fields checked one by one, or ``None`` and why it is refused.
+
+    Types and ranges: ``time`` an ISO 8601 text, ``verdict`` a known verdict, ``port`` an
+    integer 1-65535, ``pid``/``uid`` non-negative integers, ``reasons`` a list of known reason
+    codes, strings at most :data:`MAX_TEXT` characters, lists at most :data:`MAX_ITEMS` items.
+    ``host`` is any bounded string here: one that is not a host name is kept, shown escaped and
+    flagged (see :func:`is_host_name`). Fields not known are dropped.
+    """
+    if not isinstance(entry, dict):
+        return None, "not a JSON object"
+    record: dict[str, Any] = {}
+    time = entry.get("time")
+    if not _text(time):
+        return None, "time is not a text"
+    try:
+        parse_time(str(time))
+    except ValueError:
+        return None, "time is not an ISO 8601 date"
+    record["time"] = time
+    verdict = entry.get("verdict")
+    if verdict not in _VERDICTS:
+        return None, "verdict is not a known verdict"
+    record["verdict"] = verdict
+    host = entry.get("host")
+    if host is not None and not _text(host):
+        return None, "host is not a text (or too long)"
+    record["host"] = host
+    port = entry.get("port")
+    if port is not None and not _integer(port, 1, 65535):
+        return None, "port is not an integer 1-65535"
+    record["port"] = port
+    reasons = entry.get("reasons", [])
+    if not isinstance(reasons, list) or len(reasons) > MAX_ITEMS:
+        return None, "reasons is not a list"
+    if not all(isinstance(r, str) and r in KNOWN_REASONS for r in reasons):
+        return None, "reasons holds an unknown reason"
+    record["reasons"] = list(dict.fromkeys(reasons))
+    for name in ("pid", "uid", "version"):
+        value = entry.get(name)
+        if value is not None and not _integer(value, 0, 2**32):
+            return None, f"{name} is not a non-negative integer"
+        if value is not None:
+            record[name] = value
+    for name in _TEXT_FIELDS:
+        value = entry.get(name)
+        if value is not None and not _text(value):
+            return None, f"{name} is not a text (or too long)"
+        if value is not None:
+            record[name] = value
+    for name in _LIST_FIELDS:
+        value = entry.get(name, [])
+        if not isinstance(value, list) or len(value) > MAX_ITEMS or not all(map(_text, value)):
+            return None, f"{name} is not a list of texts"
+        record[name] = value
+    starttls = entry.get("starttls")
+    if starttls is not None and starttls not in STARTTLS_PORTS:
+        return None, "starttls is not a known protocol"
+    record["starttls"] = starttls
+    layer = entry.get("expired_layer")
+    if layer is not None and layer not in _LAYERS:
+        return None, "expired_layer is not a policy layer"
+    record["expired_layer"] = layer
+    return record, ""
+
+
+# --- Files --------------------------------------------------------------------------------------
+
+
+def _open_regular(path: str, *, follow: bool) -> int:
+    """Open ``path`` to read if it is a regular file, never waiting (a FIFO) or reading a device.
+
+    Raises:
+        OSError: It is missing, a link (unless ``follow``), or not a regular file.
+    """
+    if not follow:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            raise OSError(f"{path}: a symbolic link (not followed)")
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path}: not a regular file")
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    descriptor = os.open(path, flags)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(f"{path}: not a regular file")
+    return descriptor
+
+
+def read_lines(file: BinaryIO, limit: int | None = None) -> Iterator[bytes | None]:
+    """Yield each line of ``file`` (``None`` for one longer than :data:`MAX_LINE`), to ``limit``.
+
+    ``limit`` is :data:`MAX_FILE_BYTES` unless given. A long line is skipped a chunk at a
+    time, so its length costs no memory.
+    """
+    budget = MAX_FILE_BYTES if limit is None else limit
+    while budget > 0:
+        line = file.readline(min(MAX_LINE + 1, budget))
+        if not line:
+            return
+        budget -= len(line)
+        if len(line) <= MAX_LINE:
+            yield line
+            continue
+        while not line.endswith(b"\n") and budget > 0:  # the rest of the long line
+            line = file.readline(min(_CHUNK, budget))
+            if not line:
+                break
+            budget -= len(line)
+        yield None
+
+
+def _read_jsonl(file: BinaryIO, source: str, reading: Reading, owner: int | None) -> None:
+    """Read JSON lines (sink files, spools, ``journalctl -o json`` exports) into ``reading``."""
+    for line in read_lines(file):
+        if line is None:
+            reading.skip(source, f"line longer than {MAX_LINE} bytes")
+            reading.files.setdefault(source, [0, 0])[1] += 1
+            continue
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line.decode("utf-8", "replace"))
+        except ValueError:
+            reading.skip(source, "line is not JSON (a torn write?)")
+            reading.files.setdefault(source, [0, 0])[1] += 1
+            continue
+        journal = isinstance(entry, dict) and ("__CURSOR" in entry or "SYSLOG_IDENTIFIER" in entry)
+        if journal:
+            entry = record_from_journal(entry)
+            if entry is None:
+                continue  # another program's journal entry in an export: not ours to count
+        reading.add(entry, source, owner=owner, journal=journal)
+    if file.read(1):
+        reading.skip(source, f"file longer than {MAX_FILE_BYTES} bytes (the rest not read)")
+
+
+def _copy(descriptor: int, target: str) -> bool:
+    """Copy the open file to ``target`` (new, 0600); ``False`` when it is over the bound."""
+    if os.fstat(descriptor).st_size > MAX_FILE_BYTES:
+        return False
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    budget = MAX_FILE_BYTES
+    with open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+        while chunk := os.read(descriptor, min(_CHUNK * 16, budget + 1)):
+            budget -= len(chunk)
+            if budget < 0:
+                return False  # it grew while being copied
+            out.write(chunk)
+    return True
+
+
+def _read_sqlite(descriptor: int, path: str, reading: Reading) -> None:
+    """Read a SQLite report database; a file that is not one is skipped and counted.
+
+    SQLite opens files by name, without ``O_NONBLOCK``: a FIFO put in the file's place after
+    it was checked would hang it. So the database and its ``-wal`` are copied, through
+    descriptors checked to be regular files, into a private temporary directory, and the
+    copy is read (a snapshot: what a writer appends meanwhile is for the next report).
+    """
+    import tempfile  # noqa: PLC0415 - only when a database is read
+
+    with tempfile.TemporaryDirectory(prefix="sslcustomize-report-") as directory:
+        copy = os.path.join(directory, "records.sqlite3")
+        if not _copy(descriptor, copy):
+            reading.skip(path, f"database larger than {MAX_FILE_BYTES} bytes")
+            return
+        try:
+            wal = _open_regular(path + "-wal", follow=False)
+        except FileNotFoundError:
+            pass  # no write-ahead log: everything is in the database
+        except OSError as error:
+            reading.skip(path + "-wal", _why(error))
+        else:
+            with os.fdopen(wal, "rb") as file:
+                _copy(file.fileno(), copy + "-wal")
+        _rows(copy, path, reading)
+
+
+def _rows(copy: str, source: str, reading: Reading) -> None:
+    """Read the records of the database ``copy`` of ``source``, each validated."""
+    import sqlite3  # noqa: PLC0415 - only when a database is read
+
+    try:
+        with contextlib.closing(sqlite3.connect(copy, timeout=1.0)) as connection:
+            for (text,) in connection.execute("SELECT record FROM records ORDER BY id"):
+                if not isinstance(text, str) or len(text) > MAX_LINE:
+                    reading.skip(source, "database row is not a record")
+                    continue
+                try:
+                    entry = json.loads(text)
+                except ValueError:
+                    reading.skip(source, "database row is not JSON")
+                    continue
+                reading.add(entry, source)
+    except sqlite3.Error as error:
+        reading.skip(source, f"not a report database ({error})")
+
+
+def _read_file(path: str, reading: Reading, *, follow: bool, owner: int | None = None) -> None:
+    """Read one file of records (its kind told by its first bytes) into ``reading``."""
+    try:
+        descriptor = _open_regular(path, follow=follow)
+    except OSError as error:
+        reading.skip(path, _why(error))
+        return
+    with os.fdopen(descriptor, "rb") as file:
+        if owner is not None and os.fstat(descriptor).st_uid != owner:
+            reading.skip(path, f"not a file of uid {owner}")
+            return
+        if file.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER:
+            _read_sqlite(descriptor, path, reading)
+            return
+        file.seek(0)
+        source = f"spool of uid {owner}: {path}" if owner is not None else path
+        _read_jsonl(file, source, reading, owner)
+
+
+def _why(error: OSError) -> str:
+    """A skipped file's reason, without the path the message may repeat."""
+    text = error.strerror or str(error)
+    return text.rpartition(": ")[2] if ": " in text else text
+
+
+def _walk(directory: str, reading: Reading, depth: int = 0) -> None:
+    """Read every regular file under ``directory``, in name order, following no link."""
+    try:
+        with os.scandir(directory) as found:
+            entries = sorted(found, key=lambda e: e.name)
+    except OSError as error:
+        reading.skip(directory, f"directory not readable ({_why(error)})")
+        return
+    for entry in entries:
+        path = entry.path
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError as error:
+            reading.skip(path, _why(error))
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            reading.skip(path, "a symbolic link (not followed)")
+        elif stat.S_ISDIR(info.st_mode):
+            if depth >= MAX_DEPTH:
+                reading.skip(path, f"deeper than {MAX_DEPTH} directories")
+            else:
+                _walk(path, reading, depth + 1)
+        elif not stat.S_ISREG(info.st_mode):
+            reading.skip(path, f"not a regular file ({_kind(info.st_mode)})")
+        elif entry.name.endswith(_SQLITE_SIDE_FILES):
+            continue  # part of a database beside it, read with it
+        else:
+            _read_file(path, reading, follow=False)
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def read_path(path: str, reading: Reading) -> None:
+    """Read the records at ``path`` into ``reading``.
+
+    ``path`` is a ``sqlite`` or ``jsonl`` sink file (with its spool, the records not yet
+    written to it), a ``journalctl -o json`` export, or a directory of such files gathered from
+    many machines (walked in name order; links inside it are not followed). The path named
+    itself may be a link (the person typing it chose it); it must still be a regular file or
+    a directory.
+    """
+    if os.path.isdir(path):
+        _walk(path, reading)
+        return
+    _read_file(path, reading, follow=True)
+    spool = path + SPOOL_SUFFIX
+    for part, offset in spool_parts(spool):
+        _read_part(part, offset, reading, owner=None)
+
+
+def _read_part(part: str, offset: int, reading: Reading, owner: int | None) -> None:
+    """Read one spool part from ``offset`` (records before it were written into the sink)."""
+    source = f"spool of uid {owner}: {part}" if owner is not None else part
+    try:
+        descriptor = _open_regular(part, follow=False)
+    except OSError as error:
+        if not isinstance(error, FileNotFoundError):  # a part being emptied moved on
+            reading.skip(source, _why(error))
+        return
+    with os.fdopen(descriptor, "rb") as file:
+        if owner is not None and os.fstat(descriptor).st_uid != owner:
+            reading.skip(source, f"not a file of uid {owner}")
+            return
+        file.seek(offset)
+        _read_jsonl(file, source, reading, owner)
+
+
+def read_spool_of(spool: str, owner: int, reading: Reading) -> None:
+    """Read a user's journal or syslog spool: each part must be ``owner``'s regular file.
+
+    Its records are labelled as that uid's (``uid`` and ``source``), whatever they claim.
+    """
+    for part, offset in spool_parts(spool):
+        _read_part(part, offset, reading, owner)
+
+
+#: The ``source`` of records read from the journal (its trusted fields say uid and machine).
+JOURNAL = "the systemd journal"
+
+
+def read_journal_output(data: bytes, reading: Reading) -> None:
+    """Read what ``journalctl -o json`` printed: each line bounded and validated alike."""
+    import io  # noqa: PLC0415 - only for the journal's output
+
+    _read_jsonl(io.BytesIO(data), JOURNAL, reading, None)
