@@ -37,14 +37,28 @@ def _root(scope: str) -> str:
     return SYSTEM_ROOT if scope == "system" else user_root()
 
 
-def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
-    """Hook every interpreter this user can reach; print what is covered and what is not."""
+def reach(
+    args: argparse.Namespace,
+    policy: str,
+    created: Sequence[str],
+    facts: dict[str, Any] | None = None,
+) -> int:
+    """Hook every interpreter this user can reach; print what is covered and what is not.
+
+    With ``facts`` (``enable --json``), nothing is printed: what changed, what was skipped
+    and the coverage go there, and errors come as a JSON document.
+    """
     root = _root(args.scope)
+    as_json = facts is not None
     if args.scope == "user" and os.geteuid() == 0:
-        print(
+        note = (
             "as root, --scope user hooks no interpreter (a hook reaches every user of it): "
             "use --scope system"
         )
+        if facts is None:
+            print(note)
+        else:
+            facts["messages"].append(note)
         return EXIT_OK
     interpreters = discover(args.python)
     try:
@@ -57,11 +71,21 @@ def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
             f"cannot write {error.filename}: permission denied; run as root for --scope "
             "system, or use --scope user",
             EXIT_USAGE,
+            as_json=as_json,
         )
     except OSError as error:
-        return fail(f"cannot install the hooks: {error}", EXIT_USAGE)
+        return fail(f"cannot install the hooks: {error}", EXIT_USAGE, as_json=as_json)
     if args.scope == "system":
         _warm_system_cache()
+    if facts is not None:
+        facts["runtime"] = root
+        facts["hooks_changed"] = list(result.changed)
+        facts["changed"] = facts["changed"] or bool(result.changed)
+        facts["skipped"] = [
+            {"python": interpreter.path, "why": why} for interpreter, why in result.skipped
+        ]
+        facts["interpreters"] = coverage(args.python)
+        return EXIT_OK
     print(
         f"runtime: {pretty(os.path.join(root, ''))} (undo: sslcustomize disable --scope "
         f"{args.scope})"
@@ -90,17 +114,26 @@ def _warm_system_cache() -> None:
                 read_layer(layer, path)
 
 
-def unreach(scope: str) -> int:
-    """Undo ``reach`` for ``scope``; print what was restored."""
+def unreach(scope: str, facts: dict[str, Any] | None = None) -> int:
+    """Undo ``reach`` for ``scope``; print what was restored (or, with ``facts``, record it)."""
     root = _root(scope)
+    as_json = facts is not None
     if not os.path.exists(os.path.join(root, MANIFEST)):
         return EXIT_OK
     try:
         result = uninstall(root)
     except PermissionError as error:
-        return fail(f"cannot restore {error.filename}: permission denied; run as root")
+        return fail(
+            f"cannot restore {error.filename}: permission denied; run as root", as_json=as_json
+        )
     except OSError as error:
-        return fail(f"cannot undo {pretty(root)}: {error}", EXIT_FAILURE)
+        return fail(f"cannot undo {pretty(root)}: {error}", EXIT_FAILURE, as_json=as_json)
+    if facts is not None:
+        facts["restored"] = list(result.restored)
+        facts["problems"] = list(result.problems)
+        facts["runtime_kept"] = result.kept
+        facts["changed"] = facts["changed"] or bool(result.restored) or not result.kept
+        return EXIT_FAILURE if result.problems else EXIT_OK
     if not result.kept:
         print(
             f"disabled: restored {len(result.restored)} file(s) as they were and removed "
