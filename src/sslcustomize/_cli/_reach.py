@@ -194,8 +194,8 @@ def _hook_state(interpreter: Interpreter) -> str:
     return ""
 
 
-def render_coverage(rows: list[dict[str, Any]]) -> None:
-    """Print the coverage table."""
+def render_coverage(rows: list[dict[str, Any]], *, idle: bool = False) -> None:
+    """Print the coverage table; ``idle``: no policy yet, so the other tools still decide."""
     from rich.table import Table  # noqa: PLC0415 - rich only for the CLI
 
     table = Table(title="Interpreters on this machine", title_justify="left")
@@ -206,6 +206,8 @@ def render_coverage(rows: list[dict[str, Any]]) -> None:
         names = row["path"] + ("" if len(row["names"]) < 2 else f" (+{len(row['names']) - 1})")
         tools = ", ".join(t["tool"] for t in row.get("trust_tools", ()))
         decides = "the policy decides" if row["covered"] else "they decide alone"
+        if idle and row["covered"]:
+            decides = "they decide until a policy exists, then the policy"
         beside = f"; beside {tools}: {decides}" * bool(tools)
         version = (row["version"] or "?") + (" free-threaded" if row["free_threaded"] else "")
         table.add_row(names, version, state, (row["by"] or row["reason"]) + beside)
