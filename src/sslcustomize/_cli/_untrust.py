@@ -118,6 +118,13 @@ class _File:
         with contextlib.suppress(PolicyError):
             self.parsed = parse_policy(self.text, path=self.path, layer=self.layer)
 
+    def array(self, key: str) -> Any:
+        """Return the file's ``key`` (an array, or an array of tables); refuse anything else."""
+        value = self.document.get(key, [])
+        if not isinstance(value, list):
+            raise _RefusedError(f"{self.path}: {key!r} is not a list; fix it by hand")
+        return value
+
     def resolve(self, item: str) -> str:
         """Resolve a path written in the file as the policy reader does (beside the file)."""
         base = os.path.dirname(os.path.abspath(self.path))
@@ -211,9 +218,7 @@ def _untrust_host(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise _RefusedError(f"{args.target!r}: {error}") from None
     edit = _File(args, "exception", f"sslcustomize untrust {asked}")
-    entries = edit.document.get("exception", [])
-    if not isinstance(entries, list):
-        raise _RefusedError(f"{edit.path}: 'exception' is not a list of [[exception]] tables")
+    entries = edit.array("exception")
     matched = [
         index
         for index, entry in enumerate(entries)
@@ -308,9 +313,7 @@ def _untrust_ca(args: argparse.Namespace) -> int:
     asked = os.path.abspath(args.ca_file)
     certificates = _certificates(asked) if os.path.isfile(asked) else None
     edit = _File(args, "trust", f"sslcustomize untrust --ca-file {args.ca_file}")
-    trust = edit.document.get("trust", [])
-    if not isinstance(trust, list):
-        raise _RefusedError(f"{edit.path}: 'trust' is not a list")
+    trust = edit.array("trust")
     matched = [
         index
         for index, item in enumerate(trust)
