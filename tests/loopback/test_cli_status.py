@@ -84,7 +84,7 @@ def test_status_exits_2_on_policy_errors(
     user_policy.write_text("version = 1\nmode = 'sometimes'\n")
     assert _run("status") == 2
     out = capsys.readouterr().out
-    assert "enforce (fallback: policy errors)" in out
+    assert "enforce (fallback: policy errors); layers none (strict defaults)" in out
     assert "1 error (sslcustomize doctor lists them)" in out
     assert _run("status", "--json") == 2
     assert len(json.loads(capsys.readouterr().out)["errors"]) == 1
@@ -145,3 +145,14 @@ def test_lock_rejects_a_key_that_cannot_be_locked(capsys: pytest.CaptureFixture[
         main(["lock", "modes"])
     assert exit_.value.code == 2
     assert "allow_code_opt_out" in capsys.readouterr().err
+
+
+def test_status_names_only_the_layers_in_effect(
+    user_policy: Path, system_policy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A broken user file under a valid system one: only the system layer is in effect."""
+    user_policy.write_text("version = 1\nmode = 'sometimes'\n")
+    assert _run("status", "--json") == 2
+    facts = json.loads(capsys.readouterr().out)
+    assert facts["layers"] == ["system"]
+    assert [row["layer"] for row in facts["files"]] == ["system", "user"]

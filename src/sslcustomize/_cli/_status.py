@@ -55,7 +55,8 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
         "configured": bool(present),
         "mode": policy.mode.value,
         "fallback": policy.fallback,
-        "layers": [row["layer"] for row in present],
+        # In effect: under the fail-closed fallback, only a valid system layer (or none).
+        "layers": [layer.layer for layer in policy.files],
         "files": present,
         "exceptions": len(exceptions),
         "expiring": len(soon),
@@ -82,7 +83,8 @@ def line(facts: dict[str, Any]) -> str:
     problems = f"{errors} error{'' if errors == 1 else 's'}" if errors else "no errors"
     if errors:
         problems += " (sslcustomize doctor lists them)"
-    return f"sslcustomize: {mode}; layers {', '.join(facts['layers'])}; {exceptions}; {problems}"
+    layers = ", ".join(facts["layers"]) or "none (strict defaults)"
+    return f"sslcustomize: {mode}; layers {layers}; {exceptions}; {problems}"
 
 
 def run(args: argparse.Namespace) -> int:
