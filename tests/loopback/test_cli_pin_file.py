@@ -66,6 +66,11 @@ def test_cert_file_pins_without_connecting(
     out = capsys.readouterr().out
     assert "not fetched: no connection made" in out
     assert user_policy.read_text().startswith("# the appliances\n")
+    args = ["--scope", "user", "--yes", "--json", "--cert-file", str(leaf), f"localhost:{port}"]
+    assert _run("trust", *args) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert (document["fetched"], document["replaced"]) == (False, True)
+    assert document["pin"] == [pki["self_signed"].pin]
 
 
 def test_a_pin_from_a_file_admits_that_server_and_no_other(
