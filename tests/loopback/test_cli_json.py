@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from sslcustomize._cli import build_parser, main
+from sslcustomize._reach._install import MANIFEST, UninstallResult
 from sslcustomize._runtime import _state
 
 # The JSON Schema of policy.toml is a standard document of its own (draft 2020-12), printed
@@ -156,3 +157,20 @@ def test_lint_json_is_format_json(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert _run("lint", "--json", str(source)) == 1
     assert _json(capsys) == expected
     assert expected["findings"]
+
+
+def test_disable_json_lists_hooks_it_could_not_restore(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hook that cannot be put back: exit 1, and the document still comes, naming it."""
+    root = tmp_path / "runtime"
+    root.mkdir()
+    (root / MANIFEST).write_text("{}")
+    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(tmp_path / "policy.toml"))
+    monkeypatch.setattr("sslcustomize._cli._reach.SYSTEM_ROOT", str(root))
+    result = UninstallResult(restored=(), problems=("/x/sitecustomize.py: busy",), kept=True)
+    monkeypatch.setattr("sslcustomize._cli._reach.uninstall", lambda root: result)
+    assert _run("disable", "--scope", "system", "--json") == 1
+    document = _json(capsys)
+    assert document["problems"] == ["/x/sitecustomize.py: busy"]
+    assert document["runtime_kept"] is True

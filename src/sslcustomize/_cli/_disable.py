@@ -48,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
         "messages": [],
     }
     status = _disable(args, path, facts)
-    if args.json and status == EXIT_OK:
+    # Hooks that could not be restored are a result, not a refusal: the document lists them
+    # (a refusal has printed its own error document already).
+    if args.json and (status == EXIT_OK or facts.get("problems")):
         print_json(facts)
     return status
 
