@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from sslcustomize._cli import EXIT_OK
-from sslcustomize._cli._enable import add_scope, scope_path
-from sslcustomize._cli._output import fail
-from sslcustomize._support._paths import pretty, process_policy_paths
+from sslcustomize._cli._enable import add_json, add_scope, say, scope_path
+from sslcustomize._cli._output import fail, print_json
+from sslcustomize._support._paths import pretty, process_policy_paths, unscoped_policy
 
 __all__ = ["register"]
 
@@ -22,6 +23,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "nothing is lost; `enable` brings it back.",
     )
     add_scope(parser)
+    add_json(parser)
     parser.set_defaults(handler=run)
 
 
@@ -30,27 +32,55 @@ def run(args: argparse.Namespace) -> int:
     if args.scope is None and process_policy_paths():
         return fail(
             "SSLCUSTOMIZE_POLICY names this process's policy: unset the variable to turn that "
-            "policy off, or name a layer with --scope"
+            "policy off, or name a layer with --scope",
+            as_json=args.json,
         )
     try:
         path = scope_path(args)
     except ValueError as error:
-        return fail(str(error))
+        return fail(str(error), as_json=args.json)
+    facts: dict[str, Any] = {
+        "command": "disable",
+        "scope": args.scope or unscoped_policy()[0],
+        "path": path,
+        "changed": False,
+        "moved_to": None,
+        "messages": [],
+    }
+    status = _disable(args, path, facts)
+    # Hooks that could not be restored are a result, not a refusal: the document lists them
+    # (a refusal has printed its own error document already).
+    if args.json and (status == EXIT_OK or facts.get("problems")):
+        print_json(facts)
+    return status
+
+
+def _disable(args: argparse.Namespace, path: str, facts: dict[str, Any]) -> int:
     if args.scope in ("system", "user"):
         from sslcustomize._cli._reach import unreach  # noqa: PLC0415 - only for these scopes
 
         existed = os.path.exists(path)
-        status = unreach(args.scope)
+        status = unreach(args.scope, facts if args.json else None)
         if status != EXIT_OK or (existed and not os.path.exists(path)):
+            facts["changed"] = facts["changed"] or existed
             return status  # the policy enable wrote, unchanged, went with the hooks
     if not os.path.exists(path):
-        print(f"not enabled: {pretty(path)} does not exist")
+        say(facts, f"not enabled: {pretty(path)} does not exist", as_json=args.json)
         return EXIT_OK
     try:
         os.replace(path, path + ".disabled")
     except PermissionError:
-        return fail(f"cannot move {path}: permission denied; run as root for --scope system")
-    print(f"disabled: moved {pretty(path)} to {pretty(path)}.disabled")
+        return fail(
+            f"cannot move {path}: permission denied; run as root for --scope system",
+            as_json=args.json,
+        )
+    facts["changed"] = True
+    facts["moved_to"] = path + ".disabled"
+    say(facts, f"disabled: moved {pretty(path)} to {pretty(path)}.disabled", as_json=args.json)
     if os.environ.get("SSLCUSTOMIZE_POLICY"):
-        print("note: SSLCUSTOMIZE_POLICY is set, so this process's children still use a policy")
+        say(
+            facts,
+            "note: SSLCUSTOMIZE_POLICY is set, so this process's children still use a policy",
+            as_json=args.json,
+        )
     return EXIT_OK

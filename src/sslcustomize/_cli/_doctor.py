@@ -166,19 +166,22 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
     except TrustError as error:
         trust_store = {"file": None, "directory": None, "found_by": None, "error": str(error)}
     startup = sys.modules.get("_sslcustomize_startup")
+    layers = _layers(policy)
+    configured = any(row["exists"] for row in layers)
+    tools = _trust_tools(configured=configured)
     return {
         "python": {"version": sys.version.split()[0], "executable": sys.executable},
         "openssl": ssl.OPENSSL_VERSION,
         "trust_store": trust_store,
         "policy": {
-            "configured": any(row["exists"] for row in _layers(policy)),
+            "configured": configured,
             "fallback": policy.fallback,
             "mode": policy.mode.value,
             "trust": [str(source) for source in policy.trust],
             "errors": [str(error) for error in policy.errors],
             "warnings": list(policy.warnings),
         },
-        "layers": _layers(policy),
+        "layers": layers,
         "report_dropped": dropped_records(),
         "environment": {name: os.environ.get(name) for name in TLS_ENVIRONMENT},
         "environment_trust": [environment_entry(e) for e in policy.environment],
@@ -201,8 +204,9 @@ def gather(today: dt.date | None = None) -> dict[str, Any]:
         ],
         "shadowed_exceptions": [str(s) for s in find_shadows(policy.exceptions, today)],
         "certifi": _certifi_comparison(trust_store),
-        "third_party": _third_party(),
-        "trust_tools": _trust_tools(),
+        "third_party": _third_party(configured=configured),
+        "trust_tools": tools,
+        "who_decides": _who_decides(configured=configured, tools=tools),
     }
 
 
@@ -240,8 +244,12 @@ def _certifi_comparison(store: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _third_party() -> list[dict[str, Any]]:
-    """List the installed third-party clients and whether sslcustomize covers each."""
+def _third_party(*, configured: bool) -> list[dict[str, Any]]:
+    """List the installed third-party clients and whether sslcustomize covers each.
+
+    ``covered`` is now: with no policy the hook is loaded but idle, and the client verifies as
+    it would without sslcustomize; ``covered_once_policy`` is what a policy would change.
+    """
     from importlib import metadata  # noqa: PLC0415
 
     rows = []
@@ -250,10 +258,18 @@ def _third_party() -> list[dict[str, Any]]:
             version = metadata.version(name)
         except metadata.PackageNotFoundError:
             continue
-        covered = _hook_in_place() and (
+        hookable = _hook_in_place() and (
             importlib.util.find_spec(f"sslcustomize._inject.{hook}") is not None
         )
-        rows.append({"client": name, "version": version, "covered": covered, "by": hook})
+        rows.append(
+            {
+                "client": name,
+                "version": version,
+                "covered": hookable and configured,
+                "covered_once_policy": hookable,
+                "by": hook,
+            }
+        )
     return rows
 
 
@@ -271,8 +287,27 @@ _TRUST_TOOLS = {
 }
 
 
-def _trust_tools() -> list[dict[str, Any]]:
-    """List the other trust tools installed here, whether one is active now, and who decides."""
+# Who decides while sslcustomize is idle (no policy file): each tool as if sslcustomize were
+# not installed.
+_IDLE_DECIDES = {
+    "truststore": (
+        "truststore decides for the code that uses it (truststore.SSLContext, "
+        "inject_into_ssl()); Python's ssl defaults decide for the rest"
+    ),
+    "pip-system-certs": (
+        "truststore decides: pip-system-certs injects it at every start of this environment's "
+        "interpreters (sslcustomize is idle)"
+    ),
+    "pip's vendored truststore": "pip decides for its own connections, with the OS trust store",
+}
+
+
+def _trust_tools(*, configured: bool = True) -> list[dict[str, Any]]:
+    """List the other trust tools installed here, whether one is active now, and who decides.
+
+    ``decides`` is who decides now; ``decides_once_policy`` who will once a policy exists (the
+    same when one exists).
+    """
     from importlib import metadata  # noqa: PLC0415
 
     from sslcustomize._support._sslclass import substitute  # noqa: PLC0415
@@ -293,8 +328,9 @@ def _trust_tools() -> list[dict[str, Any]]:
     if pip is not None and importlib.util.find_spec("pip._vendor.truststore") is not None:
         rows.append(
             {
+                # pip's own version: the vendored truststore has none of its own to show.
                 "tool": "pip's vendored truststore",
-                "version": pip,
+                "version": f"pip {pip}",
                 "decides": _TRUST_TOOLS["truststore"],
             }
         )
@@ -303,7 +339,38 @@ def _trust_tools() -> list[dict[str, Any]]:
         row["covered"] = _hook_in_place()
         if not row["covered"]:
             row["decides"] = f"{row['tool']} decides alone: no sslcustomize hook in this process"
+        row["decides_once_policy"] = row["decides"]
+        if not configured and row["covered"]:
+            row["decides"] = _IDLE_DECIDES[row["tool"]]
     return rows
+
+
+def _who_decides(*, configured: bool, tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """Say who decides now whether a certificate is accepted, and who will once a policy exists."""
+    if configured:
+        now = "the policy decides for every covered client"
+        return {"idle": False, "now": now, "once_policy": now}
+    by_tool = {row["tool"]: row for row in tools if row["covered"]}
+    if "pip-system-certs" in by_tool:
+        now = (
+            "truststore decides (pip-system-certs injects it at every start); elsewhere each "
+            "client's own defaults"
+        )
+    elif "truststore" in by_tool and by_tool["truststore"]["ssl_context_replaced_by"]:
+        now = "truststore decides (it replaced ssl.SSLContext in this process)"
+    else:
+        now = (
+            "each client decides as it would without sslcustomize (Python's ssl defaults: "
+            "smtplib, imaplib, poplib, ftplib do not verify)"
+        )
+    once = (
+        "the policy decides for every covered client (the clients and trust tools listed), "
+        "and smtplib, imaplib, poplib and ftplib verify"
+        if _hook_in_place()
+        else "nothing changes in this process: it has no sslcustomize hook (python -S, or "
+        "sslcustomize is not installed for this Python)"
+    )
+    return {"idle": True, "now": now, "once_policy": once}
 
 
 def _hook_in_place() -> bool:
@@ -314,29 +381,36 @@ def _hook_in_place() -> bool:
 def run(args: argparse.Namespace) -> int:
     """Print the report."""
     facts = gather()
-    facts["interpreters"] = _interpreters(args.python)
+    idle = not facts["policy"]["configured"]
+    facts["interpreters"] = _interpreters(args.python, idle=idle)
     status = EXIT_USAGE if facts["policy"]["errors"] else EXIT_OK
     if args.json:
         print_json(facts)
         return status
     _render(facts)
-    _render_interpreters(facts["interpreters"])
+    _render_interpreters(facts["interpreters"], idle=idle)
     return status
 
 
 # Coverage: which interpreters of the machine run the startup hook (see docs/reach.md).
 
 
-def _interpreters(extra: list[str]) -> list[dict[str, Any]]:
+def _interpreters(extra: list[str], *, idle: bool) -> list[dict[str, Any]]:
     from sslcustomize._cli._reach import coverage  # noqa: PLC0415 - starts each interpreter once
 
-    return coverage(extra)
+    rows = coverage(extra)
+    for row in rows:
+        for tool in row["trust_tools"]:
+            tool["decides_once_policy"] = tool["decides"]
+            if idle:  # a hook with no policy to apply: the tool decides, as without us
+                tool["decides"] = tool["tool"]
+    return rows
 
 
-def _render_interpreters(rows: list[dict[str, Any]]) -> None:
+def _render_interpreters(rows: list[dict[str, Any]], *, idle: bool) -> None:
     from sslcustomize._cli._reach import render_coverage  # noqa: PLC0415
 
-    render_coverage(rows)
+    render_coverage(rows, idle=idle)
 
 
 def _yes(value: bool) -> str:  # noqa: FBT001 - a formatter
@@ -396,7 +470,11 @@ def _render_policy(out: Any, facts: dict[str, Any]) -> None:
     if policy["fallback"]:
         out.print("[red bold]Policy errors: strict defaults apply (system store, enforce).[/]")
     elif not policy["configured"]:
-        out.print("No policy configured: sslcustomize is idle. Turn it on: sslcustomize enable")
+        who = facts["who_decides"]
+        out.print("[bold]sslcustomize is idle[/]: no policy file exists, so it changes nothing.")
+        out.print(f"  who decides now: {who['now']}")
+        out.print(f"  once a policy exists: {who['once_policy']}")
+        out.print("  turn it on: sslcustomize enable (or enable --scope system, as root)")
     else:
         trust = ", ".join(_unique(policy["trust"]))
         out.print(f"Policy: mode [bold]{policy['mode']}[/]; trusted: {trust}")
@@ -422,11 +500,27 @@ def _render_policy(out: Any, facts: dict[str, Any]) -> None:
             f"certifi ({certifi['bundle']}) lacks {certifi['system_only']} CA(s) of the system "
             f"store and has {certifi['certifi_only']} it lacks"
         )
+    _render_tools(out, facts)
+
+
+def _render_tools(out: Any, facts: dict[str, Any]) -> None:
+    """Say which third-party clients are covered and who decides beside other trust tools."""
     for row in facts["third_party"]:
-        state = "[green]covered[/]" if row["covered"] else "[red]not covered[/]"
+        if row["covered"]:
+            state = "[green]covered[/]"
+        elif row["covered_once_policy"]:
+            state = (
+                "not covered now (idle: it verifies as without sslcustomize); covered once a "
+                "policy exists"
+            )
+        else:
+            state = "[red]not covered[/]"
         out.print(f"{row['client']} {row['version']}: {state}")
     for row in facts["trust_tools"]:
-        out.print(f"{row['tool']} {row['version']}: {row['decides']}")
+        once = ""
+        if row["decides_once_policy"] != row["decides"]:
+            once = f"; once a policy exists, {row['decides_once_policy']}"
+        out.print(f"{row['tool']} {row['version']}: {row['decides']}{once}")
         if row["ssl_context_replaced_by"]:
             out.print(f"  ssl.SSLContext is {row['ssl_context_replaced_by']} in this process")
 
@@ -451,7 +545,8 @@ def _render_tables(out: Any, facts: dict[str, Any]) -> None:
     out.print(env)
 
     clients = Table(title="Standard-library clients", title_justify="left")
-    for column in ("client", "calls", "verifies without sslcustomize", "with sslcustomize"):
+    with_column = "with sslcustomize" if facts["policy"]["configured"] else "once a policy exists"
+    for column in ("client", "calls", "verifies without sslcustomize", with_column):
         clients.add_column(column)
     for row in facts["clients"]:
         mode = f" ({row['mode_with']}, {row['rule']})" if row["verifies_with"] else ""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from sslcustomize._cli import EXIT_OK, EXIT_USAGE
-from sslcustomize._cli._output import fail
+from sslcustomize._cli._output import fail, print_json
 from sslcustomize._support._files import atomic_write, make_directories
 from sslcustomize._support._paths import policy_path_for_scope, pretty, unscoped_policy
 
-__all__ = ["add_python", "add_scope", "register", "scope_path"]
+__all__ = ["add_json", "add_python", "add_scope", "register", "say", "scope_path"]
 
 TEMPLATE = """\
 # sslcustomize policy, written by `sslcustomize enable`.
@@ -39,7 +40,24 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_scope(parser)
     parser.add_argument("--mode", choices=("enforce", "report"), help="enforce (default) or report")
     add_python(parser)
+    add_json(parser)
     parser.set_defaults(handler=run)
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    """Add ``--json`` to ``enable`` and ``disable``: a document that says what changed."""
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='print a JSON document instead of text; "changed" says whether anything changed',
+    )
+
+
+def say(facts: dict[str, Any], message: str, *, as_json: bool) -> None:
+    """Print a line of ``enable``/``disable``, or keep it in the JSON document's messages."""
+    facts["messages"].append(message)
+    if not as_json:
+        print(message)
 
 
 def add_python(parser: argparse.ArgumentParser) -> None:
@@ -81,29 +99,43 @@ def run(args: argparse.Namespace) -> int:
     try:
         path = scope_path(args)
     except ValueError as error:
-        return fail(str(error))
+        return fail(str(error), as_json=args.json)
     created: list[str] = []
-    status = _write_policy(args, path, created)
-    if status != EXIT_OK or args.scope not in ("system", "user"):
-        return status
-    from sslcustomize._cli._reach import reach  # noqa: PLC0415 - discovery and install only for these scopes
+    facts: dict[str, Any] = {
+        "command": "enable",
+        "scope": args.scope or unscoped_policy()[0],
+        "path": path,
+        "changed": False,
+        "created": created,
+        "messages": [],
+    }
+    status = _write_policy(args, path, created, facts)
+    if status == EXIT_OK and args.scope in ("system", "user"):
+        from sslcustomize._cli._reach import reach  # noqa: PLC0415 - discovery and install only for these scopes
 
-    return reach(args, path, created)
+        status = reach(args, path, created, facts if args.json else None)
+    if args.json and status == EXIT_OK:
+        print_json(facts)
+    return status
 
 
-def _write_policy(args: argparse.Namespace, path: str, created: list[str]) -> int:
+def _write_policy(
+    args: argparse.Namespace, path: str, created: list[str], facts: dict[str, Any]
+) -> int:
     """Write the policy file of the scope (or change its mode); list what was created."""
     disabled = path + ".disabled"
     try:
         if not os.path.exists(path) and os.path.exists(disabled):
             os.replace(disabled, path)
-            print(f"restored the policy that `disable` kept: {pretty(path)}")
+            facts["changed"] = facts["restored"] = True
+            kept = f"restored the policy that `disable` kept: {pretty(path)}"
+            say(facts, kept, as_json=args.json)
         if os.path.exists(path):
             if args.mode:
-                _set_mode(path, args.mode)
-                print(f"mode = {args.mode!r} in {pretty(path)}")
+                facts["changed"] = _set_mode(path, args.mode) or facts["changed"]
+                say(facts, f"mode = {args.mode!r} in {pretty(path)}", as_json=args.json)
             else:
-                print(f"already enabled: {pretty(path)}")
+                say(facts, f"already enabled: {pretty(path)}", as_json=args.json)
             return EXIT_OK
         created += _create(path, TEMPLATE.format(mode=args.mode or "enforce"))
     except PermissionError:
@@ -111,9 +143,12 @@ def _write_policy(args: argparse.Namespace, path: str, created: list[str]) -> in
             f"cannot write {path}: permission denied; run as root for --scope system, "
             "or use --scope user",
             EXIT_USAGE,
+            as_json=args.json,
         )
-    print(f"enabled: {pretty(path)} (mode {args.mode or 'enforce'}, trust the system store)")
-    print("check it with: sslcustomize doctor")
+    facts["changed"] = True
+    mode = args.mode or "enforce"
+    say(facts, f"enabled: {pretty(path)} (mode {mode}, trust the system store)", as_json=args.json)
+    say(facts, "check it with: sslcustomize doctor", as_json=args.json)
     return EXIT_OK
 
 
@@ -129,10 +164,14 @@ def _create(path: str, text: str) -> list[str]:
     return [path, *reversed(missing)]
 
 
-def _set_mode(path: str, mode: str) -> None:
+def _set_mode(path: str, mode: str) -> bool:
+    """Set the file's ``mode``; tell whether that changed it (idempotence for ``--json``)."""
     import tomlkit  # noqa: PLC0415 - keeps the file's comments and layout
 
     with open(path, encoding="utf-8") as file:
         document = tomlkit.parse(file.read())
+    if document.get("mode") == mode:
+        return False
     document["mode"] = mode
     atomic_write(path, tomlkit.dumps(document))
+    return True

@@ -47,6 +47,14 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
     parser.add_argument(
+        "--json",
+        dest="format",
+        action="store_const",
+        const="json",
+        default=argparse.SUPPRESS,
+        help="the same as --format json (every command's --json)",
+    )
+    parser.add_argument(
         "--select",
         action="append",
         default=[],

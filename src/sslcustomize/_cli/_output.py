@@ -9,15 +9,19 @@ from typing import Any
 
 from sslcustomize._support._escape import visible
 
-__all__ = ["JSON_VERSION", "console", "fail", "plain", "print_json"]
+__all__ = ["JSON_VERSION", "console", "fail", "json_text", "plain", "print_json"]
 
 JSON_VERSION = 1
 
 
+def json_text(document: dict[str, Any]) -> str:
+    """Return ``document`` as the text of a versioned JSON document, ending in a newline."""
+    return json.dumps({"version": JSON_VERSION, **document}, indent=2, default=str) + "\n"
+
+
 def print_json(document: dict[str, Any]) -> None:
     """Print a versioned JSON document on stdout."""
-    sys.stdout.write(json.dumps({"version": JSON_VERSION, **document}, indent=2, default=str))
-    sys.stdout.write("\n")
+    sys.stdout.write(json_text(document))
 
 
 def plain() -> bool:

@@ -37,14 +37,28 @@ def _root(scope: str) -> str:
     return SYSTEM_ROOT if scope == "system" else user_root()
 
 
-def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
-    """Hook every interpreter this user can reach; print what is covered and what is not."""
+def reach(
+    args: argparse.Namespace,
+    policy: str,
+    created: Sequence[str],
+    facts: dict[str, Any] | None = None,
+) -> int:
+    """Hook every interpreter this user can reach; print what is covered and what is not.
+
+    With ``facts`` (``enable --json``), nothing is printed: what changed, what was skipped
+    and the coverage go there, and errors come as a JSON document.
+    """
     root = _root(args.scope)
+    as_json = facts is not None
     if args.scope == "user" and os.geteuid() == 0:
-        print(
+        note = (
             "as root, --scope user hooks no interpreter (a hook reaches every user of it): "
             "use --scope system"
         )
+        if facts is None:
+            print(note)
+        else:
+            facts["messages"].append(note)
         return EXIT_OK
     interpreters = discover(args.python)
     try:
@@ -57,11 +71,21 @@ def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
             f"cannot write {error.filename}: permission denied; run as root for --scope "
             "system, or use --scope user",
             EXIT_USAGE,
+            as_json=as_json,
         )
     except OSError as error:
-        return fail(f"cannot install the hooks: {error}", EXIT_USAGE)
+        return fail(f"cannot install the hooks: {error}", EXIT_USAGE, as_json=as_json)
     if args.scope == "system":
         _warm_system_cache()
+    if facts is not None:
+        facts["runtime"] = root
+        facts["hooks_changed"] = list(result.changed)
+        facts["changed"] = facts["changed"] or bool(result.changed)
+        facts["skipped"] = [
+            {"python": interpreter.path, "why": why} for interpreter, why in result.skipped
+        ]
+        facts["interpreters"] = coverage(args.python)
+        return EXIT_OK
     print(
         f"runtime: {pretty(os.path.join(root, ''))} (undo: sslcustomize disable --scope "
         f"{args.scope})"
@@ -90,17 +114,26 @@ def _warm_system_cache() -> None:
                 read_layer(layer, path)
 
 
-def unreach(scope: str) -> int:
-    """Undo ``reach`` for ``scope``; print what was restored."""
+def unreach(scope: str, facts: dict[str, Any] | None = None) -> int:
+    """Undo ``reach`` for ``scope``; print what was restored (or, with ``facts``, record it)."""
     root = _root(scope)
+    as_json = facts is not None
     if not os.path.exists(os.path.join(root, MANIFEST)):
         return EXIT_OK
     try:
         result = uninstall(root)
     except PermissionError as error:
-        return fail(f"cannot restore {error.filename}: permission denied; run as root")
+        return fail(
+            f"cannot restore {error.filename}: permission denied; run as root", as_json=as_json
+        )
     except OSError as error:
-        return fail(f"cannot undo {pretty(root)}: {error}", EXIT_FAILURE)
+        return fail(f"cannot undo {pretty(root)}: {error}", EXIT_FAILURE, as_json=as_json)
+    if facts is not None:
+        facts["restored"] = list(result.restored)
+        facts["problems"] = list(result.problems)
+        facts["runtime_kept"] = result.kept
+        facts["changed"] = facts["changed"] or bool(result.restored) or not result.kept
+        return EXIT_FAILURE if result.problems else EXIT_OK
     if not result.kept:
         print(
             f"disabled: restored {len(result.restored)} file(s) as they were and removed "
@@ -161,8 +194,8 @@ def _hook_state(interpreter: Interpreter) -> str:
     return ""
 
 
-def render_coverage(rows: list[dict[str, Any]]) -> None:
-    """Print the coverage table."""
+def render_coverage(rows: list[dict[str, Any]], *, idle: bool = False) -> None:
+    """Print the coverage table; ``idle``: no policy yet, so the other tools still decide."""
     from rich.table import Table  # noqa: PLC0415 - rich only for the CLI
 
     table = Table(title="Interpreters on this machine", title_justify="left")
@@ -173,6 +206,8 @@ def render_coverage(rows: list[dict[str, Any]]) -> None:
         names = row["path"] + ("" if len(row["names"]) < 2 else f" (+{len(row['names']) - 1})")
         tools = ", ".join(t["tool"] for t in row.get("trust_tools", ()))
         decides = "the policy decides" if row["covered"] else "they decide alone"
+        if idle and row["covered"]:
+            decides = "they decide until a policy exists, then the policy"
         beside = f"; beside {tools}: {decides}" * bool(tools)
         version = (row["version"] or "?") + (" free-threaded" if row["free_threaded"] else "")
         table.add_row(names, version, state, (row["by"] or row["reason"]) + beside)

@@ -8,13 +8,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 from sslcustomize._cli import EXIT_USAGE
 from sslcustomize._cli._bundle import BUNDLE_VARIABLES, Bundle, write_bundle
-from sslcustomize._cli._output import fail
+from sslcustomize._cli._output import fail, json_text
 from sslcustomize._policy._load import policy_files
 from sslcustomize._policy._model import Policy
-from sslcustomize._support._files import trusted_path
+from sslcustomize._support._files import atomic_write, trusted_path
 from sslcustomize._support._paths import ENV_POLICY, process_policy_paths
 from sslcustomize._trust._anchors import TrustError
 from sslcustomize._trust._checked_policy import load_policy
@@ -46,6 +47,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--quiet", action="store_true", help="do not say which programs get what (on stderr)"
     )
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="when COMMAND ends, write a JSON document to FILE ('-': stderr): the policy it "
+        "ran under and its exit status (COMMAND's own output keeps stdout and stderr)",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     parser.set_defaults(handler=run)
 
@@ -67,18 +74,61 @@ def _overrides(args: argparse.Namespace, files: list[tuple[str, str, bool]]) -> 
     return tomlkit.dumps(document)
 
 
-def run(args: argparse.Namespace) -> int:  # noqa: PLR0911 - one refusal per bad input
-    """Run the command and return its exit status."""
+def run(args: argparse.Namespace) -> int:
+    """Run the command and return its exit status; with ``--json FILE``, describe the run."""
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    facts: dict[str, Any] = {"command": command}
+    status = _run(args, command, facts)
+    if args.json is not None:
+        _write_json(args.json, facts)
+    return status
+
+
+def _write_json(destination: str, facts: dict[str, Any]) -> None:
+    """Write the run's document to ``destination`` (atomically), or to stderr for ``-``."""
+    text = json_text(facts)
+    if destination == "-":
+        sys.stderr.write(text)
+        return
+    try:
+        atomic_write(os.path.abspath(destination), text)
+    except OSError as error:
+        sys.stderr.write(f"sslcustomize: --json {destination}: {error.strerror or error}\n")
+
+
+def _refuse(facts: dict[str, Any], message: str, code: int = EXIT_USAGE) -> int:
+    facts["error"] = {"message": message, "exit": code}
+    return fail(message, code)
+
+
+def _describe(policy: Policy, bundle: Bundle | None) -> dict[str, Any]:
+    """What the child ran under: the policy's mode, files, trust and errors, and the bundle."""
+    return {
+        "mode": policy.mode.value,
+        "files": [{"layer": layer.layer, "path": layer.path} for layer in policy.files],
+        "trust": [str(source) for source in policy.trust],
+        "exceptions": len(policy.exceptions),
+        "errors": [str(error) for error in policy.errors],
+        "bundle": None
+        if bundle is None
+        else {"anchors": bundle.count, "variables": list(BUNDLE_VARIABLES)},
+    }
+
+
+def _run(  # noqa: PLR0911 - one refusal per bad input
+    args: argparse.Namespace, command: list[str], facts: dict[str, Any]
+) -> int:
     if not command:
-        return fail("nothing to run: write sslcustomize run [OPTIONS] -- COMMAND [ARGS...]")
+        return _refuse(
+            facts, "nothing to run: write sslcustomize run [OPTIONS] -- COMMAND [ARGS...]"
+        )
     if shutil.which(command[0]) is None:
-        return fail(f"command not found: {command[0]}", EXIT_USAGE)
+        return _refuse(facts, f"command not found: {command[0]}", EXIT_USAGE)
     for ca in args.ca:
         if not os.path.isfile(ca):
-            return fail(f"--ca {ca}: no such file")
+            return _refuse(facts, f"--ca {ca}: no such file")
     if args.policy and not os.path.isfile(args.policy):
-        return fail(f"--policy {args.policy}: no such file")
+        return _refuse(facts, f"--policy {args.policy}: no such file")
     process = [os.path.abspath(args.policy)] if args.policy else process_policy_paths()
     files = [f for f in policy_files() if f[0] != "process"]
     files += [("process", path, True) for path in process]
@@ -87,9 +137,10 @@ def run(args: argparse.Namespace) -> int:  # noqa: PLR0911 - one refusal per bad
         # a directory another user may write (a TMPDIR that is not sticky), they could rename
         # ours away and put their own policy and CAs in its place.
         if not trusted_path(directory):
-            return fail(
+            return _refuse(
+                facts,
                 f"the temporary directory {os.path.dirname(directory)} is one another user can "
-                "change: set TMPDIR to a directory of your own (or a sticky one, such as /tmp)"
+                "change: set TMPDIR to a directory of your own (or a sticky one, such as /tmp)",
             )
         overrides = os.path.join(directory, "overrides.toml")
         with open(overrides, "w", encoding="utf-8") as file:
@@ -109,12 +160,17 @@ def run(args: argparse.Namespace) -> int:  # noqa: PLR0911 - one refusal per bad
             env.update(dict.fromkeys(BUNDLE_VARIABLES, bundle.path))
             if not args.quiet:
                 sys.stderr.write(_announcement(bundle, policy))
+        facts["policy"] = _describe(policy, bundle)
         try:
-            return subprocess.call(command, env=env)  # noqa: S603 - the user's own command
+            status = subprocess.call(command, env=env)  # noqa: S603 - the user's own command
         except OSError as error:
-            return fail(f"cannot run {command[0]}: {error.strerror}")
+            return _refuse(facts, f"cannot run {command[0]}: {error.strerror}")
         finally:
             sys.stdout.flush()
+        # A child ended by a signal: Python says -N; a shell would say 128 + N.
+        facts["exit"] = status
+        facts["signal"] = -status if status < 0 else None
+        return status
 
 
 def _announcement(bundle: Bundle, policy: Policy) -> str:

@@ -7,6 +7,7 @@ import datetime as dt
 import os
 import ssl
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from sslcustomize._cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
@@ -53,6 +54,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="FILE",
         help="instead of a TARGET: add this PEM bundle of CA certificates (your organisation's "
         "CA) to the layer's trust list, for every host",
+    )
+    parser.add_argument(
+        "--cert-file",
+        metavar="FILE",
+        help="pin the key of this certificate (PEM or DER, the server's, obtained out of band) "
+        "instead of fetching it: nothing connects, nothing is trusted on first use",
     )
     parser.add_argument(
         "--starttls", choices=sorted(STARTTLS_PORTS), help="speak this protocol before TLS"
@@ -266,6 +273,29 @@ class _RefusedError(Exception):
         self.code = code
 
 
+def _read_certificate(name: str) -> bytes:
+    """Return the first certificate of ``name`` (PEM or DER) as DER; refuse anything else."""
+    try:
+        with open(name, "rb") as file:
+            data = file.read(1 << 20)
+    except OSError as error:
+        raise _RefusedError(f"--cert-file {name}: {_why(error)}") from None
+    begin = data.find(b"-----BEGIN CERTIFICATE-----")
+    try:
+        if begin >= 0:
+            end = data.index(b"-----END CERTIFICATE-----", begin)
+            der = ssl.PEM_cert_to_DER_cert(data[begin : end + 25].decode("ascii"))
+        else:
+            der = data
+        describe(der)
+    except (ValueError, UnicodeDecodeError):
+        raise _RefusedError(
+            f"--cert-file {name}: not a certificate (PEM or DER); a private key or a CSR is "
+            "not what the server presents"
+        ) from None
+    return der
+
+
 def _what_to_trust(
     args: argparse.Namespace, target: Target, path: str, chain: tuple[bytes, ...]
 ) -> tuple[dict[str, Any], bytes, bytes | None]:
@@ -284,15 +314,22 @@ def _what_to_trust(
 def _show(  # noqa: PLR0917 - the parts of one prompt
     args: argparse.Namespace,
     target: Target,
-    path: str,
+    edit: _Edit,
     document: dict[str, Any],
     der: bytes,
-    kept: _Kept,
+    values: dict[str, Any],
 ) -> None:
     cert = describe(der)
     out = console()
+    path, kept = edit.path, edit.kept
     # Subject, issuer and names are the server's words (a MITM's too): shown, never obeyed.
-    out.print(f"[bold]{shown(target)}[/]: {', '.join(document['reasons']) or 'verified'}")
+    if args.cert_file is not None:
+        out.print(
+            f"[bold]{shown(target)}[/]: the certificate of {shown(args.cert_file)} (not fetched: "
+            "no connection made)"
+        )
+    else:
+        out.print(f"[bold]{shown(target)}[/]: {', '.join(document['reasons']) or 'verified'}")
     out.print(f"  subject: {shown(cert.subject)}\n  issuer:  {shown(cert.issuer)}")
     if cert.names:
         out.print(f"  names:   {shown(', '.join(cert.names))}")
@@ -304,9 +341,58 @@ def _show(  # noqa: PLR0917 - the parts of one prompt
             ", not the server: pinning it trusts the proxy for this host; to trust the "
             "proxy's CA instead, use --ca (this host) or --ca-file (every host)"
         )
+    if args.cert_file is not None:
+        _cert_file_notes(out, target, cert, check_hostname=not args.no_check_hostname)
+    if edit.existing is not None:
+        _show_replaced(out, target, edit.existing, values)
     what = "its CA" if args.ca else "exactly this key"
     out.print(f"Trust {what} for {shown(host_pattern(target))} in {shown(pretty(path))}")
     out.print(f"  {_lifetime(kept)}")
+
+
+def _trusted_text(pins: Sequence[str], cas: Sequence[object]) -> str:
+    return ", ".join([*pins, *(f"CA {pretty(str(ca))}" for ca in cas)]) or "no key (mode only)"
+
+
+def _show_replaced(
+    out: Any, target: Target, existing: HostException, values: dict[str, Any]
+) -> None:
+    """Show what the new exception replaces: old -> new, loudly when the key changed.
+
+    As SSH's "remote host identification has changed": a new key for a pinned host is either a
+    re-key or someone in the middle, and only the person confirming can tell which.
+    """
+    new_pins = values.get("pin", [])
+    where = shown(f"{pretty(str(existing.origin.path))}:{existing.origin.line}")
+    if existing.pins and new_pins and not set(new_pins) & set(existing.pins):
+        out.print(
+            f"[bold red]WARNING: the key of {shown(host_pattern(target))} has changed[/] since "
+            "it was trusted: either the server was re-keyed, or someone is in the middle. "
+            "Confirm the new pin with the server's administrator before you accept it."
+        )
+    out.print(f"  old: {shown(_trusted_text(existing.pins, existing.ca))} ({where})")
+    out.print(f"  new: {shown(_trusted_text(new_pins, values.get('ca', [])))}")
+    out.print(
+        f"  replaces the exception at {where} (reason '{shown(existing.reason)}'"
+        f"{f', until {existing.expires}' if existing.expires else ''})"
+    )
+
+
+def _cert_file_notes(out: Any, target: Target, cert: Any, *, check_hostname: bool) -> None:
+    """Say what a pin from a file will not do: a name it lacks, a CA's key."""
+    if check_hostname and not any(_name_covers(name, target.host) for name in cert.names):
+        out.print(
+            f"[yellow]note:[/] the certificate does not name {shown(target.host)}: connections "
+            "will fail with hostname_mismatch unless you add --no-check-hostname"
+        )
+
+
+def _name_covers(name: str, host: str) -> bool:
+    """Tell whether a certificate name covers ``host`` (a one-label wildcard too)."""
+    name, host = name.lower().rstrip("."), host.lower().rstrip(".")
+    if name.startswith("*."):
+        return host.partition(".")[2] == name[2:] and "." in host
+    return name == host
 
 
 def _lifetime(kept: _Kept) -> str:
@@ -438,10 +524,31 @@ def _asks_for_lifetime(args: argparse.Namespace) -> bool:
     return bool(args.reason or args.days is not None or args.expires is not None)
 
 
+def _certificate(
+    args: argparse.Namespace, target: Target, proxy: Any
+) -> tuple[dict[str, Any], bool, tuple[bytes, ...]]:
+    """Return what ``check`` says of the target, whether it verifies, and its chain.
+
+    With ``--cert-file`` nothing connects: the file is the chain, and nothing is known of
+    how the server would verify.
+    """
+    if args.cert_file is not None:
+        return {"reasons": [], "interception": False}, False, (_read_certificate(args.cert_file),)
+    try:
+        return inspect_target(target, None, args.timeout, proxy, runtime=current_runtime())
+    except ProbeError as error:
+        raise _RefusedError(f"could not fetch the certificate of {target}: {error}") from None
+
+
 def _add(args: argparse.Namespace) -> int:
     if args.no_check_hostname and args.ca:
         raise _RefusedError(
             "--no-check-hostname goes with --pin only: a CA alone must name the host"
+        )
+    if args.cert_file is not None and args.ca:
+        raise _RefusedError(
+            "--cert-file pins the key of that certificate: to trust a CA, use --ca-file FILE "
+            "(every host) or name it in the exception's ca list"
         )
     _asked_expiry(args)  # refuse a bad date before connecting
     try:
@@ -456,12 +563,7 @@ def _add(args: argparse.Namespace) -> int:
             "administrator to add this one to /etc/sslcustomize/policy.toml"
         )
     edit = _plan_edit(args, target)
-    try:
-        document, verified, chain = inspect_target(
-            target, None, args.timeout, proxy, runtime=current_runtime()
-        )
-    except ProbeError as error:
-        raise _RefusedError(f"could not fetch the certificate of {target}: {error}") from None
+    document, verified, chain = _certificate(args, target, proxy)
     if verified and not args.force:
         mine = edit.existing is not None and document["rule"] == f"exception {edit.existing.host}"
         if mine and _asks_for_lifetime(args):
@@ -476,7 +578,7 @@ def _add(args: argparse.Namespace) -> int:
         )
     values, shown_der, ca = _what_to_trust(args, target, edit.path, chain)
     if not args.json:
-        _show(args, target, edit.path, document, shown_der, edit.kept)
+        _show(args, target, edit, document, shown_der, values)
     if not args.yes:
         if not sys.stdin.isatty():
             raise _RefusedError("not a terminal, so nothing was written: add --yes to confirm")
@@ -485,10 +587,13 @@ def _add(args: argparse.Namespace) -> int:
     edit = _ask_reason(edit, interactive=not args.yes)
     line, replaced = _apply(args, target, edit, values, ca)
     if args.json:
+        old = edit.existing
         print_json({
             "target": str(target), "host": host_pattern(target), "path": edit.path, "line": line,
             "replaced": replaced, "expires": edit.kept.expires, "reason": edit.kept.reason,
             **values,
+            "old": {"pin": list(old.pins), "ca": [str(ca) for ca in old.ca]} if old else None,
+            "fetched": args.cert_file is None,
         })  # fmt: skip
     else:
         done = "replaced the exception" if replaced else "added an exception"

@@ -127,7 +127,8 @@ def test_third_party_clients_listed() -> None:
     rows = {row["client"]: row for row in gather()["third_party"]}
     assert rows["pip"]["version"]
     for name in ("pip", "requests", "urllib3", "httpx", "aiohttp", "websockets"):
-        if name in rows:
-            assert rows[name]["covered"] is True, name
+        if name in rows:  # no policy here: idle now, covered once one exists
+            assert rows[name]["covered_once_policy"] is True, name
+            assert rows[name]["covered"] is False, name
     if "websockets" in rows:
         assert rows["websockets"]["by"] == "_stdlib"
