@@ -210,6 +210,38 @@ def test_pip_system_certs_venv_keeps_the_policy(
     assert lines[1:] == ["OK", "OK", *["REJECTED self_signed"] * 3]
 
 
+STACKED = """
+import ssl, urllib.request, requests, truststore
+order = sys.argv[3]
+if order == "clients first":
+    requests.get(sys.argv[1], timeout=20)
+truststore.inject_into_ssl()  # a second substitute over pip-system-certs' (pip's truststore)
+print(ssl.SSLContext.__module__)
+for url in sys.argv[1:3]:
+    print(attempt(lambda: requests.get(url, timeout=20).text))
+    print(attempt(lambda: urllib.request.urlopen(url, timeout=20).read()))
+print(attempt(lambda: requests.get(sys.argv[2], timeout=20, verify=False).text))
+truststore.extract_from_ssl()
+print(attempt(lambda: requests.get(sys.argv[1], timeout=20).text))
+"""
+
+
+@pytest.mark.parametrize("order", ["inject first", "clients first"])
+def test_two_substitutes_stacked_keep_working_under_the_policy(
+    pip_system_certs_venv: str, servers: tuple[str, str], policy: Path, order: str
+) -> None:
+    """pip-system-certs, then truststore.inject_into_ssl(): no crash, the policy decides.
+
+    requests raised AttributeError ('TruststoreInner' object has no attribute '_ctx') on
+    every call, to the good server and to the MITM, where the same program works without
+    sslcustomize (issue 32, item 7). Now the good server is reached and the MITM refused,
+    and truststore's extraction leaves requests working.
+    """
+    lines = run(STACKED, [*servers, order], policy, pip_system_certs_venv)
+    assert lines[0] == "truststore._api"
+    assert lines[1:] == ["OK", "OK", *["REJECTED self_signed"] * 3, "OK"]
+
+
 def _pip(python: str, args: list[str], policy: Path | None) -> subprocess.CompletedProcess[str]:
     """Run that environment's pip, without the machine's pip configuration."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "SSLCUSTOMIZE_"))}

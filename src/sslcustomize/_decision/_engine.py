@@ -72,7 +72,7 @@ def python_defaults() -> tuple[int, int]:
     system's crypto policy.
     """
     if not _defaults:
-        plain = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        plain = StdlibContext(ssl.PROTOCOL_TLS_CLIENT)  # Python's own, not a substitute
         flags = int(plain.verify_flags)
         if sys.version_info >= (3, 13):  # pragma: no cover - version-specific
             # As plain ints: ~ on a VerifyFlags drops the bits it has no member for.
@@ -374,7 +374,7 @@ def build_verifier(
     security level); the replay speaks TLS 1.2 (see :mod:`.._x509._replay`), whatever the caller's
     versions, ciphers and client certificate.
     """
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context = StdlibContext(ssl.PROTOCOL_TLS_CLIENT)  # Python's own, whatever ssl.SSLContext holds
     context.check_hostname = False  # sslcustomize: allow(offline judge; host checked apart)
     level = max(settings.security_level, spec.security_level)
     context.set_ciphers(f"DEFAULT:@SECLEVEL={level}")

@@ -46,6 +46,19 @@ class TruststoreInner(LibraryContext):
     mean "the system's anchors", which are the policy's, loaded when it was built.
     """
 
+    @property
+    def _ctx(self) -> TruststoreInner:
+        """This context itself, where a stacked truststore looks for a shell's inner context.
+
+        With two truststores stacked (pip-system-certs injects pip's, then a program calls
+        ``truststore.inject_into_ssl()``), truststore's setters write onto its inner context
+        through ``ssl``'s properties, which, with ``ssl.SSLContext`` rebound, reach the
+        *other* truststore's setters, and those write onto ``self._ctx``. Without
+        sslcustomize that inner context is a shell with an inner context of its own; here
+        the inner context is this one, so the write lands on it (issue 32, item 7).
+        """
+        return self
+
     def set_default_verify_paths(self) -> None:
         """Keep the policy's anchors (loaded already): they are the system's here."""
 
