@@ -55,6 +55,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "CA) to the layer's trust list, for every host",
     )
     parser.add_argument(
+        "--really-a-ca",
+        action="store_true",
+        help="with --ca-file: the certificate names hosts but is a CA; trust it for every host",
+    )
+    parser.add_argument(
         "--starttls", choices=sorted(STARTTLS_PORTS), help="speak this protocol before TLS"
     )
     kind = parser.add_mutually_exclusive_group()
@@ -502,6 +507,8 @@ def _add(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Fetch, show, confirm, write; or say why not."""
+    if args.really_a_ca and args.ca_file is None:
+        return fail("--really-a-ca goes with --ca-file FILE", EXIT_USAGE, as_json=args.json)
     if args.ca_file is not None or args.target is None:
         return _run_ca_file(args)
     try:
