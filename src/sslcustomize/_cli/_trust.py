@@ -86,6 +86,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--no-check-hostname", action="store_true", help="with --pin: do not check the name"
     )
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    parser.add_argument(
+        "--pin-through-proxy",
+        action="store_true",
+        help="with --yes: pin the key that came through a proxy even though the proxy may "
+        "intercept TLS (then the key is the proxy's, not the server's)",
+    )
     parser.add_argument("--force", action="store_true", help="add it even if it verifies already")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
     add_proxy(parser)
@@ -264,11 +270,14 @@ def _confirm(question: str) -> bool:
 
 
 class _RefusedError(Exception):
-    """A refusal: the message for the user and the exit status."""
+    """A refusal: the message for the user, the exit status, and facts for ``--json``."""
 
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+    def __init__(
+        self, message: str, code: int = EXIT_USAGE, *, details: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.details = details or {}
 
 
 def _what_to_trust(
@@ -479,6 +488,7 @@ def _add(args: argparse.Namespace) -> int:
             f"{hint} (add --force to add an exception anyway)",
             EXIT_FAILURE,
         )
+    _refuse_a_proxys_key(args, target, document)
     values, shown_der, ca = _what_to_trust(args, target, edit.path, chain)
     if not args.json:
         _show(args, target, edit.path, document, shown_der, edit.kept)
@@ -493,7 +503,7 @@ def _add(args: argparse.Namespace) -> int:
         print_json({
             "target": str(target), "host": host_pattern(target), "path": edit.path, "line": line,
             "replaced": replaced, "expires": edit.kept.expires, "reason": edit.kept.reason,
-            **values,
+            **values, "proxy": document["proxy"], "interception": document["interception"],
         })  # fmt: skip
     else:
         done = "replaced the exception" if replaced else "added an exception"
@@ -505,6 +515,28 @@ def _add(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _refuse_a_proxys_key(
+    args: argparse.Namespace, target: Target, document: dict[str, Any]
+) -> None:
+    """Refuse, without a person to ask, to pin a key that an inspecting proxy may have sent.
+
+    Through a TLS-inspecting proxy the certificate is the proxy's, forged for this host:
+    pinning it trusts the proxy for the host, and the server's own key stays unknown (issue
+    32 #10). On a terminal the prompt says so; with ``--yes`` only ``--pin-through-proxy``
+    asks for it.
+    """
+    if args.ca or not document["interception"] or not args.yes or args.pin_through_proxy:
+        return
+    raise _RefusedError(
+        f"the certificate of {target} came through the proxy {document['proxy']} and is not "
+        "trusted: if the proxy intercepts TLS, its key is the proxy's, not the server's, so "
+        "nothing was written. Trust the proxy's CA instead ("
+        f"{document['interception']['trust_host'] or 'sslcustomize trust --ca-file PROXY-CA.pem'}"
+        "), or add --pin-through-proxy if the proxy only tunnels",
+        details={"proxy": document["proxy"], "interception": document["interception"]},
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Fetch, show, confirm, write; or say why not."""
     if args.really_a_ca and args.ca_file is None:
@@ -514,6 +546,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _add(args)
     except _RefusedError as refusal:
+        if args.json and refusal.details:
+            print_json(
+                {"error": {"message": str(refusal), "exit": refusal.code}, **refusal.details}
+            )
+            return fail(str(refusal), refusal.code)
         return fail(str(refusal), refusal.code, as_json=args.json)
 
 
