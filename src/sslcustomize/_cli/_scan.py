@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from sslcustomize._cli import EXIT_FAILURE, EXIT_OK
-from sslcustomize._cli._check import add_proxy, inspect_target
+from sslcustomize._cli._check import add_proxy, context_problem, inspect_target, seconds
 from sslcustomize._cli._escape import shown, visible
 from sslcustomize._cli._output import console, fail, print_json
 from sslcustomize._connection._probe import STARTTLS_PORTS, ProbeError, parse_target, proxy_for
@@ -31,7 +31,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--jobs", type=int, default=16, help="connections at once (default 16)")
     parser.add_argument("--context", metavar="NAME", help="check as this named context would")
     parser.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds per target (default 10)"
+        "--timeout", type=seconds, default=10.0, help="seconds per target (default 10)"
     )
     add_proxy(parser)
     output = parser.add_mutually_exclusive_group()
@@ -87,6 +87,9 @@ def _scan_one(target_text: str, protocol: str | None, args: argparse.Namespace) 
 
 def run(args: argparse.Namespace) -> int:
     """Scan every target and print the results."""
+    problem = context_problem(current_runtime().policy, args.context)
+    if problem:
+        return fail(problem, as_json=args.json)
     try:
         targets = _read_targets(args.file)
     except OSError as error:

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from sslcustomize._cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
-from sslcustomize._cli._check import add_proxy, inspect_target
+from sslcustomize._cli._check import add_proxy, inspect_target, seconds
 from sslcustomize._cli._enable import add_scope, scope_path
 from sslcustomize._cli._escape import shown
 from sslcustomize._cli._output import console, fail, print_json
@@ -93,7 +93,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "intercept TLS (then the key is the proxy's, not the server's)",
     )
     parser.add_argument("--force", action="store_true", help="add it even if it verifies already")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
+    parser.add_argument("--timeout", type=seconds, default=10.0, help="seconds (default 10)")
     add_proxy(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
@@ -400,16 +400,20 @@ def _plan_edit(args: argparse.Namespace, target: Target) -> _Edit:
 
 
 def _ask_reason(edit: _Edit, *, interactive: bool) -> _Edit:
-    """Fill in the reason: asked on a terminal, else a dated default."""
+    """Fill in the reason: asked on a terminal, else a dated default.
+
+    Every exception carries a reason, so Enter takes the dated default, and the prompt says
+    which (it said "Enter for none" and then wrote one).
+    """
     if edit.kept.reason:
         return edit
+    default = f"added with `sslcustomize trust` on {dt.date.today()}"
     reason = ""
     if interactive:
-        sys.stdout.write("Reason (a ticket, an owner; Enter for none): ")
+        sys.stdout.write(f"Reason (a ticket, an owner; Enter for '{default}'): ")
         sys.stdout.flush()
         reason = sys.stdin.readline().strip()
-    reason = reason or f"added with `sslcustomize trust` on {dt.date.today()}"
-    return replace(edit, kept=replace(edit.kept, reason=reason))
+    return replace(edit, kept=replace(edit.kept, reason=reason or default))
 
 
 def _renew(args: argparse.Namespace, target: Target, edit: _Edit) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import select
 import socket
 import ssl
@@ -22,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-from sslcustomize._policy._hosts import parse_address
+from sslcustomize._policy._hosts import parse_address, parse_host_pattern
 from sslcustomize._support._sslclass import StdlibContext
 from sslcustomize._verdict._reasons import STARTTLS_PORTS
 from sslcustomize._x509._replay import der_chain
@@ -79,6 +80,7 @@ def parse_target(text: str, starttls: str | None = None) -> Target:
             port = parts.port or SCHEMES[parts.scheme]
         except ValueError:
             raise ValueError(f"bad port in {text!r}") from None
+        _check_host(parts.hostname, text)
         return Target(host=parts.hostname, port=port, starttls=starttls)
     if text.startswith("["):
         host, _, rest = text[1:].partition("]")
@@ -91,7 +93,31 @@ def parse_target(text: str, starttls: str | None = None) -> Target:
         raise ValueError(f"no host in {text!r}: write host[:port] or a URL")
     if port_text and not (port_text.isdigit() and 0 < int(port_text) < 65536):
         raise ValueError(f"bad port {port_text!r} in {text!r}")
+    _check_host(host, text)
     return Target(host=host, port=int(port_text) if port_text else default, starttls=starttls)
+
+
+# Also "*" and "/": a wildcard or a network is refused below as a pattern, with that reason.
+_HOST_CHARACTERS = re.compile(r"[A-Za-z0-9._*/-]+")
+
+
+def _check_host(host: str, text: str) -> None:
+    """Refuse a host that is neither a host name nor an IP address (``'bad host name!'``).
+
+    Raises:
+        ValueError: It is not; the message says what is wrong.
+    """
+    if host.isascii() and not _HOST_CHARACTERS.fullmatch(host) and parse_address(host) is None:
+        raise ValueError(
+            f"{text!r} is not a host name or IP address: a host name has only letters, digits, "
+            "'-', '_' and dots"
+        )
+    try:
+        pattern = parse_host_pattern(f"[{host}]" if ":" in host else host)
+    except ValueError as error:
+        raise ValueError(f"{text!r} is not a host name or IP address: {error}") from None
+    if pattern.kind not in {"name", "address"}:
+        raise ValueError(f"{text!r} is a pattern, not a host: name one host or address")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
