@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(error), as_json=args.json)
     rows = _scan_all(targets, args)
     if args.json:
-        print_json({"results": rows})
+        print_json({"summary": _summary(rows), "results": rows})
     elif args.csv:
         writer = csv.writer(sys.stdout)
         columns = ("target", "starttls", "verdict", "reasons", "rule", "not_after", "pin", "error")
@@ -129,12 +129,27 @@ def _scan_all(
         return [future.result() for future in futures]
 
 
+def _summary(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Count the targets by verdict: ``verified``, ``rejected``, ``error``, and ``total``."""
+    counts = dict.fromkeys(("verified", "rejected", "error"), 0)
+    for row in rows:
+        counts[row["verdict"]] += 1
+    return {**counts, "total": len(rows)}
+
+
 def _render(rows: list[dict[str, Any]]) -> None:
     from rich.table import Table  # noqa: PLC0415
 
     table = Table(title=f"{len(rows)} target(s)", title_justify="left")
-    for column in ("target", "starttls", "verdict", "reasons", "rule", "expires"):
+    table.add_column("target", no_wrap=True)
+    for column in ("starttls", "verdict"):
         table.add_column(column)
+    # One line per target: an error's whole text is printed below the table, where it is not
+    # wrapped into a column (200 errors made 485 lines).
+    table.add_column("reasons / error", no_wrap=True, max_width=30, overflow="ellipsis")
+    table.add_column("rule")
+    # The certificate's end of validity, not an exception's expiry (a rule sits beside it).
+    table.add_column("cert valid until", no_wrap=True)
     table.add_column("pin", no_wrap=True, min_width=51)  # whole, to copy into a policy
     colours = {"verified": "green", "rejected": "red", "error": "yellow"}
     for row in rows:
@@ -144,4 +159,13 @@ def _render(rows: list[dict[str, Any]]) -> None:
             shown(row["target"]), row["starttls"] or "-", verdict, detail,
             shown(row["rule"] or ""), (row["not_after"] or "")[:10], row["pin"] or "",
         )  # fmt: skip
-    console().print(table)
+    out = console()
+    out.print(table)
+    summary = _summary(rows)
+    out.print(
+        f"{summary['verified']} verified, {summary['rejected']} rejected, "
+        f"{summary['error']} error(s) of {summary['total']} target(s)"
+    )
+    for row in rows:
+        if row["error"]:
+            out.print(f"error: {shown(row['target'])}: {shown(row['error'])}")
