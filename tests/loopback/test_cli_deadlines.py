@@ -23,9 +23,7 @@ import pytest
 
 import _pki
 import _servers
-from _fixtures import WritePolicy
 from sslcustomize._cli import main
-from sslcustomize._runtime import _state
 
 if TYPE_CHECKING:
     from conftest import StartServer
@@ -110,21 +108,8 @@ def _hung_up(server: _Trickler, connections: int) -> bool:
     return len(server.cut_off) == connections and all(server.cut_off)
 
 
-@pytest.fixture
-def trust_root(
-    pki: _pki.TestPKI, write_policy: WritePolicy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    """A process policy trusting only the test root."""
-    root = tmp_path / "root.pem"
-    root.write_bytes(pki.root_pem)
-    path = write_policy(f"trust = ['{root}']\n")
-    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(path))
-    _state.set_policy(None)
-    return path
-
-
 def test_a_trickled_starttls_dialogue_is_given_up_at_the_timeout(
-    trust_root: Path, capsys: pytest.CaptureFixture[str]
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """An SMTP greeting sent a byte at a time: check gives up when --timeout runs out."""
     with _trickling(b"220-", b"x") as server:
@@ -137,7 +122,7 @@ def test_a_trickled_starttls_dialogue_is_given_up_at_the_timeout(
 
 
 def test_a_trickled_handshake_is_given_up_at_the_timeout(
-    trust_root: Path, capsys: pytest.CaptureFixture[str]
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A ServerHello sent a byte at a time: the handshake is bounded as a whole too."""
     # A handshake record whose length (0x4000) the trickle never completes.
@@ -150,7 +135,7 @@ def test_a_trickled_handshake_is_given_up_at_the_timeout(
 
 
 def test_each_scan_target_is_given_up_at_the_timeout(
-    trust_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """scan: every trickling target is an error after --timeout, and the scan ends."""
     with _trickling(b"220-", b"x") as server:
@@ -166,7 +151,6 @@ def test_each_scan_target_is_given_up_at_the_timeout(
 def test_starttls_against_a_port_that_speaks_tls_directly_says_so(
     pki: _pki.TestPKI,
     https_server: StartServer,
-    trust_root: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """--starttls smtp on an implicit-TLS port: told to drop --starttls, not a timeout."""
@@ -178,15 +162,21 @@ def test_starttls_against_a_port_that_speaks_tls_directly_says_so(
 
 
 def test_a_slow_smtp_greeting_still_upgrades(
-    pki: _pki.TestPKI, trust_root: Path, capsys: pytest.CaptureFixture[str]
+    pki: _pki.TestPKI, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The twin: a server that greets after a pause (greet-pause) is not taken for TLS."""
+    """The twin: a server that greets after a pause (greet-pause) is not taken for TLS.
+
+    The chain it sends after STARTTLS is fetched (its pin is the served leaf's) and judged: the
+    test root is not trusted here, so it is rejected for its issuer, not for the dialogue.
+    """
     context = _servers.server_context(pki["good"])
     with _serving(lambda sock: _slow_smtp(sock, context)) as (port, _):
         argv = ["check", "--json", "--starttls", "smtp", "--timeout", "20"]
         code = main([*argv, f"localhost:{port}"])
         document = json.loads(capsys.readouterr().out)
-    assert (code, document["verdict"], document["starttls"]) == (0, "verified", "smtp")
+    assert (code, document["verdict"], document["starttls"]) == (1, "rejected", "smtp")
+    assert document["chain"][0]["pin"] == pki["good"].pin
+    assert document["reasons"] == ["unknown_issuer"]
 
 
 def _slow_smtp(sock: socket.socket, context: ssl.SSLContext) -> None:

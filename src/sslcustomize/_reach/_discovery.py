@@ -247,7 +247,8 @@ def unsafe_for_root(path: str) -> str:
     pending = [part for part in os.path.abspath(path).split(os.sep) if part]
     current = os.sep
     hops = 0
-    problem = _not_root_alone(current, last=not pending)
+    found = _roots(current)
+    problem = found if isinstance(found, str) else _writable(current, found, last=not pending)
     while pending and not problem:
         part = pending.pop(0)
         if part == ".":
@@ -256,33 +257,38 @@ def unsafe_for_root(path: str) -> str:
             current = os.path.dirname(current)
             continue
         candidate = os.path.join(current, part)
-        try:
-            info = os.lstat(candidate)
-        except OSError as error:
-            return f"cannot inspect {candidate}: {error.strerror}"
-        if info.st_uid != 0:
-            return f"{candidate} belongs to uid {info.st_uid}, not root"
+        info = _roots(candidate)
+        if isinstance(info, str):
+            return info
         if stat.S_ISLNK(info.st_mode):
             hops += 1
             if hops > _MAX_LINKS:
                 return f"{path}: too many levels of symbolic links"
-            target = os.readlink(candidate)
+            try:
+                target = os.readlink(candidate)
+            except OSError as error:
+                return f"cannot inspect {candidate}: {error.strerror}"
             current = os.sep if os.path.isabs(target) else current
             pending[:0] = [p for p in target.split(os.sep) if p]
             continue
         current = candidate
-        problem = _not_root_alone(current, last=not pending)
+        problem = _writable(current, info, last=not pending)
     return problem
 
 
-def _not_root_alone(path: str, *, last: bool) -> str:
-    """Say why ``path`` (no link) is not root's alone; a sticky directory passes on the way."""
+def _roots(path: str) -> os.stat_result | str:
+    """Return ``path``'s ``lstat`` if it belongs to root, else why not (a message)."""
     try:
         info = os.lstat(path)
     except OSError as error:
         return f"cannot inspect {path}: {error.strerror}"
     if info.st_uid != 0:
         return f"{path} belongs to uid {info.st_uid}, not root"
+    return info
+
+
+def _writable(path: str, info: os.stat_result, *, last: bool) -> str:
+    """Say whether others can write ``path`` (no link); a sticky directory passes on the way."""
     sticky = stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_ISVTX
     if info.st_mode & 0o022 and (last or not sticky):
         return f"{path} is writable by {'others' if info.st_mode & 0o002 else 'its group'}"
