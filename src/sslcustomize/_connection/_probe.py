@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import os
 import re
-import select
+import selectors
 import socket
 import ssl
 import time
@@ -238,7 +238,7 @@ def _starttls(
     """
     protocol = target.starttls or ""
     try:
-        if not _readable(sock, min(_QUIET_BEFORE_ASKING, deadline.remaining())) and (
+        if not _ready(sock, min(_QUIET_BEFORE_ASKING, deadline.remaining())) and (
             _speaks_tls(target, proxy, deadline)
         ):
             scheme = {"smtp": "smtps", "imap": "imaps", "pop3": "pop3s", "ftp": "ftps"}[protocol]
@@ -257,10 +257,16 @@ def _starttls(
         raise ProbeError("the server sent data before the TLS handshake (possible injection)")
 
 
-def _readable(sock: socket.socket, seconds: float) -> bool:
-    """Tell whether ``sock`` has something to read (or was closed) within ``seconds``."""
-    ready, _, _ = select.select([sock], [], [], seconds)
-    return bool(ready)
+def _ready(sock: socket.socket, seconds: float, *, write: bool = False) -> bool:
+    """Tell whether ``sock`` can be read (data, or closed) within ``seconds``.
+
+    With ``write``: whether it can be written. A selector, not ``select.select``: ``scan``
+    with many jobs may hold descriptors above ``FD_SETSIZE`` (1024), which ``select`` refuses.
+    """
+    event = selectors.EVENT_WRITE if write else selectors.EVENT_READ
+    with selectors.DefaultSelector() as selector:
+        selector.register(sock, event)
+        return bool(selector.select(seconds))
 
 
 def _speaks_tls(target: Target, proxy: Proxy | None, deadline: _Deadline) -> bool:
@@ -297,9 +303,9 @@ def _handshake(tls: ssl.SSLSocket, deadline: _Deadline) -> None:
         try:
             tls.do_handshake()
         except ssl.SSLWantReadError:  # noqa: PERF203 - a few rounds per handshake
-            select.select([tls], [], [], deadline.remaining())
+            _ready(tls, deadline.remaining())
         except ssl.SSLWantWriteError:
-            select.select([], [tls], [], deadline.remaining())
+            _ready(tls, deadline.remaining(), write=True)
         else:
             return
 
