@@ -286,7 +286,7 @@ def _speaks_tls(target: Target, proxy: Proxy | None, deadline: _Deadline) -> boo
             _handshake(tls, deadline)
     except ssl.SSLError as error:
         return "ALERT" in str(error.reason or "").upper()
-    except OSError:
+    except (OSError, ProbeError):  # no answer, or a proxy's refusal: the dialogue decides
         return False
     return True
 
