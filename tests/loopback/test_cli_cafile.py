@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -217,3 +218,106 @@ def test_ca_file_for_the_system_layer_under_umask_000(
     legitimate, attacked = lines[-3:-1]
     assert legitimate == "ok"  # twin: the corporate CA, as root added it
     assert attacked == "CertificateRejected"  # their CA never replaced the corporate one
+
+
+def _openssl_self_signed(tmp_path: Path, subject: str, *extensions: str) -> Path:
+    """Make a self-signed certificate the way a server's is most often made (it sets CA:TRUE)."""
+    out = tmp_path / "server.pem"
+    argv = ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"]
+    argv += ["-nodes", "-keyout", str(tmp_path / "server.key"), "-out", str(out), "-days", "30"]
+    argv += ["-subj", subject]
+    for extension in extensions:
+        argv += ["-addext", extension]
+    subprocess.run(argv, check=True, capture_output=True, timeout=60)
+    return out
+
+
+SERVER_SHAPES = {
+    "SAN DNS": ("/CN=localhost", "subjectAltName=DNS:localhost"),
+    "SAN IP": ("/CN=appliance", "subjectAltName=IP:127.0.0.1"),
+    "CN host name alone": ("/CN=nas.corp.example",),
+    "CN IP alone": ("/CN=10.0.0.7",),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SERVER_SHAPES))
+def test_a_server_certificate_with_ca_true_is_refused_as_a_ca(
+    shape: str, user_policy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """openssl req -x509 for a server sets CA:TRUE: refused as a CA, advised to pin; no write."""
+    server = _openssl_self_signed(tmp_path, *SERVER_SHAPES[shape])
+    before = user_policy.read_text()
+    assert main(["trust", "--ca-file", str(server), "--scope", "user"]) == 2
+    err = capsys.readouterr().err
+    assert "looks like a server's own certificate" in err
+    assert "sslcustomize trust " in err
+    assert "--really-a-ca" in err
+    assert err.count("\n") == 1
+    assert user_policy.read_text() == before
+    assert not (user_policy.parent / "ca").exists()
+
+
+def test_a_ca_that_names_hosts_is_trusted_when_the_user_says_so(
+    user_policy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The twin: --really-a-ca adds the same certificate to trust, as the user asked."""
+    server = _openssl_self_signed(tmp_path, *SERVER_SHAPES["SAN DNS"])
+    assert main(["trust", "--ca-file", str(server), "--scope", "user", "--really-a-ca"]) == 0
+    assert "CA: CN=localhost" in capsys.readouterr().out
+    trust = tomlkit.parse(user_policy.read_text())["trust"]
+    assert any(str(entry).endswith("server.pem") for entry in trust)
+
+
+def test_a_ca_whose_name_is_a_title_needs_no_confirmation(
+    user_policy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The twin: a CA titled like one ("Corp Root CA"), made by openssl req -x509, is added."""
+    root = _openssl_self_signed(tmp_path, "/O=Corp/CN=Corp Root CA")
+    assert main(["trust", "--ca-file", str(root), "--scope", "user"]) == 0
+    assert "CA: CN=Corp Root CA,O=Corp" in capsys.readouterr().out
+
+
+def test_really_a_ca_without_a_ca_file_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--really-a-ca names the CA file's certificate: with a TARGET it is a usage error."""
+    assert main(["trust", "localhost:1", "--really-a-ca"]) == 2
+    assert "--really-a-ca goes with --ca-file" in capsys.readouterr().err
+
+
+def _special(kind: str, tmp_path: Path) -> Path:
+    """Make the file that ``trust --ca-file`` must refuse without reading it."""
+    path = tmp_path / f"ca-{kind.replace(' ', '-').replace('/', '')}"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link to /dev/zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.mkdir()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("fifo", "is a FIFO (named pipe), not a regular file"),
+        ("link to /dev/zero", "is a character device, not a regular file"),
+        ("directory", "is a directory"),
+    ],
+)
+def test_ca_file_that_is_not_a_regular_file_is_refused_at_once(
+    kind: str, message: str, tmp_path: Path, user_policy: Path
+) -> None:
+    """A FIFO does not hang, /dev/zero is not read, a directory says so: exit 2, one line."""
+    path = _special(kind, tmp_path)
+    command = "import sys; from sslcustomize._cli import main; sys.exit(main(sys.argv[1:]))"
+    result = subprocess.run(
+        [sys.executable, "-c", command, "trust", "--ca-file", str(path), "--scope", "user"],
+        capture_output=True,
+        text=True,
+        timeout=30,  # a hang (FIFO) or a read of /dev/zero until memory runs out fails here
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == f"sslcustomize: --ca-file {path}: {message}\n"
+    assert "not a PEM file" not in result.stderr

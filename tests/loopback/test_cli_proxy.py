@@ -195,10 +195,13 @@ def test_pinning_through_an_intercepting_proxy_says_what_it_pins(
     pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, interceptor: LoopbackProxy,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    """trust --pin through an inspecting proxy notes that it pins the proxy, and suggests --ca."""
+    """trust --pin --yes through an inspecting proxy: refused; asked for, noted as the proxy's."""
     _, port = https_server(pki["good"], "localhost")
     argv = ["trust", "--yes", "--scope", "user", "--proxy", interceptor.url, f"localhost:{port}"]
-    assert main(argv) == 0
+    assert main(argv) == 2
+    assert "add --pin-through-proxy if the proxy only tunnels" in capsys.readouterr().err
+    _state.set_policy(None)
+    assert main([*argv, "--pin-through-proxy"]) == 0
     out = capsys.readouterr().out
     assert f"comes from the proxy {interceptor.url}, not the server" in out
 
@@ -313,3 +316,52 @@ def test_a_proxy_url_that_cannot_be_used_is_named_without_its_password(
     out, err = capsys.readouterr()
     assert "s3cret" not in out + err
     assert "alice:***@127.0.0.1" in err
+
+
+def _trust_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    _state.set_policy(None)
+    code = main(["trust", "--yes", "--json", "--scope", "user", *argv])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_trust_yes_refuses_to_pin_an_intercepting_proxys_key(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, interceptor: LoopbackProxy,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """--yes --json through an inspecting proxy: refused, nothing written, the JSON names it."""
+    _, port = https_server(pki["good"], "localhost")
+    before = trust_root.read_text()
+    code, document = _trust_json(capsys, "--proxy", interceptor.url, f"localhost:{port}")
+    assert code == 2
+    assert document["proxy"] == interceptor.url
+    assert "Corp TLS Inspection" in document["interception"]["issuer"]
+    assert "--pin-through-proxy" in document["error"]["message"]
+    assert "trust --ca --proxy" in document["error"]["message"]
+    assert trust_root.read_text() == before
+    assert interceptor.requests == [f"CONNECT localhost:{port}"]
+
+
+def test_trust_pins_through_a_proxy_when_asked_and_says_so(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, interceptor: LoopbackProxy,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """The twin: --pin-through-proxy pins the key that came, and the JSON says it was a proxy's."""
+    _, port = https_server(pki["good"], "localhost")
+    argv = ("--pin-through-proxy", "--proxy", interceptor.url, f"localhost:{port}")
+    code, document = _trust_json(capsys, *argv)
+    assert code == 0
+    assert document["proxy"] == interceptor.url
+    assert document["interception"]["issuer"]
+    assert len(document["pin"]) == 1
+    assert f"localhost:{port}" in trust_root.read_text()
+
+
+def test_trust_without_a_proxy_says_none_in_json(
+    pki: _pki.TestPKI, https_server: StartServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The twin: a direct, self-signed server is pinned with --yes; proxy and interception null."""
+    _, port = https_server(pki["self_signed"], "localhost")
+    code, document = _trust_json(capsys, "--proxy", "", f"localhost:{port}")
+    assert code == 0
+    assert (document["proxy"], document["interception"]) == (None, None)
+    assert len(document["pin"]) == 1

@@ -87,3 +87,35 @@ def test_scan_table_and_csv_show_starttls_expiry_and_pin(
     table = capsys.readouterr().out
     assert "starttls" in table
     assert pki["self_signed"].pin in table
+
+
+def test_scan_summarises_and_keeps_errors_on_one_line(
+    pki: _pki.TestPKI, https_server: StartServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Table and JSON count verified/rejected/errors; each error is one whole line."""
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = tmp_path / "p.toml"
+    policy.write_text(f"trust = ['{root}']\n")
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(policy))
+    _, good = https_server(pki["good"], "localhost")
+    _, bad = https_server(pki["self_signed"], "localhost")
+    listing = tmp_path / "t.txt"
+    closed = [f"127.0.0.1:{port}" for port in (1, 2, 3)]
+    listing.write_text("\n".join([f"localhost:{good}", f"localhost:{bad}", *closed]) + "\n")
+    assert main(["scan", "--json", str(listing)]) == 1
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary == {"verified": 1, "rejected": 1, "error": 3, "total": 5}
+    assert main(["scan", str(listing)]) == 1
+    out = capsys.readouterr().out
+    assert "1 verified, 1 rejected, 3 error(s) of 5 target(s)" in out
+    for target in closed:
+        (line,) = [line for line in out.splitlines() if line.startswith(f"error: {target}:")]
+        assert line == f"error: {target}: connection to {target} refused"
+    # The table: one line per target (nothing wrapped), each target whole.
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert len(rows) == 5
+    assert all(f"│ {target} " in "".join(rows) for target in [f"localhost:{good}", *closed])
+    assert "cert valid until" in out
+    assert " expires " not in out

@@ -143,6 +143,24 @@ def test_trust_asks_for_a_reason_on_a_terminal(
     assert "Reason (a ticket" in capsys.readouterr().out
 
 
+def test_trust_enter_at_the_reason_prompt_writes_the_default_it_names(
+    pki: _pki.TestPKI, https_server: StartServer, user_policy: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Enter at the prompt: the dated default the prompt named is written (it said "none")."""
+    _, port = https_server(pki["self_signed"], "localhost")
+    stdin = io.StringIO("y\n\n")
+    monkeypatch.setattr("sys.stdin", stdin)
+    monkeypatch.setattr(stdin, "isatty", lambda: True, raising=False)
+    assert _trust(f"localhost:{port}") == 0
+    (entry,) = _exceptions(user_policy)
+    default = f"added with `sslcustomize trust` on {dt.date.today()}"
+    assert entry["reason"] == default
+    out = capsys.readouterr().out
+    assert f"Enter for '{default}'" in out
+    assert "Enter for none" not in out
+
+
 def test_trust_on_a_broken_policy_file_says_where(
     pki: _pki.TestPKI, https_server: StartServer, user_policy: Path,
     capsys: pytest.CaptureFixture[str],

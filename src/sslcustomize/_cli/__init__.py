@@ -119,7 +119,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name in (only,) if only in COMMANDS else COMMANDS:
         module = importlib.import_module(f"sslcustomize._cli._{name}")
         module.register(commands)
+    parser.set_defaults(command_parsers=commands.choices)
     return parser
+
+
+def _parse(parser: argparse.ArgumentParser, arguments: list[str]) -> argparse.Namespace:
+    """Parse ``arguments``; an option the command does not take is the command's usage error.
+
+    argparse reports it from the top-level parser, whose usage lists only the commands
+    (``enable --json`` printed ``usage: sslcustomize [-h] [--version] COMMAND ...``).
+    """
+    args, unknown = parser.parse_known_args(arguments)
+    if unknown:
+        command = getattr(args, "command_parsers", {}).get(getattr(args, "command", None))
+        (command or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
 
 
 # What the commands import beyond the standard library (the hook needs none of it). A Python
@@ -181,7 +195,7 @@ def _dispatch(argv: Sequence[str] | None) -> tuple[int, argparse.Namespace | Non
         warnings.showwarning = _show_warning
         try:
             parser = build_parser(chosen)
-            args = parser.parse_args(arguments)
+            args = _parse(parser, arguments)
             handler = getattr(args, "handler", None)
             if handler is None:
                 parser.print_help()

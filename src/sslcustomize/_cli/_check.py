@@ -7,6 +7,7 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
+from _sslcustomize_startup import CLIENTS
 from sslcustomize._cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from sslcustomize._cli._escape import shown
 from sslcustomize._cli._output import console, fail, print_json
@@ -20,7 +21,7 @@ from sslcustomize._connection._probe import (
     parse_target,
     proxy_for,
 )
-from sslcustomize._decision._decide import Decision, decide
+from sslcustomize._decision._decide import Decision, decide, longest_prefix
 from sslcustomize._policy._model import DEFAULT_EXCEPTION_DAYS, EnvTrust, Policy
 from sslcustomize._report._seen import load_sightings, missing_intermediate, report_file
 from sslcustomize._runtime._runtime import Runtime
@@ -30,7 +31,14 @@ from sslcustomize._verdict._analysis import Analysis, Problem, analyse, describe
 from sslcustomize._verdict._reasons import explain, renewal, trust_command
 from sslcustomize._verdict._verify import Check
 
-__all__ = ["add_proxy", "environment_entry", "inspect_target", "register"]
+__all__ = [
+    "add_proxy",
+    "context_problem",
+    "environment_entry",
+    "inspect_target",
+    "register",
+    "seconds",
+]
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,10 +56,56 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--starttls", choices=sorted(STARTTLS_PORTS), help="speak this protocol before TLS"
     )
     parser.add_argument("--context", metavar="NAME", help="check as this named context would")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
+    parser.add_argument(
+        "--timeout", type=seconds, default=10.0, help="seconds for the whole check (default 10)"
+    )
     add_proxy(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
+
+
+# Longer than any wait a person means, short of what the socket layer refuses (about 2**31 ms).
+_LONGEST_TIMEOUT = 86400.0
+
+
+def seconds(text: str) -> float:
+    """Parse ``--timeout``: a number of seconds above 0 (``0`` would mean non-blocking sockets)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= _LONGEST_TIMEOUT:  # NaN fails too
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds above 0 and at most {_LONGEST_TIMEOUT:g}"
+        )
+    return value
+
+
+def context_problem(policy: Policy, name: str | None) -> str | None:
+    """Say why ``--context NAME`` names nothing that could change a verdict (``None`` if fine).
+
+    A name must be a dotted module name, and match a ``[context."..."]`` table of the policy
+    (by its longest dotted prefix) or a client that sslcustomize covers: anything else is a
+    typing mistake, whose check would silently be the default rule's.
+    """
+    if name is None:
+        return None
+    if not all(part.isidentifier() for part in name.split(".")):
+        return (
+            f"--context {name!r} is not a module name: write dotted identifiers, such as "
+            "smtplib, urllib3 or myapp.mail"
+        )
+    known = sorted({*policy.contexts, *(client.name for client in CLIENTS)})
+    if longest_prefix(dict.fromkeys(known, True), name):
+        return None
+    import difflib  # noqa: PLC0415 - only for a mistake
+
+    close = difflib.get_close_matches(name, known, n=1)
+    guess = f"did you mean {close[0]}? " if close else ""
+    return (
+        f"--context {name}: no [context] table of the policy and no client sslcustomize covers "
+        f"is named so; {guess}known: {', '.join(known)}"
+    )
 
 
 def add_proxy(parser: argparse.ArgumentParser) -> None:
@@ -262,9 +316,13 @@ def run(args: argparse.Namespace) -> int:
         proxy = proxy_for(target, args.proxy)
     except ValueError as error:
         return fail(str(error), as_json=args.json)
+    runtime = current_runtime()
+    problem = context_problem(runtime.policy, args.context)
+    if problem:
+        return fail(problem, EXIT_USAGE, as_json=args.json)
     try:
         document, verified, _ = inspect_target(
-            target, args.context, args.timeout, proxy, runtime=current_runtime()
+            target, args.context, args.timeout, proxy, runtime=runtime
         )
     except ProbeError as error:
         return fail(f"could not check {target}: {error}", EXIT_USAGE, as_json=args.json)

@@ -139,6 +139,16 @@ def _render_problems(out: Any, document: dict[str, Any]) -> None:
         )
 
 
+def _decided_for(decision: dict[str, Any]) -> str:
+    """Name what the decision is for: ``host:port`` (the port chooses the exception too)."""
+    host, port = decision["host"], decision["port"]
+    if host is None:
+        return f"context {decision['context']}"
+    shown_host = f"[{host}]" if ":" in host else host
+    named = f"{shown_host}:{port}" if port is not None else shown_host
+    return named + (f" (context {decision['context']})" if decision["context"] else "")
+
+
 def _render(document: dict[str, Any]) -> None:
     from rich.markup import escape  # noqa: PLC0415 - rich only for the CLI
     from rich.table import Table  # noqa: PLC0415
@@ -147,8 +157,9 @@ def _render(document: dict[str, Any]) -> None:
     _render_problems(out, document)
     table = Table(title="Effective policy", title_justify="left")
     table.add_column("setting")
-    table.add_column("value")
-    table.add_column("from")
+    table.add_column("value", overflow="fold")
+    # Folded, never cut: an ellipsis took the line number off "policy.toml:7" (issue 33 §4).
+    table.add_column("from", overflow="fold")
     for key in ("mode", "minimum_tls", "allow_code_opt_out"):
         locked = " (locked)" if key in document["locked"] else ""
         table.add_row(key, f"{document[key]['value']}{locked}", escape(document[key]["origin"]))
@@ -160,7 +171,7 @@ def _render(document: dict[str, Any]) -> None:
     if document["exceptions"]:
         exceptions = Table(title="Exceptions", title_justify="left")
         for column in ("host", "trusts", "mode", "expires", "reason", "from"):
-            exceptions.add_column(column)
+            exceptions.add_column(column, overflow="fold")
         for e in document["exceptions"]:
             trusts = ", ".join([*(p[:20] + "..." for p in e["pins"]), *e["ca"]]) or "-"
             expires = (e["expires"] or "never") + (" [red](expired)[/]" if e["expired"] else "")
@@ -174,15 +185,19 @@ def _render(document: dict[str, Any]) -> None:
         out.print(f"context [bold]{escape(name)}[/]: {settings or '-'} ({escape(rule['origin'])})")
     decision = document.get("decision")
     if decision:
-        what = decision["host"] or f"context {decision['context']}"
+        what = _decided_for(decision)
         origin = f" from {escape(decision['origin'])}" if decision["origin"] else ""
         out.print(
             f"\n[bold]{escape(str(what))}[/] gets rule [bold]{escape(decision['rule'])}[/]{origin}"
         )
         out.print(f"  mode {decision['mode']}, minimum TLS {decision['minimum_tls']}")
         out.print(f"  trust: {escape(', '.join(decision['trust'] + decision['extra_ca']))}")
+        # The variables shown above for every client are not repeated: only what differs
+        # for this context's clients.
+        above = {(entry["variable"], entry["meaning"]) for entry in document["environment"]}
         for entry in decision["environment"]:
-            out.print(f"  {escape(entry['meaning'])}")
+            if (entry["variable"], entry["meaning"]) not in above:
+                out.print(f"  {escape(entry['meaning'])}")
         if decision["pins"]:
             out.print(f"  pins: {', '.join(decision['pins'])}")
         if not decision["check_hostname"]:

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from sslcustomize._cli import EXIT_FAILURE, EXIT_OK
-from sslcustomize._cli._check import add_proxy, inspect_target
+from sslcustomize._cli._check import add_proxy, context_problem, inspect_target, seconds
 from sslcustomize._cli._escape import shown, visible
 from sslcustomize._cli._output import console, fail, print_json
 from sslcustomize._connection._probe import STARTTLS_PORTS, ProbeError, parse_target, proxy_for
@@ -31,7 +31,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--jobs", type=int, default=16, help="connections at once (default 16)")
     parser.add_argument("--context", metavar="NAME", help="check as this named context would")
     parser.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds per target (default 10)"
+        "--timeout", type=seconds, default=10.0, help="seconds per target (default 10)"
     )
     add_proxy(parser)
     output = parser.add_mutually_exclusive_group()
@@ -87,6 +87,9 @@ def _scan_one(target_text: str, protocol: str | None, args: argparse.Namespace) 
 
 def run(args: argparse.Namespace) -> int:
     """Scan every target and print the results."""
+    problem = context_problem(current_runtime().policy, args.context)
+    if problem:
+        return fail(problem, as_json=args.json)
     try:
         targets = _read_targets(args.file)
     except OSError as error:
@@ -95,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(error), as_json=args.json)
     rows = _scan_all(targets, args)
     if args.json:
-        print_json({"results": rows})
+        print_json({"summary": _summary(rows), "results": rows})
     elif args.csv:
         writer = csv.writer(sys.stdout)
         columns = ("target", "starttls", "verdict", "reasons", "rule", "not_after", "pin", "error")
@@ -126,12 +129,27 @@ def _scan_all(
         return [future.result() for future in futures]
 
 
+def _summary(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Count the targets by verdict: ``verified``, ``rejected``, ``error``, and ``total``."""
+    counts = dict.fromkeys(("verified", "rejected", "error"), 0)
+    for row in rows:
+        counts[row["verdict"]] += 1
+    return {**counts, "total": len(rows)}
+
+
 def _render(rows: list[dict[str, Any]]) -> None:
     from rich.table import Table  # noqa: PLC0415
 
     table = Table(title=f"{len(rows)} target(s)", title_justify="left")
-    for column in ("target", "starttls", "verdict", "reasons", "rule", "expires"):
+    table.add_column("target", no_wrap=True)
+    for column in ("starttls", "verdict"):
         table.add_column(column)
+    # One line per target: an error's whole text is printed below the table, where it is not
+    # wrapped into a column (200 errors made 485 lines).
+    table.add_column("reasons / error", no_wrap=True, max_width=30, overflow="ellipsis")
+    table.add_column("rule")
+    # The certificate's end of validity, not an exception's expiry (a rule sits beside it).
+    table.add_column("cert valid until", no_wrap=True)
     table.add_column("pin", no_wrap=True, min_width=51)  # whole, to copy into a policy
     colours = {"verified": "green", "rejected": "red", "error": "yellow"}
     for row in rows:
@@ -141,4 +159,13 @@ def _render(rows: list[dict[str, Any]]) -> None:
             shown(row["target"]), row["starttls"] or "-", verdict, detail,
             shown(row["rule"] or ""), (row["not_after"] or "")[:10], row["pin"] or "",
         )  # fmt: skip
-    console().print(table)
+    out = console()
+    out.print(table)
+    summary = _summary(rows)
+    out.print(
+        f"{summary['verified']} verified, {summary['rejected']} rejected, "
+        f"{summary['error']} error(s) of {summary['total']} target(s)"
+    )
+    for row in rows:
+        if row["error"]:
+            out.print(f"error: {shown(row['target'])}: {shown(row['error'])}")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sslcustomize._cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
-from sslcustomize._cli._check import add_proxy, inspect_target
+from sslcustomize._cli._check import add_proxy, inspect_target, seconds
 from sslcustomize._cli._enable import add_scope, scope_path
 from sslcustomize._cli._escape import shown
 from sslcustomize._cli._output import console, fail, print_json
@@ -62,6 +62,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "instead of fetching it: nothing connects, nothing is trusted on first use",
     )
     parser.add_argument(
+        "--really-a-ca",
+        action="store_true",
+        help="with --ca-file: the certificate names hosts but is a CA; trust it for every host",
+    )
+    parser.add_argument(
         "--starttls", choices=sorted(STARTTLS_PORTS), help="speak this protocol before TLS"
     )
     kind = parser.add_mutually_exclusive_group()
@@ -88,8 +93,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--no-check-hostname", action="store_true", help="with --pin: do not check the name"
     )
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    parser.add_argument(
+        "--pin-through-proxy",
+        action="store_true",
+        help="with --yes: pin the key that came through a proxy even though the proxy may "
+        "intercept TLS (then the key is the proxy's, not the server's)",
+    )
     parser.add_argument("--force", action="store_true", help="add it even if it verifies already")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
+    parser.add_argument("--timeout", type=seconds, default=10.0, help="seconds (default 10)")
     add_proxy(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
@@ -266,11 +277,14 @@ def _confirm(question: str) -> bool:
 
 
 class _RefusedError(Exception):
-    """A refusal: the message for the user and the exit status."""
+    """A refusal: the message for the user, the exit status, and facts for ``--json``."""
 
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+    def __init__(
+        self, message: str, code: int = EXIT_USAGE, *, details: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.details = details or {}
 
 
 def _read_certificate(name: str) -> bytes:
@@ -472,16 +486,20 @@ def _plan_edit(args: argparse.Namespace, target: Target) -> _Edit:
 
 
 def _ask_reason(edit: _Edit, *, interactive: bool) -> _Edit:
-    """Fill in the reason: asked on a terminal, else a dated default."""
+    """Fill in the reason: asked on a terminal, else a dated default.
+
+    Every exception carries a reason, so Enter takes the dated default, and the prompt says
+    which (it said "Enter for none" and then wrote one).
+    """
     if edit.kept.reason:
         return edit
+    default = f"added with `sslcustomize trust` on {dt.date.today()}"
     reason = ""
     if interactive:
-        sys.stdout.write("Reason (a ticket, an owner; Enter for none): ")
+        sys.stdout.write(f"Reason (a ticket, an owner; Enter for '{default}'): ")
         sys.stdout.flush()
         reason = sys.stdin.readline().strip()
-    reason = reason or f"added with `sslcustomize trust` on {dt.date.today()}"
-    return replace(edit, kept=replace(edit.kept, reason=reason))
+    return replace(edit, kept=replace(edit.kept, reason=reason or default))
 
 
 def _renew(args: argparse.Namespace, target: Target, edit: _Edit) -> int:
@@ -533,7 +551,8 @@ def _certificate(
     how the server would verify.
     """
     if args.cert_file is not None:
-        return {"reasons": [], "interception": False}, False, (_read_certificate(args.cert_file),)
+        document = {"reasons": [], "interception": False, "proxy": None}
+        return document, False, (_read_certificate(args.cert_file),)
     try:
         return inspect_target(target, None, args.timeout, proxy, runtime=current_runtime())
     except ProbeError as error:
@@ -576,6 +595,7 @@ def _add(args: argparse.Namespace) -> int:
             f"{hint} (add --force to add an exception anyway)",
             EXIT_FAILURE,
         )
+    _refuse_a_proxys_key(args, target, document)
     values, shown_der, ca = _what_to_trust(args, target, edit.path, chain)
     if not args.json:
         _show(args, target, edit, document, shown_der, values)
@@ -594,6 +614,7 @@ def _add(args: argparse.Namespace) -> int:
             **values,
             "old": {"pin": list(old.pins), "ca": [str(ca) for ca in old.ca]} if old else None,
             "fetched": args.cert_file is None,
+            "proxy": document.get("proxy"), "interception": document.get("interception"),
         })  # fmt: skip
     else:
         done = "replaced the exception" if replaced else "added an exception"
@@ -605,13 +626,42 @@ def _add(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _refuse_a_proxys_key(
+    args: argparse.Namespace, target: Target, document: dict[str, Any]
+) -> None:
+    """Refuse, without a person to ask, to pin a key that an inspecting proxy may have sent.
+
+    Through a TLS-inspecting proxy the certificate is the proxy's, forged for this host:
+    pinning it trusts the proxy for the host, and the server's own key stays unknown (issue
+    32 #10). On a terminal the prompt says so; with ``--yes`` only ``--pin-through-proxy``
+    asks for it.
+    """
+    if args.ca or not document["interception"] or not args.yes or args.pin_through_proxy:
+        return
+    raise _RefusedError(
+        f"the certificate of {target} came through the proxy {document['proxy']} and is not "
+        "trusted: if the proxy intercepts TLS, its key is the proxy's, not the server's, so "
+        "nothing was written. Trust the proxy's CA instead ("
+        f"{document['interception']['trust_host'] or 'sslcustomize trust --ca-file PROXY-CA.pem'}"
+        "), or add --pin-through-proxy if the proxy only tunnels",
+        details={"proxy": document["proxy"], "interception": document["interception"]},
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Fetch, show, confirm, write; or say why not."""
+    if args.really_a_ca and args.ca_file is None:
+        return fail("--really-a-ca goes with --ca-file FILE", EXIT_USAGE, as_json=args.json)
     if args.ca_file is not None or args.target is None:
         return _run_ca_file(args)
     try:
         return _add(args)
     except _RefusedError as refusal:
+        if args.json and refusal.details:
+            print_json(
+                {"error": {"message": str(refusal), "exit": refusal.code}, **refusal.details}
+            )
+            return fail(str(refusal), refusal.code)
         return fail(str(refusal), refusal.code, as_json=args.json)
 
 

@@ -1,21 +1,29 @@
 """Fetch the certificate chain a server sends: connect, speak STARTTLS if asked, handshake.
 
-Used by ``check`` and ``trust``. The handshake here does not verify (the point is to see the
-chain whatever it is); verification happens afterwards, offline, under the policy. Nothing is
-sent after the handshake.
+Used by ``check``, ``trust`` and ``scan``. The handshake here does not verify (the point is to
+see the chain whatever it is); verification happens afterwards, offline, under the policy.
+Nothing is sent after the handshake.
+
+Every network wait is bounded as a whole by one deadline (issue 32 #11): the connection (every
+address tried), a proxy's answers, the STARTTLS dialogue and the handshake share the
+``timeout`` given, so a server that trickles a byte a second is given up when it runs out,
+not after hours.
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import re
+import selectors
 import socket
 import ssl
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-from sslcustomize._policy._hosts import parse_address
+from sslcustomize._policy._hosts import parse_address, parse_host_pattern
 from sslcustomize._support._sslclass import StdlibContext
 from sslcustomize._verdict._reasons import STARTTLS_PORTS
 from sslcustomize._x509._replay import der_chain
@@ -72,6 +80,7 @@ def parse_target(text: str, starttls: str | None = None) -> Target:
             port = parts.port or SCHEMES[parts.scheme]
         except ValueError:
             raise ValueError(f"bad port in {text!r}") from None
+        _check_host(parts.hostname, text)
         return Target(host=parts.hostname, port=port, starttls=starttls)
     if text.startswith("["):
         host, _, rest = text[1:].partition("]")
@@ -84,18 +93,70 @@ def parse_target(text: str, starttls: str | None = None) -> Target:
         raise ValueError(f"no host in {text!r}: write host[:port] or a URL")
     if port_text and not (port_text.isdigit() and 0 < int(port_text) < 65536):
         raise ValueError(f"bad port {port_text!r} in {text!r}")
+    _check_host(host, text)
     return Target(host=host, port=int(port_text) if port_text else default, starttls=starttls)
 
 
-class _Lines:
-    """Read CRLF lines from a plain socket, for the STARTTLS dialogue."""
+# Also "*" and "/": a wildcard or a network is refused below as a pattern, with that reason.
+_HOST_CHARACTERS = re.compile(r"[A-Za-z0-9._*/-]+")
 
-    def __init__(self, sock: socket.socket) -> None:
+
+def _check_host(host: str, text: str) -> None:
+    """Refuse a host that is neither a host name nor an IP address (``'bad host name!'``).
+
+    Raises:
+        ValueError: It is not; the message says what is wrong.
+    """
+    if host.isascii() and not _HOST_CHARACTERS.fullmatch(host) and parse_address(host) is None:
+        raise ValueError(
+            f"{text!r} is not a host name or IP address: a host name has only letters, digits, "
+            "'-', '_' and dots"
+        )
+    try:
+        pattern = parse_host_pattern(f"[{host}]" if ":" in host else host)
+    except ValueError as error:
+        raise ValueError(f"{text!r} is not a host name or IP address: {error}") from None
+    if pattern.kind not in {"name", "address"}:
+        raise ValueError(f"{text!r} is a pattern, not a host: name one host or address")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Deadline:
+    """The moment (``time.monotonic()``) by which the whole fetch must be done."""
+
+    total: float
+    end: float
+
+    @classmethod
+    def after(cls, seconds: float) -> _Deadline:
+        """Return the deadline ``seconds`` from now."""
+        return cls(total=seconds, end=time.monotonic() + seconds)
+
+    def remaining(self) -> float:
+        """Return the seconds left for the next wait.
+
+        Raises:
+            TimeoutError: None are left.
+        """
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        return left
+
+
+class _Lines:
+    """Read CRLF lines from a plain socket, for the STARTTLS dialogue, by the deadline."""
+
+    def __init__(self, sock: socket.socket, deadline: _Deadline) -> None:
         self.sock = sock
+        self.deadline = deadline
         self.buffer = b""
 
     def line(self) -> str:
         while b"\n" not in self.buffer:
+            # Each read gets what is left of the whole, not a fresh timeout: a server that
+            # trickles a byte a second never completes a line in time.
+            self.sock.settimeout(self.deadline.remaining())
             data = self.sock.recv(4096)
             if not data:
                 raise ProbeError("the server closed the connection during the STARTTLS dialogue")
@@ -161,31 +222,112 @@ _DIALOGUES = {
 }
 
 
-def _starttls(sock: socket.socket, protocol: str) -> None:
-    lines = _Lines(sock)
-    _DIALOGUES[protocol](lines)
+# How long a STARTTLS server may stay silent before a second connection asks whether the port
+# speaks TLS at once (servers greet at once; a TLS server waits for the client forever).
+_QUIET_BEFORE_ASKING = 2.0
+
+
+def _starttls(
+    sock: socket.socket, target: Target, proxy: Proxy | None, deadline: _Deadline
+) -> None:
+    """Speak the protocol's dialogue up to its go-ahead for TLS, all by ``deadline``.
+
+    Raises:
+        ProbeError: The server refused, said something unexpected, speaks TLS directly, or did
+            not finish the dialogue in time.
+    """
+    protocol = target.starttls or ""
+    try:
+        if not _ready(sock, min(_QUIET_BEFORE_ASKING, deadline.remaining())) and (
+            _speaks_tls(target, proxy, deadline)
+        ):
+            scheme = {"smtp": "smtps", "imap": "imaps", "pop3": "pop3s", "ftp": "ftps"}[protocol]
+            raise ProbeError(
+                f"{target} speaks TLS directly, not {protocol.upper()} with STARTTLS: drop "
+                f"--starttls (sslcustomize check {target}, or {scheme}://{target})"
+            )
+        lines = _Lines(sock, deadline)
+        _DIALOGUES[protocol](lines)
+    except TimeoutError:
+        raise ProbeError(
+            f"the {protocol.upper()} dialogue with {target} did not finish within "
+            f"{deadline.total:g} s (no STARTTLS go-ahead)"
+        ) from None
     if lines.buffer:
         raise ProbeError("the server sent data before the TLS handshake (possible injection)")
+
+
+def _ready(sock: socket.socket, seconds: float, *, write: bool = False) -> bool:
+    """Tell whether ``sock`` can be read (data, or closed) within ``seconds``.
+
+    With ``write``: whether it can be written. A selector, not ``select.select``: ``scan``
+    with many jobs may hold descriptors above ``FD_SETSIZE`` (1024), which ``select`` refuses.
+    """
+    event = selectors.EVENT_WRITE if write else selectors.EVENT_READ
+    with selectors.DefaultSelector() as selector:
+        selector.register(sock, event)
+        return bool(selector.select(seconds))
+
+
+def _speaks_tls(target: Target, proxy: Proxy | None, deadline: _Deadline) -> bool:
+    """Tell whether a second connection to ``target`` gets a TLS answer to a ClientHello.
+
+    Asked only of a silent STARTTLS server. A TLS alert is an answer in TLS too; plain text
+    (an SMTP server's error) or silence is not.
+    """
+    context = StdlibContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False  # sslcustomize: allow(probe: only asks whether TLS answers)
+    context.verify_mode = ssl.CERT_NONE  # sslcustomize: allow(probe: only asks whether TLS answers)
+    try:
+        with (
+            _open(target, proxy, deadline) as sock,
+            context.wrap_socket(sock, do_handshake_on_connect=False) as tls,
+        ):
+            _handshake(tls, deadline)
+    except ssl.SSLError as error:
+        return "ALERT" in str(error.reason or "").upper()
+    except (OSError, ProbeError):  # no answer, or a proxy's refusal: the dialogue decides
+        return False
+    return True
+
+
+def _handshake(tls: ssl.SSLSocket, deadline: _Deadline) -> None:
+    """Do the TLS handshake by ``deadline`` as a whole (a trickled ServerHello included).
+
+    Raises:
+        TimeoutError: The handshake did not finish in time.
+        ssl.SSLError: It failed.
+    """
+    tls.setblocking(False)
+    while True:
+        try:
+            tls.do_handshake()
+        except ssl.SSLWantReadError:  # noqa: PERF203 - a few rounds per handshake
+            _ready(tls, deadline.remaining())
+        except ssl.SSLWantWriteError:
+            _ready(tls, deadline.remaining(), write=True)
+        else:
+            return
 
 
 # What a server that speaks first says, for the protocols that upgrade with STARTTLS.
 _GREETINGS = (("220", "smtp"), ("* OK", "imap"), ("+OK", "pop3"))
 
 
-def _plain_text_hint(target: Target, timeout: float) -> str:
+def _plain_text_hint(target: Target, deadline: _Deadline) -> str:
     """Say what a port that did not speak TLS looks like, and how to reach its TLS.
 
     A second connection listens for a greeting (servers of mail and FTP speak first); nothing
-    is sent. Returns ``""`` when the port cannot be read again.
+    is sent. Returns ``""`` when the port cannot be read again, or no time is left.
     """
     try:
-        with socket.create_connection((target.host, target.port), timeout=timeout) as sock:
-            sock.settimeout(min(timeout, 2.0))
+        with _connect_direct(target, deadline) as sock:
+            sock.settimeout(min(deadline.remaining(), 2.0))
             try:
                 greeting = sock.recv(512).decode("latin-1")
             except TimeoutError:
                 greeting = ""
-    except OSError:
+    except OSError:  # TimeoutError (no time left) included
         return ""
     if not greeting:
         return (
@@ -319,9 +461,10 @@ def _bypassed(target: Target, environ: Mapping[str, str]) -> bool:
     return False
 
 
-def _connect_proxy(proxy: Proxy, timeout: float) -> socket.socket:
+def _connect_proxy(proxy: Proxy, deadline: _Deadline) -> socket.socket:
+    timeout = deadline.total
     try:
-        return socket.create_connection((proxy.host, proxy.port), timeout=timeout)
+        return _connect_to(proxy.host, proxy.port, deadline)
     except socket.gaierror as error:
         raise ProbeError(f"cannot resolve the proxy {proxy}: {error.strerror}") from None
     except ConnectionRefusedError:
@@ -338,19 +481,16 @@ def _connect_proxy(proxy: Proxy, timeout: float) -> socket.socket:
 _PROXY_ANSWER_LIMIT = 65536
 
 
-def _proxy_answer(sock: socket.socket, proxy: Proxy, timeout: float) -> tuple[bytes, bytes]:
+def _proxy_answer(sock: socket.socket, proxy: Proxy, deadline: _Deadline) -> tuple[bytes, bytes]:
     """Read the proxy's answer to CONNECT: its head and what came after it.
 
-    Bounded in bytes and in time as a whole (``timeout``), not per read: a proxy that sends
+    Bounded in bytes and in time as a whole (``deadline``), not per read: a proxy that sends
     header lines without end, or a byte now and then, is given up.
 
     Raises:
         ProbeError: The proxy closed the connection or sent too much.
-        TimeoutError: The answer did not end within ``timeout``.
+        TimeoutError: The answer did not end by ``deadline``.
     """
-    import time  # noqa: PLC0415 - only through a proxy
-
-    deadline = time.monotonic() + timeout
     data = b""
     while True:
         end = min(
@@ -358,24 +498,20 @@ def _proxy_answer(sock: socket.socket, proxy: Proxy, timeout: float) -> tuple[by
             default=None,
         )
         if end is not None:
-            sock.settimeout(timeout)
             return data[:end], data[end:]
         if len(data) > _PROXY_ANSWER_LIMIT:
             raise ProbeError(
                 f"the proxy {proxy} sent more than {_PROXY_ANSWER_LIMIT} bytes of headers "
                 "after CONNECT"
             )
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError
-        sock.settimeout(remaining)
+        sock.settimeout(deadline.remaining())
         chunk = sock.recv(4096)
         if not chunk:
             raise ProbeError(f"the proxy {proxy} closed the connection after CONNECT")
         data += chunk
 
 
-def _http_connect(sock: socket.socket, proxy: Proxy, target: Target, timeout: float) -> None:
+def _http_connect(sock: socket.socket, proxy: Proxy, target: Target, deadline: _Deadline) -> None:
     """Ask an HTTP proxy for a tunnel (RFC 9110 CONNECT); nothing of TLS is sent before 200."""
     authority = str(target)
     request = f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n"
@@ -383,7 +519,7 @@ def _http_connect(sock: socket.socket, proxy: Proxy, target: Target, timeout: fl
         credentials = f"{proxy.username}:{proxy.password or ''}".encode()
         request += f"Proxy-Authorization: Basic {base64.b64encode(credentials).decode()}\r\n"
     sock.sendall((request + "\r\n").encode("latin-1"))
-    head, rest = _proxy_answer(sock, proxy, timeout)
+    head, rest = _proxy_answer(sock, proxy, deadline)
     status = head.partition(b"\n")[0].decode("latin-1").rstrip("\r")
     words = status.split(" ", 2)
     if len(words) < 2 or not words[0].startswith("HTTP/") or words[1] != "200":
@@ -392,24 +528,16 @@ def _http_connect(sock: socket.socket, proxy: Proxy, target: Target, timeout: fl
         raise ProbeError(f"the proxy {proxy} sent data before the TLS handshake")
 
 
-def _recv_exactly(
-    sock: socket.socket, count: int, proxy: Proxy, deadline: float | None = None
-) -> bytes:
-    """Read ``count`` bytes; with ``deadline`` (``time.monotonic()``), all of them by then.
+def _recv_exactly(sock: socket.socket, count: int, proxy: Proxy, deadline: _Deadline) -> bytes:
+    """Read ``count`` bytes, all of them by ``deadline``.
 
     Raises:
         ProbeError: The proxy closed the connection.
         TimeoutError: The bytes did not all come by ``deadline``.
     """
-    import time  # noqa: PLC0415 - only through a proxy
-
     data = b""
     while len(data) < count:
-        if deadline is not None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
-            sock.settimeout(remaining)
+        sock.settimeout(deadline.remaining())
         chunk = sock.recv(count - len(data))
         if not chunk:
             raise ProbeError(f"the SOCKS proxy {proxy} closed the connection")
@@ -424,14 +552,11 @@ _SOCKS_ERRORS = {
 }  # fmt: skip
 
 
-def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target, timeout: float) -> None:
+def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target, deadline: _Deadline) -> None:
     """Ask a SOCKS5 proxy for a tunnel (RFC 1928; user and password, RFC 1929).
 
-    Its answers must all come within ``timeout`` (as a whole, not per read).
+    Its answers must all come by ``deadline`` (as a whole, not per read).
     """
-    import time  # noqa: PLC0415 - only through a proxy
-
-    deadline = time.monotonic() + timeout
     methods = b"\x00\x02" if proxy.username is not None else b"\x00"
     sock.sendall(b"\x05" + bytes([len(methods)]) + methods)
     version, method = _recv_exactly(sock, 2, proxy, deadline)
@@ -464,20 +589,19 @@ def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target, timeout: 
     rest = {1: 4, 4: 16}.get(kind)
     length = rest if rest is not None else _recv_exactly(sock, 1, proxy, deadline)[0]
     _recv_exactly(sock, length + 2, proxy, deadline)
-    sock.settimeout(timeout)
 
 
-def _tunnel(target: Target, proxy: Proxy, timeout: float) -> socket.socket:
-    """Return a socket tunnelled to ``target`` through ``proxy``."""
-    sock = _connect_proxy(proxy, timeout)
+def _tunnel(target: Target, proxy: Proxy, deadline: _Deadline) -> socket.socket:
+    """Return a socket tunnelled to ``target`` through ``proxy``, by ``deadline``."""
+    sock = _connect_proxy(proxy, deadline)
     try:
         if proxy.scheme == "http":
-            _http_connect(sock, proxy, target, timeout)
+            _http_connect(sock, proxy, target, deadline)
         else:
-            _socks5_connect(sock, proxy, target, timeout)
+            _socks5_connect(sock, proxy, target, deadline)
     except TimeoutError:
         sock.close()
-        raise ProbeError(f"no answer from the proxy {proxy} within {timeout:g} s") from None
+        raise ProbeError(f"no answer from the proxy {proxy} within {deadline.total:g} s") from None
     except OSError as error:
         sock.close()
         raise ProbeError(f"the proxy {proxy} failed: {error.strerror or error}") from None
@@ -487,10 +611,48 @@ def _tunnel(target: Target, proxy: Proxy, timeout: float) -> socket.socket:
     return sock
 
 
+def _connect_to(host: str, port: int, deadline: _Deadline) -> socket.socket:
+    """Connect to each address of ``host`` in turn, all of them by ``deadline``.
+
+    ``socket.create_connection`` gives each address the whole timeout; a name with several
+    unanswering addresses would multiply it.
+
+    Raises:
+        OSError: No address answered (the last address's error); TimeoutError when time ran out.
+    """
+    last: OSError | None = None
+    for family, kind, protocol, _, address in socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM):
+        sock = socket.socket(family, kind, protocol)
+        try:
+            sock.settimeout(deadline.remaining())
+            sock.connect(address)
+        except OSError as error:
+            sock.close()
+            last = error
+            if isinstance(error, TimeoutError):
+                break
+            continue
+        return sock
+    raise last or OSError(f"no address for {host}")
+
+
+def _connect_direct(target: Target, deadline: _Deadline) -> socket.socket:
+    """Connect to ``target`` itself, by ``deadline``."""
+    return _connect_to(target.host, target.port, deadline)
+
+
+def _open(target: Target, proxy: Proxy | None, deadline: _Deadline) -> socket.socket:
+    """Connect to ``target``, through ``proxy`` if one is given, by ``deadline``."""
+    return (
+        _tunnel(target, proxy, deadline) if proxy is not None else _connect_direct(target, deadline)
+    )
+
+
 def _connect_error(
-    error: OSError, target: Target, timeout: float, proxy: Proxy | None
+    error: OSError, target: Target, deadline: _Deadline, proxy: Proxy | None
 ) -> ProbeError:
     """The error to show for a failed connection to ``target``: what failed, in plain words."""
+    timeout = deadline.total
     if isinstance(error, socket.gaierror):
         return ProbeError(f"cannot resolve {target.host}: {error.strerror}")
     if isinstance(error, ConnectionRefusedError):
@@ -499,7 +661,7 @@ def _connect_error(
         return ProbeError(f"no answer from {target} within {timeout:g} s")
     if isinstance(error, ssl.SSLError):
         reason = error.reason or str(error)
-        hint = "" if target.starttls or proxy is not None else _plain_text_hint(target, timeout)
+        hint = "" if target.starttls or proxy is not None else _plain_text_hint(target, deadline)
         if proxy is not None:
             hint = f" (through the proxy {proxy})"
         return ProbeError(f"TLS handshake with {target} failed: {reason}{hint}")
@@ -512,7 +674,8 @@ def fetch_chain(
     """Connect to ``target`` and return the chain it sends (DER, leaf first) and TLS version.
 
     Through ``proxy`` the chain is the one the proxy presents: the server's through a plain
-    tunnel, the proxy's own through one that intercepts TLS.
+    tunnel, the proxy's own through one that intercepts TLS. ``timeout`` bounds the whole: the
+    connection, the proxy, the STARTTLS dialogue and the handshake together.
 
     Raises:
         ProbeError: The server could not be reached or did not complete a TLS handshake.
@@ -523,20 +686,25 @@ def fetch_chain(
     context.verify_mode = ssl.CERT_NONE  # sslcustomize: allow(probe: chain verified offline)
     # SNI carries names only, never addresses (RFC 6066).
     server_hostname = None if parse_address(target.host) is not None else target.host
+    deadline = _Deadline.after(timeout)
     try:
-        opened = (
-            _tunnel(target, proxy, timeout)
-            if proxy is not None
-            else socket.create_connection((target.host, target.port), timeout=timeout)
-        )
-        with opened as sock:
+        with _open(target, proxy, deadline) as sock:
             if target.starttls:
-                _starttls(sock, target.starttls)
-            with context.wrap_socket(sock, server_hostname=server_hostname) as tls:
+                _starttls(sock, target, proxy, deadline)
+            with context.wrap_socket(
+                sock, server_hostname=server_hostname, do_handshake_on_connect=False
+            ) as tls:
+                try:
+                    _handshake(tls, deadline)
+                except TimeoutError:
+                    raise ProbeError(
+                        f"the TLS handshake with {target} did not finish within "
+                        f"{deadline.total:g} s"
+                    ) from None
                 chain = der_chain(getattr(tls, "_sslobj", None))
                 version = tls.version() or "?"
     except OSError as error:  # ssl.SSLError, timeouts and resolver errors included
-        raise _connect_error(error, target, timeout, proxy) from None
+        raise _connect_error(error, target, deadline, proxy) from None
     if not chain:
         raise ProbeError(f"{target} completed the handshake without sending a certificate")
     return chain, version

@@ -85,7 +85,11 @@ class _Reader:
     def check_keys(self, table: Mapping[str, Any], allowed: tuple[str, ...], at: KeyPath) -> None:
         for key in table:
             if key not in allowed:
-                hint = f"; expected one of: {', '.join(allowed)}"
+                import difflib  # noqa: PLC0415 - only for a policy with a mistake
+
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                guess = f"; did you mean {close[0]!r}? expected" if close else "; expected"
+                hint = f"{guess} one of: {', '.join(allowed)}"
                 raise self.error((*at, key), f"unknown key {key!r}{hint}")
 
     def choice(self, value: Any, choices: tuple[str, ...], key: KeyPath) -> str:
@@ -258,9 +262,9 @@ def _toml_tree(text: str, path: str) -> dict[str, Any]:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line = re.search(r"line (\d+)", str(exc))
-        raise PolicyError(
-            f"not valid TOML: {exc}", path=path, line=int(line.group(1)) if line else None
-        ) from None
+        # "at end of document" names no line: the last one is where the document ended.
+        where = int(line.group(1)) if line else max(1, len(text.splitlines()))
+        raise PolicyError(f"not valid TOML: {exc}", path=path, line=where) from None
     return data
 
 

@@ -9,7 +9,9 @@ that share a standard-library directory are one interpreter with several names.
 
 Every child interpreter the package starts is isolated from the caller (issue 22 #1: root ran
 a ``json.py`` another user had planted in the directory ``sudo sslcustomize doctor`` was run
-from): see :func:`isolated_run`.
+from): see :func:`isolated_run`. Root starts no candidate that another user could have
+changed (issue 32 #3: with ``sudo`` keeping ``HOME``, another user's ``~/.pyenv`` is searched):
+see :func:`unsafe_for_root`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import glob
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
@@ -35,6 +38,7 @@ __all__ = [
     "isolated_environment",
     "isolated_run",
     "probe",
+    "unsafe_for_root",
 ]
 
 MINIMUM = (3, 10)
@@ -42,6 +46,8 @@ MINIMUM = (3, 10)
 _NAME = re.compile(r"^python(3(\.\d+t?)?)?$")
 # Where child interpreters run: a directory only root can write, whoever the caller is.
 SAFE_CWD = "/"
+# Symbolic links followed in one path before giving up: the kernel's own limit (MAXSYMLINKS).
+_MAX_LINKS = 40
 
 # Runs in the interpreter being asked; Python 2.7 syntax on purpose (to report it as older).
 # Its first line drops the current directory ('' for ``-c``) before anything is imported:
@@ -228,6 +234,67 @@ def candidates(extra: Iterable[str] = ()) -> list[str]:
     return unique
 
 
+def unsafe_for_root(path: str) -> str:
+    """Say why root must not execute ``path``, or return ``""`` when only root can change it.
+
+    The path is resolved one component at a time, as the kernel resolves it: every directory,
+    symbolic link and the file itself must belong to root, and no directory or file may be
+    writable by group or others. A sticky directory (``/tmp``) is the one exception on the
+    way: there, others cannot rename or remove an entry root owns, and the next component is
+    checked in turn. A link's target is checked as well as the link, so a link another user
+    can swap (or a link into their tree) is refused.
+    """
+    pending = [part for part in os.path.abspath(path).split(os.sep) if part]
+    current = os.sep
+    hops = 0
+    found = _roots(current)
+    problem = found if isinstance(found, str) else _writable(current, found, last=not pending)
+    while pending and not problem:
+        part = pending.pop(0)
+        if part == ".":
+            continue
+        if part == "..":
+            current = os.path.dirname(current)
+            continue
+        candidate = os.path.join(current, part)
+        info = _roots(candidate)
+        if isinstance(info, str):
+            return info
+        if stat.S_ISLNK(info.st_mode):
+            hops += 1
+            if hops > _MAX_LINKS:
+                return f"{path}: too many levels of symbolic links"
+            try:
+                target = os.readlink(candidate)
+            except OSError as error:
+                return f"cannot inspect {candidate}: {error.strerror}"
+            current = os.sep if os.path.isabs(target) else current
+            pending[:0] = [p for p in target.split(os.sep) if p]
+            continue
+        current = candidate
+        problem = _writable(current, info, last=not pending)
+    return problem
+
+
+def _roots(path: str) -> os.stat_result | str:
+    """Return ``path``'s ``lstat`` if it belongs to root, else why not (a message)."""
+    try:
+        info = os.lstat(path)
+    except OSError as error:
+        return f"cannot inspect {path}: {error.strerror}"
+    if info.st_uid != 0:
+        return f"{path} belongs to uid {info.st_uid}, not root"
+    return info
+
+
+def _writable(path: str, info: os.stat_result, *, last: bool) -> str:
+    """Say whether others can write ``path`` (no link); a sticky directory passes on the way."""
+    sticky = stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_ISVTX
+    if info.st_mode & 0o022 and (last or not sticky):
+        return f"{path} is writable by {'others' if info.st_mode & 0o002 else 'its group'}"
+    return ""
+
+
 def isolated_environment() -> dict[str, str]:
     """Return the environment for a child interpreter: the caller's, without Python's own.
 
@@ -307,13 +374,20 @@ def probe(path: str, *, timeout: float = 20.0) -> Interpreter:
 def discover(extra: Iterable[str] = ()) -> list[Interpreter]:
     """Find and probe the machine's interpreters; one entry per standard-library directory.
 
-    The running interpreter's own environment is included (a venv is an interpreter too).
+    The running interpreter's own environment is included (a venv is an interpreter too). As
+    root, a candidate that another user could have changed is not started: it is returned
+    with the reason as its ``error`` (the running interpreter, already running, is exempt).
     """
     paths = candidates(extra)
     if sys.executable and sys.executable not in paths:
         paths.insert(0, sys.executable)
     merged: dict[str, Interpreter] = {}
     for path in paths:
+        unsafe = unsafe_for_root(path) if os.geteuid() == 0 and path != sys.executable else ""
+        if unsafe:
+            error = f"not run: {unsafe} (root runs only what root alone can change)"
+            merged[f"unsafe|{path}"] = Interpreter(path=path, names=(path,), error=error)
+            continue
         found = probe(path)
         key = os.path.realpath(found.prefix) + "|" + os.path.realpath(found.stdlib or path)
         if key in merged:

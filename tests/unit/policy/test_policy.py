@@ -137,6 +137,9 @@ BAD = [
     ("[context.'smtp lib']\nmode = 'report'\n", 1, 'context."smtp lib"', "dotted module"),
     ("[context.smtplib]\nverify = false\n", 2, "context.smtplib.verify", "unknown key"),
     ("mode = \n", 1, None, "not valid TOML"),
+    ("version = 1\nmdoe = 'report'\n", 2, "mdoe", "unknown key 'mdoe'; did you mean 'mode'?"),
+    ("version = 1\n[report]\nsnk = 'none'\n", 3, "report.snk", "did you mean 'sink'?"),
+    ("version = 1\nmode = ", 2, None, "not valid TOML.*end of document"),
 ]
 
 
