@@ -40,7 +40,7 @@ def _run(argv: list[str]) -> int:
         (["check", "--context", "smtpllib", "localhost:1"], "did you mean smtplib?"),
         (["check", "--context", "my app", "localhost:1"], "is not a module name"),
         (["scan", "--context", "nosuch", "-"], "--context nosuch: no [context] table"),
-        (["enable", "--json"], "sslcustomize enable: error: unrecognized arguments: --json"),
+        (["status", "--bogus"], "sslcustomize status: error: unrecognized arguments: --bogus"),
     ],
 )
 def test_bad_input_is_one_clear_error(
@@ -55,7 +55,7 @@ def test_bad_input_is_one_clear_error(
 
 
 def test_an_unknown_option_names_its_command(capsys: pytest.CaptureFixture[str]) -> None:
-    """The twin of `enable --json`: the usage shown is the command's, with its options."""
+    """The twin of `status --bogus`: the usage shown is the command's, with its options."""
     assert _run(["check", "localhost", "--bogus"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("usage: sslcustomize check")
