@@ -218,39 +218,52 @@ def _read_paths(paths: list[str]) -> tuple[list[dict[str, Any]], int] | str:
 _SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 
 
-def _read_journal(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int] | str:
-    """Run ``journalctl -o json`` for sslcustomize's records; also read this user's spools."""
+def _read_journal(
+    args: argparse.Namespace, *, journal: bool = True
+) -> tuple[list[dict[str, Any]], int] | str:
+    """Run ``journalctl -o json`` for sslcustomize's records; also read the spools.
+
+    The spools hold what the journal and syslog sinks could not hand over yet (no journald in
+    a container, nothing on ``/dev/log``); how many records wait there is kept in
+    ``args.spooled``. Without ``journal`` (the ``syslog`` sink, whose records go to the syslog
+    daemon's files), and where ``journalctl`` is not installed, only the spools are read.
+    """
     import shutil  # noqa: PLC0415
     import subprocess  # noqa: PLC0415 - only to read the journal
 
     # Looked up in the system's PATH, as it is run: the caller's (root's, under sudo or in a
     # directory another user owns) may name a directory or an empty entry (the cwd) first.
-    journalctl = shutil.which("journalctl", path=_SYSTEM_PATH)
-    if journalctl is None:
+    journalctl = shutil.which("journalctl", path=_SYSTEM_PATH) if journal else None
+    if journal and journalctl is None and args.journal:
         return "journalctl is not installed: read exported files with --path"
-    command = [journalctl, "-o", "json", "--no-pager", f"SYSLOG_IDENTIFIER={IDENTIFIER}"]
-    if args.since:
-        command[1:1] = ["--since", args.since]
-    if args.journal_dir:
-        command[1:1] = ["--directory", args.journal_dir]
-    environment = {"PATH": _SYSTEM_PATH, "LC_ALL": "C.UTF-8", "SYSTEMD_PAGER": ""}
-    try:
-        done = subprocess.run(  # noqa: S603 - a fixed command, no shell
-            command, capture_output=True, cwd="/", env=environment, timeout=300, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"cannot run journalctl: {error}"
-    if done.returncode != 0 and not done.stdout:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"journalctl failed: {message[-1] if message else done.returncode}"
-    records, unreadable = records_from_journal_lines(done.stdout.splitlines())
-    for spool, owner in spools_for_report():  # records journald did not take yet
+    records: list[dict[str, Any]] = []
+    unreadable = 0
+    if journalctl is not None:
+        command = [journalctl, "-o", "json", "--no-pager", f"SYSLOG_IDENTIFIER={IDENTIFIER}"]
+        if args.since:
+            command[1:1] = ["--since", args.since]
+        if args.journal_dir:
+            command[1:1] = ["--directory", args.journal_dir]
+        environment = {"PATH": _SYSTEM_PATH, "LC_ALL": "C.UTF-8", "SYSTEMD_PAGER": ""}
+        try:
+            done = subprocess.run(  # noqa: S603 - a fixed command, no shell
+                command, capture_output=True, cwd="/", env=environment, timeout=300, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"cannot run journalctl: {error}"
+        if done.returncode != 0 and not done.stdout:
+            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            return f"journalctl failed: {message[-1] if message else done.returncode}"
+        records, unreadable = records_from_journal_lines(done.stdout.splitlines())
+    journaled = len(records)
+    for spool, owner in spools_for_report():  # records the sink did not take yet
         try:
             found, bad = read_spool(spool, owner)
         except OSError:
             continue
         records.extend(found)
         unreadable += bad
+    args.spooled = len(records) - journaled
     return records, unreadable
 
 
@@ -264,6 +277,8 @@ def _source(args: argparse.Namespace) -> tuple[str, list[str] | None]:
     sink = sink_name(policy)
     if sink == "journal":
         return "the systemd journal", None
+    if sink == "syslog":
+        return "the spools of the syslog sink (the rest is in the syslog daemon's files)", None
     if sink not in ("sqlite", "jsonl"):
         raise ValueError(
             f"the report sink is {sink!r}, which keeps no file to read; name one with --path"
@@ -278,7 +293,10 @@ def run(args: argparse.Namespace) -> int:
         source, paths = _source(args)
     except ValueError as error:
         return fail(str(error), as_json=args.json)
-    read = _read_journal(args) if paths is None else _read_paths(paths)
+    if paths is None:
+        read = _read_journal(args, journal=not source.startswith("the spools"))
+    else:
+        read = _read_paths(paths)
     if isinstance(read, str):
         return fail(read, as_json=args.json)
     records, skipped = read
@@ -308,6 +326,7 @@ def run(args: argparse.Namespace) -> int:
                 "source": source,
                 "records": len(records),
                 "dropped": dropped,
+                "spooled": getattr(args, "spooled", 0),
                 "summary": analysis["summary"],
                 "would_break": analysis["would_break"],
                 "opt_outs": analysis["opt_outs"],
@@ -317,9 +336,19 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     _render(analysis, source, len(records))
+    _render_waiting(getattr(args, "spooled", 0), dropped)
+    return EXIT_OK
+
+
+def _render_waiting(spooled: int, dropped: int) -> None:
+    """Say how many records wait in spools, and how many were dropped."""
+    if spooled:
+        console().print(
+            f"{spooled} record(s) wait in the spools, not yet taken by the report sink "
+            "(counted above)"
+        )
     if dropped:
         console().print(f"{dropped} record(s) could not be written and were dropped")
-    return EXIT_OK
 
 
 def _user_names(uids: list[Any]) -> list[str]:

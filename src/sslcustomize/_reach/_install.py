@@ -35,6 +35,7 @@ from typing import Any
 
 from sslcustomize._reach._discovery import Interpreter, isolated_run
 from sslcustomize._support._files import cache_directory
+from sslcustomize._support._paths import REPORT_SPOOL
 
 __all__ = [
     "MANIFEST",
@@ -304,9 +305,45 @@ def install(interpreters: Iterable[Interpreter], *, root: str, scope: str) -> In
     for interpreter in hooked:
         _compile(interpreter, runtime)
     _open_to_everyone(runtime)
+    if scope == "system" and _make_spool(manifest):
+        changed.append(REPORT_SPOOL)
     if _save_manifest(root, manifest):
         changed.append(os.path.join(root, MANIFEST))
     return InstallResult(hooked=tuple(hooked), skipped=tuple(skipped), changed=tuple(changed))
+
+
+def _make_spool(manifest: dict[str, Any]) -> bool:
+    """Make the machine's report spool, root's and sticky; tell whether it was made now.
+
+    Every account keeps there, in a 0700 directory of its own named after its uid, what its
+    report sink cannot take now, where root's ``report`` reads it (:mod:`.._report._records`):
+    1733, so that anyone may make their own directory, no one may list, rename or remove
+    another's. An existing one is left as it is (the runtime uses it only if it is root's).
+    """
+    if os.path.lexists(REPORT_SPOOL):
+        return False
+    if not os.path.isdir(os.path.dirname(REPORT_SPOOL)):
+        _make_directory(manifest, os.path.dirname(REPORT_SPOOL))
+    os.mkdir(REPORT_SPOOL, 0o700)
+    os.chmod(REPORT_SPOOL, 0o1733)  # noqa: S103 - every account writes its own directory there
+    manifest["spool"] = REPORT_SPOOL
+    return True
+
+
+def _remove_spool(manifest: dict[str, Any]) -> None:
+    """Remove the report spool ``install`` made, unless records still wait in it.
+
+    Accounts' directories that hold nothing are removed; one that holds records (or the
+    count of dropped ones) stays, and with it the spool, for ``report --path`` to read.
+    """
+    spool = manifest.get("spool")
+    if not spool:
+        return
+    with contextlib.suppress(OSError):
+        for name in os.listdir(spool):
+            with contextlib.suppress(OSError):
+                os.rmdir(os.path.join(spool, name))
+        os.rmdir(spool)
 
 
 def _hook(
@@ -431,6 +468,7 @@ def uninstall(root: str) -> UninstallResult:
             _undo(lambda v=version: shutil.rmtree(v), version, [], problems)
     if os.path.exists(os.path.join(root, MANIFEST)):
         os.unlink(os.path.join(root, MANIFEST))
+    _remove_spool(manifest)
     _remove_directories(manifest["directories"])
     _remove_caches(manifest.get("caches_made", []))
     return UninstallResult(restored=tuple(restored), problems=tuple(problems))

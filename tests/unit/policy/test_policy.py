@@ -137,6 +137,7 @@ BAD = [
     ("[context.'smtp lib']\nmode = 'report'\n", 1, 'context."smtp lib"', "dotted module"),
     ("[context.smtplib]\nverify = false\n", 2, "context.smtplib.verify", "unknown key"),
     ("mode = \n", 1, None, "not valid TOML"),
+    ("[report]\nquiet = 'yes'\n", 2, "report.quiet", "true or false"),
 ]
 
 
