@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
+from collections.abc import Callable
 
 from sslcustomize._cli import EXIT_OK, EXIT_USAGE
-from sslcustomize._cli._output import fail
+from sslcustomize._cli._output import fail, print_json
 from sslcustomize._support._files import atomic_write, make_directories
 from sslcustomize._support._paths import policy_path_for_scope, pretty, unscoped_policy
 
-__all__ = ["add_python", "add_scope", "register", "scope_path"]
+__all__ = ["add_json", "add_python", "add_scope", "register", "scope_path", "with_json"]
 
 TEMPLATE = """\
 # sslcustomize policy, written by `sslcustomize enable`.
@@ -39,7 +42,44 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_scope(parser)
     parser.add_argument("--mode", choices=("enforce", "report"), help="enforce (default) or report")
     add_python(parser)
+    add_json(parser)
     parser.set_defaults(handler=run)
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    """Add ``--json``: one JSON document that says whether anything changed."""
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='print a JSON document instead: {"changed": true|false, "messages": [...]}, for '
+        "configuration management (changed is false when every file was already as asked)",
+    )
+
+
+def with_json(
+    args: argparse.Namespace, command: Callable[[argparse.Namespace, list[str]], int]
+) -> int:
+    """Run ``command(args, changes)``; with ``--json``, print its lines and changes as JSON.
+
+    ``changes`` collects the paths the command wrote or removed: ``changed`` is whether there
+    is any. Errors still go to stderr, as ``fail`` writes them.
+    """
+    changes: list[str] = []
+    if not getattr(args, "json", False):
+        return command(args, changes)
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured):
+        status = command(args, changes)
+    print_json(
+        {
+            "command": args.command,
+            "exit": status,
+            "changed": bool(changes),
+            "changes": sorted(set(changes)),
+            "messages": captured.getvalue().splitlines(),
+        }
+    )
+    return status
 
 
 def add_python(parser: argparse.ArgumentParser) -> None:
@@ -78,34 +118,47 @@ def scope_path(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Write or update the policy file; for system and user, hook the interpreters too."""
+    return with_json(args, _enable)
+
+
+def _enable(args: argparse.Namespace, changes: list[str]) -> int:
     try:
         path = scope_path(args)
     except ValueError as error:
         return fail(str(error))
     created: list[str] = []
-    status = _write_policy(args, path, created)
+    status = _write_policy(args, path, created, changes)
     if status != EXIT_OK or args.scope not in ("system", "user"):
         return status
     from sslcustomize._cli._reach import reach  # noqa: PLC0415 - discovery and install only for these scopes
 
-    return reach(args, path, created)
+    return reach(args, path, created, changes)
 
 
-def _write_policy(args: argparse.Namespace, path: str, created: list[str]) -> int:
-    """Write the policy file of the scope (or change its mode); list what was created."""
+def _write_policy(
+    args: argparse.Namespace, path: str, created: list[str], changes: list[str]
+) -> int:
+    """Write the policy file of the scope (or change its mode); list what was created.
+
+    ``changes`` gets the policy's path when the file was written, restored or changed.
+    """
     disabled = path + ".disabled"
     try:
         if not os.path.exists(path) and os.path.exists(disabled):
             os.replace(disabled, path)
+            changes.append(path)
             print(f"restored the policy that `disable` kept: {pretty(path)}")
         if os.path.exists(path):
-            if args.mode:
-                _set_mode(path, args.mode)
+            if args.mode and _set_mode(path, args.mode):
+                changes.append(path)
                 print(f"mode = {args.mode!r} in {pretty(path)}")
+            elif args.mode:
+                print(f"already mode = {args.mode!r}: {pretty(path)}")
             else:
                 print(f"already enabled: {pretty(path)}")
             return EXIT_OK
         created += _create(path, TEMPLATE.format(mode=args.mode or "enforce"))
+        changes.append(path)
     except PermissionError:
         return fail(
             f"cannot write {path}: permission denied; run as root for --scope system, "
@@ -129,10 +182,16 @@ def _create(path: str, text: str) -> list[str]:
     return [path, *reversed(missing)]
 
 
-def _set_mode(path: str, mode: str) -> None:
+def _set_mode(path: str, mode: str) -> bool:
+    """Set ``mode`` in the policy at ``path``; tell whether the file changed."""
     import tomlkit  # noqa: PLC0415 - keeps the file's comments and layout
 
     with open(path, encoding="utf-8") as file:
-        document = tomlkit.parse(file.read())
+        text = file.read()
+    document = tomlkit.parse(text)
     document["mode"] = mode
-    atomic_write(path, tomlkit.dumps(document))
+    new = tomlkit.dumps(document)
+    if new == text:
+        return False
+    atomic_write(path, new)
+    return True

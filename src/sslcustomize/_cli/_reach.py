@@ -37,8 +37,16 @@ def _root(scope: str) -> str:
     return SYSTEM_ROOT if scope == "system" else user_root()
 
 
-def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
-    """Hook every interpreter this user can reach; print what is covered and what is not."""
+def reach(
+    args: argparse.Namespace,
+    policy: str,
+    created: Sequence[str],
+    changes: list[str] | None = None,
+) -> int:
+    """Hook every interpreter this user can reach; print what is covered and what is not.
+
+    ``changes`` gets each path written (nothing when every hook was already in place).
+    """
     root = _root(args.scope)
     if args.scope == "user" and os.geteuid() == 0:
         print(
@@ -66,6 +74,8 @@ def reach(args: argparse.Namespace, policy: str, created: Sequence[str]) -> int:
         f"runtime: {pretty(os.path.join(root, ''))} (undo: sslcustomize disable --scope "
         f"{args.scope})"
     )
+    if changes is not None:
+        changes.extend(result.changed)
     if not result.changed:
         print("nothing changed: every hook was already in place")
     render_coverage(coverage(args.python))
@@ -90,11 +100,13 @@ def _warm_system_cache() -> None:
                 read_layer(layer, path)
 
 
-def unreach(scope: str) -> int:
-    """Undo ``reach`` for ``scope``; print what was restored."""
+def unreach(scope: str, changes: list[str] | None = None) -> int:
+    """Undo ``reach`` for ``scope``; print what was restored (and add it to ``changes``)."""
     root = _root(scope)
     if not os.path.exists(os.path.join(root, MANIFEST)):
         return EXIT_OK
+    if changes is not None:
+        changes.append(root)
     try:
         result = uninstall(root)
     except PermissionError as error:
