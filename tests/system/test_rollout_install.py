@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import shutil
-import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from _namespace import namespace_problem, run_in_overlays
+from _namespace import left_behind, namespace_problem, run_in_overlays
 from _pki import TestPKI
 from _servers import serve_https
 
@@ -161,35 +159,6 @@ echo "=== spool"; ls -A /var/spool
 """
 
 
-def _left_behind(scratch: Path, trees: list[str]) -> list[str]:
-    """What the namespace's writes changed for good: each overlay's upper layer against the tree.
-
-    A file or link copied up must equal the machine's own (bytes, mode, target); a directory
-    there must exist on the machine; a whiteout (a deletion) must be of something that never
-    existed. Whatever the role wrote and removed again leaves nothing or an equal copy.
-    """
-    found = []
-    for index, tree in enumerate(trees):
-        upper = scratch / f"upper{index}"
-        for path in sorted(upper.rglob("*")):
-            real = Path(tree) / path.relative_to(upper)
-            info = path.lstat()
-            try:
-                original = real.lstat()
-            except FileNotFoundError:
-                original = None
-            if stat.S_ISCHR(info.st_mode) and info.st_rdev == 0:  # a whiteout
-                if original is not None:
-                    found.append(f"removed: {real}")
-            elif original is None:
-                found.append(f"added: {real}")
-            elif (stat.S_ISREG(info.st_mode) and (
-                path.read_bytes() != real.read_bytes() or info.st_mode != original.st_mode
-            )) or (stat.S_ISLNK(info.st_mode) and os.readlink(path) != os.readlink(real)):
-                found.append(f"changed: {real}")
-    return found
-
-
 def _recap(line: str) -> dict[str, int]:
     return {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", line)}
 
@@ -255,5 +224,5 @@ def test_ansible_role_is_idempotent_and_absent_restores_the_machine(
     assert (again["changed"], again["failed"]) == (0, 0), parts["absent again"]
     # Absent leaves /etc, /usr, /opt and /root as they were (the interpreters' stdlib
     # included), and no report spool (no record waits in it).
-    assert _left_behind(tmp_path / "scratch", trees) == []
+    assert left_behind(tmp_path / "scratch", trees) == []
     assert parts["spool"] == ""

@@ -35,7 +35,6 @@ from typing import Any
 
 from sslcustomize._reach._discovery import Interpreter, isolated_run
 from sslcustomize._support._files import cache_directory
-from sslcustomize._support._paths import REPORT_SPOOL
 
 __all__ = [
     "MANIFEST",
@@ -257,8 +256,13 @@ def _version() -> str:
     return str(__version__)
 
 
-def install(interpreters: Iterable[Interpreter], *, root: str, scope: str) -> InstallResult:
+def install(
+    interpreters: Iterable[Interpreter], *, root: str, scope: str, spool: str | None = None
+) -> InstallResult:
     """Install the private runtime under ``root`` and hook each eligible interpreter.
+
+    With ``spool`` (the system scope's :data:`REPORT_SPOOL`), make the machine's report spool
+    there too, if there is none.
 
     Running it twice changes nothing. Interpreters that are not CPython >= 3.10, or whose
     standard-library directory this user cannot write, are returned in ``skipped``.
@@ -305,28 +309,28 @@ def install(interpreters: Iterable[Interpreter], *, root: str, scope: str) -> In
     for interpreter in hooked:
         _compile(interpreter, runtime)
     _open_to_everyone(runtime)
-    if scope == "system" and _make_spool(manifest):
-        changed.append(REPORT_SPOOL)
+    if spool is not None and _make_spool(manifest, spool):
+        changed.append(spool)
     if _save_manifest(root, manifest):
         changed.append(os.path.join(root, MANIFEST))
     return InstallResult(hooked=tuple(hooked), skipped=tuple(skipped), changed=tuple(changed))
 
 
-def _make_spool(manifest: dict[str, Any]) -> bool:
+def _make_spool(manifest: dict[str, Any], spool: str) -> bool:
     """Make the machine's report spool, root's and sticky; tell whether it was made now.
 
-    Every account keeps there, in a 0700 directory of its own named after its uid, what its
-    report sink cannot take now, where root's ``report`` reads it (:mod:`.._report._records`):
+    Every account keeps there (``REPORT_SPOOL``), in a 0700 directory of its own named after
+    its uid, what its report sink cannot take now, where root's ``report`` reads it:
     1733, so that anyone may make their own directory, no one may list, rename or remove
     another's. An existing one is left as it is (the runtime uses it only if it is root's).
     """
-    if os.path.lexists(REPORT_SPOOL):
+    if os.path.lexists(spool):
         return False
-    if not os.path.isdir(os.path.dirname(REPORT_SPOOL)):
-        _make_directory(manifest, os.path.dirname(REPORT_SPOOL))
-    os.mkdir(REPORT_SPOOL, 0o700)
-    os.chmod(REPORT_SPOOL, 0o1733)  # noqa: S103 - every account writes its own directory there
-    manifest["spool"] = REPORT_SPOOL
+    if not os.path.isdir(os.path.dirname(spool)):
+        _make_directory(manifest, os.path.dirname(spool))
+    os.mkdir(spool, 0o700)
+    os.chmod(spool, 0o1733)  # noqa: S103 - every account writes its own directory there
+    manifest["spool"] = spool
     return True
 
 
