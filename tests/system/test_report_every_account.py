@@ -159,3 +159,25 @@ def test_syslog_spool_is_read_and_only_a_system_policy_is_quiet(
     assert parts["quiet"] == ""
     assert "UnverifiedConnectionWarning" in parts["loud"]
     assert "UnverifiedConnectionWarning" in parts["user"]
+
+
+DROPS = r"""
+mkdir -p /run/log/sslcustomize   # root's: nobody cannot write the shared log
+printf 'version = 1\nmode = "report"\n[report]\nsink = "jsonl"\npath = "%s"\n' \
+    /run/log/sslcustomize/r.jsonl > /etc/sslcustomize/policy.toml
+as_root "$PYTHON" -c "$CLIENT" "$PORT" 2>/run/out/root.err
+as_user 65534 /nonexistent "$PYTHON" -c "$CLIENT" "$PORT" 2>/run/out/nobody.err
+echo "=== stderr"; cat /run/out/*.err
+echo "=== report"; as_root "$PYTHON" -m sslcustomize report --json
+"""
+
+
+def test_another_accounts_drops_are_counted_in_roots_report(tmp_path: Path, pki: TestPKI) -> None:
+    """nobody cannot write the shared jsonl log: its record is dropped; root's report says so."""
+    parts = _sections(_run(tmp_path, pki, DROPS))
+    report: dict[str, Any] = json.loads(parts["report"])
+    # Twin: root's record reached the log; nobody's could not, and is counted, not silent
+    # on root's side (before: "dropped": 0), and quiet on the program's.
+    assert report["records"] == 1
+    assert report["dropped"] == 1
+    assert parts["stderr"] == ""

@@ -319,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
     if paths is None:
         dropped = dropped_records(every_user=True)
     else:
-        dropped = sum(dropped_records(path) for path in paths)
+        dropped = sum(dropped_records(path, every_user=True) for path in paths)
     if args.json:
         print_json(
             {
