@@ -1,9 +1,14 @@
 """Development tasks: ``nox`` runs the linters and the test suite on every supported CPython.
 
+The whole default run (``nox``) takes about 40 minutes. Quick ones for a change: ``nox -s lint``
+and one Python on one part of the suite, ``nox -s tests-3.12 -- tests/unit`` (the unit tests
+start no server and take under a minute once the venv exists).
+
 * ``tests``: Python 3.10-3.13 of this machine (pyenv's are found without ``PYENV_VERSION``).
 * ``debian``: the suite on CPython 3.14 and 3.15 (Debian sid, OpenSSL 3.6) and 3.13 (Debian 13,
-  OpenSSL 3.5), in chroots made by ``.ci/chroot.py`` (root on a Debian-like host; skipped with
-  the reason elsewhere, unless ``SSLCUSTOMIZE_CI_CHROOTS=require``, which ``.ci/run`` sets).
+  OpenSSL 3.5), in chroots made by ``.ci/chroot.py``: they need root and ``debootstrap`` on a
+  Debian-like host (skipped with the reason elsewhere, unless
+  ``SSLCUSTOMIZE_CI_CHROOTS=require``, which ``.ci/run`` sets).
 * ``cpython`` and ``debian_cpython``: CPython's own TLS test suites under the hook.
 """
 
@@ -53,7 +58,11 @@ _use_pyenv_interpreters([*PYTHONS, "3.12"])
 
 @nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
-    """Run the test suite against a wheel install (the .pth startup hook needs one)."""
+    """Run the test suite on a wheel install (slow; quick: ``tests-3.12 -- tests/unit``).
+
+    A wheel install, because the .pth startup hook needs one. Arguments after ``--`` go to
+    pytest.
+    """
     session.install(".[test]")
     # Wheels for tests/loopback/test_coexist.py's pip-system-certs venv (the tests stay on
     # loopback).
@@ -69,7 +78,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python="3.12")
 def lint(session: nox.Session) -> None:
-    """Check style, lint, types (ruff, mypy strict) and the layers' import contract."""
+    """Check style, lint, types and the layers' imports (quick: ruff, mypy, lint-imports)."""
     session.install(".[test]", "ruff", "mypy", "import-linter")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
@@ -106,7 +115,7 @@ CPYTHON_ARGUMENTS = [
 
 @nox.session(python="3.12")
 def cpython(session: nox.Session) -> None:
-    """Run CPython's own TLS test suites with no policy, an enforce and a report policy.
+    """Run CPython's TLS test suites with no policy, enforce and report (slow; one: see below).
 
     Every test that passes with no policy must pass under both, except those listed with a
     reason in tests/cpython_expected_failures.toml. Arguments after ``--`` go to the script
@@ -147,12 +156,16 @@ def _in_chroot(session: nox.Session, target: str, command: list[str]) -> None:
 @nox.session(python=False)
 @nox.parametrize("target", DEBIAN, ids=[_id(target) for target in DEBIAN])
 def debian(session: nox.Session, target: str) -> None:
-    """Run the test suite on Debian's CPython 3.14/3.15 (OpenSSL 3.6) and 3.13 (OpenSSL 3.5)."""
+    """Run the suite on Debian's CPython 3.13-3.15 in a chroot (slow; root and debootstrap).
+
+    3.14 and 3.15 of Debian sid (OpenSSL 3.6), 3.13 of Debian 13 (OpenSSL 3.5): the chroot is
+    built with debootstrap at the first run (about two minutes), as root.
+    """
     _in_chroot(session, target, ["python", "-m", "pytest", *session.posargs])
 
 
 @nox.session(python=False)
 @nox.parametrize("target", DEBIAN_CPYTHON, ids=[_id(t) for t in DEBIAN_CPYTHON])
 def debian_cpython(session: nox.Session, target: str) -> None:
-    """Run CPython's own TLS test suites under the hook on Debian's CPython 3.14 and 3.15."""
+    """Run CPython's TLS suites under the hook on Debian's 3.14 and 3.15 (root, debootstrap)."""
     _in_chroot(session, target, ["python", *CPYTHON_ARGUMENTS, *session.posargs])

@@ -143,7 +143,16 @@ class _Handler(socketserver.BaseRequestHandler):
         port = int.from_bytes(_read_exactly(sock, 2), "big")
         self.server.requests.append(f"SOCKS {host}:{port}")
         status = 2 if self.server.refuse or command != 1 else 0
+        upstream = None
+        if status == 0 and self.server.intercept is None:
+            # As a SOCKS server does (RFC 1928, 6): connect first, then say whether it could.
+            upstream = self._open_upstream((host, port))
+            status = 0 if upstream is not None else 5  # connection refused
         sock.sendall(bytes([5, status, 0, 1, 0, 0, 0, 0, 0, 0]))
+        if upstream is not None:
+            with upstream:
+                self._pipe(sock, upstream)
+            return None
         return None if status else (host, port)
 
     def _intercept(self, sock: socket.socket, host: str) -> None:
@@ -152,24 +161,39 @@ class _Handler(socketserver.BaseRequestHandler):
             tls.recv(1)  # until the client goes away
 
     def _relay(self, sock: socket.socket, target: tuple[str, int]) -> None:
+        upstream = self._open_upstream(target)
+        if upstream is None:
+            return
+        with upstream:
+            self._pipe(sock, upstream)
+
+    @staticmethod
+    def _open_upstream(target: tuple[str, int]) -> socket.socket | None:
+        """Connect to ``target`` if it is on loopback only; ``None`` if not or if refused."""
         addresses = socket.getaddrinfo(target[0], target[1], type=socket.SOCK_STREAM)
         if not all(
             ipaddress.ip_address(str(info[4][0]).partition("%")[0]).is_loopback
             for info in addresses
         ):
-            return  # never anywhere but loopback
+            return None  # never anywhere but loopback
         # Every loopback address of the name in turn ("localhost" may be ::1 first).
-        with socket.create_connection(target, timeout=20) as upstream:
-            pair = {sock: upstream, upstream: sock}
-            while True:
-                readable, _, _ = select.select(list(pair), [], [], 20)
-                if not readable:
+        try:
+            return socket.create_connection(target, timeout=20)
+        except OSError:
+            return None
+
+    @staticmethod
+    def _pipe(sock: socket.socket, upstream: socket.socket) -> None:
+        pair = {sock: upstream, upstream: sock}
+        while True:
+            readable, _, _ = select.select(list(pair), [], [], 20)
+            if not readable:
+                return
+            for side in readable:
+                data = side.recv(65536)
+                if not data:
                     return
-                for side in readable:
-                    data = side.recv(65536)
-                    if not data:
-                        return
-                    pair[side].sendall(data)
+                pair[side].sendall(data)
 
 
 @contextlib.contextmanager

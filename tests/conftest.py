@@ -137,7 +137,7 @@ def _clean_tls_environment(
 
 # What system scope writes on the real machine. Tests that exercise it run in private mount
 # namespaces with throw-away overlays; a test that changes any of these on the host fails.
-_SYSTEM_PATHS = ("/etc/sslcustomize", "/usr/local/lib/sslcustomize")
+_SYSTEM_PATHS = ("/etc/sslcustomize", "/usr/local/lib/sslcustomize", "/var/spool/sslcustomize")
 
 
 def _stamp(path: str) -> tuple[int, int] | None:

@@ -89,7 +89,51 @@ def test_check_through_a_socks5_proxy(
     assert _check(capsys, "--proxy", tunnel.socks_url, f"localhost:{port}")[0] == 0
     socks5 = tunnel.socks_url.replace("socks5h", "socks5")
     assert _check(capsys, "--proxy", socks5, f"localhost:{port}")[0] == 0
-    assert tunnel.requests == [f"SOCKS localhost:{port}", f"SOCKS 127.0.0.1:{port}"]
+    # socks5:// asks for each address of the name in turn: ::1 first where /etc/hosts lists
+    # it (Debian's), which the proxy cannot reach (the server is on 127.0.0.1 only).
+    first, *others, last = tunnel.requests
+    assert (first, last) == (f"SOCKS localhost:{port}", f"SOCKS 127.0.0.1:{port}")
+    assert set(others) <= {f"SOCKS ::1:{port}"}
+
+
+def _localhost_v6_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolve ``localhost`` as Debian's /etc/hosts does: ``::1``, then ``127.0.0.1``."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host != "localhost":
+            return real(host, port, *args, **kwargs)
+        return [*real("::1", port, *args, **kwargs), *real("127.0.0.1", port, *args, **kwargs)]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def test_socks5_tries_every_address_of_the_name(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path, tunnel: LoopbackProxy,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """socks5://localhost resolving to ::1 first (Debian): the proxy is asked for 127.0.0.1 next."""
+    _, port = https_server(pki["good"], "127.0.0.1")
+    _localhost_v6_first(monkeypatch)
+    socks5 = tunnel.socks_url.replace("socks5h", "socks5")
+    code, document = _check(capsys, "--proxy", socks5, f"localhost:{port}")
+    assert (code, document["verdict"]) == (0, "verified")
+    assert tunnel.requests == [f"SOCKS ::1:{port}", f"SOCKS 127.0.0.1:{port}"]
+
+
+def test_socks5_says_why_when_no_address_of_the_name_is_reached(
+    pki: _pki.TestPKI, https_server: StartServer, trust_root: Path,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """Twin: a proxy that refuses every address: each is asked for once, then the refusal."""
+    _, port = https_server(pki["good"], "127.0.0.1")
+    _localhost_v6_first(monkeypatch)
+    with serve_proxy(refuse=True) as refusing:
+        socks5 = refusing.socks_url.replace("socks5h", "socks5")
+        code, document = _check(capsys, "--proxy", socks5, f"localhost:{port}")
+    assert code != 0
+    assert "could not connect to localhost" in json.dumps(document)
+    assert refusing.requests == [f"SOCKS ::1:{port}", f"SOCKS 127.0.0.1:{port}"]
 
 
 def test_https_proxy_and_no_proxy_are_honoured(

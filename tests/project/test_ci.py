@@ -120,3 +120,25 @@ def test_noxfile_finds_pyenv_interpreters_behind_shims(
     assert shutil.which("python3.11") == str(pyenv / "versions/3.11.7/bin/python3.11")
     assert shutil.which("python3.12") == str(tmp_path / "usr/bin/python3.12")
     assert shutil.which("python3.13") == str(pyenv / "shims/python3.13")  # none installed
+
+
+def test_readme_and_session_docs_say_what_is_quick_and_what_needs_root() -> None:
+    """`nox -l` (the sessions' first docstring lines) and the README say how long and who."""
+    import ast
+
+    tree = ast.parse((ROOT / "noxfile.py").read_text(encoding="utf-8"))
+    first_lines = {
+        node.name: (ast.get_docstring(node) or "").splitlines()[0]
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+    }
+    assert "quick" in first_lines["lint"]
+    assert "quick: ``tests-3.12 -- tests/unit``" in first_lines["tests"]
+    for session in ("debian", "debian_cpython"):
+        assert "root" in first_lines[session]
+        assert "debootstrap" in first_lines[session]
+    assert "about 40 minutes" in (ast.get_docstring(tree) or "")
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "The whole run takes about 40 minutes" in readme
+    assert "nox -s tests-3.12 -- tests/unit" in readme
+    assert "with `debootstrap` installed (the `debian` and `debian_cpython` sessions" in readme

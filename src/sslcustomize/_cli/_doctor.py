@@ -325,12 +325,13 @@ def _trust_tools(*, configured: bool = True) -> list[dict[str, Any]]:
         pip = metadata.version("pip")
     except metadata.PackageNotFoundError:
         pip = None
-    if pip is not None and importlib.util.find_spec("pip._vendor.truststore") is not None:
+    vendored = importlib.util.find_spec("pip._vendor.truststore") if pip is not None else None
+    if vendored is not None:
         rows.append(
             {
-                # pip's own version: the vendored truststore has none of its own to show.
                 "tool": "pip's vendored truststore",
-                "version": f"pip {pip}",
+                "version": _vendored_version(vendored.origin),
+                "vendored_by": f"pip {pip}",
                 "decides": _TRUST_TOOLS["truststore"],
             }
         )
@@ -371,6 +372,22 @@ def _who_decides(*, configured: bool, tools: list[dict[str, Any]]) -> dict[str, 
         "sslcustomize is not installed for this Python)"
     )
     return {"idle": True, "now": now, "once_policy": once}
+
+
+def _vendored_version(origin: str | None) -> str:
+    """Return the ``__version__`` a vendored truststore's ``__init__.py`` states (``?``).
+
+    Read from the source, not imported: importing it would load pip's vendored copies of
+    what it needs, in the process that is reporting on them.
+    """
+    import re  # noqa: PLC0415
+
+    try:
+        with open(origin or "", encoding="utf-8") as file:
+            found = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", file.read(), re.M)
+    except OSError:
+        return "?"
+    return found.group(1) if found else "?"
 
 
 def _hook_in_place() -> bool:

@@ -26,7 +26,7 @@ from sslcustomize._reach._install import (
     uninstall,
     user_root,
 )
-from sslcustomize._support._paths import pretty
+from sslcustomize._support._paths import REPORT_SPOOL, pretty
 from sslcustomize._trust._checked_policy import read_layer
 from sslcustomize.exceptions import PolicyError
 
@@ -62,7 +62,8 @@ def reach(
         return EXIT_OK
     interpreters = discover(args.python)
     try:
-        result = install(interpreters, root=root, scope=args.scope)
+        spool = REPORT_SPOOL if args.scope == "system" else None
+        result = install(interpreters, root=root, scope=args.scope, spool=spool)
         if created:
             with open(policy, "rb") as file:
                 record_policy(root, policy, file.read(), created[1:])

@@ -251,34 +251,45 @@ def _read_paths(paths: list[str], reading: Reading) -> str | None:
 _SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 
 
-def _read_journal(args: argparse.Namespace, since: str | None, reading: Reading) -> str | None:
-    """Run ``journalctl -o json`` for sslcustomize's records; also read this user's spools."""
+def _read_journal(
+    args: argparse.Namespace, since: str | None, reading: Reading, *, journal: bool = True
+) -> str | None:
+    """Run ``journalctl -o json`` for sslcustomize's records; also read the spools.
+
+    The spools hold what the journal and syslog sinks could not hand over yet (no journald in
+    a container, nothing on ``/dev/log``); how many records wait there is kept in
+    ``args.spooled``. Without ``journal`` (the ``syslog`` sink, whose records go to the syslog
+    daemon's files), and where ``journalctl`` is not installed, only the spools are read.
+    """
     import shutil  # noqa: PLC0415
     import subprocess  # noqa: PLC0415 - only to read the journal
 
     # Looked up in the system's PATH, as it is run: the caller's (root's, under sudo or in a
     # directory another user owns) may name a directory or an empty entry (the cwd) first.
-    journalctl = shutil.which("journalctl", path=_SYSTEM_PATH)
-    if journalctl is None:
+    journalctl = shutil.which("journalctl", path=_SYSTEM_PATH) if journal else None
+    if journal and journalctl is None and args.journal:
         return "journalctl is not installed: read exported files with --path"
-    command = [journalctl, "-o", "json", "--no-pager", f"SYSLOG_IDENTIFIER={IDENTIFIER}"]
-    if since:
-        command[1:1] = ["--since", since]
-    if args.journal_dir:
-        command[1:1] = ["--directory", args.journal_dir]
-    environment = {"PATH": _SYSTEM_PATH, "LC_ALL": "C.UTF-8", "SYSTEMD_PAGER": ""}
-    try:
-        done = subprocess.run(  # noqa: S603 - a fixed command, no shell
-            command, capture_output=True, cwd="/", env=environment, timeout=300, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"cannot run journalctl: {error}"
-    if done.returncode != 0 and not done.stdout:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"journalctl failed: {message[-1] if message else done.returncode}"
-    read_journal_output(done.stdout, reading)
-    for spool, owner in spools_for_report():  # records journald did not take yet
+    if journalctl is not None:
+        command = [journalctl, "-o", "json", "--no-pager", f"SYSLOG_IDENTIFIER={IDENTIFIER}"]
+        if since:
+            command[1:1] = ["--since", since]
+        if args.journal_dir:
+            command[1:1] = ["--directory", args.journal_dir]
+        environment = {"PATH": _SYSTEM_PATH, "LC_ALL": "C.UTF-8", "SYSTEMD_PAGER": ""}
+        try:
+            done = subprocess.run(  # noqa: S603 - a fixed command, no shell
+                command, capture_output=True, cwd="/", env=environment, timeout=300, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"cannot run journalctl: {error}"
+        if done.returncode != 0 and not done.stdout:
+            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            return f"journalctl failed: {message[-1] if message else done.returncode}"
+        read_journal_output(done.stdout, reading)
+    journaled = len(reading.records)
+    for spool, owner in spools_for_report():  # records the sink did not take yet
         read_spool_of(spool, owner, reading)
+    args.spooled = len(reading.records) - journaled
     return None
 
 
@@ -292,6 +303,8 @@ def _source(args: argparse.Namespace) -> tuple[str, list[str] | None]:
     sink = sink_name(policy)
     if sink == "journal":
         return "the systemd journal", None
+    if sink == "syslog":
+        return "the spools of the syslog sink (the rest is in the syslog daemon's files)", None
     if sink not in ("sqlite", "jsonl"):
         raise ValueError(
             f"the report sink is {sink!r}, which keeps no file to read; name one with --path"
@@ -329,11 +342,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         return fail(str(error), as_json=args.json)
     reading = Reading()
-    problem = (
-        _read_journal(args, journal_since, reading)
-        if paths is None
-        else _read_paths(paths, reading)
-    )
+    if paths is None:
+        spools_only = source.startswith("the spools")
+        problem = _read_journal(args, journal_since, reading, journal=not spools_only)
+    else:
+        problem = _read_paths(paths, reading)
     if problem is not None:
         return fail(problem, as_json=args.json)
     skipped = reading.skipped_list()
@@ -349,7 +362,7 @@ def run(args: argparse.Namespace) -> int:
     if paths is None:
         dropped = dropped_records(every_user=True)
     else:
-        dropped = sum(dropped_records(path) for path in paths)
+        dropped = sum(dropped_records(path, every_user=True) for path in paths)
     if args.html:
         page = _html(groups, records, source, analysis, skipped=skipped, dropped=dropped,
                      since=args.since)  # fmt: skip
@@ -366,6 +379,7 @@ def run(args: argparse.Namespace) -> int:
                 "dropped": dropped,
                 "skipped": skipped,
                 "skipped_total": reading.skipped_total(),
+                "spooled": getattr(args, "spooled", 0),
                 "summary": analysis["summary"],
                 "would_break": analysis["would_break"],
                 "opt_outs": analysis["opt_outs"],
@@ -376,9 +390,19 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     _render(analysis, source, len(records))
     _render_skipped(skipped)
+    _render_waiting(getattr(args, "spooled", 0), dropped)
+    return EXIT_OK
+
+
+def _render_waiting(spooled: int, dropped: int) -> None:
+    """Say how many records wait in spools, and how many were dropped."""
+    if spooled:
+        console().print(
+            f"{spooled} record(s) wait in the spools, not yet taken by the report sink "
+            "(counted above)"
+        )
     if dropped:
         console().print(f"{dropped} record(s) could not be written and were dropped")
-    return EXIT_OK
 
 
 def _render_commands(entries: list[dict[str, Any]]) -> None:

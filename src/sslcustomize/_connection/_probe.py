@@ -21,6 +21,7 @@ import ssl
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from sslcustomize._policy._hosts import parse_address, parse_host_pattern
@@ -552,10 +553,31 @@ _SOCKS_ERRORS = {
 }  # fmt: skip
 
 
-def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target, deadline: _Deadline) -> None:
+if TYPE_CHECKING:
+    from ipaddress import IPv4Address, IPv6Address
+
+    _Address = IPv4Address | IPv6Address
+
+
+class _SocksRefusedError(ProbeError):
+    """The SOCKS proxy answered the request with a failure (another address may do)."""
+
+
+def _socks5_connect(
+    sock: socket.socket,
+    proxy: Proxy,
+    target: Target,
+    deadline: _Deadline,
+    address: _Address | None = None,
+) -> None:
     """Ask a SOCKS5 proxy for a tunnel (RFC 1928; user and password, RFC 1929).
 
-    Its answers must all come by ``deadline`` (as a whole, not per read).
+    ``address`` is the one to ask for (``socks5://``, resolved here); without it, the
+    target's own literal address or its name. Its answers must all come by ``deadline`` (as
+    a whole, not per read).
+
+    Raises:
+        _SocksRefusedError: The proxy could not connect there.
     """
     methods = b"\x00\x02" if proxy.username is not None else b"\x00"
     sock.sendall(b"\x05" + bytes([len(methods)]) + methods)
@@ -568,13 +590,7 @@ def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target, deadline:
         sock.sendall(b"\x01" + bytes([len(user)]) + user + bytes([len(password)]) + password)
         if _recv_exactly(sock, 2, proxy, deadline)[1] != 0:
             raise ProbeError(f"the SOCKS proxy {proxy} refused the user name and password")
-    address = parse_address(target.host)
-    if address is None and proxy.scheme == "socks5":  # resolved here, as PySocks' socks5:// does
-        try:
-            resolved = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
-        except socket.gaierror as error:
-            raise ProbeError(f"cannot resolve {target.host}: {error.strerror}") from None
-        address = parse_address(str(resolved[0][4][0]).partition("%")[0])
+    address = address or parse_address(target.host)
     if address is None:
         name = target.host.encode("idna")
         destination = b"\x03" + bytes([len(name)]) + name
@@ -584,31 +600,66 @@ def _socks5_connect(sock: socket.socket, proxy: Proxy, target: Target, deadline:
     reply = _recv_exactly(sock, 4, proxy, deadline)
     if reply[1] != 0:
         why = _SOCKS_ERRORS.get(reply[1], f"error {reply[1]}")
-        raise ProbeError(f"the SOCKS proxy {proxy} could not connect to {target}: {why}")
+        raise _SocksRefusedError(f"the SOCKS proxy {proxy} could not connect to {target}: {why}")
     kind = reply[3]
     rest = {1: 4, 4: 16}.get(kind)
     length = rest if rest is not None else _recv_exactly(sock, 1, proxy, deadline)[0]
     _recv_exactly(sock, length + 2, proxy, deadline)
 
 
-def _tunnel(target: Target, proxy: Proxy, deadline: _Deadline) -> socket.socket:
-    """Return a socket tunnelled to ``target`` through ``proxy``, by ``deadline``."""
-    sock = _connect_proxy(proxy, deadline)
+def _socks5_addresses(proxy: Proxy, target: Target) -> list[_Address | None]:
+    """The addresses to ask a SOCKS5 proxy for, in turn: each that the name resolves to here.
+
+    Only for ``socks5://`` and a name (as PySocks' socks5:// resolves it); otherwise one try
+    with the literal address or the name (``socks5h://``: the proxy resolves it). A client
+    tries every address a name has: ``localhost`` is ``::1`` first on Debian, where a server
+    may listen on 127.0.0.1 only.
+
+    Raises:
+        ProbeError: The name does not resolve.
+    """
+    if proxy.scheme != "socks5" or parse_address(target.host) is not None:
+        return [None]
     try:
-        if proxy.scheme == "http":
-            _http_connect(sock, proxy, target, deadline)
-        else:
-            _socks5_connect(sock, proxy, target, deadline)
-    except TimeoutError:
-        sock.close()
-        raise ProbeError(f"no answer from the proxy {proxy} within {deadline.total:g} s") from None
-    except OSError as error:
-        sock.close()
-        raise ProbeError(f"the proxy {proxy} failed: {error.strerror or error}") from None
-    except ProbeError:
-        sock.close()
-        raise
-    return sock
+        resolved = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise ProbeError(f"cannot resolve {target.host}: {error.strerror}") from None
+    found = [parse_address(str(info[4][0]).partition("%")[0]) for info in resolved]
+    return list(dict.fromkeys(a for a in found if a is not None)) or [None]
+
+
+def _tunnel(target: Target, proxy: Proxy, deadline: _Deadline) -> socket.socket:
+    """Return a socket tunnelled to ``target`` through ``proxy``, by ``deadline``.
+
+    Through ``socks5://``, each address of the target's name is asked for in turn, on a new
+    connection to the proxy, until the proxy reaches one (all by the one deadline).
+    """
+    addresses = _socks5_addresses(proxy, target) if proxy.scheme != "http" else [None]
+    for index, address in enumerate(addresses):
+        sock = _connect_proxy(proxy, deadline)
+        try:
+            if proxy.scheme == "http":
+                _http_connect(sock, proxy, target, deadline)
+            else:
+                _socks5_connect(sock, proxy, target, deadline, address)
+        except TimeoutError:
+            sock.close()
+            raise ProbeError(
+                f"no answer from the proxy {proxy} within {deadline.total:g} s"
+            ) from None
+        except OSError as error:
+            sock.close()
+            raise ProbeError(f"the proxy {proxy} failed: {error.strerror or error}") from None
+        except _SocksRefusedError:
+            sock.close()
+            if index + 1 < len(addresses):
+                continue  # the next address of the name
+            raise
+        except ProbeError:
+            sock.close()
+            raise
+        return sock
+    raise AssertionError(addresses)  # pragma: no cover - the loop returns or raises
 
 
 def _connect_to(host: str, port: int, deadline: _Deadline) -> socket.socket:

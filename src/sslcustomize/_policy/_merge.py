@@ -117,6 +117,7 @@ class _Merge:
             report_sink=scalars.get("report_sink", defaults.report_sink),
             report_path=scalars.get("report_path", defaults.report_path),
             report_group=scalars.get("report_group", defaults.report_group),
+            report_quiet=scalars.get("report_quiet", defaults.report_quiet),
             exception_days=scalars.get("exception_days", defaults.exception_days),
             trust=tuple(self.trust) if self.trust is not None else SYSTEM_TRUST,
             exceptions=tuple(self.exceptions),

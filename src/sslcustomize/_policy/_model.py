@@ -173,6 +173,7 @@ class Policy:
     report_sink: Setting[str] = Setting(value="sqlite")
     report_path: Setting[str | None] = Setting(value=None)
     report_group: Setting[str | None] = Setting(value=None)
+    report_quiet: Setting[bool | None] = Setting(value=None)
     exception_days: Setting[int] = Setting(value=DEFAULT_EXCEPTION_DAYS)
     exceptions: tuple[HostException, ...] = ()
     contexts: Mapping[str, ContextRule] = field(default_factory=dict)

@@ -168,7 +168,7 @@ _TOP_KEYS = (
     "version", "mode", "trust", "minimum_tls", "allow_code_opt_out", "lock", "report",
     "exception", "context", "exception_days",
 )  # fmt: skip
-_REPORT_KEYS = ("sink", "path", "group")
+_REPORT_KEYS = ("sink", "path", "group", "quiet")
 _EXCEPTION_KEYS = ("host", "pin", "ca", "check_hostname", "mode", "expires", "reason")
 _CONTEXT_KEYS = ("mode", "trust", "minimum_tls", "allow_code_opt_out")
 
@@ -337,6 +337,9 @@ def _read_report(reader: _Reader, table: Any, scalars: dict[str, Setting[Any]]) 
         except KeyError:
             raise reader.error(("report", "group"), f"no group named {group!r}") from None
         scalars["report_group"] = reader.setting(group, ("report", "group"))
+    if "quiet" in table:
+        quiet = reader.boolean(table["quiet"], ("report", "quiet"))
+        scalars["report_quiet"] = reader.setting(quiet, ("report", "quiet"))
 
 
 def _read_lock(reader: _Reader, value: Any, layer: str) -> dict[str, Origin]:

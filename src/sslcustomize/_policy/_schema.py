@@ -109,6 +109,11 @@ def policy_schema() -> dict[str, Any]:
                     "sink": {"enum": list(SINKS)},
                     "path": {"type": "string", "minLength": 1},
                     "group": {"type": "string", "minLength": 1},
+                    "quiet": {
+                        "type": "boolean",
+                        "description": "records only, no warnings on programs' stderr "
+                        "(default: true where the system layer exists)",
+                    },
                 },
             },
             "exception": {"type": "array", "items": exception},

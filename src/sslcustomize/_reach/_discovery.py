@@ -219,6 +219,12 @@ def _managed() -> list[str]:
     for versions in (os.path.join(pyenv, "versions"), uv):
         for name in ("python3", "python3.*t"):  # a free-threaded build may lack python3
             found += sorted(glob.glob(os.path.join(versions, "*", "bin", name)))
+        # A Python 2 has no python3: its ``python``, listed (never hooked) with the reason.
+        found += [
+            path
+            for path in sorted(glob.glob(os.path.join(versions, "*", "bin", "python")))
+            if not glob.glob(os.path.join(os.path.dirname(path), "python3*"))
+        ]
     return found
 
 

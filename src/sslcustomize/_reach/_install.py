@@ -256,8 +256,13 @@ def _version() -> str:
     return str(__version__)
 
 
-def install(interpreters: Iterable[Interpreter], *, root: str, scope: str) -> InstallResult:
+def install(
+    interpreters: Iterable[Interpreter], *, root: str, scope: str, spool: str | None = None
+) -> InstallResult:
     """Install the private runtime under ``root`` and hook each eligible interpreter.
+
+    With ``spool`` (the system scope's :data:`REPORT_SPOOL`), make the machine's report spool
+    there too, if there is none.
 
     Running it twice changes nothing. Interpreters that are not CPython >= 3.10, or whose
     standard-library directory this user cannot write, are returned in ``skipped``.
@@ -304,9 +309,45 @@ def install(interpreters: Iterable[Interpreter], *, root: str, scope: str) -> In
     for interpreter in hooked:
         _compile(interpreter, runtime)
     _open_to_everyone(runtime)
+    if spool is not None and _make_spool(manifest, spool):
+        changed.append(spool)
     if _save_manifest(root, manifest):
         changed.append(os.path.join(root, MANIFEST))
     return InstallResult(hooked=tuple(hooked), skipped=tuple(skipped), changed=tuple(changed))
+
+
+def _make_spool(manifest: dict[str, Any], spool: str) -> bool:
+    """Make the machine's report spool, root's and sticky; tell whether it was made now.
+
+    Every account keeps there (``REPORT_SPOOL``), in a 0700 directory of its own named after
+    its uid, what its report sink cannot take now, where root's ``report`` reads it:
+    1733, so that anyone may make their own directory, no one may list, rename or remove
+    another's. An existing one is left as it is (the runtime uses it only if it is root's).
+    """
+    if os.path.lexists(spool):
+        return False
+    if not os.path.isdir(os.path.dirname(spool)):
+        _make_directory(manifest, os.path.dirname(spool))
+    os.mkdir(spool, 0o700)
+    os.chmod(spool, 0o1733)  # noqa: S103 - every account writes its own directory there
+    manifest["spool"] = spool
+    return True
+
+
+def _remove_spool(manifest: dict[str, Any]) -> None:
+    """Remove the report spool ``install`` made, unless records still wait in it.
+
+    Accounts' directories that hold nothing are removed; one that holds records (or the
+    count of dropped ones) stays, and with it the spool, for ``report --path`` to read.
+    """
+    spool = manifest.get("spool")
+    if not spool:
+        return
+    with contextlib.suppress(OSError):
+        for name in os.listdir(spool):
+            with contextlib.suppress(OSError):
+                os.rmdir(os.path.join(spool, name))
+        os.rmdir(spool)
 
 
 def _hook(
@@ -431,6 +472,7 @@ def uninstall(root: str) -> UninstallResult:
             _undo(lambda v=version: shutil.rmtree(v), version, [], problems)
     if os.path.exists(os.path.join(root, MANIFEST)):
         os.unlink(os.path.join(root, MANIFEST))
+    _remove_spool(manifest)
     _remove_directories(manifest["directories"])
     _remove_caches(manifest.get("caches_made", []))
     return UninstallResult(restored=tuple(restored), problems=tuple(problems))

@@ -26,12 +26,14 @@ from sslcustomize._report._records import (
 )
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._x509._der import DERError, parse_certificate
+from sslcustomize.exceptions import LegacyContextWarning, UnverifiedConnectionWarning
 
 __all__ = [
     "IGNORED_VARIABLE",
     "REACHED_ANCHOR_REASONS",
     "Recorder",
     "chain_fields",
+    "is_quiet",
     "sink_name",
 ]
 
@@ -43,6 +45,9 @@ IGNORED_VARIABLE = "variable_ignored"
 REACHED_ANCHOR_REASONS = frozenset(
     {"code_opt_out", "hostname_mismatch", "expired", "not_yet_valid"}
 )
+
+#: The warnings a quiet policy leaves out: what they say is in the records.
+_RECORDED_WARNINGS = (UnverifiedConnectionWarning, LegacyContextWarning)
 
 
 @lru_cache(maxsize=64)
@@ -75,24 +80,35 @@ def chain_fields(chain: tuple[bytes, ...]) -> dict[str, Any]:
     return fields
 
 
+def _has_system_layer(policy: Policy) -> bool:
+    """Tell whether the system layer's file (``/etc/sslcustomize/policy.toml``) was read."""
+    return any(layer.layer == "system" for layer in policy.files)
+
+
 def sink_name(policy: Policy) -> str:
     """Return the sink ``policy`` records to: ``[report] sink``, or the default where unset.
 
-    The default is ``journal`` for a system-layer report policy (the system policy file sets
-    ``mode = "report"``) on a machine where journald runs: every user's processes append to
-    it, none reads or rewrites another's, and fleets already collect it. Elsewhere it is the
-    per-user ``sqlite`` database.
+    The default is ``journal`` wherever the system layer exists, in either mode: every user's
+    processes append to it, none reads or rewrites another's, fleets already collect it, and
+    switching the machine from report to enforce leaves the records (code opt-outs) where
+    they were. Where journald does not run (containers), the journal sink keeps its records
+    in each account's spool under ``/var/tmp/sslcustomize-UID``, which root's ``report``
+    reads. Without a system layer it is the per-user ``sqlite`` database.
     """
     setting = policy.report_sink
     if setting.origin.path is not None:
         return setting.value
-    from sslcustomize._report._journal import journal_running  # noqa: PLC0415 - only when a sink is opened
+    return "journal" if _has_system_layer(policy) else setting.value
 
-    system_report = any(
-        layer.layer == "system" and getattr(layer.scalars.get("mode"), "value", None) == "report"
-        for layer in policy.files
-    )
-    return "journal" if system_report and journal_running() else setting.value
+
+def is_quiet(policy: Policy) -> bool:
+    """Tell whether report mode keeps records only, without warnings on stderr.
+
+    ``[report] quiet``, or where unset: quiet wherever the system layer exists (a fleet's
+    migration must not change what its programs print), warnings for a user or venv policy.
+    """
+    setting = policy.report_quiet.value
+    return _has_system_layer(policy) if setting is None else setting
 
 
 class Recorder:
@@ -104,11 +120,18 @@ class Recorder:
         self._lock = fork_safe_lock()
         self._sink: Sink | None = None
         self._warned: set[tuple[str | None, str]] = set()
+        self._quiet = is_quiet(policy)
 
     def warn_once(
         self, host: str | None, reason: str, message: str, category: type[Warning]
     ) -> None:
-        """Warn about ``host`` and ``reason`` once per policy; never raise."""
+        """Warn about ``host`` and ``reason`` once per policy; never raise.
+
+        A quiet policy (:func:`is_quiet`) says nothing of what it records: the connections
+        report mode lets through and those whose code turned verification off.
+        """
+        if self._quiet and issubclass(category, _RECORDED_WARNINGS):
+            return
         key = (host, reason)
         with self._lock:
             if key in self._warned:
@@ -121,7 +144,10 @@ class Recorder:
             if self._sink is None:
                 report = self._policy
                 self._sink = open_sink(
-                    sink_name(report), report.report_path.value, group=report.report_group.value
+                    sink_name(report),
+                    report.report_path.value,
+                    group=report.report_group.value,
+                    quiet=self._quiet,
                 )
                 atexit.register(self._sink.close)
             return self._sink

@@ -234,6 +234,9 @@ class Sink:
     path: str | None = None
     spool_path: str | None = None
     _spool_gid: int | None = None  # a shared log's group: its spool is shared alike
+    #: Say nothing on stderr (``[report] quiet``): what is dropped is still counted in the
+    #: dropped-records log that root's ``report`` and ``doctor`` read.
+    quiet = False
 
     def __init__(self) -> None:
         """Start working; nothing is opened until the first record."""
@@ -401,7 +404,7 @@ class Sink:
 
     def _warn(self, message: str) -> None:
         """Say ``message`` once per sink, after the lock is released (see :meth:`_say`)."""
-        if not self._warned:
+        if not self._warned and not self.quiet:
             self._warned = True
             self._to_say.append(f"report sink {self.name!r} {message}")
 
@@ -460,10 +463,11 @@ class Sink:
         if count <= 0:
             return
         self._dropped_logged = self.dropped
-        sys.stderr.write(
-            f"sslcustomize: {count} report record(s) for sink {self.name!r} "
-            f"({self.path or '-'}) could not be written and were dropped\n"
-        )
+        if not self.quiet:
+            sys.stderr.write(
+                f"sslcustomize: {count} report record(s) for sink {self.name!r} "
+                f"({self.path or '-'}) could not be written and were dropped\n"
+            )
         _append_drop_log(count, self.name, self.path)
 
 
@@ -928,38 +932,71 @@ def _own_directory(path: str) -> bool:
     )
 
 
+def _spool_root() -> str | None:
+    """Return the machine's report spool directory if root made it (``enable --scope system``).
+
+    Only a real directory of root's counts, and if others may write it, only with the sticky
+    bit (no user can remove or rename another's directory in it).
+    """
+    from sslcustomize._support._paths import REPORT_SPOOL  # noqa: PLC0415
+
+    try:
+        info = os.lstat(REPORT_SPOOL)
+    except OSError:
+        return None
+    mode = stat.S_IMODE(info.st_mode)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or (mode & 0o022 and not mode & 0o1000):
+        return None
+    return REPORT_SPOOL
+
+
+def _own_directories() -> list[str]:
+    """The directories :func:`private_dir` may use, the one root's ``report`` reads first."""
+    from sslcustomize._support._paths import user_state_dir  # noqa: PLC0415
+
+    uid = os.geteuid()
+    root = _spool_root()
+    shared = [os.path.join(root, str(uid))] if root else []
+    return [*shared, user_state_dir(), _fallback_dir(uid)]
+
+
 def private_dir(*, create: bool = True) -> str:
     """Return a directory of this user's own for spools and the dropped-records log.
 
-    The user state directory; for a user without a writable home (``nobody``, service
-    accounts), ``/var/tmp/sslcustomize-UID``, made 0700 and refused unless it is a directory
+    Where root made the machine's report spool (``/var/spool/sslcustomize``, sticky, by
+    ``enable --scope system``): this account's directory in it, so that root's ``report``
+    reads what waits there for every account, with a home or without. Elsewhere the user
+    state directory; for a user without a writable home (``nobody``, service accounts),
+    ``/var/tmp/sslcustomize-UID``, which root's ``report`` reads too. A directory shared
+    with others (the spool, ``/var/tmp``) is made 0700 and refused unless it is a directory
     of this user that no one else may enter (another user may have made it first). Without
     ``create`` (to read what is there) nothing is made: a command that only reads, such as
     ``doctor`` or ``report``, leaves a home as it found it.
 
     Raises:
-        OSError: Neither can be used (without ``create``: neither exists yet).
+        OSError: None can be used (without ``create``: none exists yet).
     """
-    from sslcustomize._support._paths import user_state_dir  # noqa: PLC0415
-
-    state = user_state_dir()
+    candidates = _own_directories()
+    state = candidates[-2]
     if not create:
-        for directory in (state, _fallback_dir(os.geteuid())):
+        for directory in candidates:
             if os.path.isdir(directory) and (directory == state or _own_directory(directory)):
                 return directory
         raise OSError(f"no records were kept yet ({state} does not exist)")
-    try:
-        os.makedirs(state, mode=0o700, exist_ok=True)
-        if os.access(state, os.W_OK | os.X_OK):
-            return state
-    except OSError:
-        pass
-    fallback = _fallback_dir(os.geteuid())
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(fallback, 0o700)
-    if not _own_directory(fallback):
-        raise OSError(f"{fallback} is not a private directory of this user")
-    return fallback
+    for directory in candidates:
+        if directory == state:
+            try:
+                os.makedirs(state, mode=0o700, exist_ok=True)
+            except OSError:
+                continue
+            if os.access(state, os.W_OK | os.X_OK):
+                return state
+            continue
+        with contextlib.suppress(FileExistsError, FileNotFoundError, PermissionError):
+            os.mkdir(directory, 0o700)
+        if _own_directory(directory):
+            return directory
+    raise OSError(f"{candidates[-1]} is not a private directory of this user")
 
 
 def _spool_in_private_dir(kind: str) -> str | None:
@@ -1065,7 +1102,7 @@ def spool_parts(spool: str) -> list[tuple[str, int]]:
 def _fallback_owner(directory: str) -> int | None:
     """The uid whose fallback directory this is: named after it, its own, no one else writes."""
     try:
-        uid = int(directory.rpartition("-")[2])
+        uid = int(os.path.basename(directory).rpartition("-")[2])
         info = os.lstat(directory)
     except (ValueError, OSError):
         return None
@@ -1074,20 +1111,31 @@ def _fallback_owner(directory: str) -> int | None:
     return uid
 
 
-def spools_for_report() -> list[tuple[str, int]]:
-    """Return the spools of the journal and syslog sinks this user may read, with their uids.
+def _every_users_directories() -> list[str]:
+    """Every account's directory in the machine's report spool and in ``/var/tmp`` (for root).
 
-    Its own; for root, every user's fallback directory too (users without a home): only a
-    directory that its uid owns, and no one else writes, is read, as that uid's records.
+    Each is still to be checked with :func:`_fallback_owner`.
     """
     import glob  # noqa: PLC0415 - only when records are read
 
+    root = _spool_root()
+    spooled = sorted(glob.glob(os.path.join(glob.escape(root), "*"))) if root else []
+    return [*spooled, *sorted(glob.glob(_fallback_dir(0).replace("-0", "-*")))]
+
+
+def spools_for_report() -> list[tuple[str, int]]:
+    """Return the spools of the journal and syslog sinks this user may read, with their uids.
+
+    Its own; for root, every account's directory in the machine's report spool and in
+    ``/var/tmp`` too: only a directory that its uid owns, and no one else writes, is read,
+    as that uid's records.
+    """
     found: list[tuple[str, int]] = []
     directories: dict[str, int] = {}
     with contextlib.suppress(OSError):
         directories[private_dir(create=False)] = os.geteuid()
     if os.geteuid() == 0:
-        for directory in sorted(glob.glob(_fallback_dir(0).replace("-0", "-*"))):
+        for directory in _every_users_directories():
             owner = _fallback_owner(directory)
             if owner is not None:
                 directories.setdefault(directory, owner)
@@ -1146,21 +1194,21 @@ def _append_drop_log(count: int, sink: str, path: str | None) -> None:
 def dropped_records(path: str | None = None, *, every_user: bool = False) -> int:
     """Return how many report records were finally dropped (all sinks, or the one at ``path``).
 
-    Read from the dropped-records log of this user (and with ``every_user``, as root, from the
-    fallback directories of users without a home); 0 when there is none.
+    Read from the dropped-records log of this user (and with ``every_user``, as root, from
+    every account's directory in the report spool and ``/var/tmp``); 0 when there is none.
     """
-    import glob  # noqa: PLC0415 - only when records are read
-
-    logs = []
+    logs: dict[str, int | None] = {}
     with contextlib.suppress(OSError):
-        logs.append(_drop_log_path(create=False))
+        logs[_drop_log_path(create=False)] = None
     if every_user and os.geteuid() == 0:
-        pattern = os.path.join(_fallback_dir(0).replace("-0", "-*"), DROPPED_LOG)
-        logs.extend(sorted(glob.glob(pattern)))
+        owners = {d: _fallback_owner(d) for d in _every_users_directories()}
+        for directory, owner in owners.items():
+            if owner is not None:  # another account's log: read only as its own file
+                logs.setdefault(os.path.join(directory, DROPPED_LOG), owner)
     total = 0
-    for log in dict.fromkeys(logs):
+    for log, owner in logs.items():
         try:
-            entries, _ = read_jsonl(log)
+            entries, _ = read_jsonl(log, 0, owner)
         except OSError:
             continue
         for entry in entries:
@@ -1178,6 +1226,21 @@ def default_path(sink: str) -> str:
     return os.path.join(user_state_dir(), f"reports.{suffix}")
 
 
+def _default_for_writing(sink: str) -> str:
+    """Return where a file sink writes by default: :func:`default_path`, if it can be made.
+
+    An account without a usable home (``nobody``, service accounts) writes under
+    :func:`private_dir` instead, rather than dropping every record.
+    """
+    path = default_path(sink)
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    except OSError:
+        with contextlib.suppress(OSError):
+            return os.path.join(private_dir(), os.path.basename(path))
+    return path
+
+
 _FACTORIES: dict[str, Callable[[str, str | None], Sink]] = {
     "sqlite": lambda path, group: SqliteSink(path, group=group),
     "jsonl": lambda path, group: JsonlSink(path, group=group),
@@ -1188,7 +1251,9 @@ _FACTORIES: dict[str, Callable[[str, str | None], Sink]] = {
 }
 
 
-def open_sink(name: str, path: str | None, *, group: str | None = None) -> Sink:
+def open_sink(
+    name: str, path: str | None, *, group: str | None = None, quiet: bool = False
+) -> Sink:
     """Return the sink called ``name``, writing to ``path`` or its default place.
 
     Args:
@@ -1196,8 +1261,13 @@ def open_sink(name: str, path: str | None, *, group: str | None = None) -> Sink:
         path: The file of a file sink; ``None`` for the default under the user state dir.
         group: For a log shared by several users: create its files 0660 (and its directory
             2770) owned by this group (``[report] group``).
+        quiet: Say nothing on stderr (``[report] quiet``); drops are still counted.
     """
-    return _FACTORIES[name](path or default_path(name), group)
+    if path is None and name in ("sqlite", "jsonl"):
+        path = _default_for_writing(name)
+    sink = _FACTORIES[name](path or default_path(name), group)
+    sink.quiet = quiet
+    return sink
 
 
 def read_records(path: str) -> list[dict[str, Any]]:

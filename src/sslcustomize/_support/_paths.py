@@ -19,6 +19,7 @@ from _sslcustomize_startup import (
 
 __all__ = [
     "ENV_POLICY",
+    "REPORT_SPOOL",
     "SYSTEM_POLICY",
     "layer_paths",
     "policy_path_for_scope",
@@ -31,6 +32,11 @@ __all__ = [
 ]
 
 APP = "sslcustomize"
+
+#: The machine's report spool: root's, sticky, world-writable (``enable --scope system``
+#: makes it). Each account keeps what its report sink cannot take now in its own 0700
+#: directory there, named after its uid, where root's ``report`` reads it.
+REPORT_SPOOL = "/var/spool/sslcustomize"
 
 
 def _xdg(variable: str, default: str) -> str | None:

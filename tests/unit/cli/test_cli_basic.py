@@ -169,3 +169,27 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--version"])
     assert caught.value.code == 0
     assert capsys.readouterr().out.strip() == f"sslcustomize {sslcustomize.__version__}"
+
+
+def test_enable_and_disable_json_say_whether_anything_changed(
+    user_policy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--json: changed only when a file was written, restored or moved; the text kept inside."""
+    import json
+
+    runs = [
+        (["enable", "--scope", "user"], True),  # written
+        (["enable", "--scope", "user"], False),  # already enabled
+        (["enable", "--scope", "user", "--mode", "enforce"], False),  # already that mode
+        (["enable", "--scope", "user", "--mode", "report"], True),
+        (["disable", "--scope", "user"], True),  # moved aside
+        (["disable", "--scope", "user"], False),  # nothing to disable
+        (["enable", "--scope", "user"], True),  # restored
+    ]
+    for argv, changed in runs:
+        assert main([*argv, "--json"]) == 0
+        document = json.loads(capsys.readouterr().out)
+        assert document["version"] == 1
+        assert document["changed"] is changed, (argv, document)
+        assert document["messages"], argv  # what the text would have said
+    assert 'mode = "report"' in user_policy.read_text()

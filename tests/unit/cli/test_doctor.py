@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import ssl
+import sys
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,24 @@ def test_third_party_clients_listed() -> None:
             assert rows[name]["covered"] is False, name
     if "websockets" in rows:
         assert rows["websockets"]["by"] == "_stdlib"
+
+
+def test_pips_vendored_truststore_shows_truststores_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vendored truststore's row has truststore's own version, pip's apart (not swapped)."""
+    from sslcustomize._cli._doctor import _trust_tools
+
+    vendor = tmp_path / "pip" / "_vendor"
+    (vendor / "truststore").mkdir(parents=True)
+    (tmp_path / "pip" / "__init__.py").write_text("")
+    (vendor / "__init__.py").write_text("")
+    (vendor / "truststore" / "__init__.py").write_text('__version__ = "0.10.4"\n')
+    info = tmp_path / "pip-26.3.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pip\nVersion: 26.3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [m for m in sys.modules if m == "pip" or m.startswith("pip.")]:
+        monkeypatch.delitem(sys.modules, name)
+    (row,) = [r for r in _trust_tools() if r["tool"] == "pip's vendored truststore"]
+    assert (row["version"], row["vendored_by"]) == ("0.10.4", "pip 26.3")

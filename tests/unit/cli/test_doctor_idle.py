@@ -90,13 +90,5 @@ def test_idle_without_other_tools_each_client_decides(
     assert "smtplib, imaplib, poplib, ftplib do not verify" in who["now"]
 
 
-def test_pip_vendored_truststore_shows_pips_version(monkeypatch: pytest.MonkeyPatch) -> None:
-    """pip's vendored truststore has no version of its own: pip's is shown as pip's."""
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name: object())
-    monkeypatch.setattr(metadata, "version", lambda name: "26.3" if name == "pip" else _missing())
-    rows = {row["tool"]: row for row in _doctor._trust_tools()}
-    assert rows["pip's vendored truststore"]["version"] == "pip 26.3"
-
-
 def _missing() -> str:
     raise metadata.PackageNotFoundError

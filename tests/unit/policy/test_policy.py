@@ -140,6 +140,7 @@ BAD = [
     ("version = 1\nmdoe = 'report'\n", 2, "mdoe", "unknown key 'mdoe'; did you mean 'mode'?"),
     ("version = 1\n[report]\nsnk = 'none'\n", 3, "report.snk", "did you mean 'sink'?"),
     ("version = 1\nmode = ", 2, None, "not valid TOML.*end of document"),
+    ("[report]\nquiet = 'yes'\n", 2, "report.quiet", "true or false"),
 ]
 
 

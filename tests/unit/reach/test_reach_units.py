@@ -60,6 +60,26 @@ def test_install_twice_changes_nothing(tmp_path: Path) -> None:
     assert _state(tmp_path) == state
 
 
+def test_the_report_spool_is_made_sticky_and_removed_unless_records_wait(tmp_path: Path) -> None:
+    """install makes the spool root's 1733; uninstall removes it, or keeps what holds records."""
+    interpreter = _fake(tmp_path / "py")
+    root, spool = str(tmp_path / "root"), tmp_path / "spool"
+    assert (
+        str(spool)
+        in _install.install([interpreter], root=root, scope="system", spool=str(spool)).changed
+    )
+    assert oct(spool.stat().st_mode & 0o7777) == "0o1733"
+    (spool / "4242").mkdir(mode=0o700)  # an account that never had to spool anything
+    _install.uninstall(root)
+    assert not spool.exists()
+    # Twin: an account's records still wait there: they, and the spool, stay.
+    _install.install([interpreter], root=root, scope="system", spool=str(spool))
+    (spool / "4343").mkdir(mode=0o700)
+    (spool / "4343" / "journal-spool.jsonl").write_text("{}\n")
+    _install.uninstall(root)
+    assert (spool / "4343" / "journal-spool.jsonl").exists()
+
+
 def test_hooked_sitecustomize_runs_the_displaced_one(tmp_path: Path) -> None:
     """The hook file, run as sitecustomize, chains to the file it displaced."""
     interpreter = _fake(tmp_path / "py")
@@ -163,6 +183,24 @@ def test_candidates_include_named_and_skip_shims(
     found = candidates([sys.executable])
     assert str(shims / "python3") not in found
     assert os.path.abspath(sys.executable) in found
+
+
+def test_a_pyenv_python2_is_a_candidate_by_its_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyenv's 2.7 (no python3) is found by its ``python``; a Python 3's ``python`` is not."""
+    for version, names in (("2.7.18", ["python", "python2"]), ("3.12.1", ["python", "python3"])):
+        bin_dir = tmp_path / "versions" / version / "bin"
+        bin_dir.mkdir(parents=True)
+        for name in names:
+            (bin_dir / name).write_text("#!/bin/sh\n")
+            (bin_dir / name).chmod(0o755)
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    found = candidates()
+    assert str(tmp_path / "versions" / "2.7.18" / "bin" / "python") in found
+    assert str(tmp_path / "versions" / "3.12.1" / "bin" / "python3") in found
+    assert str(tmp_path / "versions" / "3.12.1" / "bin" / "python") not in found
 
 
 def test_runtime_is_readable_by_everyone_despite_the_umask(tmp_path: Path) -> None:

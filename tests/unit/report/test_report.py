@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 
 import sslcustomize
+from _fixtures import WritePolicy
+from sslcustomize._policy._merge import merge_layers
 from sslcustomize._report import _records as _report
+from sslcustomize._report._recording import is_quiet, sink_name
 from sslcustomize._report._records import (
     JsonlSink,
     Record,
@@ -24,6 +27,7 @@ from sslcustomize._report._records import (
     open_sink,
     read_records,
 )
+from sslcustomize._trust._checked_policy import parse_policy
 
 
 def _record(host: str = "nas.example", pid: int = 1) -> Record:
@@ -171,3 +175,28 @@ def test_failing_sink_never_breaks_under_warnings_as_errors(tmp_path: Path) -> N
     assert result.stdout.strip() == "alive"
     assert result.stderr.count("further records are dropped") == 1
     assert "2 report record(s)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("layers", "quiet"),
+    [
+        ((("system", "mode = 'report'\n"),), True),
+        ((("system", "mode = 'enforce'\n"),), True),
+        ((("user", "mode = 'report'\n"),), False),
+        ((("system", "mode = 'report'\n[report]\nquiet = false\n"),), False),
+        ((("system", "mode = 'report'\n"), ("user", "[report]\nquiet = false\n")), False),
+        ((("user", "mode = 'report'\n[report]\nquiet = true\n"),), True),
+    ],
+)
+def test_quiet_is_the_default_of_a_system_policy_only(
+    write_policy: WritePolicy, layers: tuple[tuple[str, str], ...], quiet: bool
+) -> None:
+    """A system policy keeps records only by default, in either mode; a user's warns."""
+    parsed = []
+    for layer, text in layers:
+        path = write_policy(text)
+        parsed.append(parse_policy(path.read_text(), path=str(path), layer=layer))
+    policy = merge_layers(parsed)
+    assert is_quiet(policy) is quiet
+    # The sink does not follow the mode either: the journal wherever the system layer exists.
+    assert sink_name(policy) == ("journal" if layers[0][0] == "system" else "sqlite")
