@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from importlib import metadata
 
 import pytest
