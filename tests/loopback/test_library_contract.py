@@ -23,6 +23,7 @@ import pytest
 import trustme
 from cryptography.hazmat.primitives import serialization
 
+from _proxy import serve_proxy
 from _servers import ServerAddress, serve_h2, serve_tls
 
 PRELUDE = """
@@ -244,3 +245,41 @@ def test_requests_ca_bundle_follows_the_environment_of_the_call(pair: Pair) -> N
             REQUESTS_BUNDLE, server.url(), bundle, env={"REQUESTS_CA_BUNDLE": str(bundle)}
         )
     assert lines == ["OK", "REJECTED", "OK"]
+
+
+PROXIED = """
+import requests
+url, = args
+try:
+    requests.get(url, timeout=10)
+except requests.exceptions.SSLError as error:
+    pending, fixes = [error], []
+    while pending:
+        item = pending.pop()
+        if isinstance(item, BaseException):
+            if type(item).__name__ == "CertificateRejected":
+                fixes.append(item.fix)
+                break
+            pending += [item.__cause__, item.__context__, *item.args, getattr(item, "reason", 0)]
+    print(fixes[0] if fixes else "no rejection")
+"""
+
+
+def test_a_rejection_through_a_proxy_never_advises_pinning(pair: Pair) -> None:
+    """Through an intercepting proxy the fix is the proxy's CA, never a pin of its key.
+
+    The twin: the same server reached without a proxy gets the pin advice for its own key.
+    """
+    inspecting = trustme.CA()
+    with (
+        serve_tls(pair.context(trustme.CA())) as server,
+        serve_proxy(intercept=inspecting) as proxy,
+    ):
+        env = {"HTTPS_PROXY": proxy.url, "https_proxy": proxy.url}
+        (through,) = pair.run(PROXIED, server.url(), env=env)
+        (direct,) = pair.run(PROXIED, server.url())
+    assert f"a proxy is configured ({proxy.url})" in through
+    assert "sslcustomize trust --ca-file PROXY-CA.pem" in through
+    assert f"sslcustomize trust 127.0.0.1:{server.port}" not in through
+    assert f"sslcustomize trust 127.0.0.1:{server.port}" in direct
+    assert "proxy" not in direct

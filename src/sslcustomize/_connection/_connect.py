@@ -11,6 +11,7 @@ exactly what enforce mode would have decided for that caller.
 
 from __future__ import annotations
 
+import os
 import socket
 import ssl
 import sys
@@ -24,7 +25,7 @@ from sslcustomize._decision._plan import Plan, make_plan
 from sslcustomize._policy._model import DEFAULT_EXCEPTION_DAYS
 from sslcustomize._runtime._runtime import Runtime, SessionEntry
 from sslcustomize._support._frozen import replace
-from sslcustomize._verdict._reasons import explain, renewal
+from sslcustomize._verdict._reasons import explain, proxy_fix, renewal
 from sslcustomize._verdict._verify import Verdict, failed_verdict
 from sslcustomize._x509._der import pin_or_none
 from sslcustomize._x509._replay import der_chain
@@ -227,6 +228,8 @@ def rejection(
             problem = explained
     if verdict.reasons[:1] == ("unknown_issuer",) and decision.ignored_environment:
         fix = _ignored_variables_fix(decision)
+    elif verdict.reasons and decision.exception is None:
+        fix = proxy_fix(verdict.reasons[0], host, os.environ) or fix
     if decision.expired is not None:
         # The commonest cause after a date passes: say so where the failure shows.
         expired = decision.expired

@@ -8,7 +8,7 @@ explains its rejections).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from sslcustomize._support._escape import visible
 from sslcustomize._support._frozen import dataclass
@@ -21,6 +21,7 @@ __all__ = [
     "diagnose",
     "explain",
     "fix_for_record",
+    "proxy_fix",
     "reasons_for_code",
     "renewal",
     "target_text",
@@ -281,8 +282,8 @@ _EXPLANATIONS = {
     ),
     "unknown_issuer": (
         "its certificate is issued by '{top_issuer}', which no trust source of this rule trusts",
-        "if that is your organisation's CA, add its certificate to the policy's trust list; "
-        "{for_this_host}",
+        "if that is your organisation's CA, add its certificate to the policy's trust list "
+        "(sslcustomize trust --ca-file CA.pem); {for_this_host}",
     ),
     "weak_key": (
         "a certificate in its chain has a key too small for the security level ({message})",
@@ -306,6 +307,49 @@ _EXPLANATIONS = {
         "the output of sslcustomize doctor",
     ),
 }
+
+
+#: The reasons whose fix is to trust or pin what the server presents: through a proxy that
+#: inspects TLS, that is the proxy's certificate, never the server's.
+_PROXY_SENSITIVE = ("unknown_issuer", "self_signed")
+
+
+def proxy_fix(reason: str, host: str | None, environ: Mapping[str, str]) -> str | None:
+    """Return the fix where a proxy configured for ``host`` may have made the chain, else ``None``.
+
+    Through a TLS-inspecting proxy the chain is the proxy's, forged for this host: pinning its
+    key would trust the proxy for the host and leave the server's own key unknown, so the fix
+    is the proxy's CA, never a pin. Likely where the environment configures an HTTPS proxy that
+    the host is not excluded from (``NO_PROXY``), as the clients that read it do.
+    """
+    if reason not in _PROXY_SENSITIVE or not host:
+        return None
+    import urllib.request  # noqa: PLC0415 - only for a rejection, only with a proxy
+
+    proxies = {k.lower(): v for k, v in environ.items() if k.lower().endswith("_proxy")}
+    proxy = proxies.get("https_proxy") or proxies.get("all_proxy")
+    if not proxy:
+        return None
+    no_proxy = proxies.get("no_proxy", "")
+    bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]  # untyped
+    if no_proxy and bypass(host, {"no": no_proxy}):
+        return None
+    return (
+        f"a proxy is configured ({visible(_without_password(proxy))}): if it inspects TLS, this "
+        "certificate is the proxy's, not the server's, and its CA must be trusted "
+        "(ask its administrator for the CA's certificate, then: "
+        "sslcustomize trust --ca-file PROXY-CA.pem); do not pin this key, it would be the "
+        "proxy's"
+    )
+
+
+def _without_password(url: str) -> str:
+    """``http://user:secret@proxy:3128`` shown as ``http://user@proxy:3128``."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, place = rest.rpartition("@")
+    if not at:
+        return url
+    return f"{scheme}{sep}{credentials.partition(':')[0]}@{place}"
 
 
 def _explain(  # noqa: PLR0917 - the fields of one sentence
