@@ -166,6 +166,10 @@ def test_an_intercepting_proxy_is_named_with_how_to_trust_it(
         f"sslcustomize trust --ca --proxy {interceptor.url} localhost:{port}"
     )
     assert "trust --ca-file PROXY-CA.pem" in interception["advice"]
+    # The problem's own fix is the proxy's CA too: never a pin of the proxy's key.
+    (problem,) = [p for p in document["problems"] if p["reason"] == "unknown_issuer"]
+    assert problem["fix"] == interception["advice"]
+    assert f"sslcustomize trust localhost:{port}" not in problem["fix"]
     _state.set_policy(None)
     assert main(["check", "--proxy", interceptor.url, f"localhost:{port}"]) == 1
     out = capsys.readouterr().out

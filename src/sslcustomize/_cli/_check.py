@@ -171,7 +171,10 @@ def inspect_target(
         "policy_errors": [str(error) for error in policy.errors],
         "verdict": "verified" if analysis.verified else "rejected",
         "reasons": reasons,
-        "problems": [dataclasses.asdict(problem) for problem in analysis.problems],
+        "problems": _without_pins_through_a_proxy(
+            [dataclasses.asdict(problem) for problem in analysis.problems],
+            _interception(proxy, target, chain, reasons),
+        ),
         "notes": list(analysis.notes) + [entry.describe() for entry in _ignored(decision)],
         "environment": [environment_entry(e) for e in policy.environment],
         "clients": clients,
@@ -201,6 +204,22 @@ def _expired(decision: Decision, target: Target, policy: Policy) -> dict[str, An
 
 # What an intercepting proxy's own CA looks like to a client that does not trust it.
 _INTERCEPTED = ("unknown_issuer", "self_signed", "incomplete_chain")
+
+
+def _without_pins_through_a_proxy(
+    problems: list[dict[str, Any]], interception: dict[str, Any] | None
+) -> list[dict[str, Any]]:
+    """Through a proxy that may intercept, a problem's fix is the proxy's CA, never a pin.
+
+    Pinning the key a TLS-inspecting proxy presented would trust the proxy for the host.
+    """
+    if interception is None:
+        return problems
+    return [
+        {**problem, "fix": interception["advice"]} if problem["reason"] in _INTERCEPTED
+        else problem
+        for problem in problems
+    ]  # fmt: skip
 
 
 def _interception(
