@@ -224,7 +224,8 @@ def test_report_mode_proceeds_and_records(
     sink = tmp_path / "r.jsonl"
     good = https_server(pki["good"], "localhost").url()
     expired = https_server(pki["expired"], "localhost").url()
-    base = f"[report]\nsink = 'jsonl'\npath = '{sink}'\n"
+    # Not quiet, which a system layer makes the default: the warning is looked at here.
+    base = f"[report]\nsink = 'jsonl'\npath = '{sink}'\nquiet = false\n"
     monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(write_policy("mode = 'report'\n" + base)))
     sslcustomize.inject()
     with pytest.warns(sslcustomize.UnverifiedConnectionWarning):
