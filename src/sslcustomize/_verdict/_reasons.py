@@ -324,12 +324,12 @@ def proxy_fix(reason: str, host: str | None, environ: Mapping[str, str]) -> str 
     """
     if reason not in _PROXY_SENSITIVE or not host:
         return None
-    import urllib.request  # noqa: PLC0415 - only for a rejection, only with a proxy
-
     proxies = {k.lower(): v for k, v in environ.items() if k.lower().endswith("_proxy")}
     proxy = proxies.get("https_proxy") or proxies.get("all_proxy")
     if not proxy:
         return None
+    import urllib.request  # noqa: PLC0415 - only for a rejection, only with a proxy
+
     no_proxy = proxies.get("no_proxy", "")
     bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]  # untyped
     if no_proxy and bypass(host, {"no": no_proxy}):
