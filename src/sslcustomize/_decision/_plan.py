@@ -73,8 +73,15 @@ def weakenings(settings: Settings, host: str | None, minimum: int = 0) -> tuple[
     A minimum TLS version below ``minimum`` (the policy's floor) is one too.
     """
     found = []
-    if settings.protocol in VERSIONED_PROTOCOLS and settings.minimum_version < minimum:
-        found.append("minimum_version")
+    if minimum and settings.protocol in VERSIONED_PROTOCOLS:
+        current = settings.minimum_version
+        if current == ssl.TLSVersion.MINIMUM_SUPPORTED:
+            # What a plain context has where Python leaves the floor to OpenSSL (Debian's
+            # builds): OpenSSL 3 allows nothing below TLS 1.2 above security level 0, and a
+            # lowered security level is a weakening of its own.
+            current = ssl.TLSVersion.TLSv1_2
+        if current < minimum:
+            found.append("minimum_version")
     if settings.verify_mode != ssl.CERT_REQUIRED:
         found.append("verify_mode")
     if not settings.check_hostname or host is None:
