@@ -7,6 +7,7 @@ message, run as printed plus ``--yes --reason``, and the same client then connec
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -211,3 +212,42 @@ def test_pin_mismatch_advice_names_port_and_starttls() -> None:
     """explain('pin_mismatch') gives a re-pin command for the very port and protocol."""
     _, fix = explain("pin_mismatch", chain=(), host="::1", port=2525, starttls="smtp")
     assert "sslcustomize trust --starttls smtp [::1]:2525;" in fix
+
+
+def _check_fixes(target: str, policy: Path, *extra: str) -> list[str]:
+    """Run ``check --json`` as a person would; return the fix sentences of its problems."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sslcustomize", "check", "--json", *extra, target],
+        capture_output=True, text=True, timeout=60, env=_environment(policy), check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    return [problem["fix"] for problem in json.loads(done.stdout)["problems"]]
+
+
+@pytest.mark.parametrize(
+    ("case", "host", "reason"),
+    [("self_signed", "::1", "self_signed"), ("unknown_issuer", "127.0.0.1", "unknown_issuer")],
+)
+def test_checks_fix_works_when_pasted(
+    pki: _pki.TestPKI, https_server: StartServer, policy: Path, case: str, host: str, reason: str
+) -> None:
+    """`check` prints the same working command the rejection does: pasted, the client connects."""
+    host, port = https_server(pki[case], host)
+    before = _client(_HTTPS_CLIENT, host, port, policy)
+    assert before.returncode == 1
+    assert reason in before.stdout
+    (fix,) = _check_fixes(target_text(host, port), policy)
+    _paste(fix, policy)
+    after = _client(_HTTPS_CLIENT, host, port, policy)
+    assert (after.returncode, after.stdout.strip()) == (0, "connected"), after.stderr
+
+
+def test_checks_starttls_fix_works_when_pasted(
+    pki: _pki.TestPKI, smtp_server: StartServer, policy: Path
+) -> None:
+    """`check --starttls smtp`'s fix speaks STARTTLS too: pasted, smtplib connects."""
+    host, port = smtp_server(pki["self_signed"], "localhost", starttls=True)
+    (fix,) = _check_fixes(f"localhost:{port}", policy, "--starttls", "smtp")
+    assert _paste(fix, policy) == f"sslcustomize trust --starttls smtp localhost:{port}"
+    after = _client(_SMTP_CLIENT, host, port, policy)
+    assert (after.returncode, after.stdout.strip()) == (0, "connected"), after.stderr
