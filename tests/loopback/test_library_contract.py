@@ -283,3 +283,34 @@ def test_a_rejection_through_a_proxy_never_advises_pinning(pair: Pair) -> None:
     assert f"sslcustomize trust 127.0.0.1:{server.port}" not in through
     assert f"sslcustomize trust 127.0.0.1:{server.port}" in direct
     assert "proxy" not in direct
+
+
+SERVER_SIDE = """
+import socket, threading, urllib3.util.ssl_ as better_ssl
+certfile, = args
+server_context = better_ssl.SSLContext(ssl.PROTOCOL_TLS)  # urllib3's tests serve with it
+server_context.load_cert_chain(certfile)
+listener = socket.create_server(("127.0.0.1", 0))
+def serve():
+    sock = listener.accept()[0]
+    with server_context.wrap_socket(sock, server_side=True) as tls:
+        tls.sendall(b"ok")
+threading.Thread(target=serve, daemon=True).start()
+def fetch():
+    client = ssl.create_default_context()
+    with socket.create_connection(listener.getsockname()) as raw:
+        with client.wrap_socket(raw, server_hostname="localhost") as tls:
+            assert tls.recv(2) == b"ok"
+print(outcome(fetch))
+"""
+
+
+def test_urllib3s_context_class_still_makes_server_contexts(pair: Pair) -> None:
+    """Code that serves with urllib3's SSLContext class (its own tests do) gets a server.
+
+    The class urllib3 makes its client contexts with is the policy's; a server context made
+    with it keeps Python's settings (no host name check) and is reached by a policy client.
+    """
+    served = pair.tmp / "server.pem"
+    served.write_bytes(pair.ca.issue_cert("localhost").private_key_and_cert_chain_pem.bytes())
+    assert pair.run(SERVER_SIDE, served) == ["OK"]

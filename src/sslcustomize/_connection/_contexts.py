@@ -256,9 +256,13 @@ def _say_once(message: str) -> None:
 _VERSIONED = (ssl.PROTOCOL_TLS_CLIENT, ssl.PROTOCOL_TLS)
 
 
-def _apply_defaults(context: ssl.SSLContext, minimum_tls: str) -> None:
-    """Apply what ``ssl.create_default_context()`` applies on this Python, except the trust."""
-    if context.protocol != ssl.PROTOCOL_TLS_CLIENT:
+def _apply_defaults(context: ssl.SSLContext, minimum_tls: str, *, client: bool = True) -> None:
+    """Apply what ``ssl.create_default_context()`` applies on this Python, except the trust.
+
+    ``client=False``: the context may serve either side (``PROTOCOL_TLS`` made by a library's
+    class, which sets verification itself): its verification is left as Python made it.
+    """
+    if client and context.protocol != ssl.PROTOCOL_TLS_CLIENT:
         # A protocol the code asked for explicitly: verify as PROTOCOL_TLS_CLIENT would.
         context.verify_mode = ssl.CERT_REQUIRED
         context.check_hostname = True
@@ -427,11 +431,15 @@ def build_context(
     return context
 
 
-def start_state(context: PolicyContext, runtime: Runtime, name: str | None) -> Decision:
+def start_state(
+    context: PolicyContext, runtime: Runtime, name: str | None, *, client: bool = True
+) -> Decision:
     """Put a new context under ``runtime`` as context ``name``, with the policy's defaults.
 
     What every policy context gets when it is made, by :func:`build_context` or by a
-    library's own code through a hooked class (see ``_inject._urllib3``).
+    library's own code through a hooked class (see ``_inject._urllib3``). ``client=False``
+    for a class code may also make server contexts with: its verification stays Python's
+    (see :func:`_apply_defaults`); a server side never comes to the policy.
 
     Returns:
         The decision for ``name`` without a host (its trust, its minimum TLS version).
@@ -439,7 +447,7 @@ def start_state(context: PolicyContext, runtime: Runtime, name: str | None) -> D
     decision = runtime.base_decision(name)
     state = ContextState(runtime=runtime, name=name or "__main__", decision=decision)
     vars(context)[_STATE] = state
-    _apply_defaults(context, decision.minimum_tls)
+    _apply_defaults(context, decision.minimum_tls, client=client)
     _follow_a_reloaded_ssl(context)
     return decision
 

@@ -78,7 +78,9 @@ class Urllib3Context(LibraryContext):
     def __new__(cls, protocol: Any = None, *args: Any, **kwargs: Any) -> Urllib3Context:
         """Make the context as Python would, under the policy in effect now."""
         context: Urllib3Context = super().__new__(cls, protocol, *args, **kwargs)
-        decision = start_state(context, current_runtime(), library_name(cls.root))
+        # urllib3 sets the verification itself; and code (urllib3's own tests) makes server
+        # contexts with this class too (PROTOCOL_TLS), which must stay as Python makes them.
+        decision = start_state(context, current_runtime(), library_name(cls.root), client=False)
         state = context_state(context)
         state.library_matches_names = cls.matches_names
         if cls.adds_anchors:
