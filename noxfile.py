@@ -5,6 +5,8 @@
   OpenSSL 3.5), in chroots made by ``.ci/chroot.py`` (root on a Debian-like host; skipped with
   the reason elsewhere, unless ``SSLCUSTOMIZE_CI_CHROOTS=require``, which ``.ci/run`` sets).
 * ``cpython`` and ``debian_cpython``: CPython's own TLS test suites under the hook.
+* ``peers``: the hooked libraries' own test suites (urllib3, requests, httpx, aiohttp,
+  truststore) under the hook.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["lint", "tests", "cpython", "debian", "debian_cpython"]
+nox.options.sessions = ["lint", "tests", "cpython", "peers", "debian", "debian_cpython"]
 nox.options.error_on_missing_interpreters = True
 
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
@@ -114,6 +116,28 @@ def cpython(session: nox.Session) -> None:
     """
     session.install(".")
     session.run("python", *CPYTHON_ARGUMENTS, *session.posargs)
+
+
+PEERS_ARGUMENTS = ["tests/peer_suites.py", "--table", "tests/peer_suites.toml"]
+
+
+@nox.session(python="3.12")
+def peers(session: nox.Session) -> None:
+    """Run the hooked libraries' test suites without sslcustomize and under two policies.
+
+    Every test that passes without sslcustomize must pass under both policies, except those
+    listed with a reason in tests/peer_suites.toml (and docs/clients.md). The sdists and the
+    suites' venvs are kept in nox's cache; arguments after ``--`` go to the script
+    (``-- --suites requests`` runs one suite, ``--keep DIR`` keeps logs and junit files).
+    """
+    cache = session.cache_dir / "peers"
+    wheels = cache / "wheel"
+    shutil.rmtree(wheels, ignore_errors=True)
+    session.run("python", "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), ".")
+    (wheel,) = wheels.glob("sslcustomize-*.whl")
+    session.run(
+        "python", *PEERS_ARGUMENTS, "--cache", str(cache), "--wheel", str(wheel), *session.posargs
+    )
 
 
 def _id(target: str) -> str:

@@ -1,0 +1,513 @@
+"""Run the hooked libraries' own test suites with no sslcustomize, an enforce and a report policy.
+
+For each suite of the table (``tests/peer_suites.toml``): the library's sdist is downloaded
+from PyPI (its test suite), unpacked, and its TLS-relevant test files are run three times by
+pytest: in a venv without sslcustomize (the baseline), then in a venv of the same
+requirements with the sslcustomize wheel installed, once under an enforce policy and once
+under a report policy (``trust = ["system"]`` both). A test that passes in the baseline and
+fails or errors under a policy is a regression; the run fails on a regression the table does
+not list with its reason, and on a listed test that no longer fails (the list is stale).
+
+Every run is serial, on loopback only (pytest-socket's ``--allow-hosts``), with the CA
+variables unset and an empty HOME. Downloads and venvs are cached under ``--cache``, keyed by
+the requirements, so a second run only reinstalls the wheel. The nox session ``peers`` runs
+this script; pytest does not collect it (its name does not start with ``test_``).
+
+Usage: ``python tests/peer_suites.py --table tests/peer_suites.toml --cache DIR --wheel WHEEL``
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from cpython_suites import FAILED, PASSED, SKIPPED, SuiteRun, compare, load_toml
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+__all__ = [
+    "POLICIES",
+    "Suite",
+    "SuiteResult",
+    "compare_runs",
+    "environment",
+    "load_table",
+    "main",
+    "normalized",
+    "parse_junit",
+    "pytest_command",
+    "result_table",
+]
+
+MODES = ("baseline", "enforce", "report")
+POLICIES = {
+    "enforce": 'version = 1\nmode = "enforce"\ntrust = ["system"]\n',
+    # The report sink is off: a record written to stderr or a file would be output the
+    # suites' own capture tests see; the verdicts are the same with any sink.
+    "report": 'version = 1\nmode = "report"\ntrust = ["system"]\n\n[report]\nsink = "none"\n',
+}
+# Variables that would change which CAs or proxies a library uses: the suites run with none.
+UNSET = (
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "SSLKEYLOGFILE",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "PYTEST_ADDOPTS",
+    "PYTHONPATH",
+)
+LOOPBACK = "--allow-hosts=127.0.0.1,::1,localhost"
+# A whole run that takes this long has hung past pytest-timeout's per-test limit.
+RUN_TIMEOUT_SECONDS = 1800
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Suite:
+    """One library's test suite at one pinned version, as the table describes it."""
+
+    name: str
+    project: str  # the PyPI project whose sdist holds the tests
+    version: str
+    requirements: tuple[str, ...]  # pinned, the library itself included
+    requirement_files: tuple[str, ...]  # pip -r files inside the sdist
+    remove: tuple[str, ...]  # paths of the sdist tree removed so the installed library is tested
+    files: tuple[str, ...]  # test files or directories, relative to the sdist
+    args: tuple[str, ...]  # more pytest arguments (-k, -m, -o ...)
+    timeout: int  # pytest-timeout's per-test limit, in seconds
+    known: Mapping[str, str]  # test id -> why it fails under a policy (both modes)
+    cannot_run: Mapping[str, str]  # test id or pattern -> why it cannot run anywhere here
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SuiteResult:
+    """The three runs of one suite and their comparison."""
+
+    suite: Suite
+    runs: Mapping[str, SuiteRun]
+    messages: Mapping[str, Mapping[str, str]]  # mode -> test id -> first line of its error
+    regressions: Mapping[str, Mapping[str, str]]  # mode -> unlisted regression -> status
+    listed: Mapping[str, Mapping[str, str]]  # mode -> listed failure -> reason
+    stale: Mapping[str, str]  # listed test -> why the listing is stale
+
+
+def _strings(value: object, where: str) -> tuple[str, ...]:
+    """Return a TOML list of strings as a tuple, or raise ``TypeError``."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TypeError(f"{where} must be a list of strings")
+    return tuple(value)
+
+
+def _reasons(value: object, where: str) -> dict[str, str]:
+    """Return a TOML table of test id -> one-line reason, or raise ``TypeError``/``ValueError``."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{where} must be a table")
+    for key, reason in value.items():
+        if not isinstance(reason, str) or not reason.strip():
+            raise ValueError(f"{where}: {key!r} needs a one-line reason")
+    return dict(value)
+
+
+def load_table(path: str) -> list[Suite]:
+    """Return the suites of the table file, in its order.
+
+    Raises:
+        TypeError: a field of the wrong type (a suite without project or version).
+        ValueError: an unknown key, a suite without files, or a listed test without a reason.
+    """
+    data = load_toml(path)
+    suites = []
+    for name, entry in data.get("suite", {}).items():
+        where = f"{path}: [suite.{name}]"
+        if not isinstance(entry, dict):
+            raise TypeError(f"{where} must be a table")
+        unknown = set(entry) - {
+            "project",
+            "version",
+            "requirements",
+            "requirement_files",
+            "remove",
+            "files",
+            "args",
+            "timeout",
+            "known",
+            "cannot_run",
+        }
+        if unknown:
+            raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+        project, version = entry.get("project"), entry.get("version")
+        if not isinstance(project, str) or not isinstance(version, str):
+            raise TypeError(f"{where} needs project and version (strings)")
+        files = _strings(entry.get("files", []), f"{where}.files")
+        if not files:
+            raise ValueError(f"{where} needs files")
+        timeout = entry.get("timeout", 60)
+        if not isinstance(timeout, int) or timeout <= 0:
+            raise TypeError(f"{where}.timeout must be a positive integer")
+        suites.append(
+            Suite(
+                name=name,
+                project=project,
+                version=version,
+                requirements=_strings(entry.get("requirements", []), f"{where}.requirements"),
+                requirement_files=_strings(
+                    entry.get("requirement_files", []), f"{where}.requirement_files"
+                ),
+                remove=_strings(entry.get("remove", []), f"{where}.remove"),
+                files=files,
+                args=_strings(entry.get("args", []), f"{where}.args"),
+                timeout=timeout,
+                known=_reasons(entry.get("known", {}), f"{where}.known"),
+                cannot_run=_reasons(entry.get("cannot_run", {}), f"{where}.cannot_run"),
+            )
+        )
+    return suites
+
+
+def parse_junit(path: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Return ``({test id: status}, {test id: first error line})`` from pytest's junit XML.
+
+    A test id is ``classname::name`` (``test.test_ssl.TestSSL::test_x[a]``). A test that
+    fails in its call and errors in its teardown appears twice: it counts as failed.
+    """
+    results: dict[str, str] = {}
+    messages: dict[str, str] = {}
+    if not os.path.exists(path):
+        return results, messages
+    for case in ET.parse(path).getroot().iter("testcase"):  # noqa: S314 - our child's own file
+        test_id = f"{case.get('classname', '')}::{case.get('name', '')}"
+        problems = [child for child in case if child.tag in {"failure", "error"}]
+        if problems:
+            status = FAILED
+            text = problems[0].get("message") or problems[0].text or ""
+            messages.setdefault(test_id, (text.strip().splitlines() or [""])[0][:200])
+        elif any(child.tag == "skipped" for child in case):
+            status = SKIPPED
+        else:
+            status = PASSED
+        if results.get(test_id) != FAILED:
+            results[test_id] = status
+    return results, messages
+
+
+def normalized(found: Mapping[str, str], places: Mapping[str, str]) -> dict[str, str]:
+    """Return ``found`` with each path of ``places`` in its test ids replaced by a name.
+
+    A test parametrized by a path (requests': a file of its own tree, of pytest's install)
+    has an id per tree and venv; the runs differ in both.
+    """
+    result = {}
+    for test_id, value in found.items():
+        key = test_id
+        for path, name in places.items():
+            key = key.replace(path, name)
+        result[key] = value
+    return result
+
+
+def environment(mode: str, workdir: str) -> dict[str, str]:
+    """Return the environment of one run: no CA variables, an empty HOME, the mode's policy."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("SSLCUSTOMIZE_") and key.upper() not in UNSET
+    }
+    home = os.path.join(workdir, f"home-{mode}")
+    os.makedirs(home, exist_ok=True)
+    env["HOME"] = home
+    env["XDG_CONFIG_HOME"] = os.path.join(home, ".config")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if mode in POLICIES:
+        policy = os.path.join(workdir, f"{mode}.toml")
+        with open(policy, "w", encoding="utf-8") as file:
+            file.write(POLICIES[mode])
+        env["SSLCUSTOMIZE_POLICY"] = policy
+    return env
+
+
+def pytest_command(python: str, suite: Suite, junit: str) -> list[str]:
+    """Return the pytest command of one run: serial, loopback only, junit XML."""
+    return [
+        python,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        LOOPBACK,
+        f"--timeout={suite.timeout}",
+        f"--junitxml={junit}",
+        "-o",
+        "junit_family=xunit1",
+        "-q",
+        "--no-header",
+        "-rN",
+        *suite.args,
+        *suite.files,
+    ]
+
+
+def _digest(suite: Suite, python: str, tree: str) -> str:
+    """Return a key of what a venv of the suite holds: interpreter, requirements, files."""
+    sha = hashlib.sha256()
+    version = subprocess.run(
+        [python, "-c", "import sys; print(sys.version)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    sha.update(version.encode())
+    for requirement in suite.requirements:
+        sha.update(requirement.encode() + b"\0")
+    for name in suite.requirement_files:
+        with open(os.path.join(tree, name), "rb") as file:
+            sha.update(file.read())
+    return sha.hexdigest()[:16]
+
+
+def _pip(python: str, *args: str) -> None:
+    """Run pip quietly in a venv; raise with its output on failure."""
+    completed = subprocess.run(
+        [python, "-m", "pip", "--disable-pip-version-check", "-q", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"pip {' '.join(args)} failed:\n{completed.stdout}{completed.stderr}")
+
+
+def _venv(suite: Suite, *, python: str, tree: str, cache: str, hooked: bool) -> str:
+    """Return the interpreter of the suite's cached venv, made (or remade) if needed."""
+    kind = "hooked" if hooked else "base"
+    path = os.path.join(cache, "venvs", f"{suite.name}-{kind}")
+    marker = os.path.join(path, ".peer-suites")
+    digest = _digest(suite, python, tree)
+    venv_python = os.path.join(path, "bin", "python")
+    if os.path.exists(marker):
+        with open(marker, encoding="utf-8") as file:
+            if file.read() == digest:
+                return venv_python
+    shutil.rmtree(path, ignore_errors=True)
+    subprocess.run([python, "-m", "venv", path], check=True)
+    files = [arg for name in suite.requirement_files for arg in ("-r", os.path.join(tree, name))]
+    _pip(venv_python, "install", *suite.requirements, *files)
+    with open(marker, "w", encoding="utf-8") as file:
+        file.write(digest)
+    return venv_python
+
+
+def _sdist(suite: Suite, *, python: str, cache: str) -> str:
+    """Return the path of the suite's sdist, downloaded from PyPI once."""
+    directory = os.path.join(cache, "sdists")
+    os.makedirs(directory, exist_ok=True)
+    prefix = f"{suite.project.replace('-', '_').lower()}-{suite.version}."
+    for name in os.listdir(directory):
+        if name.replace("-", "_", name.count("-") - 1).lower().startswith(prefix):
+            return os.path.join(directory, name)
+    requirement = f"{suite.project}=={suite.version}"
+    command = [python, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps"]
+    subprocess.run([*command, "-d", directory, requirement], check=True)
+    for name in os.listdir(directory):
+        if name.replace("-", "_", name.count("-") - 1).lower().startswith(prefix):
+            return os.path.join(directory, name)
+    raise RuntimeError(f"pip downloaded no sdist of {requirement} into {directory}")
+
+
+def _unpack(sdist: str, target: str, remove: Sequence[str]) -> str:
+    """Unpack an sdist into ``target``; return its top directory, without ``remove``."""
+    shutil.rmtree(target, ignore_errors=True)
+    os.makedirs(target)
+    with tarfile.open(sdist) as archive:
+        if sys.version_info >= (3, 12):
+            archive.extractall(target, filter="data")
+        else:  # pragma: no cover - the session runs on 3.12
+            archive.extractall(target)  # noqa: S202 - a PyPI sdist pinned by version
+    (top,) = os.listdir(target)
+    tree = os.path.join(target, top)
+    for name in remove:
+        path = os.path.join(tree, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif os.path.exists(path):
+            os.remove(path)
+    return tree
+
+
+def run_suite(suite: Suite, *, python: str, cache: str, wheel: str, workdir: str) -> SuiteResult:
+    """Run one suite in the three modes and compare each policy run with the baseline."""
+    sdist = _sdist(suite, python=python, cache=cache)
+    runs: dict[str, SuiteRun] = {}
+    messages: dict[str, dict[str, str]] = {}
+    for mode in MODES:
+        scratch = os.path.join(workdir, suite.name, mode)
+        tree = _unpack(sdist, os.path.join(scratch, "src"), suite.remove)
+        venv_python = _venv(suite, python=python, tree=tree, cache=cache, hooked=mode != "baseline")
+        if mode == "enforce":
+            # The wheel under test changes from run to run; its own requirements do not.
+            _pip(venv_python, "install", wheel)
+            _pip(venv_python, "install", "--no-deps", "--force-reinstall", wheel)
+        junit = os.path.join(scratch, "junit.xml")
+        log = os.path.join(scratch, "pytest.log")
+        started = time.monotonic()
+        with open(log, "w", encoding="utf-8") as output:
+            try:
+                returncode = subprocess.run(
+                    pytest_command(venv_python, suite, junit),
+                    env=environment(mode, scratch),
+                    cwd=tree,
+                    stdin=subprocess.DEVNULL,  # a pass phrase prompt fails instead of hanging
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    timeout=RUN_TIMEOUT_SECONDS,
+                    check=False,
+                ).returncode
+            except subprocess.TimeoutExpired:
+                returncode = -1
+        places = {tree: "<src>", os.path.dirname(os.path.dirname(venv_python)): "<venv>"}
+        results, errors = (normalized(found, places) for found in parse_junit(junit))
+        runs[mode] = SuiteRun(
+            mode=mode,
+            results=results,
+            seconds=time.monotonic() - started,
+            returncode=returncode,
+            log=log,
+        )
+        messages[mode] = errors
+    return compare_runs(suite, runs, messages)
+
+
+def compare_runs(
+    suite: Suite, runs: Mapping[str, SuiteRun], messages: Mapping[str, Mapping[str, str]]
+) -> SuiteResult:
+    """Compare each policy run of a suite with its baseline, given the suite's known failures.
+
+    A known failure may be one mode's only, so it is stale only where it fails in neither.
+    """
+    regressions: dict[str, dict[str, str]] = {}
+    listed: dict[str, dict[str, str]] = {}
+    stale: dict[str, str] = {}
+    for mode in POLICIES:
+        comparison = compare(runs["baseline"], runs[mode], suite.known)
+        regressions[mode] = dict(comparison.regressions)
+        listed[mode] = dict(comparison.expected)
+        for test_id, why in comparison.stale.items():
+            stale.setdefault(test_id, f"{mode}: {why}")
+    for test_id in list(stale):
+        if any(test_id in listed[mode] for mode in POLICIES):
+            del stale[test_id]
+    return SuiteResult(
+        suite=suite,
+        runs=runs,
+        messages=messages,
+        regressions=regressions,
+        listed=listed,
+        stale=stale,
+    )
+
+
+def result_table(results: Sequence[SuiteResult]) -> str:
+    """Return the summary: per suite, tests run, passes, regressions per mode, minutes."""
+    header = ("suite", "tests run", "passed (baseline)", "regr. enforce", "regr. report", "s")
+    rows = [header]
+    for result in results:
+        base = result.runs["baseline"].results
+        rows.append(
+            (
+                result.suite.name,
+                str(len(base)),
+                str(sum(status == PASSED for status in base.values())),
+                _count(result, "enforce"),
+                _count(result, "report"),
+                str(round(sum(run.seconds for run in result.runs.values()))),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        for row in rows
+    )
+
+
+def _count(result: SuiteResult, mode: str) -> str:
+    """Return ``N`` regressions of a mode, with ``(+M listed)`` when some are listed."""
+    text = str(len(result.regressions[mode]))
+    if result.listed[mode]:
+        text += f" (+{len(result.listed[mode])} listed)"
+    return text
+
+
+def report(results: Sequence[SuiteResult]) -> bool:
+    """Print the table and every difference; return whether the run failed."""
+    print(result_table(results))
+    failed = False
+    for result in results:
+        name = result.suite.name
+        for mode in POLICIES:
+            run = result.runs[mode]
+            if not run.results:
+                print(f"{name} {mode}: NO RESULT (exit {run.returncode}); see {run.log}")
+                failed = True
+            for test_id in sorted(result.listed[mode]):
+                print(f"{name} {mode}: listed {test_id}: {result.listed[mode][test_id]}")
+            for test_id, status in sorted(result.regressions[mode].items()):
+                first = result.messages[mode].get(test_id, status)
+                print(f"{name} {mode}: REGRESSION {test_id}: {first}")
+            failed = failed or bool(result.regressions[mode])
+        if not result.runs["baseline"].results:
+            print(f"{name} baseline: NO RESULT; see {result.runs['baseline'].log}")
+            failed = True
+        for test_id, why in sorted(result.stale.items()):
+            print(f"{name}: STALE {test_id} is listed as failing but {why}")
+            failed = True
+    return failed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the chosen suites of the table, print the results; return the exit code."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--table", required=True, help="the suites' TOML table")
+    parser.add_argument("--cache", required=True, help="downloads and venvs are kept here")
+    parser.add_argument("--wheel", required=True, help="the sslcustomize wheel to test")
+    parser.add_argument("--suites", nargs="*", help="run these suites of the table only")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter of the venvs")
+    parser.add_argument("--keep", help="keep the trees, logs and junit files here")
+    args = parser.parse_args(argv)
+
+    suites = load_table(args.table)
+    if args.suites:
+        unknown = set(args.suites) - {suite.name for suite in suites}
+        if unknown:
+            parser.error(f"no such suites: {sorted(unknown)}")
+        suites = [suite for suite in suites if suite.name in args.suites]
+    wheel = os.path.abspath(args.wheel)
+    cache = os.path.abspath(args.cache)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="peer-suites-") as scratch:
+        workdir = os.path.abspath(args.keep or scratch)
+        results = []
+        for suite in suites:
+            result = run_suite(suite, python=args.python, cache=cache, wheel=wheel, workdir=workdir)
+            seconds = sum(run.seconds for run in result.runs.values())
+            print(f"{suite.name}: {len(result.runs['baseline'].results)} tests, {seconds:.0f} s")
+            results.append(result)
+        failed = report(results)
+    print(f"total {time.monotonic() - started:.0f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
