@@ -9,8 +9,10 @@ fails or errors under a policy is a regression; the run fails on a regression th
 not list with its reason, and on a listed test that no longer fails (the list is stale).
 
 Every run is serial, on loopback only (pytest-socket's ``--allow-hosts``), with the CA
-variables unset and an empty HOME. Downloads and venvs are cached under ``--cache``, keyed by
-the requirements, so a second run only reinstalls the wheel. The nox session ``peers`` runs
+variables unset and an empty HOME. Downloads, venvs and baseline results are cached under
+``--cache``, keyed by the interpreter, OpenSSL, the requirements and the suite's files and
+arguments, so a second run only reinstalls the wheel and runs the two policy runs
+(``--fresh-baseline`` runs the baselines again). The nox session ``peers`` runs
 this script; pytest does not collect it (its name does not start with ``test_``).
 
 Usage: ``python tests/peer_suites.py --table tests/peer_suites.toml --cache DIR --wheel WHEEL``
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -261,10 +264,10 @@ def pytest_command(python: str, suite: Suite, junit: str) -> list[str]:
 
 
 def _digest(suite: Suite, python: str, tree: str) -> str:
-    """Return a key of what a venv of the suite holds: interpreter, requirements, files."""
+    """Return a key of what a venv of the suite holds: interpreter, OpenSSL, requirements."""
     sha = hashlib.sha256()
     version = subprocess.run(
-        [python, "-c", "import sys; print(sys.version)"],
+        [python, "-c", "import ssl, sys; print(sys.version, ssl.OPENSSL_VERSION)"],
         capture_output=True,
         text=True,
         check=True,
@@ -347,46 +350,105 @@ def _unpack(sdist: str, target: str, remove: Sequence[str]) -> str:
     return tree
 
 
-def run_suite(suite: Suite, *, python: str, cache: str, wheel: str, workdir: str) -> SuiteResult:
-    """Run one suite in the three modes and compare each policy run with the baseline."""
+def _run_pytest(
+    suite: Suite, mode: str, *, venv_python: str, tree: str, scratch: str
+) -> tuple[SuiteRun, dict[str, str]]:
+    """Run the suite's files once in ``mode``; return the run and each failure's first line."""
+    junit = os.path.join(scratch, "junit.xml")
+    log = os.path.join(scratch, "pytest.log")
+    started = time.monotonic()
+    with open(log, "w", encoding="utf-8") as output:
+        try:
+            returncode = subprocess.run(
+                pytest_command(venv_python, suite, junit),
+                env=environment(mode, scratch),
+                cwd=tree,
+                stdin=subprocess.DEVNULL,  # a pass phrase prompt fails instead of hanging
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                timeout=RUN_TIMEOUT_SECONDS,
+                check=False,
+            ).returncode
+        except subprocess.TimeoutExpired:
+            returncode = -1
+    places = {tree: "<src>", os.path.dirname(os.path.dirname(venv_python)): "<venv>"}
+    results, errors = (normalized(found, places) for found in parse_junit(junit))
+    run = SuiteRun(
+        mode=mode,
+        results=results,
+        seconds=time.monotonic() - started,
+        returncode=returncode,
+        log=log,
+    )
+    return run, errors
+
+
+def _baseline_file(suite: Suite, *, python: str, tree: str, cache: str) -> str:
+    """Return where the baseline of the suite as the table has it now is kept.
+
+    The baseline does not depend on sslcustomize: it is run again only when the interpreter,
+    OpenSSL, the requirements or the suite's files and arguments change.
+    """
+    sha = hashlib.sha256(_digest(suite, python, tree).encode())
+    sha.update(repr((suite.version, suite.remove, suite.files, suite.args, suite.timeout)).encode())
+    return os.path.join(cache, "baselines", f"{suite.name}-{sha.hexdigest()[:16]}.json")
+
+
+def _load_baseline(path: str) -> tuple[SuiteRun, dict[str, str]] | None:
+    """Return a kept baseline run, or ``None``."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+    except (OSError, ValueError):
+        return None
+    run = SuiteRun(mode="baseline", results=data["results"], seconds=0.0, returncode=0, log=path)
+    return run, data["messages"]
+
+
+def _save_baseline(path: str, run: SuiteRun, messages: Mapping[str, str]) -> None:
+    """Keep a baseline run (written whole, then renamed: a killed run leaves none)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    data = {"version": 1, "results": dict(run.results), "messages": dict(messages)}
+    with open(f"{path}.tmp", "w", encoding="utf-8") as file:
+        json.dump(data, file, indent=1, sort_keys=True)
+    os.replace(f"{path}.tmp", path)
+
+
+def run_suite(
+    suite: Suite,
+    *,
+    python: str,
+    cache: str,
+    wheel: str,
+    workdir: str,
+    fresh_baseline: bool = False,
+) -> SuiteResult:
+    """Run one suite in the three modes and compare each policy run with the baseline.
+
+    The baseline is taken from the cache when one was run for the same venv and files, unless
+    ``fresh_baseline``.
+    """
     sdist = _sdist(suite, python=python, cache=cache)
     runs: dict[str, SuiteRun] = {}
     messages: dict[str, dict[str, str]] = {}
     for mode in MODES:
         scratch = os.path.join(workdir, suite.name, mode)
         tree = _unpack(sdist, os.path.join(scratch, "src"), suite.remove)
+        if mode == "baseline":
+            kept = _baseline_file(suite, python=python, tree=tree, cache=cache)
+            found = None if fresh_baseline else _load_baseline(kept)
+            if found is not None:
+                runs[mode], messages[mode] = found
+                continue
         venv_python = _venv(suite, python=python, tree=tree, cache=cache, hooked=mode != "baseline")
         if mode == "enforce":
             # The wheel under test changes from run to run; its own requirements do not.
             _pip(venv_python, "install", wheel)
             _pip(venv_python, "install", "--no-deps", "--force-reinstall", wheel)
-        junit = os.path.join(scratch, "junit.xml")
-        log = os.path.join(scratch, "pytest.log")
-        started = time.monotonic()
-        with open(log, "w", encoding="utf-8") as output:
-            try:
-                returncode = subprocess.run(
-                    pytest_command(venv_python, suite, junit),
-                    env=environment(mode, scratch),
-                    cwd=tree,
-                    stdin=subprocess.DEVNULL,  # a pass phrase prompt fails instead of hanging
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    timeout=RUN_TIMEOUT_SECONDS,
-                    check=False,
-                ).returncode
-            except subprocess.TimeoutExpired:
-                returncode = -1
-        places = {tree: "<src>", os.path.dirname(os.path.dirname(venv_python)): "<venv>"}
-        results, errors = (normalized(found, places) for found in parse_junit(junit))
-        runs[mode] = SuiteRun(
-            mode=mode,
-            results=results,
-            seconds=time.monotonic() - started,
-            returncode=returncode,
-            log=log,
-        )
-        messages[mode] = errors
+        run, errors = _run_pytest(suite, mode, venv_python=venv_python, tree=tree, scratch=scratch)
+        if mode == "baseline" and run.results:
+            _save_baseline(kept, run, errors)
+        runs[mode], messages[mode] = run, errors
     return compare_runs(suite, runs, messages)
 
 
@@ -485,6 +547,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--suites", nargs="*", help="run these suites of the table only")
     parser.add_argument("--python", default=sys.executable, help="the interpreter of the venvs")
     parser.add_argument("--keep", help="keep the trees, logs and junit files here")
+    parser.add_argument(
+        "--fresh-baseline",
+        action="store_true",
+        help="run the baselines again even where the cache has one for the same venv and files",
+    )
     args = parser.parse_args(argv)
 
     suites = load_table(args.table)
@@ -500,7 +567,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         workdir = os.path.abspath(args.keep or scratch)
         results = []
         for suite in suites:
-            result = run_suite(suite, python=args.python, cache=cache, wheel=wheel, workdir=workdir)
+            result = run_suite(
+                suite,
+                python=args.python,
+                cache=cache,
+                wheel=wheel,
+                workdir=workdir,
+                fresh_baseline=args.fresh_baseline,
+            )
             seconds = sum(run.seconds for run in result.runs.values())
             print(f"{suite.name}: {len(result.runs['baseline'].results)} tests, {seconds:.0f} s")
             results.append(result)

@@ -159,9 +159,21 @@ def test_regression_listed_and_stale() -> None:
 
 def test_paths_in_test_ids_are_named() -> None:
     """A test id holding the tree's or the venv's path is the same id in every run."""
-    found = {"m::t[/tmp/a/src/x.py]": PASSED, "m::t[/v/base/lib/y.py]": FAILED, "m::u": PASSED}
-    assert ps.normalized(found, {"/tmp/a/src": "<src>", "/v/base": "<venv>"}) == {
+    found = {"m::t[/w/a/src/x.py]": PASSED, "m::t[/v/base/lib/y.py]": FAILED, "m::u": PASSED}
+    assert ps.normalized(found, {"/w/a/src": "<src>", "/v/base": "<venv>"}) == {
         "m::t[<src>/x.py]": PASSED,
         "m::t[<venv>/lib/y.py]": FAILED,
         "m::u": PASSED,
     }
+
+
+def test_a_kept_baseline_reads_back(tmp_path: Path) -> None:
+    """A baseline saved in the cache is read back as it was; a missing one is None."""
+    path = str(tmp_path / "baselines" / "s.json")
+    assert ps._load_baseline(path) is None
+    run = SuiteRun(mode="baseline", results={"m::a": PASSED}, seconds=3.0, returncode=0, log="")
+    ps._save_baseline(path, run, {"m::b": "E  boom"})
+    found = ps._load_baseline(path)
+    assert found is not None
+    assert found[0].results == {"m::a": PASSED}
+    assert found[1] == {"m::b": "E  boom"}
