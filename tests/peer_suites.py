@@ -21,6 +21,7 @@ Usage: ``python tests/peer_suites.py --table tests/peer_suites.toml --cache DIR 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -77,6 +78,10 @@ UNSET = (
 LOOPBACK = "--allow-hosts=127.0.0.1,::1,localhost"
 # A whole run that takes this long has hung past pytest-timeout's per-test limit.
 RUN_TIMEOUT_SECONDS = 1800
+# A run still alive this long after pytest wrote its junit XML waits for a leftover thread.
+EXIT_GRACE_SECONDS = 30
+TIMED_OUT = -1
+HUNG_AT_EXIT = -2
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -356,21 +361,22 @@ def _run_pytest(
     """Run the suite's files once in ``mode``; return the run and each failure's first line."""
     junit = os.path.join(scratch, "junit.xml")
     log = os.path.join(scratch, "pytest.log")
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(junit)  # a kept one of an earlier run would look like this run's end
     started = time.monotonic()
     with open(log, "w", encoding="utf-8") as output:
-        try:
-            returncode = subprocess.run(
-                pytest_command(venv_python, suite, junit),
-                env=environment(mode, scratch),
-                cwd=tree,
-                stdin=subprocess.DEVNULL,  # a pass phrase prompt fails instead of hanging
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                timeout=RUN_TIMEOUT_SECONDS,
-                check=False,
-            ).returncode
-        except subprocess.TimeoutExpired:
-            returncode = -1
+        process = subprocess.Popen(
+            pytest_command(venv_python, suite, junit),
+            env=environment(mode, scratch),
+            cwd=tree,
+            stdin=subprocess.DEVNULL,  # a pass phrase prompt fails instead of hanging
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+        returncode = _wait(process, junit, started)
+    if returncode == HUNG_AT_EXIT:
+        with open(log, "a", encoding="utf-8") as output:
+            output.write(f"\npeer_suites: killed {EXIT_GRACE_SECONDS} s after its junit XML\n")
     places = {tree: "<src>", os.path.dirname(os.path.dirname(venv_python)): "<venv>"}
     results, errors = (normalized(found, places) for found in parse_junit(junit))
     run = SuiteRun(
@@ -381,6 +387,31 @@ def _run_pytest(
         log=log,
     )
     return run, errors
+
+
+def _wait(process: subprocess.Popen[bytes], junit: str, started: float) -> int:
+    """Wait for a pytest run; return its exit code, or why it was killed.
+
+    pytest writes the junit XML when its session ends; a process still alive well after that
+    waits for a thread some test left running (the results are complete: it is killed).
+    """
+    written = None
+    while True:
+        try:
+            return process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        if written is None and os.path.exists(junit):
+            written = now
+        if written is not None and now - written > EXIT_GRACE_SECONDS:
+            process.kill()
+            process.wait()
+            return HUNG_AT_EXIT
+        if now - started > RUN_TIMEOUT_SECONDS:
+            process.kill()
+            process.wait()
+            return TIMED_OUT
 
 
 def _baseline_file(suite: Suite, *, python: str, tree: str, cache: str) -> str:
@@ -520,6 +551,8 @@ def report(results: Sequence[SuiteResult]) -> bool:
         name = result.suite.name
         for mode in POLICIES:
             run = result.runs[mode]
+            if run.returncode == HUNG_AT_EXIT:
+                print(f"{name} {mode}: pytest hung after its last test (a thread left running)")
             if not run.results:
                 print(f"{name} {mode}: NO RESULT (exit {run.returncode}); see {run.log}")
                 failed = True
