@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 from typing import TYPE_CHECKING
 
@@ -177,3 +178,17 @@ def test_a_kept_baseline_reads_back(tmp_path: Path) -> None:
     assert found is not None
     assert found[0].results == {"m::a": PASSED}
     assert found[1] == {"m::b": "E  boom"}
+
+
+def test_ci_runs_the_peers_session() -> None:
+    """The noxfile's default sessions (what .ci/run runs) include peers."""
+    with open(os.path.join(ROOT, "noxfile.py"), encoding="utf-8") as file:
+        tree = ast.parse(file.read())
+    defaults = [
+        ast.literal_eval(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and any(ast.unparse(target) == "nox.options.sessions" for target in node.targets)
+    ]
+    assert defaults
+    assert "peers" in defaults[0]
