@@ -207,3 +207,29 @@ def test_aiohttp_module_contexts_are_the_policy_contexts_it_returns(
     sslcustomize.extract()
     assert connector._SSL_CONTEXT_VERIFIED is originals[0]
     assert connector._SSL_CONTEXT_UNVERIFIED is originals[1]
+
+
+def test_at_interpreter_shutdown_the_check_is_made_in_the_loops_thread(
+    tmp_path: Path,
+    clock: list[float],
+    monkeypatch: pytest.MonkeyPatch,
+    write_policy: WritePolicy,
+) -> None:
+    """Where no thread can be started any more, the due check is still made, in place."""
+    kept, removed = trustme.CA(), trustme.CA()
+    bundle = tmp_path / "bundle.pem"
+    bundle.write_bytes(kept.cert_pem.bytes() + removed.cert_pem.bytes())
+    sslcustomize.inject(write_policy(f"version = 1\ntrust = ['{bundle}']\n"))
+    assert _accepts(ssl.create_default_context(), removed)
+    bundle.write_bytes(kept.cert_pem.bytes())
+    clock[0] += _trust.REFRESH_INTERVAL
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't create new thread at interpreter shutdown")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+
+    async def main() -> bool:
+        return _accepts(ssl.create_default_context(), removed)
+
+    assert not asyncio.run(main())

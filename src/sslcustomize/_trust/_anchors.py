@@ -315,7 +315,11 @@ class TrustCache:
             target=self._refresh_now, name="sslcustomize-trust-check", daemon=True
         )
         self._worker = worker
-        worker.start()
+        try:
+            worker.start()
+        except RuntimeError:  # no new thread at interpreter shutdown: check here, once
+            self._worker = None
+            self._refresh_now()
 
     def _refresh_now(self) -> None:
         """Check every resolved source list again, in this thread, if a check is due."""
