@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FAILED",
+    "MISSING",
     "PASSED",
     "SKIPPED",
     "Comparison",

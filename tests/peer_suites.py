@@ -32,10 +32,10 @@ import tarfile
 import tempfile
 import time
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from cpython_suites import FAILED, PASSED, SKIPPED, SuiteRun, compare, load_toml
+from cpython_suites import FAILED, MISSING, PASSED, SKIPPED, SuiteRun, compare, load_toml
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -48,6 +48,7 @@ __all__ = [
     "environment",
     "load_table",
     "main",
+    "node_id",
     "normalized",
     "parse_junit",
     "pytest_command",
@@ -82,6 +83,8 @@ RUN_TIMEOUT_SECONDS = 1800
 EXIT_GRACE_SECONDS = 30
 TIMED_OUT = -1
 HUNG_AT_EXIT = -2
+# More regressions than this in one run are not a loaded machine's: none is run again.
+RERUN_LIMIT = 50
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,6 +114,7 @@ class SuiteResult:
     regressions: Mapping[str, Mapping[str, str]]  # mode -> unlisted regression -> status
     listed: Mapping[str, Mapping[str, str]]  # mode -> listed failure -> reason
     stale: Mapping[str, str]  # listed test -> why the listing is stale
+    flaky: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # passed when rerun
 
 
 def _strings(value: object, where: str) -> tuple[str, ...]:
@@ -247,8 +251,13 @@ def environment(mode: str, workdir: str) -> dict[str, str]:
     return env
 
 
-def pytest_command(python: str, suite: Suite, junit: str) -> list[str]:
-    """Return the pytest command of one run: serial, loopback only, junit XML."""
+def pytest_command(
+    python: str, suite: Suite, junit: str, targets: Sequence[str] | None = None
+) -> list[str]:
+    """Return the pytest command of one run: serial, loopback only, junit XML.
+
+    ``targets`` (node ids) replace the suite's files, to run some tests again.
+    """
     return [
         python,
         "-m",
@@ -264,7 +273,7 @@ def pytest_command(python: str, suite: Suite, junit: str) -> list[str]:
         "--no-header",
         "-rN",
         *suite.args,
-        *suite.files,
+        *(suite.files if targets is None else targets),
     ]
 
 
@@ -356,17 +365,24 @@ def _unpack(sdist: str, target: str, remove: Sequence[str]) -> str:
 
 
 def _run_pytest(
-    suite: Suite, mode: str, *, venv_python: str, tree: str, scratch: str
+    suite: Suite,
+    mode: str,
+    *,
+    venv_python: str,
+    tree: str,
+    scratch: str,
+    targets: Sequence[str] | None = None,
 ) -> tuple[SuiteRun, dict[str, str]]:
-    """Run the suite's files once in ``mode``; return the run and each failure's first line."""
-    junit = os.path.join(scratch, "junit.xml")
-    log = os.path.join(scratch, "pytest.log")
+    """Run the suite's files (or ``targets``) once in ``mode``; return the run and errors."""
+    tag = "rerun" if targets is not None else "run"
+    junit = os.path.join(scratch, f"junit-{tag}.xml")
+    log = os.path.join(scratch, f"pytest-{tag}.log")
     with contextlib.suppress(FileNotFoundError):
         os.remove(junit)  # a kept one of an earlier run would look like this run's end
     started = time.monotonic()
     with open(log, "w", encoding="utf-8") as output:
         process = subprocess.Popen(
-            pytest_command(venv_python, suite, junit),
+            pytest_command(venv_python, suite, junit, targets),
             env=environment(mode, scratch),
             cwd=tree,
             stdin=subprocess.DEVNULL,  # a pass phrase prompt fails instead of hanging
@@ -462,6 +478,7 @@ def run_suite(
     sdist = _sdist(suite, python=python, cache=cache)
     runs: dict[str, SuiteRun] = {}
     messages: dict[str, dict[str, str]] = {}
+    flaky: dict[str, dict[str, str]] = {}
     for mode in MODES:
         scratch = os.path.join(workdir, suite.name, mode)
         tree = _unpack(sdist, os.path.join(scratch, "src"), suite.remove)
@@ -480,7 +497,54 @@ def run_suite(
         if mode == "baseline" and run.results:
             _save_baseline(kept, run, errors)
         runs[mode], messages[mode] = run, errors
-    return compare_runs(suite, runs, messages)
+        if mode in POLICIES:
+            flaky[mode] = _rerun(suite, runs, mode, venv_python=venv_python, tree=tree)
+    result = compare_runs(suite, runs, messages)
+    return _without_flaky(result, flaky)
+
+
+def node_id(tree: str, test_id: str) -> str | None:
+    """Return pytest's node id of a junit test id (``pkg.mod.Class::name``), or ``None``."""
+    classname, _, name = test_id.partition("::")
+    parts = classname.split(".")
+    for end in range(len(parts), 0, -1):
+        path = "/".join(parts[:end]) + ".py"
+        if os.path.isfile(os.path.join(tree, path)):
+            return "::".join([path, *parts[end:], name])
+    return None
+
+
+def _rerun(
+    suite: Suite, runs: Mapping[str, SuiteRun], mode: str, *, venv_python: str, tree: str
+) -> dict[str, str]:
+    """Run a mode's regressions once more; return those that passed (flaky: a loaded machine).
+
+    A test that passes without sslcustomize and fails twice under the policy is a regression.
+    Past :data:`RERUN_LIMIT` regressions the policy run is plainly broken: none is rerun.
+    """
+    base, now = runs["baseline"].results, runs[mode].results
+    failing = [
+        test_id
+        for test_id, status in base.items()
+        if status == PASSED and now.get(test_id) != PASSED and test_id not in suite.known
+    ]
+    targets = [node for node in (node_id(tree, test_id) for test_id in failing) if node]
+    if not targets or len(failing) > RERUN_LIMIT:
+        return {}
+    scratch = os.path.dirname(runs[mode].log)
+    again, _ = _run_pytest(
+        suite, mode, venv_python=venv_python, tree=tree, scratch=scratch, targets=targets
+    )
+    return {t: now.get(t, MISSING) for t in failing if again.results.get(t) == PASSED}
+
+
+def _without_flaky(result: SuiteResult, flaky: Mapping[str, Mapping[str, str]]) -> SuiteResult:
+    """Return ``result`` with the tests that passed when run again as flaky, not regressions."""
+    regressions = {
+        mode: {t: s for t, s in found.items() if t not in flaky.get(mode, {})}
+        for mode, found in result.regressions.items()
+    }
+    return replace(result, regressions=regressions, flaky=dict(flaky))
 
 
 def compare_runs(
@@ -558,6 +622,8 @@ def report(results: Sequence[SuiteResult]) -> bool:
                 failed = True
             for test_id in sorted(result.listed[mode]):
                 print(f"{name} {mode}: listed {test_id}: {result.listed[mode][test_id]}")
+            for test_id in sorted(result.flaky.get(mode, {})):
+                print(f"{name} {mode}: FLAKY {test_id} (failed, then passed when run again)")
             for test_id, status in sorted(result.regressions[mode].items()):
                 first = result.messages[mode].get(test_id, status)
                 print(f"{name} {mode}: REGRESSION {test_id}: {first}")

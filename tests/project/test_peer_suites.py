@@ -192,3 +192,25 @@ def test_ci_runs_the_peers_session() -> None:
     ]
     assert defaults
     assert "peers" in defaults[0]
+
+
+def test_node_ids_of_junit_ids(tmp_path: Path) -> None:
+    """A junit id maps to the file it came from: module, class and parameters kept."""
+    (tmp_path / "test" / "with_dummyserver").mkdir(parents=True)
+    (tmp_path / "test" / "with_dummyserver" / "test_https.py").write_text("")
+    (tmp_path / "test" / "test_ssl.py").write_text("")
+    assert (
+        ps.node_id(str(tmp_path), "test.with_dummyserver.test_https.TestHTTPS::test_a[h2]")
+        == "test/with_dummyserver/test_https.py::TestHTTPS::test_a[h2]"
+    )
+    assert ps.node_id(str(tmp_path), "test.test_ssl::test_b") == "test/test_ssl.py::test_b"
+    assert ps.node_id(str(tmp_path), "test.gone.T::test_c") is None
+
+
+def test_a_test_that_passes_when_run_again_is_flaky_not_a_regression() -> None:
+    """A regression that passed on its rerun is reported as flaky and does not fail the run."""
+    base = {"m::a": PASSED, "m::b": PASSED}
+    result = _result(base, {"m::a": FAILED, "m::b": FAILED}, {})
+    cleared = ps._without_flaky(result, {"enforce": {"m::a": FAILED}})
+    assert cleared.regressions["enforce"] == {"m::b": FAILED}
+    assert cleared.flaky == {"enforce": {"m::a": FAILED}}
