@@ -327,6 +327,20 @@ def _venv(suite: Suite, *, python: str, tree: str, cache: str, hooked: bool) -> 
     return venv_python
 
 
+def _install_wheel(venv_python: str, wheel: str) -> None:
+    """Install the sslcustomize wheel under test into a hooked venv.
+
+    The wheel changes from run to run, its own requirements do not: they are installed with
+    the venv's first wheel only (a resolution against the index costs seconds per suite).
+    """
+    marker = os.path.join(os.path.dirname(os.path.dirname(venv_python)), ".peer-suites-wheel")
+    if not os.path.exists(marker):
+        _pip(venv_python, "install", wheel)
+        with open(marker, "w", encoding="utf-8") as file:
+            file.write(os.path.basename(wheel))
+    _pip(venv_python, "install", "--no-deps", "--force-reinstall", wheel)
+
+
 def _sdist(suite: Suite, *, python: str, cache: str) -> str:
     """Return the path of the suite's sdist, downloaded from PyPI once."""
     directory = os.path.join(cache, "sdists")
@@ -490,9 +504,7 @@ def run_suite(
                 continue
         venv_python = _venv(suite, python=python, tree=tree, cache=cache, hooked=mode != "baseline")
         if mode == "enforce":
-            # The wheel under test changes from run to run; its own requirements do not.
-            _pip(venv_python, "install", wheel)
-            _pip(venv_python, "install", "--no-deps", "--force-reinstall", wheel)
+            _install_wheel(venv_python, wheel)
         run, errors = _run_pytest(suite, mode, venv_python=venv_python, tree=tree, scratch=scratch)
         if mode == "baseline" and run.results:
             _save_baseline(kept, run, errors)
