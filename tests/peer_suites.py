@@ -694,7 +694,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 fresh_baseline=args.fresh_baseline,
             )
             seconds = sum(run.seconds for run in result.runs.values())
-            print(f"{suite.name}: {len(result.runs['baseline'].results)} tests, {seconds:.0f} s")
+            count = len(result.runs["baseline"].results)
+            # Flushed: CI's log shows each suite as it ends, not all at the session's end.
+            print(f"{suite.name}: {count} tests, {seconds:.0f} s", flush=True)
             results.append(result)
         failed = report(results)
     print(f"total {time.monotonic() - started:.0f} s")
