@@ -495,6 +495,7 @@ def run_suite(
     flaky: dict[str, dict[str, str]] = {}
     for mode in MODES:
         scratch = os.path.join(workdir, suite.name, mode)
+        os.makedirs(scratch, exist_ok=True)
         # Unpacked again for each mode, at one path: a test parametrized by its own file's
         # path gets the same id in every mode (pytest 9 on 3.14 made one "path1" in one
         # tree and the path itself in another).
