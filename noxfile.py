@@ -10,6 +10,9 @@ start no server and take under a minute once the venv exists).
   Debian-like host (skipped with the reason elsewhere, unless
   ``SSLCUSTOMIZE_CI_CHROOTS=require``, which ``.ci/run`` sets).
 * ``cpython`` and ``debian_cpython``: CPython's own TLS test suites under the hook.
+* ``peers``: the hooked libraries' own test suites (urllib3, requests, httpx, aiohttp,
+  truststore) under the hook; ``debian_peers`` (not run by default: CI's time) runs urllib3's
+  and requests' on Debian's 3.14 and 3.15.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["lint", "tests", "cpython", "debian", "debian_cpython"]
+nox.options.sessions = ["lint", "tests", "cpython", "peers", "debian", "debian_cpython"]
 nox.options.error_on_missing_interpreters = True
 
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
@@ -125,6 +128,28 @@ def cpython(session: nox.Session) -> None:
     session.run("python", *CPYTHON_ARGUMENTS, *session.posargs)
 
 
+PEERS_ARGUMENTS = ["tests/peer_suites.py", "--table", "tests/peer_suites.toml"]
+
+
+@nox.session(python="3.12")
+def peers(session: nox.Session) -> None:
+    """Run the hooked libraries' test suites without sslcustomize and under two policies.
+
+    Every test that passes without sslcustomize must pass under both policies, except those
+    listed with a reason in tests/peer_suites.toml (and docs/clients.md). The sdists and the
+    suites' venvs are kept in nox's cache; arguments after ``--`` go to the script
+    (``-- --suites requests`` runs one suite, ``--keep DIR`` keeps logs and junit files).
+    """
+    cache = session.cache_dir / "peers"
+    wheels = cache / "wheel"
+    shutil.rmtree(wheels, ignore_errors=True)
+    session.run("python", "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), ".")
+    (wheel,) = wheels.glob("sslcustomize-*.whl")
+    session.run(
+        "python", *PEERS_ARGUMENTS, "--cache", str(cache), "--wheel", str(wheel), *session.posargs
+    )
+
+
 def _id(target: str) -> str:
     """Return a session id for a target: ``sid:python3.14`` -> ``sid-3.14``."""
     return target.replace(":python", "-")
@@ -169,3 +194,22 @@ def debian(session: nox.Session, target: str) -> None:
 def debian_cpython(session: nox.Session, target: str) -> None:
     """Run CPython's TLS suites under the hook on Debian's 3.14 and 3.15 (root, debootstrap)."""
     _in_chroot(session, target, ["python", *CPYTHON_ARGUMENTS, *session.posargs])
+
+
+# urllib3 and requests: the suites issue 31 asks for on 3.14/3.15. About 10 minutes per Python
+# on 2 shared cores, venvs made: over CI's budget, so not among the default sessions.
+DEBIAN_PEERS = ["urllib3-2_8", "requests"]
+
+
+@nox.session(python=False)
+@nox.parametrize("target", DEBIAN_CPYTHON, ids=[_id(t) for t in DEBIAN_CPYTHON])
+def debian_peers(session: nox.Session, target: str) -> None:
+    """Run urllib3's and requests' own suites under the hook on Debian's CPython 3.14 and 3.15."""
+    cache = Path(".nox/.cache") / f"peers-{_id(target)}"
+    wheels = cache / "wheel"
+    shutil.rmtree(wheels, ignore_errors=True)
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps"]
+    session.run(*pip_wheel, "-w", str(wheels), ".", external=True)
+    (wheel,) = wheels.glob("sslcustomize-*.whl")
+    command = [*PEERS_ARGUMENTS, "--cache", str(cache), "--wheel", str(wheel)]
+    _in_chroot(session, target, ["python", *command, "--suites", *DEBIAN_PEERS, *session.posargs])

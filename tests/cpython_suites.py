@@ -27,6 +27,18 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+__all__ = [
+    "FAILED",
+    "MISSING",
+    "PASSED",
+    "SKIPPED",
+    "Comparison",
+    "SuiteRun",
+    "compare",
+    "load_toml",
+    "main",
+]
+
 MODES = ("baseline", "enforce", "report")
 POLICIES = {
     "enforce": "version = 1\n",
@@ -61,7 +73,7 @@ class Comparison:
     stale: Mapping[str, str]  # listed tests that passed: test id -> status
 
 
-def _load_toml(path: str) -> dict[str, Any]:
+def load_toml(path: str) -> dict[str, Any]:
     """Read a TOML file with tomllib, or tomli on Python 3.10."""
     if sys.version_info >= (3, 11):
         import tomllib
@@ -81,7 +93,7 @@ def load_expected(path: str) -> dict[str, dict[str, str]]:
     Raises:
         ValueError: a mode other than ``enforce``/``report``, or an empty reason.
     """
-    data = _load_toml(path)
+    data = load_toml(path)
     expected: dict[str, dict[str, str]] = {mode: {} for mode in POLICIES}
     for mode, table in data.items():
         if mode not in POLICIES or not isinstance(table, dict):

@@ -2,11 +2,20 @@
 
 aiohttp makes ``_SSL_CONTEXT_VERIFIED`` and ``_SSL_CONTEXT_UNVERIFIED`` when
 ``aiohttp.connector`` is imported, and ``TCPConnector._get_ssl_context`` returns one of them
-unless the code gave its own (``ssl=ctx``). The hook wraps that method: where it would return
-one of the two, it returns a policy context named ``aiohttp`` (cached per policy), so that a
-connector made before ``inject()`` or a policy change follows the policy too. ``ssl=False`` and
-``ssl=aiohttp.Fingerprint(...)`` get the unverified one: a code opt-out, obeyed or refused per
-``allow_code_opt_out`` (aiohttp still checks the fingerprint).
+unless the code gave its own (``ssl=ctx``). The replacement is needed: the unverified one is a
+plain ``ssl.SSLContext`` that no policy governs (``ssl=False`` must be obeyed or refused per
+``allow_code_opt_out``), and the verified one is a policy context only when the start-up hook
+ran before aiohttp's import, named for ``ssl.create_default_context`` rather than ``aiohttp``,
+and bound to the policy of that moment.
+
+So the hook rebinds both module attributes to policy contexts named ``aiohttp`` when the
+module is hooked (at its import: building a context reads files, which aiohttp does at import
+to keep it out of the event loop), and wraps ``_get_ssl_context``: where it returns one of
+them, the policy's current context is returned and bound in their place, so that a connector
+made before ``inject()``, a new policy or changed trust sources follow the policy too. The
+method and the module attributes stay the same object, as aiohttp's code and tests expect.
+``ssl=False`` and ``ssl=aiohttp.Fingerprint(...)`` get the unverified one: a code opt-out,
+obeyed or refused per ``allow_code_opt_out`` (aiohttp still checks the fingerprint).
 """
 
 from __future__ import annotations
@@ -28,6 +37,8 @@ if TYPE_CHECKING:
 __all__ = ["patch"]
 
 NAME = "aiohttp"
+# aiohttp.connector's module-wide contexts: verified (True) and unverified (False).
+_ATTRIBUTES = {True: "_SSL_CONTEXT_VERIFIED", False: "_SSL_CONTEXT_UNVERIFIED"}
 _cache = ContextCache()
 
 
@@ -78,16 +89,35 @@ def _patch(patcher: Patcher) -> Callable[[types.ModuleType], None]:
             raise LookupError("aiohttp.connector.TCPConnector._get_ssl_context not found")
         if hasattr(original, "__sslcustomize_original__"):
             return  # hooked already (the module seen again)
+        originals = {True: verified, False: unverified}
+
+        def current(flag: bool, context: object) -> ssl.SSLContext | None:  # noqa: FBT001
+            """Return the policy's context where ``context`` is aiohttp's verified/unverified."""
+            attribute = _ATTRIBUTES[flag]
+            bound = getattr(connector, attribute, None)
+            if context is not bound and context is not originals[flag]:
+                return None
+            policy = _context(flag)
+            if bound is not policy:
+                setattr(connector, attribute, policy)  # a new policy or trust generation
+            return policy
 
         @functools.wraps(original)
         def _get_ssl_context(self: Any, req: Any) -> Any:
             context = original(self, req)
-            if context is verified:
-                return _context(True)
-            if context is unverified:
-                return _context(False)
+            for flag in (True, False):
+                policy = current(flag, context)
+                if policy is not None:
+                    return policy
             return context
 
+        def restore() -> None:
+            for flag, attribute in _ATTRIBUTES.items():
+                setattr(connector, attribute, originals[flag])
+
+        patcher.on_undo(restore)
+        for flag in (True, False):
+            current(flag, originals[flag])
         # Read above: the hook seeing this class again leaves it hooked once.
         _get_ssl_context.__sslcustomize_original__ = original  # type: ignore[attr-defined]
         patcher.replace(tcp, "_get_ssl_context", _get_ssl_context)

@@ -7,13 +7,15 @@ one by :mod:`._bundles`, which reads it the way OpenSSL reads it, because OpenSS
 Each runtime owns a :class:`TrustCache` (there is no process-wide one): it re-checks its trust
 sources at most every :data:`REFRESH_INTERVAL` seconds (one ``stat`` per file and directory),
 so a context built after that never trusts what a bundle or a hashed directory no longer
-holds.
+holds. In a thread that runs an asyncio event loop the check is made by a worker thread, so
+that no ``stat`` blocks the loop (issue 31 #6).
 """
 
 from __future__ import annotations
 
 import os
 import ssl
+import sys
 import time
 from collections.abc import Iterable
 
@@ -21,6 +23,10 @@ from sslcustomize._policy._model import TrustSource
 from sslcustomize._support._frozen import dataclass
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize.exceptions import TrustError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import threading
 
 __all__ = [
     "REFRESH_INTERVAL",
@@ -183,6 +189,16 @@ def _file_covered_by_directory(store: SystemStore) -> bool:
     )
 
 
+def _in_event_loop() -> bool:
+    """Tell whether this thread runs an asyncio event loop (where file I/O would block it).
+
+    asyncio is looked up, not imported: a process that never imported it runs no loop.
+    """
+    asyncio = sys.modules.get("asyncio")
+    running = getattr(asyncio, "_get_running_loop", None)
+    return running is not None and running() is not None
+
+
 def _stat_or_missing(path: str | None) -> tuple[int, ...]:
     if path is None:
         return ()
@@ -227,6 +243,8 @@ class TrustCache:
         self._indexed_bundle: str | None = None
         self._generation = 0
         self._checked = float("-inf")
+        # The worker thread of a check asked for from an event loop's thread, while it runs.
+        self._worker: threading.Thread | None = None
 
     def system_store(self) -> SystemStore:
         """Return the platform store, found once per cache (see :func:`find_system_store`)."""
@@ -268,9 +286,43 @@ class TrustCache:
         return self._generation
 
     def _refresh(self) -> None:
-        """Check every resolved source list again if the last check is over an interval old."""
+        """Check every resolved source list again if the last check is over an interval old.
+
+        From a thread that runs an asyncio event loop, the check (a ``stat`` per file) is
+        made by a worker thread instead, and this call goes on with the state of the last
+        check: a connection made before the worker is done (a millisecond or so) uses it.
+        """
         if _clock() - self._checked < REFRESH_INTERVAL:
             return
+        if _in_event_loop():
+            self._refresh_in_worker()
+            return
+        self._refresh_now()
+
+    def _refresh_in_worker(self) -> None:
+        """Start a worker thread for the check, unless one is running already.
+
+        No lock is taken: the worker may hold the cache's lock while it checks, and waiting
+        for it would block the loop. Two loops may each start one; the second finds the
+        check done (see :meth:`_refresh_now`).
+        """
+        import threading  # noqa: PLC0415 - only a process with an event loop needs it
+
+        worker = self._worker
+        if worker is not None and worker.is_alive():
+            return  # (a forked child's copy of its parent's worker is not alive)
+        worker = threading.Thread(
+            target=self._refresh_now, name="sslcustomize-trust-check", daemon=True
+        )
+        self._worker = worker
+        try:
+            worker.start()
+        except RuntimeError:  # no new thread at interpreter shutdown: check here, once
+            self._worker = None
+            self._refresh_now()
+
+    def _refresh_now(self) -> None:
+        """Check every resolved source list again, in this thread, if a check is due."""
         with self._lock:
             now = _clock()
             if now - self._checked < REFRESH_INTERVAL:
