@@ -107,10 +107,6 @@ def test_wss_to_a_server_the_policy_refuses(client: str, case: str, pki: _pki.Te
 
 @pytest.mark.usefixtures("enforce")
 @pytest.mark.parametrize("client", sorted(CLIENTS))
-@pytest.mark.xfail(
-    reason="issue 31 #7: a rejection's text lost OpenSSL's wording; the lead is restoring it",
-    raises=AssertionError,
-)
 def test_a_refusal_keeps_openssls_words(client: str, pki: _pki.TestPKI) -> None:
     """Code that matches 'certificate verify failed' (websockets' tests do) still finds it."""
     with _ws_server(pki["self_signed"]) as port, pytest.raises(ssl.SSLError) as caught:
