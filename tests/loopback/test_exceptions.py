@@ -437,9 +437,11 @@ def test_locked_enforce_mode_wins_over_a_user_report_mode(
     monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
     monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(user))
     host, port = https_server(pki["self_signed"], "localhost")
-    sslcustomize.inject()
     with pytest.warns(sslcustomize.PolicyWarning, match="'mode' is locked"):
-        ssl.create_default_context()  # the policy is read, and its warnings said, once
+        # The policy is read, and its warnings said, once: at the first context, or already
+        # at inject() where a hooked library (aiohttp) is imported and gets its contexts.
+        sslcustomize.inject()
+        ssl.create_default_context()
     connection = http.client.HTTPSConnection(host, port, timeout=10)
     with pytest.raises(sslcustomize.CertificateRejected):
         connection.request("GET", "/")
