@@ -437,11 +437,15 @@ def test_locked_enforce_mode_wins_over_a_user_report_mode(
     monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
     monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(user))
     host, port = https_server(pki["self_signed"], "localhost")
-    with pytest.warns(sslcustomize.PolicyWarning, match="'mode' is locked"):
+
+    def inject_and_make_a_context() -> None:
         # The policy is read, and its warnings said, once: at the first context, or already
         # at inject() where a hooked library (aiohttp) is imported and gets its contexts.
         sslcustomize.inject()
         ssl.create_default_context()
+
+    with pytest.warns(sslcustomize.PolicyWarning, match="'mode' is locked"):
+        inject_and_make_a_context()
     connection = http.client.HTTPSConnection(host, port, timeout=10)
     with pytest.raises(sslcustomize.CertificateRejected):
         connection.request("GET", "/")
