@@ -36,7 +36,6 @@ __all__ = [
     "library_context",
     "make_opt_out",
     "on_import",
-    "stricter_minimum",
 ]
 
 
@@ -73,7 +72,6 @@ class LibraryContext(PolicyContext):
 def library_context(
     name: str,
     *,
-    anchors: bool = True,
     cafile: str | None = None,
     capath: str | None = None,
     cadata: str | bytes | None = None,
@@ -82,15 +80,11 @@ def library_context(
 
     Args:
         name: The context name (``requests``, ``httpx``...).
-        anchors: Load the policy's anchors; ``False`` leaves the store empty (for factories
-            whose callers load their own, as urllib3's does).
         cafile: Trust exactly these anchors, as the code asked (``verify=PATH``).
         capath: Likewise, a hashed directory.
         cadata: Likewise, PEM text or DER bytes.
     """
-    return build_context(
-        LibraryContext, name, anchors=anchors, cafile=cafile, capath=capath, cadata=cadata
-    )
+    return build_context(LibraryContext, name, cafile=cafile, capath=capath, cadata=cadata)
 
 
 def make_opt_out(context: ssl.SSLContext) -> ssl.SSLContext:
@@ -99,13 +93,6 @@ def make_opt_out(context: ssl.SSLContext) -> ssl.SSLContext:
     context.check_hostname = False  # sslcustomize: allow(code's opt-out; the policy decides)
     context.verify_mode = ssl.CERT_NONE  # sslcustomize: allow(code's opt-out; the policy decides)
     return context
-
-
-def stricter_minimum(ours: ssl.TLSVersion, theirs: ssl.TLSVersion) -> ssl.TLSVersion:
-    """Return the higher of two minimum versions (``MINIMUM_SUPPORTED`` is the lowest)."""
-    if theirs in (ssl.TLSVersion.MINIMUM_SUPPORTED, ssl.TLSVersion.MAXIMUM_SUPPORTED):
-        return ours
-    return max(ours, theirs)
 
 
 class ContextCache:

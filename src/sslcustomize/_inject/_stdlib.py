@@ -412,16 +412,24 @@ _DEFAULTS = {
 # A factory moved to another attribute by code keeps its meaning there: the documented global
 # opt-out ``ssl._create_default_https_context = ssl._create_unverified_context`` stays an
 # opt-out (obeyed and recorded, or refused) at every call.
-_MOVED = {id(_DEFAULT): create_default_context, id(_UNVERIFIED): create_unverified_context}
+_MOVED_HOOKS = (create_default_context, create_unverified_context)
 
 
-def _hook_for(name: str, current: object) -> object | None:
-    """Return the hook for ssl attribute ``name`` holding ``current``, or ``None`` to keep it."""
+def _hook_for(
+    name: str, current: object, originals: tuple[object, object] = (_DEFAULT, _UNVERIFIED)
+) -> object | None:
+    """Return the hook for ssl attribute ``name`` holding ``current``, or ``None`` to keep it.
+
+    ``originals``: Python's ``create_default_context`` and ``_create_unverified_context`` as
+    the module holding ``name`` has them (those saved at start-up, or a reloaded body's own).
+    """
     current = unwrap_factory(current)  # the startup hook's stand-in
-    default, hook = _DEFAULTS[name]
-    if current is default:
-        return hook
-    return _MOVED.get(id(current))  # code's own factory: kept as it is
+    if current is originals[0 if _DEFAULTS[name][0] is _DEFAULT else 1]:
+        return _DEFAULTS[name][1]
+    for original, hook in zip(originals, _MOVED_HOOKS, strict=True):
+        if current is original:
+            return hook
+    return None  # code's own factory: kept as it is
 
 
 _HOOKS = frozenset(hook for _, hook in _DEFAULTS.values())
@@ -464,30 +472,19 @@ def _hook_again(patcher: Patcher) -> Callable[[types.ModuleType], None]:
     def hook(module: types.ModuleType) -> None:
         if getattr(module, FACTORIES[0], None) in _HOOKS:
             return  # this body is hooked already (the first call, or a callback seen twice)
-        fresh = {
-            id(unwrap_factory(getattr(module, "create_default_context", None))): 0,
-            id(unwrap_factory(getattr(module, "_create_unverified_context", None))): 1,
-        }
+        fresh = (
+            unwrap_factory(getattr(module, "create_default_context", None)),
+            unwrap_factory(getattr(module, "_create_unverified_context", None)),
+        )
         for name in FACTORIES:
-            role = fresh.get(id(unwrap_factory(getattr(module, name, None))))
-            if role is not None:
-                kind = _DEFAULTS[name][1] if _ROLE[name] == role else _MOVED_HOOKS[role]
-                patcher.replace(module, name, kind)
+            replacement = _hook_for(name, getattr(module, name, None), fresh)
+            if replacement is not None:
+                patcher.replace(module, name, replacement)
         legacy = getattr(module, "wrap_socket", None)
-        if legacy is not None and legacy is not wrap_socket and not _is_hooks(legacy):
+        if legacy is not None and getattr(legacy, "__module__", None) != __name__:
             patcher.replace(module, "wrap_socket", wrap_socket)
 
     return hook
-
-
-# Which of ssl's own two factories each attribute holds by default (0: the default one, 1: the
-# unverified one), and the hook for each when it is moved under another name.
-_ROLE = {name: 0 if default is _DEFAULT else 1 for name, (default, _) in _DEFAULTS.items()}
-_MOVED_HOOKS = (create_default_context, create_unverified_context)
-
-
-def _is_hooks(factory: object) -> bool:
-    return getattr(factory, "__module__", None) == __name__
 
 
 def inject(patcher: Patcher) -> None:
