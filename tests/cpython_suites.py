@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FAILED",
     "MISSING",
+    "MODES",
     "PASSED",
     "SKIPPED",
     "Comparison",

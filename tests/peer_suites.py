@@ -35,7 +35,16 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from cpython_suites import FAILED, MISSING, PASSED, SKIPPED, SuiteRun, compare, load_toml
+from cpython_suites import (
+    FAILED,
+    MISSING,
+    MODES,
+    PASSED,
+    SKIPPED,
+    SuiteRun,
+    compare,
+    load_toml,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -55,7 +64,6 @@ __all__ = [
     "result_table",
 ]
 
-MODES = ("baseline", "enforce", "report")
 POLICIES = {
     "enforce": 'version = 1\nmode = "enforce"\ntrust = ["system"]\n',
     # The report sink is off: a record written to stderr or a file would be output the
