@@ -29,7 +29,7 @@ import os
 import re
 import shutil
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -271,34 +271,16 @@ def install(
         OSError: A file could not be written (``PermissionError`` without root).
     """
     manifest = load_manifest(root)
-    changed: list[str] = []
     runtime = os.path.join(root, _version())
-    _make_directory(manifest, runtime)
-    for source, relative in _sources():
-        destination = os.path.join(runtime, relative)
-        os.makedirs(os.path.dirname(destination), mode=0o755, exist_ok=True)
-        with open(source, "rb") as file:
-            if _write_if_different(destination, file.read()):
-                changed.append(destination)
+    changed = _copy_runtime(manifest, runtime)
     manifest["runtime"] = runtime
     if scope == "user" and "caches_made" not in manifest:
         manifest["caches_made"] = _absent_directories(os.path.dirname(cache_directory("policy")))
     hooked: list[Interpreter] = []
     skipped: list[tuple[Interpreter, str]] = []
-    seen: set[str] = set()
-    for interpreter in interpreters:
-        if not interpreter.eligible:
-            skipped.append((interpreter, interpreter.reason()))
-            continue
-        stdlib = os.path.realpath(interpreter.stdlib)
-        if stdlib in seen:
-            continue
-        seen.add(stdlib)
-        if not os.access(stdlib, os.W_OK):
-            skipped.append((interpreter, f"{stdlib} is read-only for this user"))
-            continue
-        if scope == "user" and (os.geteuid() == 0 or os.stat(stdlib).st_uid != os.geteuid()):
-            skipped.append((interpreter, "not this user's own: use --scope system as root"))
+    for interpreter, stdlib, refusal in _targets(interpreters, scope):
+        if refusal:
+            skipped.append((interpreter, refusal))
             continue
         changed += _hook(manifest, interpreter, stdlib, runtime=runtime, scope=scope)
         hooked.append(interpreter)
@@ -314,6 +296,40 @@ def install(
     if _save_manifest(root, manifest):
         changed.append(os.path.join(root, MANIFEST))
     return InstallResult(hooked=tuple(hooked), skipped=tuple(skipped), changed=tuple(changed))
+
+
+def _copy_runtime(manifest: dict[str, Any], runtime: str) -> list[str]:
+    """Copy the runtime's files into ``runtime``; return the paths that changed."""
+    _make_directory(manifest, runtime)
+    changed: list[str] = []
+    for source, relative in _sources():
+        destination = os.path.join(runtime, relative)
+        os.makedirs(os.path.dirname(destination), mode=0o755, exist_ok=True)
+        with open(source, "rb") as file:
+            if _write_if_different(destination, file.read()):
+                changed.append(destination)
+    return changed
+
+
+def _targets(
+    interpreters: Iterable[Interpreter], scope: str
+) -> Iterator[tuple[Interpreter, str, str]]:
+    """Yield each interpreter once per standard library, with why it is refused (or ``""``)."""
+    seen: set[str] = set()
+    for interpreter in interpreters:
+        if not interpreter.eligible:
+            yield interpreter, "", interpreter.reason()
+            continue
+        stdlib = os.path.realpath(interpreter.stdlib)
+        if stdlib in seen:
+            continue
+        seen.add(stdlib)
+        if not os.access(stdlib, os.W_OK):
+            yield interpreter, stdlib, f"{stdlib} is read-only for this user"
+        elif scope == "user" and (os.geteuid() == 0 or os.stat(stdlib).st_uid != os.geteuid()):
+            yield interpreter, stdlib, "not this user's own: use --scope system as root"
+        else:
+            yield interpreter, stdlib, ""
 
 
 def _make_spool(manifest: dict[str, Any], spool: str) -> bool:
