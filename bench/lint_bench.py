@@ -1,7 +1,7 @@
 """Benchmark ``sslcustomize lint`` against bandit and ruff: speed, recall and precision.
 
 Needs ``pip install bandit ruff`` in the interpreter that runs this script (it installs
-nothing), and ``sslcustomize`` importable (installed, or ``PYTHONPATH=src``).
+nothing), and ``sslcustomize_lint`` importable (installed, or ``PYTHONPATH=lint/src``).
 
     python bench/lint_bench.py [--site-packages DIR] [--repeat N] [--skip-bandit-trees]
                                [--semgrep-rules DIR]
@@ -50,19 +50,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "lint" / "corpus"
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "lint" / "src"))
 
-from sslcustomize._lint._files import discover  # noqa: E402
-from sslcustomize._lint._prefilter import accelerated_matches  # noqa: E402
-from sslcustomize._lint._rules import RULES_BY_CODE  # noqa: E402
-from sslcustomize._lint._scoring import load_labels, score, total  # noqa: E402
+from sslcustomize_lint._files import discover  # noqa: E402
+from sslcustomize_lint._prefilter import accelerated_matches  # noqa: E402
+from sslcustomize_lint._rules import RULES_BY_CODE  # noqa: E402
+from sslcustomize_lint._scoring import load_labels, score, total  # noqa: E402
 
 BANDIT_TESTS = "B501,B502,B503,B504,B323"
 RUFF_RULES = "S501,S502,S503,S504,S323"
 
-# What the ``sslcustomize`` console script runs (``sslcustomize lint ...``), without depending
-# on the script being installed.
-_OURS = "from sslcustomize._cli import entrypoint\nentrypoint()\n"
+# What the ``sslcustomize-lint`` console script runs (``sslcustomize lint`` runs the same
+# parser), without depending on the script being installed.
+_OURS = "from sslcustomize_lint._command import entrypoint\nentrypoint()\n"
 
 
 def _tool(name: str) -> list[str]:
@@ -77,7 +77,7 @@ def _tool(name: str) -> list[str]:
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "lint" / "src"), env.get("PYTHONPATH", "")])
     return env
 
 
@@ -103,7 +103,6 @@ def command(tool: str, paths: list[str]) -> list[str]:
             sys.executable,
             "-c",
             _OURS,
-            "lint",
             "--isolated",
             "--format",
             "json",
@@ -209,7 +208,7 @@ def main() -> None:
     print(f"pre-filter search: {search}")
     # An installed package has its bytecode; the sources here may not (PYTHONDONTWRITEBYTECODE),
     # and compiling the linter at each run would be timed as its start-up.
-    compileall.compile_dir(str(ROOT / "src" / "sslcustomize"), quiet=1)
+    compileall.compile_dir(str(ROOT / "lint" / "src" / "sslcustomize_lint"), quiet=1)
 
     print(f"== corpus {CORPUS}")
     labels = load_labels(CORPUS)

@@ -5,21 +5,21 @@ from __future__ import annotations
 import ast
 import re
 
-from sslcustomize._lint import _tables as t
-from sslcustomize._lint._checks_clients import ClientChecks
-from sslcustomize._lint._core import (
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._checks_clients import ClientChecks
+from sslcustomize_lint._core import (
     _UNVERIFYING_WORDS,
     _VERIFYING_FACTORY_WORDS,
     _WEAKENING_WORDS,
     _is_warning_class,
     _KwMap,
 )
-from sslcustomize._lint._values import (
+from sslcustomize_lint._values import (
     Partial,
     Ref,
     Value,
 )
-from sslcustomize._lint._valuetests import (
+from sslcustomize_lint._valuetests import (
     _TESTS,
     _is_cert_none,
     _str,

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import ast
 
-from sslcustomize._lint import _tables as t
-from sslcustomize._lint._callbacks import _keyword_value
-from sslcustomize._lint._checks_contexts import _MODE_FLAGS, ContextChecks
-from sslcustomize._lint._core import (
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._callbacks import _keyword_value
+from sslcustomize_lint._checks_contexts import _MODE_FLAGS, ContextChecks
+from sslcustomize_lint._core import (
     _WEAK_METHODS,
     _KwMap,
     _Scope,
     _settle,
 )
-from sslcustomize._lint._values import (
+from sslcustomize_lint._values import (
     UNKNOWN,
     Param,
     Value,
 )
-from sslcustomize._lint._valuetests import (
+from sslcustomize_lint._valuetests import (
     _ref_in,
     _str,
     _weak_setting,

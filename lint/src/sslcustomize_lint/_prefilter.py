@@ -18,7 +18,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from functools import lru_cache
 
-from sslcustomize._lint._tables import CONTEXT_FACTORIES, ENV_VARS
+from sslcustomize_lint._tables import CONTEXT_FACTORIES, ENV_VARS
 
 __all__ = [
     "accelerated_matches",

@@ -15,7 +15,7 @@ Codes are stable. The hundreds digit names the family:
 
 from __future__ import annotations
 
-from sslcustomize._support._frozen import dataclass
+from dataclasses import dataclass
 
 __all__ = ["FAMILIES", "RULES", "RULES_BY_CODE", "Rule"]
 

@@ -13,12 +13,12 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from sslcustomize._lint import _tables as t
-from sslcustomize._lint._callbacks import (
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._callbacks import (
     _FunctionNode,
 )
-from sslcustomize._lint._commands import Token, tokens_of
-from sslcustomize._lint._evaluation import (
+from sslcustomize_lint._commands import Token, tokens_of
+from sslcustomize_lint._evaluation import (
     _BINARY,
     _COMPARE,
     _EMPTY_COLLECTIONS,
@@ -27,9 +27,9 @@ from sslcustomize._lint._evaluation import (
     _UNARY,
     _constant_result,
 )
-from sslcustomize._lint._prefilter import hot_lines, is_tls_name
-from sslcustomize._lint._siblings import sibling_constants
-from sslcustomize._lint._values import (
+from sslcustomize_lint._prefilter import hot_lines, is_tls_name
+from sslcustomize_lint._siblings import sibling_constants
+from sslcustomize_lint._values import (
     UNKNOWN,
     Const,
     ContextState,
@@ -42,7 +42,7 @@ from sslcustomize._lint._values import (
     SeqVal,
     Value,
 )
-from sslcustomize._lint._valuetests import (
+from sslcustomize_lint._valuetests import (
     _TESTS,
     _env_insecure,
     _is_cert_none,

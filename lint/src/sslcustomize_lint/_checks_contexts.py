@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import ast
 
-from sslcustomize._lint import _tables as t
-from sslcustomize._lint._callbacks import (
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._callbacks import (
     _VERIFY_FLAGS,
     _FunctionNode,
     _keyword_value,
@@ -16,21 +16,21 @@ from sslcustomize._lint._callbacks import (
     _returns_true_always,
     _truthy_constant,
 )
-from sslcustomize._lint._core import (
+from sslcustomize_lint._core import (
     _CONTEXT_KEYWORDS,
     _SERVER_CALLS,
     AnalyzerCore,
     _is_server_call,
     _KwMap,
 )
-from sslcustomize._lint._values import (
+from sslcustomize_lint._values import (
     ContextState,
     Instance,
     Method,
     Ref,
     Value,
 )
-from sslcustomize._lint._valuetests import (
+from sslcustomize_lint._valuetests import (
     _is_cert_none,
     _is_const,
 )

@@ -9,11 +9,11 @@ import ast
 import re
 from collections.abc import Sequence
 
-from sslcustomize._lint import _tables as t
-from sslcustomize._lint._callbacks import _keyword_value
-from sslcustomize._lint._checks_versions import VersionChecks
-from sslcustomize._lint._commands import Token, scan_command
-from sslcustomize._lint._core import (
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._callbacks import _keyword_value
+from sslcustomize_lint._checks_versions import VersionChecks
+from sslcustomize_lint._commands import Token, scan_command
+from sslcustomize_lint._core import (
     _PROCESS_METHODS,
     _entry_node,
     _is_server_call,
@@ -24,13 +24,13 @@ from sslcustomize._lint._core import (
     _starttls_spec,
     _tokens,
 )
-from sslcustomize._lint._values import (
+from sslcustomize_lint._values import (
     Const,
     DictVal,
     SeqVal,
     Value,
 )
-from sslcustomize._lint._valuetests import (
+from sslcustomize_lint._valuetests import (
     _TESTS,
     _env_insecure,
     _is_cert_none,

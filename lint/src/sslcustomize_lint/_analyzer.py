@@ -13,12 +13,12 @@ import ast
 import re
 from collections.abc import Callable
 
-from sslcustomize._lint import _tables as t
-from sslcustomize._lint._callbacks import (
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._callbacks import (
     _FunctionNode,
 )
-from sslcustomize._lint._checks_patches import PatchChecks
-from sslcustomize._lint._core import (
+from sslcustomize_lint._checks_patches import PatchChecks
+from sslcustomize_lint._core import (
     _BASE,
     _CHILD_FIELDS,
     _ENVIRONS,
@@ -46,9 +46,9 @@ from sslcustomize._lint._core import (
     _sessionish,
     _Sibling,
 )
-from sslcustomize._lint._prefilter import lines_of, places_of
-from sslcustomize._lint._siblings import sibling_file
-from sslcustomize._lint._values import (
+from sslcustomize_lint._prefilter import lines_of, places_of
+from sslcustomize_lint._siblings import sibling_file
+from sslcustomize_lint._values import (
     UNKNOWN,
     Const,
     ContextState,
@@ -60,7 +60,7 @@ from sslcustomize._lint._values import (
     SeqVal,
     Value,
 )
-from sslcustomize._lint._valuetests import (
+from sslcustomize_lint._valuetests import (
     _TESTS,
     WEAK_SETTING_NAMES,
     _is_cert_none,
