@@ -17,7 +17,10 @@ from sslcustomize_lint import _tables as t
 from sslcustomize_lint._callbacks import (
     _FunctionNode,
 )
+from sslcustomize_lint._checks_clients import ClientChecks
+from sslcustomize_lint._checks_contexts import ContextChecks
 from sslcustomize_lint._checks_patches import PatchChecks
+from sslcustomize_lint._checks_versions import VersionChecks
 from sslcustomize_lint._core import (
     _BASE,
     _CHILD_FIELDS,
@@ -25,6 +28,7 @@ from sslcustomize_lint._core import (
     _LEAVES,
     _SESSION_TYPES,
     _VERIFYING_MODES,
+    AnalyzerCore,
     RawFinding,
     _argument_for,
     _attribute_owner,
@@ -46,6 +50,7 @@ from sslcustomize_lint._core import (
     _sessionish,
     _Sibling,
 )
+from sslcustomize_lint._family import FAMILIES, CallSite, Family
 from sslcustomize_lint._prefilter import lines_of, places_of
 from sslcustomize_lint._siblings import sibling_file
 from sslcustomize_lint._values import (
@@ -85,7 +90,7 @@ _NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 _IN_PLACE = frozenset({"append", "extend", "insert", "add", "__iadd__", "__ior__"})
 
 
-class Analyzer(PatchChecks):
+class Analyzer(AnalyzerCore):
     """Analyze one module.
 
     Args:
@@ -96,6 +101,32 @@ class Analyzer(PatchChecks):
             of the same package are read from that module.
         hot: ``hot_lines`` of the source, if the caller has them already.
     """
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        source: bytes | None = None,
+        path: str | None = None,
+        *,
+        hot: list[bool] | None = None,
+    ) -> None:
+        super().__init__(tree, source, path, hot=hot)
+        # One visitor per registered family, in the registry's order; the four known here
+        # also by name, for what only one of them knows (a class's weak version attribute).
+        self.context_rules = ContextChecks(self)
+        self.version_rules = VersionChecks(self)
+        self.client_rules = ClientChecks(self)
+        self.patch_rules = PatchChecks(self)
+        named: dict[type[Family], Family] = {
+            type(family): family
+            for family in (
+                self.context_rules,
+                self.version_rules,
+                self.client_rules,
+                self.patch_rules,
+            )
+        }
+        self.families = tuple(named.get(kind) or kind(self) for kind in FAMILIES)
 
     # -- driving -------------------------------------------------------------------------
 
@@ -112,7 +143,7 @@ class Analyzer(PatchChecks):
                 self._visit_function(func, scopes, class_attrs)
         if callers:
             self._finish_param_sinks(self.tree)
-        self._finish_contexts()
+        self.context_rules.finish_contexts()
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
 
     @property
@@ -216,7 +247,7 @@ class Analyzer(PatchChecks):
             self.visit(decorator)
         self._pending.append((node, list(self.scopes), self.class_attrs))
         self.scopes[-1][node.name] = UNKNOWN
-        self._defs[node.name] = node
+        self.defs[node.name] = node
 
     _visit_async_function_def = _visit_function_def
 
@@ -233,7 +264,7 @@ class Analyzer(PatchChecks):
         self.scopes.append(body)
         self.visit_body(node.body)
         self.scopes.pop()
-        self._check_class_versions(node.body, body)
+        self.version_rules.check_class_versions(node.body, body)
         for name, value in body.items():
             if isinstance(value, Const):  # ``verify_tls = False`` read as ``self.verify_tls``
                 self.class_attrs.setdefault(name, value)
@@ -262,7 +293,7 @@ class Analyzer(PatchChecks):
                 value = self.resolve(default)
                 # Keep where the default was written: the finding points there.
                 scope[arg.arg] = Param(arg.arg, _located(value, default))
-                self._check_default(arg.arg, value, default)
+                self.version_rules.check_default(arg.arg, value, default)
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
             scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
         self.scopes = [*scopes, scope]
@@ -278,7 +309,7 @@ class Analyzer(PatchChecks):
         kw_pairs = zip(args.kwonlyargs, args.kw_defaults, strict=True)
         pairs += [(arg, default) for arg, default in kw_pairs if default is not None]
         for arg, default in pairs:  # evaluated where the lambda is made, in the outer scope
-            self._check_default(arg.arg, self.resolve(default), default)
+            self.version_rules.check_default(arg.arg, self.resolve(default), default)
         self.scopes.append(dict.fromkeys((a.arg for a in node.args.args), UNKNOWN))
         self.generic_visit(node)
         self.scopes.pop()
@@ -289,9 +320,9 @@ class Analyzer(PatchChecks):
         for target in node.targets:
             named = _target_name(target)
             if named in t.SSL_OPTION_DICTS:
-                self._check_ssl_options(node.value)
+                self.client_rules.check_ssl_options(node.value)
             elif named in t.SETTING_NAMES and isinstance(target, ast.Name):
-                self._check_attribute_value(named, value, node)  # scrapy's settings
+                self.client_rules.check_attribute_value(named, value, node)  # scrapy's settings
             self._assign(target, value, node.value, node)
 
     def _visit_ann_assign(self, node: ast.AnnAssign) -> None:
@@ -332,7 +363,7 @@ class Analyzer(PatchChecks):
         elif name == "cert_reqs" and not isinstance(value_node, ast.Name) and _is_cert_none(value):
             known = self.resolve(owner)
             served = isinstance(known, DictVal) and "certfile" in known.entries
-            if not served and not self._has_server_hints(self.function):
+            if not served and not self.has_server_hints(self.function):
                 self.report("SSC104", value_node)  # urllib3's pool options (a transport's)
 
     def _rebind(self, name: str, value: Value) -> None:
@@ -497,8 +528,8 @@ class Analyzer(PatchChecks):
         attr = target.attr
         if isinstance(base, Ref):
             if attr in t.DISTINCTIVE_ATTRIBUTES:  # ``libcloud.security.VERIFY_SSL_CERT = False``
-                self._check_attribute_value(attr, value, stmt)
-            self._check_patch(t.normalize(f"{base.qualname}.{attr}"), value, stmt)
+                self.client_rules.check_attribute_value(attr, value, stmt)
+            self.patch_rules.check_patch(t.normalize(f"{base.qualname}.{attr}"), value, stmt)
             return
         state = base.context if isinstance(base, Instance) else None
         if isinstance(target.value, ast.Name) and not _is_self(target.value):
@@ -508,10 +539,10 @@ class Analyzer(PatchChecks):
             if attr == "verify" and self._session_target(base, target):
                 # ``def make(verify_ssl=False): session.verify = verify_ssl``: reported at
                 # the default; a caller's ``make(False)`` is checked like a keyword sink's.
-                self._sink("falsy", value, "SSC102", _location(value, stmt))
+                self.sink("falsy", value, "SSC102", _location(value, stmt))
             self._keep_init_param(target, value)
             return  # storing a parameter: its default is checked where the caller's value is
-        self._check_attribute_value(attr, value, stmt)
+        self.client_rules.check_attribute_value(attr, value, stmt)
         if (
             state is None
             and _is_self(target.value)
@@ -535,13 +566,13 @@ class Analyzer(PatchChecks):
         attr = target.attr
         if attr == "verify_mode":
             if _is_cert_none(value):
-                self._weaken(state, "SSC201", stmt)
+                self.weaken(state, "SSC201", stmt)
             elif isinstance(value, Ref) and value.qualname in _VERIFYING_MODES and state:
                 state.verified = state.mode_required = True
                 state.repair("SSC201")
         elif attr == "check_hostname":
             if _is_falsy(value):  # False, 0, "": the setter takes any value's truth
-                self._weaken(state, "SSC202", stmt)
+                self.weaken(state, "SSC202", stmt)
             elif _is_const(value, True) and state:
                 # Since Python 3.7 this also turns CERT_NONE into CERT_REQUIRED.
                 state.verified = state.hostname_on = state.mode_required = True
@@ -628,9 +659,9 @@ class Analyzer(PatchChecks):
 
     def _visit_compare(self, node: ast.Compare) -> None:
         """A comparison only looks at a value: ``ctx == ssl._create_unverified_context()``."""
-        self._in_compare += 1
+        self.in_compare += 1
         self.generic_visit(node)
-        self._in_compare -= 1
+        self.in_compare -= 1
 
     def _visit_unary_op(self, node: ast.UnaryOp) -> None:
         self.generic_visit(node)
@@ -647,7 +678,7 @@ class Analyzer(PatchChecks):
         # lists variable names (``{"CURL_CA_BUNDLE": "empty"}``) is not.
         spreads = [v for k, v in zip(node.keys, node.values, strict=True) if k is None]
         if any(_ref_in(self.resolve(v), _ENVIRONS) for v in spreads):
-            self._check_env_dict(node)
+            self.check_env_dict(node)
         for key, value in zip(node.keys, node.values, strict=True):
             # An entry named by a keyword whose name alone says what it does, whatever the dict
             # is for (Celery's ``broker_use_ssl = {"ssl_cert_reqs": ssl.CERT_NONE}``).
@@ -656,7 +687,9 @@ class Analyzer(PatchChecks):
                 if _TESTS[test](self.resolve(value)):
                     self.report(code, value)
             elif isinstance(key, ast.Constant) and key.value in t.SSL_OPTION_DICTS:
-                self._check_ssl_options(value)  # ``{"broker_use_ssl": {...}}`` (settings)
+                self.client_rules.check_ssl_options(
+                    value
+                )  # ``{"broker_use_ssl": {...}}`` (settings)
             elif isinstance(key, ast.Constant) and key.value in WEAK_SETTING_NAMES:
                 # ``{"ssl_version": PROTOCOL_TLSv1}`` (tornado's ``ssl_options``),
                 # ``{"tls_security_policy": "Policy-Min-TLS-1-0-..."}``
@@ -817,14 +850,18 @@ class Analyzer(PatchChecks):
         kwmap: _KwMap,
         has_star: bool,  # noqa: FBT001 - one of several positional facts about a call
     ) -> None:
-        """Run every family's checks on one call."""
-        self._check_flag_sinks(qualname, attr, args, kwmap)
-        self._check_weak_tls(qualname, attr, args, kwmap)
-        self._check_client_options(node, qualname, attr, args, kwmap)
-        self._check_contexts(node, qualname, attr, callee, args, kwmap)
-        self._check_stdlib_clients(node, qualname, attr, args, kwmap, has_star)
-        self._check_process(node, qualname, attr, args, kwmap)
-        self._check_warnings(node, qualname, attr, args, kwmap)
+        """Show one call to every family, then follow what it patches."""
+        site = CallSite(
+            node=node,
+            qualname=qualname,
+            attr=attr,
+            callee=callee,
+            args=args,
+            kwmap=kwmap,
+            has_star=has_star,
+        )
+        for family in self.families:
+            family.visit_call(site)
         self._check_call_patches(node, attr, args)
 
     def _check_call_patches(self, node: ast.Call, attr: str, args: list[ast.expr]) -> None:
@@ -839,14 +876,14 @@ class Analyzer(PatchChecks):
         first = self.resolve(args[0])
         if len(args) == 2 and isinstance(first, Const) and isinstance(first.value, str):
             target = first.value  # pytest's monkeypatch.setattr("ssl.x", value)
-            self._check_patch(t.normalize(target), self.resolve(args[1]), args[0])
+            self.patch_rules.check_patch(t.normalize(target), self.resolve(args[1]), args[0])
         elif len(args) >= 3:
             name = _str(self.resolve(args[1]))
             if not name or not name.isidentifier():
                 return
             if isinstance(first, Ref):
                 target = t.normalize(f"{first.qualname}.{name}")
-                self._check_patch(target, self.resolve(args[2]), args[0])
+                self.patch_rules.check_patch(target, self.resolve(args[2]), args[0])
             else:
                 # ``setattr(session, "verify", False)`` is ``session.verify = False`` written
                 # so that a pattern matcher does not see it.

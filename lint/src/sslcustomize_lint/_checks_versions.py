@@ -6,13 +6,14 @@ import ast
 
 from sslcustomize_lint import _tables as t
 from sslcustomize_lint._callbacks import _keyword_value
-from sslcustomize_lint._checks_contexts import _MODE_FLAGS, ContextChecks
+from sslcustomize_lint._checks_contexts import _MODE_FLAGS
 from sslcustomize_lint._core import (
     _WEAK_METHODS,
     _KwMap,
     _Scope,
     _settle,
 )
+from sslcustomize_lint._family import CallSite, Family, register
 from sslcustomize_lint._values import (
     UNKNOWN,
     Param,
@@ -27,10 +28,15 @@ from sslcustomize_lint._valuetests import (
 __all__ = ["VersionChecks"]
 
 
-class VersionChecks(ContextChecks):
+@register
+class VersionChecks(Family):
     """Checks of weak protocol versions, version bounds, options and cipher strings (SSC7xx)."""
 
-    def _check_class_versions(self, statements: list[ast.stmt], body: _Scope) -> None:
+    def visit_call(self, site: CallSite) -> None:
+        """Check a call that chooses a weak protocol version."""
+        self._check_weak_tls(site)
+
+    def check_class_versions(self, statements: list[ast.stmt], body: _Scope) -> None:
         """A weak protocol or version bound as a class attribute is a configuration choice.
 
         ``method = SSL.SSLv3_METHOD`` in a Twisted-style context factory, read back as
@@ -53,54 +59,53 @@ class VersionChecks(ContextChecks):
             if name in t.PROTOCOL_KEYWORDS or name in t.MIN_VERSION_KEYWORDS:
                 code = _weak_setting(name, _settle(body, name, body.get(name, UNKNOWN)))
                 if code is not None:
-                    self.report(code, stmt)
+                    self.core.report(code, stmt)
 
-    def _check_default(self, name: str, value: Value, default: ast.expr) -> None:
+    def check_default(self, name: str, value: Value, default: ast.expr) -> None:
         """A weak protocol as any parameter's default is a configuration choice.
 
         ``def open_ssl_socket(version=ssl.PROTOCOL_SSLv2)`` (or a lambda's) is reported here,
         once; the uses of the parameter are not reported again.
         """
         if _ref_in(value, t.WEAK_PROTOCOLS):
-            self.report("SSC701", default)
+            self.core.report("SSC701", default)
         elif name in t.MIN_VERSION_KEYWORDS and _weak_setting(name, value):
-            self.report("SSC702", default)
+            self.core.report("SSC702", default)
 
     def _check_weak_method(
         self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
     ) -> None:
         """A method whose first argument sets a version bound, options, ciphers or a mode."""
-        first = self.resolve(args[0])
+        first = self.core.resolve(args[0])
         code = _WEAK_METHODS[attr]
         if code == "SSC208":
             if qualname is None:  # receiver unknown: set_verify(VERIFY_NONE) or the like
-                off = self._verify_off(args, kwmap)
+                off = self.core.context_rules.verify_off(args, kwmap)
                 if off is not None and (
-                    off is not args[0] or self._names_flag(args[0], _MODE_FLAGS)
+                    off is not args[0] or self.core.context_rules.names_flag(args[0], _MODE_FLAGS)
                 ):
-                    self._weaken(None, code, off)
+                    self.core.weaken(None, code, off)
         elif _weak_setting(attr, first):
-            self.report(code, args[0])
+            self.core.report(code, args[0])
 
-    def _check_weak_tls(
-        self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap
-    ) -> None:
+    def _check_weak_tls(self, site: CallSite) -> None:
         """Weak protocol versions, version bounds, options and cipher strings (SSC7xx)."""
+        qualname, attr, args, kwmap = site.qualname, site.attr, site.args, site.kwmap
         if qualname == "M2Crypto.SSL.Context":
             given: ast.AST | None = args[0] if args else None
             if given is None and "protocol" in kwmap:
                 given = _keyword_value(kwmap["protocol"][1])
-            name = _str(self.resolve(given)) if given is not None else None
+            name = _str(self.core.resolve(given)) if given is not None else None
             if given is not None and name is not None and name.lower() in t.M2CRYPTO_WEAK_PROTOCOLS:
-                self.report("SSC701", given)  # ``M2Crypto.SSL.Context("sslv3")``
+                self.core.report("SSC701", given)  # ``M2Crypto.SSL.Context("sslv3")``
         if qualname in t.PROTOCOL_CALLS:
             for item in args:
-                value = self.resolve(item)
+                value = self.core.resolve(item)
                 if not isinstance(value, Param) and _ref_in(value, t.WEAK_PROTOCOLS):
-                    self.report("SSC701", item)
+                    self.core.report("SSC701", item)
         elif args and attr in _WEAK_METHODS:
             self._check_weak_method(qualname, attr, args, kwmap)
         for name, (value, location) in kwmap.items():
             weak = _weak_setting(name, value)
             if weak and not (weak in {"SSC701", "SSC702"} and isinstance(value, Param)):
-                self.report(weak, location)
+                self.core.report(weak, location)

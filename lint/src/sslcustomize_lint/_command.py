@@ -26,7 +26,7 @@ from sslcustomize_lint._files import discover
 from sslcustomize_lint._finding import Finding
 from sslcustomize_lint._output import FORMATS, render
 from sslcustomize_lint._rules import RULES
-from sslcustomize_lint._runner import lint_files
+from sslcustomize_lint._runner import LintResult, lint_files
 from sslcustomize_lint._version import __version__
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
@@ -129,6 +129,18 @@ def _keep(finding: Finding, config: LintConfig, select: list[str], ignore: list[
     )
 
 
+def _chosen_codes(
+    args: argparse.Namespace, config: LintConfig
+) -> tuple[list[str], list[str]] | None:
+    """The selected and ignored code prefixes; ``None`` if one, or one configured, is unknown."""
+    configured = [config.select, config.ignore, *config.per_file_ignores.values()]
+    select = _codes(args.select or list(config.select))
+    ignore = _codes([*config.ignore, *args.ignore])
+    if select is None or ignore is None or any(_codes(list(c)) is None for c in configured):
+        return None
+    return select, ignore
+
+
 def run(args: argparse.Namespace) -> int:
     """Lint the paths and print the report.
 
@@ -142,12 +154,11 @@ def run(args: argparse.Namespace) -> int:
         config = LintConfig(root=os.getcwd()) if args.isolated else find_config(os.getcwd())
     except ConfigError as exc:
         return _error(str(exc))
-    config_codes = [config.select, config.ignore, *config.per_file_ignores.values()]
-    select = _codes(args.select or list(config.select))
-    ignore = _codes([*config.ignore, *args.ignore])
-    if select is None or ignore is None or any(_codes(list(c)) is None for c in config_codes):
+    chosen = _chosen_codes(args, config)
+    if chosen is None:
         known = ", ".join(rule.code for rule in RULES)
         return _error(f"unknown rule code; known: {known}")
+    select, ignore = chosen
     tests = args.tests or config.tests
     exclude = config.exclude + tuple(
         part.strip() for value in args.exclude for part in value.split(",") if part.strip()
@@ -169,17 +180,23 @@ def run(args: argparse.Namespace) -> int:
         for f in result.findings
         if _keep(f, config, select, ignore)
     ]
-    sys.stdout.write(render(result, args.format))
-    for error in result.errors:
-        print(f"{error.path}: {error.message}", file=sys.stderr)
-    failing = [f for f in result.findings if not f.in_tests]
-    if args.format == "text":
-        notes = len(result.findings) - len(failing)
-        extra = f" (and {notes} in test files, as notes)" if notes else ""
-        print(f"{len(failing)} finding(s){extra} in {result.files} file(s)", file=sys.stderr)
+    failing = _show(result, args.format)
     if failing and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _show(result: LintResult, fmt: str) -> int:
+    """Print the report, the files that could not be linted, and a count; return the failing."""
+    sys.stdout.write(render(result, fmt))
+    for error in result.errors:
+        print(f"{error.path}: {error.message}", file=sys.stderr)
+    failing = sum(not f.in_tests for f in result.findings)
+    if fmt == "text":
+        notes = len(result.findings) - failing
+        extra = f" (and {notes} in test files, as notes)" if notes else ""
+        print(f"{failing} finding(s){extra} in {result.files} file(s)", file=sys.stderr)
+    return failing
 
 
 def _dispatch(argv: Sequence[str] | None) -> tuple[int, argparse.Namespace]:

@@ -546,10 +546,10 @@ class AnalyzerCore:
         self.tree = tree
         self.source = source
         self.path = path
-        self._in_compare = 0
+        self.in_compare = 0
         # >0 inside a branch that runs only when a caller opts out through a parameter.
         self._optout = 0
-        self._defs: dict[str, ast.AST] = {}  # function name -> its latest definition
+        self.defs: dict[str, ast.AST] = {}  # function name -> its latest definition
         # A sink fed by a parameter; its callers are checked (see ``_ParamSink``).
         self._param_sinks: list[_ParamSink] = []
         # A class's ``__init__`` parameters stored as ``self.x`` (by identity): the class's
@@ -613,15 +613,15 @@ class AnalyzerCore:
         col = getattr(node, "col_offset", 0) + 1
         self.findings.add((code, line, col))
 
-    def _weaken(self, state: ContextState | None, code: str, node: ast.AST) -> None:
+    def weaken(self, state: ContextState | None, code: str, node: ast.AST) -> None:
         if self._optout:
             return
         if state is not None:
             state.weakenings.append((code, node))
-        elif not self._has_server_hints(self.function):
+        elif not self.has_server_hints(self.function):
             self.report(code, node)
 
-    def _has_server_hints(self, scope: ast.AST) -> bool:
+    def has_server_hints(self, scope: ast.AST) -> bool:
         if scope is self.tree:
             return False  # a module mixes clients and servers: only evident uses count there
         cached = self._server_hints.get(scope)
@@ -643,7 +643,7 @@ class AnalyzerCore:
         if test is not None and _env_insecure(test, value):
             self.report("SSC303", node)
 
-    def _sink(
+    def sink(
         self, test: str, value: Value, code: str, location: ast.AST, *, defaults: bool = True
     ) -> None:
         """Report a weakening value; remember a parameter so that its callers are checked."""
@@ -658,7 +658,7 @@ class AnalyzerCore:
                 (self.function.name, self.function, value.name, test, code, False)
             )
 
-    def _check_env_dict(self, node: ast.Dict) -> None:
+    def check_env_dict(self, node: ast.Dict) -> None:
         for key, value in zip(node.keys, node.values, strict=True):
             if key is not None:
                 self._check_env(self.resolve(key), self.resolve(value), key)
@@ -678,7 +678,7 @@ class AnalyzerCore:
                 has_star = True
         return kwmap, has_star
 
-    def _argument(
+    def argument(
         self, args: list[ast.expr], kwmap: _KwMap, name: str, index: int
     ) -> tuple[Value, ast.AST] | None:
         """Return a call's argument by keyword, else by position (no ``*args`` before it)."""
@@ -738,9 +738,9 @@ class AnalyzerCore:
                 self._whole = self.tree
         return self._whole
 
-    def _function_named(self, name: str) -> _FunctionNode | None:
+    def function_named(self, name: str) -> _FunctionNode | None:
         """Return the last function or method of this file named ``name``, cut or not."""
-        found = self._defs.get(name)
+        found = self.defs.get(name)
         if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) and self._hot is None:
             return found
         # A cut tree lacks functions without a rule word (a callback is one): read them from
@@ -1032,33 +1032,42 @@ class AnalyzerCore:
             return Const(node.value, node)
         return _located(self.resolve(node), node)
 
-    def _resolve_call(self, node: ast.Call) -> Value:  # noqa: PLR0911 - one case per callee kind
+    def _resolve_call(self, node: ast.Call) -> Value:
         callee = self.resolve(node.func)
         if isinstance(callee, Ref):
             return self._resolve_call_of(callee.qualname, node)
         if isinstance(callee, Method):
-            if callee.attr == "join" and node.args:
-                if isinstance(node.args[0], ast.List | ast.Tuple):
-                    text = self._static_str(node)  # ``"_".join(["", "create", ...])``
-                    if text is not None:
-                        return Const(text, node)
-                joined = self.resolve(node.args[0])
-                return joined if isinstance(joined, SeqVal) else UNKNOWN
-            if callee.attr in {"format", "split", "strip"}:
-                return _param(callee.receiver) if _str(callee.receiver) is not None else UNKNOWN
-            if callee.attr == "copy" and isinstance(callee.receiver, DictVal):
-                return callee.receiver
-            if callee.attr == "get" and len(node.args) == 2:
-                return self._lookup_or_default(callee.receiver, node)
-            if callee.attr.startswith("get") and node.keywords:
-                # configparser's ``get``/``getboolean(section, option, fallback=False)``
-                for keyword in node.keywords:
-                    if keyword.arg == "fallback":
-                        known = self._resolve_located(keyword.value)
-                        return known if isinstance(known, Const) else UNKNOWN
+            known = self._resolve_method_call(callee, node)
+            if known is not None:
+                return known
         if isinstance(node.func, ast.Name) and not (node.args or node.keywords):
             return self._constant_return(node.func.id, node)
         return UNKNOWN
+
+    def _resolve_method_call(  # noqa: PLR0911 - one case per method
+        self, callee: Method, node: ast.Call
+    ) -> Value | None:
+        """The value of ``"".join(...)``, ``d.copy()``, ``d.get(k, v)`` and the like, if known."""
+        if callee.attr == "join" and node.args:
+            if isinstance(node.args[0], ast.List | ast.Tuple):
+                text = self._static_str(node)  # ``"_".join(["", "create", ...])``
+                if text is not None:
+                    return Const(text, node)
+            joined = self.resolve(node.args[0])
+            return joined if isinstance(joined, SeqVal) else UNKNOWN
+        if callee.attr in {"format", "split", "strip"}:
+            return _param(callee.receiver) if _str(callee.receiver) is not None else UNKNOWN
+        if callee.attr == "copy" and isinstance(callee.receiver, DictVal):
+            return callee.receiver
+        if callee.attr == "get" and len(node.args) == 2:
+            return self._lookup_or_default(callee.receiver, node)
+        if callee.attr.startswith("get") and node.keywords:
+            # configparser's ``get``/``getboolean(section, option, fallback=False)``
+            for keyword in node.keywords:
+                if keyword.arg == "fallback":
+                    known = self._resolve_located(keyword.value)
+                    return known if isinstance(known, Const) else UNKNOWN
+        return None
 
     def _constant_return(self, name: str, call: ast.Call) -> Value:
         """``insecure()`` of ``def insecure(): return False`` (or ``insecure = lambda: False``).
