@@ -65,6 +65,7 @@ FAMILIES = {
     "held_out_29",
     "held_out_30",
     "held_out_31",
+    "value_flow",
 }
 
 
@@ -103,11 +104,21 @@ KNOWN_MISSES = {
     "held_out_30": {
         "held_out_30:413 SSC701",  # getattr(ssl, "PROTOCOL_" + conf.get(..., fallback="TLSv1"))
     },
+    # Issue 36's shapes: what value flow does not follow yet (docs/lint.md, "Limits").
+    "value_flow": {
+        "value_flow:114 SSC208",  # an info callback that swallows CertificateError
+        "value_flow:134 SSC801",  # an option mapped to a keyword: verify=not ignore_certs
+        "value_flow:140 SSC801",  # a flag added under an opt-out branch, used after it
+    },
 }
 
 # Findings on look-alike or unlabelled lines that the analysis still gives: checked like
 # KNOWN_MISSES (each must still occur, so that a fix updates this list).
-KNOWN_FALSE_ALARMS: dict[str, set[str]] = {}
+KNOWN_FALSE_ALARMS: dict[str, set[str]] = {
+    # The git flag added under ``if insecure:`` is reported where it is used, outside the
+    # branch, as the error it would be on every run (its opt-out is not followed with it).
+    "value_flow": {"value_flow:140 SSC404"},
+}
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))

@@ -333,6 +333,13 @@ class Analyzer(AnalyzerCore):
     def _visit_aug_assign(self, node: ast.AugAssign) -> None:
         """``opts |= {"verify": False}`` adds entries; any other changes the value to unknown."""
         self.generic_visit(node)
+        if (
+            isinstance(node.target, ast.Attribute)
+            and node.target.attr == "options"
+            and isinstance(node.op, ast.BitOr)
+            and self.version_rules.legacy_renegotiation(node.value)
+        ):
+            self.report("SSC703", node.value)  # ``ctx.options |= 0x40000``
         if not isinstance(node.target, ast.Name):
             return
         added = self.resolve(node.value)
@@ -540,6 +547,14 @@ class Analyzer(AnalyzerCore):
                 # ``def make(verify_ssl=False): session.verify = verify_ssl``: reported at
                 # the default; a caller's ``make(False)`` is checked like a keyword sink's.
                 self.sink("falsy", value, "SSC102", _location(value, stmt))
+            elif state is not None and (
+                (attr == "verify_mode" and _is_cert_none(value))
+                or (attr == "check_hostname" and _is_falsy(value))
+            ):
+                # ``def __init__(self, validate=CERT_NONE)`` then ``ctx.verify_mode =
+                # self.validate``: the library's default weakens the context, reported there.
+                code = "SSC201" if attr == "verify_mode" else "SSC202"
+                self.weaken(state, code, _location(value, stmt))
             self._keep_init_param(target, value)
             return  # storing a parameter: its default is checked where the caller's value is
         self.client_rules.check_attribute_value(attr, value, stmt)
@@ -571,7 +586,10 @@ class Analyzer(AnalyzerCore):
                 state.verified = state.mode_required = True
                 state.repair("SSC201")
         elif attr == "check_hostname":
-            if _is_falsy(value):  # False, 0, "": the setter takes any value's truth
+            if _is_falsy(value) and not _matches_host_itself(self.function):
+                # False, 0, "": the setter takes any value's truth. Code that matches the name
+                # itself after the handshake (``match_hostname(conn.getpeercert(), host)``)
+                # moved the check, it did not drop it.
                 self.weaken(state, "SSC202", stmt)
             elif _is_const(value, True) and state:
                 # Since Python 3.7 this also turns CERT_NONE into CERT_REQUIRED.
@@ -708,23 +726,32 @@ class Analyzer(AnalyzerCore):
         """
         self.visit(node.test)
         uses, truth = self._guard(node.test)
-        for body, optout in (
-            (node.body, uses and truth is not True),
-            (node.orelse, uses and truth is not False),
+        dead = _python2_branch(node.test)
+        for body, optout, taken in (
+            (node.body, uses and truth is not True, dead is not True),
+            (node.orelse, uses and truth is not False, dead is not False),
         ):
+            if not taken:
+                continue  # ``if not hasattr(ssl, "SSLContext"):``: never run on Python 3
             self._optout += optout
             self.visit_body(body)
             self._optout -= optout
 
-    def _guard(self, test: ast.expr) -> tuple[bool, bool | None]:
-        """Return whether a test reads a parameter, and its value with default arguments."""
+    def _guard(self, test: ast.expr, *, optout: bool = True) -> tuple[bool, bool | None]:
+        """Return whether a test reads a parameter, and its value with default arguments.
+
+        With ``optout`` (a branch), a test that reads only unrelated parameters reads none:
+        it is not the caller's opt-out.
+        """
         params = _parameter_names(self.function)
         flags = _flag_names(test)
         if _reads_user_option(test):
             return True, None  # ``if not module.params["validate_certs"]``: the user's choice
         if not any(n in params or isinstance(self.lookup(n), Param) for n in flags):
             return False, None
-        return True, self._truth(test)
+        if optout and _unrelated(test):
+            return False, None  # ``if protocol == "http":``: what else the caller asked for
+        return True, self._truth(test, optout=optout)
 
     def _default_truth(self, test: ast.expr) -> bool | None:
         """A conditional expression's test on parameters, with their defaults.
@@ -735,16 +762,21 @@ class Analyzer(AnalyzerCore):
         flags = _flag_names(test)
         if not flags or not all(isinstance(self.lookup(name), Param) for name in flags):
             return None
-        uses, truth = self._guard(test)
+        uses, truth = self._guard(test, optout=False)
         return truth if uses else None
 
-    def _truth(self, test: ast.expr) -> bool | None:
+    def _truth(self, test: ast.expr, *, optout: bool = False) -> bool | None:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            inner = self._truth(test.operand)
+            inner = self._truth(test.operand, optout=optout)
             return None if inner is None else not inner
         if isinstance(test, ast.BoolOp):
-            values = [self._truth(v) for v in test.values]
             stop = isinstance(test.op, ast.Or)
+            # A part on an unrelated parameter (``transport == "rediss" and not ssl``) does not
+            # decide whether the caller opted out: it is taken as the part that changes nothing.
+            values = [
+                not stop if optout and _unrelated(v) else self._truth(v, optout=optout)
+                for v in test.values
+            ]
             if stop in values:
                 return stop
             return None if None in values else not stop
@@ -895,6 +927,77 @@ class Analyzer(AnalyzerCore):
 # Node type -> the Analyzer method that visits it (``_visit_call`` for ``ast.Call``), or
 # ``generic_visit``; filled as types are met, once per process.
 _HANDLERS: dict[type, Callable[[Analyzer, Any], None]] = {}
+
+
+# Words of a name or compared string that may be an option of verification (``verify``,
+# ``validate_certs``, ``insecure``, ``ssl_context``, ``mode == "insecure"``); a test that reads
+# none of them (``protocol == "http"``, ``transport == "rediss"``) is not an opt-out.
+_OPTION_WORD = re.compile(
+    r"verif|valid|cert|ssl|tls|secur|check|ignore|skip|trust|unsafe|strict|context|ctx|https"
+    r"|hostname|pin|ca_|cafile|capath|disable|allow|mode|^no_|_no_|none|optional|require"
+)
+
+
+def _unrelated(test: ast.expr) -> bool:
+    """Tell whether a test reads no option of verification, by the names and strings it holds."""
+    if _reads_user_option(test):
+        return False
+    words = [
+        *_flag_names(test),
+        *(
+            n.value
+            for n in ast.walk(test)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ),
+    ]
+    return bool(words) and not any(_OPTION_WORD.search(word.lower()) for word in words)
+
+
+def _matches_host_itself(scope: ast.AST | None) -> bool:
+    """Tell whether a function calls a host-name match of its own (``match_hostname``)."""
+    if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    return any(
+        isinstance(node, ast.Call) and _written(node.func) in _HOST_MATCHES
+        for node in ast.walk(scope)
+    )
+
+
+def _written(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+# Functions that match a peer certificate against a host name: ssl's (before 3.12, and
+# vendored copies of it) and service_identity's.
+_HOST_MATCHES = frozenset({"match_hostname", "verify_hostname", "verify_certificate_hostname"})
+
+
+def _python2_branch(test: ast.expr) -> bool | None:
+    """Tell which branch of an ``if`` only Python 2 takes: True (the body), False (the else).
+
+    ``hasattr(ssl, "SSLContext")`` (or ``"create_default_context"``) is true on every Python 3,
+    so the branch that runs without it is dead code there (``ssl.wrap_socket`` fallbacks).
+    """
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    if not (
+        isinstance(inner, ast.Call)
+        and isinstance(inner.func, ast.Name)
+        and inner.func.id == "hasattr"
+        and len(inner.args) == 2
+        and isinstance(inner.args[0], ast.Name)
+        and inner.args[0].id == "ssl"
+        and isinstance(inner.args[1], ast.Constant)
+        and inner.args[1].value in _PYTHON3_SSL_NAMES
+    ):
+        return None
+    return negated
+
+
+# Names every Python 3 ``ssl`` module has (since 3.4 at the latest).
+_PYTHON3_SSL_NAMES = frozenset({"SSLContext", "create_default_context"})
 
 
 def _argument_dest(call: ast.Call, keywords: dict[str, ast.expr]) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from sslcustomize_lint import _tables as t
-from sslcustomize_lint._callbacks import _keyword_value
+from sslcustomize_lint._callbacks import _keyword_value, _or_operands
 from sslcustomize_lint._checks_contexts import _MODE_FLAGS
 from sslcustomize_lint._core import (
     _WEAK_METHODS,
@@ -16,7 +16,9 @@ from sslcustomize_lint._core import (
 from sslcustomize_lint._family import CallSite, Family, register
 from sslcustomize_lint._values import (
     UNKNOWN,
+    Const,
     Param,
+    Ref,
     Value,
 )
 from sslcustomize_lint._valuetests import (
@@ -26,6 +28,10 @@ from sslcustomize_lint._valuetests import (
 )
 
 __all__ = ["VersionChecks"]
+
+# OpenSSL's option that allows unsafe renegotiation (without RFC 5746), by name and by bit.
+_LEGACY_RENEGOTIATION = frozenset({"OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION"})
+_LEGACY_RENEGOTIATION_BITS = 0x40000
 
 
 @register
@@ -88,6 +94,29 @@ class VersionChecks(Family):
         elif _weak_setting(attr, first):
             self.core.report(code, args[0])
 
+    def legacy_renegotiation(self, options: ast.AST) -> bool:
+        """Tell whether options OR-ed together allow unsafe legacy renegotiation.
+
+        ``SSL_OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION`` (bit ``0x40000``) lets a connection
+        renegotiate without RFC 5746, which CVE-2009-3555's prefix injection needs.
+        ``OP_LEGACY_SERVER_CONNECT`` (``0x4``) only lets a client reach a server that lacks
+        RFC 5746 (refused renegotiation still refused): a look-alike in the rule-suite corpus.
+        """
+        for flag in _or_operands(options):
+            if isinstance(flag, ast.Constant) and type(flag.value) is int:
+                if flag.value & _LEGACY_RENEGOTIATION_BITS:
+                    return True
+                continue
+            value = self.core.resolve(flag)
+            if isinstance(value, Const) and type(value.value) is int:
+                if value.value & _LEGACY_RENEGOTIATION_BITS:
+                    return True
+                continue
+            name = value.qualname if isinstance(value, Ref) else _dotted(flag)
+            if name and name.rsplit(".", 1)[-1].removeprefix("SSL_") in _LEGACY_RENEGOTIATION:
+                return True
+        return False
+
     def _check_weak_tls(self, site: CallSite) -> None:
         """Weak protocol versions, version bounds, options and cipher strings (SSC7xx)."""
         qualname, attr, args, kwmap = site.qualname, site.attr, site.args, site.kwmap
@@ -103,9 +132,21 @@ class VersionChecks(Family):
                 value = self.core.resolve(item)
                 if not isinstance(value, Param) and _ref_in(value, t.WEAK_PROTOCOLS):
                     self.core.report("SSC701", item)
+        elif args and attr == "set_options" and self.legacy_renegotiation(args[0]):
+            self.core.report("SSC703", args[0])  # pyOpenSSL's ``set_options(... | 0x4)``
         elif args and attr in _WEAK_METHODS:
             self._check_weak_method(qualname, attr, args, kwmap)
         for name, (value, location) in kwmap.items():
             weak = _weak_setting(name, value)
             if weak and not (weak in {"SSC701", "SSC702"} and isinstance(value, Param)):
                 self.core.report(weak, location)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """The dotted name an expression writes (``SSL.OP_X``), if it is one."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None

@@ -445,6 +445,8 @@ _ParamSink = tuple[str, "_FunctionNode", str, str, str, bool]
 
 # Reported even inside an opt-out branch: not a weakening that a parameter switches on.
 _ALWAYS = frozenset({"SSC001", "SSC901"})
+# The note of a weakening inside a caller's opt-out branch (the configurable-weakening family).
+_CONFIGURABLE = "SSC801"
 
 # Calls that return a module named by a string.
 _IMPORT_CALLS = frozenset({"builtins.__import__", "importlib.import_module"})
@@ -606,15 +608,21 @@ class AnalyzerCore:
         return self._url_flags
 
     def report(self, code: str, node: ast.AST) -> None:
-        """Record a finding at a node (not inside a caller's opt-out branch, see ``_visit_if``)."""
+        """Record a finding at a node; inside a caller's opt-out branch, the note SSC801.
+
+        A branch taken only when a caller opts out (see ``_visit_if``) implements the caller's
+        choice: the caller's ``verify=False`` is the weakening, reported there; the branch is a
+        configurable weakening, listed at note level by its own family.
+        """
         if self._optout and code not in _ALWAYS:
-            return
+            code = _CONFIGURABLE
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0) + 1
         self.findings.add((code, line, col))
 
     def weaken(self, state: ContextState | None, code: str, node: ast.AST) -> None:
         if self._optout:
+            self.report(_CONFIGURABLE, node)
             return
         if state is not None:
             state.weakenings.append((code, node))
@@ -1055,6 +1063,8 @@ class AnalyzerCore:
                     return Const(text, node)
             joined = self.resolve(node.args[0])
             return joined if isinstance(joined, SeqVal) else UNKNOWN
+        if callee.attr == "encode" and isinstance(callee.receiver, Const):
+            return _encoded(callee.receiver, node)  # ``"ALL:@SECLEVEL=0".encode("utf-8")``
         if callee.attr in {"format", "split", "strip"}:
             return _param(callee.receiver) if _str(callee.receiver) is not None else UNKNOWN
         if callee.attr == "copy" and isinstance(callee.receiver, DictVal):
@@ -1283,3 +1293,19 @@ class AnalyzerCore:
                 state.mode_required = True
             elif keyword.arg == "check_hostname" and _is_const(value, True):
                 state.hostname_on = state.mode_required = True
+
+
+def _encoded(text: Const, call: ast.Call) -> Value:
+    """The bytes of ``"...".encode(encoding)`` when the text and the encoding are constants."""
+    encoding = "utf-8"
+    if call.args:
+        given = call.args[0]
+        if not (isinstance(given, ast.Constant) and isinstance(given.value, str)):
+            return UNKNOWN
+        encoding = given.value
+    if not isinstance(text.value, str):
+        return UNKNOWN
+    try:
+        return Const(text.value.encode(encoding), call)
+    except (LookupError, UnicodeError):
+        return UNKNOWN

@@ -28,6 +28,7 @@ FAMILIES = {
     "SSC5": "other-clients",
     "SSC6": "stdlib-no-context",
     "SSC7": "weak-tls",
+    "SSC8": "configurable-weakening",
     "SSC9": "legacy-opt-out",
 }
 
@@ -609,6 +610,24 @@ RULES: tuple[Rule, ...] = (
         "weak ones with `!` (`HIGH:!aNULL:!MD5`).",
         bad='ctx.set_ciphers("ALL:@SECLEVEL=0")',
         good='ctx.set_ciphers("ECDHE+AESGCM:!aNULL")',
+    ),
+    Rule(
+        code="SSC801",
+        name="configurable-weakening",
+        message="verification is turned off here when a caller or user asks for it (an opt-out "
+        "option of this code)",
+        why="A branch or mapping that turns verification off under a parameter, a command-line "
+        "flag or a setting (`if not validate_certs: ctx.verify_mode = CERT_NONE`, "
+        "`verify=not ignore_certs`) is where an opt-out enters a product: off by default, but "
+        "one option away. The weakening itself is the caller's, reported where it is asked "
+        "for; this note lists the place that honours it, for a security review. A project that "
+        'offers such options on purpose switches the family off: `ignore = ["SSC8"]`.',
+        fix="Keep the option if users need it, documented and warned about at run time; better, "
+        "let users trust one host (`sslcustomize trust HOST`, a CA file option) instead of "
+        "turning verification off. Or mark it `# sslcustomize: allow(reason)`.",
+        bad="if not validate_certs:\n    ctx.verify_mode = ssl.CERT_NONE",
+        good="if ca_file:\n    ctx.load_verify_locations(ca_file)",
+        level="note",
     ),
     Rule(
         code="SSC901",

@@ -19,6 +19,8 @@ _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Za-z0-9 ,]+?)\s*(?:#.*)?$")
 # path -> line -> expected codes (an empty set for a look-alike that must stay silent)
 Labels = dict[str, dict[int, frozenset[str]]]
 Hit = tuple[str, int, str]  # path, line, code
+# The family of configurable weakenings (notes), scored only where it is labelled.
+CONFIGURABLE = "SSC8"
 
 
 def load_labels(corpus: Path) -> Labels:
@@ -71,9 +73,20 @@ def score(labels: Labels, hits: Iterable[Hit], *, match_codes: bool = True) -> d
     all sites of the line. A false positive is a distinct (line, code) reported on a line that
     expects nothing, or reported with a code that the line does not expect.
     """
+    # The configurable-weakening notes are scored only in files that label them: the files
+    # labelled before that family existed mark a library's opt-out branch ``none`` (it is not
+    # a weakening on by default), and a note there is neither right nor wrong.
+    noted = {
+        path
+        for path, lines in labels.items()
+        if any(code.startswith(CONFIGURABLE) for codes in lines.values() for code in codes)
+    }
     by_line: dict[tuple[str, int], set[str]] = {}
     for path, line, code in hits:
-        by_line.setdefault((str(Path(path).resolve()), line), set()).add(code)
+        resolved = str(Path(path).resolve())
+        if code.startswith(CONFIGURABLE) and resolved not in noted:
+            continue
+        by_line.setdefault((resolved, line), set()).add(code)
     scores: dict[str, Score] = {}
     for path, lines in labels.items():
         family = Path(path).stem
