@@ -592,10 +592,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC703",
         name="options-allow-old-protocols",
-        message="clearing `OP_NO_SSLv3`/`OP_NO_TLSv1`/`OP_NO_TLSv1_1` re-enables a weak protocol",
+        message="clearing `OP_NO_SSLv3`/`OP_NO_TLSv1`/`OP_NO_TLSv1_1` re-enables a weak protocol "
+        "(or an option allows unsafe legacy renegotiation)",
         why="Removing these options from a context's `options` turns back on protocol "
-        "versions deprecated by RFC 8996.",
-        fix="Leave the options set; set `minimum_version = ssl.TLSVersion.TLSv1_2` instead.",
+        "versions deprecated by RFC 8996. `SSL_OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION` "
+        "(`0x40000`) lets a connection renegotiate without RFC 5746, the attack of "
+        "CVE-2009-3555.",
+        fix="Leave the options set, and do not set the unsafe renegotiation option; set "
+        "`minimum_version = ssl.TLSVersion.TLSv1_2` instead.",
         bad="ctx.options &= ~ssl.OP_NO_TLSv1",
         good="ctx.minimum_version = ssl.TLSVersion.TLSv1_2",
     ),
