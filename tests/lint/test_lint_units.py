@@ -1137,7 +1137,8 @@ _HELD_OUT_22_TO_25 = [
         "    requests.get('https://h', verify=not a.insecure)\n"
         "    requests.get('https://h', verify=a.tls)\n"
         "    requests.get('https://h', verify=a.ca)\n",
-        {("SSC101", 9), ("SSC101", 11)},
+        # ``--insecure`` turned around is the user's opt-out: a note (SSC801), not an error.
+        {("SSC101", 9), ("SSC801", 10), ("SSC101", 11)},
     ),
     (  # the module's verbs patched process-wide; a patch that keeps verification is silent
         "import functools, requests\n"

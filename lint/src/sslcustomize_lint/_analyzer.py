@@ -49,6 +49,7 @@ from sslcustomize_lint._core import (
     _Scope,
     _sessionish,
     _Sibling,
+    unrelated,
 )
 from sslcustomize_lint._family import FAMILIES, CallSite, Family
 from sslcustomize_lint._prefilter import lines_of, places_of
@@ -749,7 +750,7 @@ class Analyzer(AnalyzerCore):
             return True, None  # ``if not module.params["validate_certs"]``: the user's choice
         if not any(n in params or isinstance(self.lookup(n), Param) for n in flags):
             return False, None
-        if optout and _unrelated(test):
+        if optout and unrelated(test):
             return False, None  # ``if protocol == "http":``: what else the caller asked for
         return True, self._truth(test, optout=optout)
 
@@ -774,7 +775,7 @@ class Analyzer(AnalyzerCore):
             # A part on an unrelated parameter (``transport == "rediss" and not ssl``) does not
             # decide whether the caller opted out: it is taken as the part that changes nothing.
             values = [
-                not stop if optout and _unrelated(v) else self._truth(v, optout=optout)
+                not stop if optout and unrelated(v) else self._truth(v, optout=optout)
                 for v in test.values
             ]
             if stop in values:
@@ -927,30 +928,6 @@ class Analyzer(AnalyzerCore):
 # Node type -> the Analyzer method that visits it (``_visit_call`` for ``ast.Call``), or
 # ``generic_visit``; filled as types are met, once per process.
 _HANDLERS: dict[type, Callable[[Analyzer, Any], None]] = {}
-
-
-# Words of a name or compared string that may be an option of verification (``verify``,
-# ``validate_certs``, ``insecure``, ``ssl_context``, ``mode == "insecure"``); a test that reads
-# none of them (``protocol == "http"``, ``transport == "rediss"``) is not an opt-out.
-_OPTION_WORD = re.compile(
-    r"verif|valid|cert|ssl|tls|secur|check|ignore|skip|trust|unsafe|strict|context|ctx|https"
-    r"|hostname|pin|ca_|cafile|capath|disable|allow|mode|^no_|_no_|none|optional|require"
-)
-
-
-def _unrelated(test: ast.expr) -> bool:
-    """Tell whether a test reads no option of verification, by the names and strings it holds."""
-    if _reads_user_option(test):
-        return False
-    words = [
-        *_flag_names(test),
-        *(
-            n.value
-            for n in ast.walk(test)
-            if isinstance(n, ast.Constant) and isinstance(n.value, str)
-        ),
-    ]
-    return bool(words) and not any(_OPTION_WORD.search(word.lower()) for word in words)
 
 
 def _matches_host_itself(scope: ast.AST | None) -> bool:

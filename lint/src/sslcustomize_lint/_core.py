@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from sslcustomize_lint import _tables as t
 from sslcustomize_lint._callbacks import (
     _FunctionNode,
+    _keyword_value,
 )
 from sslcustomize_lint._commands import Token, tokens_of
 from sslcustomize_lint._evaluation import (
@@ -95,6 +96,8 @@ __all__ = [
     "_spec_default",
     "_starttls_spec",
     "_tokens",
+    "negated_option",
+    "unrelated",
 ]
 
 RawFinding = tuple[str, int, int]  # code, line, 1-based column
@@ -447,6 +450,8 @@ _ParamSink = tuple[str, "_FunctionNode", str, str, str, bool]
 _ALWAYS = frozenset({"SSC001", "SSC901"})
 # The note of a weakening inside a caller's opt-out branch (the configurable-weakening family).
 _CONFIGURABLE = "SSC801"
+# The tests of a flag whose false value turns verification off.
+_OFF_TESTS = frozenset({"false", "falsy", "falsy_or_none"})
 
 # Calls that return a module named by a string.
 _IMPORT_CALLS = frozenset({"builtins.__import__", "importlib.import_module"})
@@ -654,7 +659,18 @@ class AnalyzerCore:
     def sink(
         self, test: str, value: Value, code: str, location: ast.AST, *, defaults: bool = True
     ) -> None:
-        """Report a weakening value; remember a parameter so that its callers are checked."""
+        """Report a weakening value; remember a parameter so that its callers are checked.
+
+        A flag given as an option turned around (``verify=not ignore_certs``) is a
+        configurable weakening, noted as SSC801: off when the user asks for it.
+        """
+        if (
+            test in _OFF_TESTS
+            and not _TESTS[test](value)
+            and negated_option(_keyword_value(location))
+        ):
+            self.report(_CONFIGURABLE, location)
+            return
         if (defaults or not isinstance(value, Param)) and _TESTS[test](value):
             self.report(code, location)
         elif isinstance(value, Param) and (owner := self._init_params.get(id(value))):
@@ -1309,3 +1325,36 @@ def _encoded(text: Const, call: ast.Call) -> Value:
         return Const(text.value.encode(encoding), call)
     except (LookupError, UnicodeError):
         return UNKNOWN
+
+
+# Words of a name or compared string that may be an option of verification (``verify``,
+# ``validate_certs``, ``insecure``, ``ssl_context``, ``mode == "insecure"``); a test that reads
+# none of them (``protocol == "http"``, ``transport == "rediss"``) is not an opt-out.
+_OPTION_WORD = re.compile(
+    r"verif|valid|cert|ssl|tls|secur|check|ignore|skip|trust|unsafe|strict|context|ctx|https"
+    r"|hostname|pin|ca_|cafile|capath|disable|allow|mode|^no_|_no_|none|optional|require"
+)
+
+
+def unrelated(test: ast.expr) -> bool:
+    """Tell whether a test reads no option of verification, by the names and strings it holds."""
+    if _reads_user_option(test):
+        return False
+    words = [
+        *_flag_names(test),
+        *(
+            n.value
+            for n in ast.walk(test)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ),
+    ]
+    return bool(words) and not any(_OPTION_WORD.search(word.lower()) for word in words)
+
+
+def negated_option(node: ast.AST) -> bool:
+    """Tell whether an argument is an option turned around: ``verify=not ignore_certs``."""
+    if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        return False
+    operand = node.operand
+    name = operand.id if isinstance(operand, ast.Name) else getattr(operand, "attr", None)
+    return isinstance(name, str) and _OPTION_WORD.search(name.lower()) is not None
