@@ -544,20 +544,9 @@ class Analyzer(AnalyzerCore):
             # ``cfg.verify = False`` then ``verify=cfg.verify``: read back in this scope.
             self.scopes[-1][f"{target.value.id}.{attr}"] = _located(value, value_node)
         if isinstance(value, Param):
-            if attr == "verify" and self._session_target(base, target):
-                # ``def make(verify_ssl=False): session.verify = verify_ssl``: reported at
-                # the default; a caller's ``make(False)`` is checked like a keyword sink's.
-                self.sink("falsy", value, "SSC102", _location(value, stmt))
-            elif state is not None and (
-                (attr == "verify_mode" and _is_cert_none(value))
-                or (attr == "check_hostname" and _is_falsy(value))
-            ):
-                # ``def __init__(self, validate=CERT_NONE)`` then ``ctx.verify_mode =
-                # self.validate``: the library's default weakens the context, reported there.
-                code = "SSC201" if attr == "verify_mode" else "SSC202"
-                self.weaken(state, code, _location(value, stmt))
-            self._keep_init_param(target, value)
-            return  # storing a parameter: its default is checked where the caller's value is
+            # Storing a parameter: its default is checked where the caller's value is.
+            self._assign_parameter(base, target, value, state, stmt)
+            return
         self.client_rules.check_attribute_value(attr, value, stmt)
         if (
             state is None
@@ -569,6 +558,30 @@ class Analyzer(AnalyzerCore):
         self._assign_verification(base, target, value, state, stmt)
         if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
             self.class_attrs.setdefault(attr, value)
+
+    def _assign_parameter(
+        self,
+        base: Value,
+        target: ast.Attribute,
+        value: Param,
+        state: ContextState | None,
+        stmt: ast.AST,
+    ) -> None:
+        """``session.verify = verify_ssl``, ``ctx.verify_mode = self.validate``: a parameter."""
+        attr = target.attr
+        if attr == "verify" and self._session_target(base, target):
+            # ``def make(verify_ssl=False): session.verify = verify_ssl``: reported at
+            # the default; a caller's ``make(False)`` is checked like a keyword sink's.
+            self.sink("falsy", value, "SSC102", _location(value, stmt))
+        elif state is not None and (
+            (attr == "verify_mode" and _is_cert_none(value))
+            or (attr == "check_hostname" and _is_falsy(value))
+        ):
+            # ``def __init__(self, validate=CERT_NONE)`` then ``ctx.verify_mode =
+            # self.validate``: the library's default weakens the context, reported there.
+            code = "SSC201" if attr == "verify_mode" else "SSC202"
+            self.weaken(state, code, _location(value, stmt))
+        self._keep_init_param(target, value)
 
     def _assign_verification(
         self,

@@ -117,23 +117,27 @@ class VersionChecks(Family):
                 return True
         return False
 
+    def _check_m2crypto(self, args: list[ast.expr], kwmap: _KwMap) -> None:
+        """``M2Crypto.SSL.Context("sslv3")``: a weak protocol by its name."""
+        given: ast.AST | None = args[0] if args else None
+        if given is None and "protocol" in kwmap:
+            given = _keyword_value(kwmap["protocol"][1])
+        name = _str(self.core.resolve(given)) if given is not None else None
+        if given is not None and name is not None and name.lower() in t.M2CRYPTO_WEAK_PROTOCOLS:
+            self.core.report("SSC701", given)
+
     def _check_weak_tls(self, site: CallSite) -> None:
         """Weak protocol versions, version bounds, options and cipher strings (SSC7xx)."""
         qualname, attr, args, kwmap = site.qualname, site.attr, site.args, site.kwmap
         if qualname == "M2Crypto.SSL.Context":
-            given: ast.AST | None = args[0] if args else None
-            if given is None and "protocol" in kwmap:
-                given = _keyword_value(kwmap["protocol"][1])
-            name = _str(self.core.resolve(given)) if given is not None else None
-            if given is not None and name is not None and name.lower() in t.M2CRYPTO_WEAK_PROTOCOLS:
-                self.core.report("SSC701", given)  # ``M2Crypto.SSL.Context("sslv3")``
+            self._check_m2crypto(args, kwmap)
         if qualname in t.PROTOCOL_CALLS:
             for item in args:
                 value = self.core.resolve(item)
                 if not isinstance(value, Param) and _ref_in(value, t.WEAK_PROTOCOLS):
                     self.core.report("SSC701", item)
         elif args and attr == "set_options" and self.legacy_renegotiation(args[0]):
-            self.core.report("SSC703", args[0])  # pyOpenSSL's ``set_options(... | 0x4)``
+            self.core.report("SSC703", args[0])  # pyOpenSSL's ``set_options(... | 0x40000)``
         elif args and attr in _WEAK_METHODS:
             self._check_weak_method(qualname, attr, args, kwmap)
         for name, (value, location) in kwmap.items():

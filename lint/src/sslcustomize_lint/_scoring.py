@@ -65,17 +65,13 @@ class Score:
         return self.found / reported if reported else 1.0
 
 
-def score(labels: Labels, hits: Iterable[Hit], *, match_codes: bool = True) -> dict[str, Score]:
-    """Score findings per family (corpus file).
+def _by_line(labels: Labels, hits: Iterable[Hit]) -> dict[tuple[str, int], set[str]]:
+    """Group the hits by (resolved path, line), the notes SSC8 only where they are labelled.
 
-    Every expected code on an insecure line is one site. With ``match_codes``, a site is found
-    only by a finding with that code; without (for other tools), any finding on the line finds
-    all sites of the line. A false positive is a distinct (line, code) reported on a line that
-    expects nothing, or reported with a code that the line does not expect.
+    The files labelled before the configurable-weakening family existed mark a library's
+    opt-out branch ``none`` (it is not a weakening on by default): a note there is neither
+    right nor wrong.
     """
-    # The configurable-weakening notes are scored only in files that label them: the files
-    # labelled before that family existed mark a library's opt-out branch ``none`` (it is not
-    # a weakening on by default), and a note there is neither right nor wrong.
     noted = {
         path
         for path, lines in labels.items()
@@ -87,6 +83,18 @@ def score(labels: Labels, hits: Iterable[Hit], *, match_codes: bool = True) -> d
         if code.startswith(CONFIGURABLE) and resolved not in noted:
             continue
         by_line.setdefault((resolved, line), set()).add(code)
+    return by_line
+
+
+def score(labels: Labels, hits: Iterable[Hit], *, match_codes: bool = True) -> dict[str, Score]:
+    """Score findings per family (corpus file).
+
+    Every expected code on an insecure line is one site. With ``match_codes``, a site is found
+    only by a finding with that code; without (for other tools), any finding on the line finds
+    all sites of the line. A false positive is a distinct (line, code) reported on a line that
+    expects nothing, or reported with a code that the line does not expect.
+    """
+    by_line = _by_line(labels, hits)
     scores: dict[str, Score] = {}
     for path, lines in labels.items():
         family = Path(path).stem
