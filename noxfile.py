@@ -66,7 +66,7 @@ def tests(session: nox.Session) -> None:
     A wheel install, because the .pth startup hook needs one. Arguments after ``--`` go to
     pytest.
     """
-    session.install(".[test]")
+    session.install(".[test]", "./lint")
     # Wheels for tests/loopback/test_coexist.py's pip-system-certs venv (the tests stay on
     # loopback).
     wheelhouse = str(session.cache_dir / "wheelhouse")
@@ -82,7 +82,7 @@ def tests(session: nox.Session) -> None:
 @nox.session(python="3.12")
 def lint(session: nox.Session) -> None:
     """Check style, lint, types and the layers' imports (quick: ruff, mypy, lint-imports)."""
-    session.install(".[test]", "ruff", "mypy", "import-linter")
+    session.install(".[test]", "./lint", "ruff", "mypy", "import-linter")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
@@ -93,7 +93,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python="3.12")
 def bench(session: nox.Session) -> None:
     """Run the benchmarks; they print ratios measured in one run."""
-    session.install(".[test]", "requests", "httpx")
+    session.install(".[test]", "./lint", "requests", "httpx")
     session.run("python", "bench/run.py", *session.posargs)
 
 

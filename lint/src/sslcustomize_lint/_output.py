@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from sslcustomize import __version__
-from sslcustomize._lint._finding import Finding
-from sslcustomize._lint._rules import RULES
-from sslcustomize._lint._runner import LintResult
+from sslcustomize_lint._finding import Finding
+from sslcustomize_lint._rules import RULES
+from sslcustomize_lint._runner import LintResult
+from sslcustomize_lint._version import __version__
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ _DOCS = "docs/rules/{code}.md"
 
 
 def _version() -> str:
-    # The package's constant, as ``sslcustomize --version`` prints it; ``importlib.metadata``
+    # The distribution's version, one constant that hatch also reads; ``importlib.metadata``
     # costs ~150 ms to import and query on the development VM (a tenth of linting the stdlib).
     return __version__
 

@@ -18,7 +18,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from functools import lru_cache
 
-from sslcustomize._lint._tables import CONTEXT_FACTORIES, ENV_VARS
+from sslcustomize_lint._tables import CONTEXT_FACTORIES, ENV_VARS
 
 __all__ = [
     "accelerated_matches",
@@ -59,6 +59,7 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
         b"verify_mode",
         b"verify_ssl",
         b"verify_certs",
+        b"verify_certificates",  # a settings constant (``DOWNLOAD_VERIFY_CERTIFICATES``)
         b"verify_none",  # pyOpenSSL's VERIFY_NONE
         b"verify_server_cert",  # Elastic APM's
         b"cert_verify",  # requests' HTTPAdapter.cert_verify, overridden or called

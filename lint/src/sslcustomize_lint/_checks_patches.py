@@ -5,21 +5,21 @@ from __future__ import annotations
 import ast
 import re
 
-from sslcustomize._lint import _tables as t
-from sslcustomize._lint._checks_clients import ClientChecks
-from sslcustomize._lint._core import (
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._core import (
     _UNVERIFYING_WORDS,
     _VERIFYING_FACTORY_WORDS,
     _WEAKENING_WORDS,
     _is_warning_class,
     _KwMap,
 )
-from sslcustomize._lint._values import (
+from sslcustomize_lint._family import CallSite, Family, register
+from sslcustomize_lint._values import (
     Partial,
     Ref,
     Value,
 )
-from sslcustomize._lint._valuetests import (
+from sslcustomize_lint._valuetests import (
     _TESTS,
     _is_cert_none,
     _str,
@@ -28,10 +28,15 @@ from sslcustomize._lint._valuetests import (
 __all__ = ["PatchChecks"]
 
 
-class PatchChecks(ClientChecks):
+@register
+class PatchChecks(Family):
     """Checks of monkeypatches and silenced warnings (SSC105, SSC301, SSC302)."""
 
-    def _check_patch(self, target: str, value: Value, stmt: ast.AST) -> None:
+    def visit_call(self, site: CallSite) -> None:
+        """Check a call that silences the warnings of unverified requests."""
+        self._check_warnings(site)
+
+    def check_patch(self, target: str, value: Value, stmt: ast.AST) -> None:
         if target != "ssl._create_default_https_context" and target not in t.PATCH_TARGETS:
             return
         if isinstance(value, Ref) and (
@@ -45,9 +50,9 @@ class PatchChecks(ClientChecks):
             return  # restores the original, or hands over to sslcustomize
         if target == "ssl._create_default_https_context":
             if not self._keeps_verification(value, stmt):
-                self.report("SSC301", stmt)
+                self.core.report("SSC301", stmt)
         elif target in t.ALWAYS_WEAKENING_PATCHES or self._weakening_replacement(value, stmt):
-            self.report("SSC302", stmt)
+            self.core.report("SSC302", stmt)
 
     def _keeps_verification(self, value: Value, stmt: ast.AST) -> bool:
         """Tell whether a replacement default HTTPS context factory evidently verifies.
@@ -64,7 +69,7 @@ class PatchChecks(ClientChecks):
             )
         node: ast.AST | None = getattr(stmt, "value", None)
         if isinstance(node, ast.Name):
-            node = self._function_named(node.id)
+            node = self.core.function_named(node.id)
         if not isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
             return False
         text = re.sub(rb"\s+", b"", ast.unparse(node).encode().lower())
@@ -81,34 +86,34 @@ class PatchChecks(ClientChecks):
             return True
         node: ast.AST | None = expr
         if isinstance(expr, ast.Name):
-            node = self._defs.get(expr.id)
+            node = self.core.defs.get(expr.id)
         first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
-        if self.source is None or first is None:
+        if self.core.source is None or first is None:
             return True
-        lines = self.source.splitlines()[first - 1 : last]
+        lines = self.core.source.splitlines()[first - 1 : last]
         text = b"\n".join(lines).lower()
         return any(word in text for word in _WEAKENING_WORDS)
 
-    def _check_warnings(
-        self,
-        node: ast.Call,
-        qualname: str | None,
-        attr: str,
-        args: list[ast.expr],
-        kwmap: _KwMap,
-    ) -> None:
+    def _check_warnings(self, site: CallSite) -> None:
+        node, qualname, attr, args, kwmap = (
+            site.node,
+            site.qualname,
+            site.attr,
+            site.args,
+            site.kwmap,
+        )
         if qualname == "urllib3.disable_warnings" or (
-            qualname is None and attr == "disable_warnings" and "urllib3" in self.imported
+            qualname is None and attr == "disable_warnings" and "urllib3" in self.core.imported
         ):
             category = kwmap.get("category")
-            value = category[0] if category else (self.resolve(args[0]) if args else None)
+            value = category[0] if category else (self.core.resolve(args[0]) if args else None)
             if value is None or _is_warning_class(value):
-                self.report("SSC105", node)
+                self.core.report("SSC105", node)
         elif qualname in {
             "warnings.filterwarnings",
             "warnings.simplefilter",
         } and self._ignores_insecure_warning(node, qualname, args, kwmap):
-            self.report("SSC105", node)
+            self.core.report("SSC105", node)
 
     def _warning_filter_argument(
         self, node: ast.Call, args: list[ast.expr], kwmap: _KwMap, name: str, index: int | None
@@ -117,7 +122,7 @@ class PatchChecks(ClientChecks):
         if name in kwmap:
             return kwmap[name]
         if index is not None and len(args) > index:
-            return self.resolve(args[index]), node
+            return self.core.resolve(args[index]), node
         return None
 
     def _ignores_insecure_warning(

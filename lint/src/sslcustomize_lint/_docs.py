@@ -1,4 +1,4 @@
-"""Render the docs page of each rule from the rule table (``python -m sslcustomize._lint._docs``).
+"""Render the docs page of each rule from the rule table (``python -m sslcustomize_lint._docs``).
 
 The pages under ``docs/rules/`` are generated, so that messages, docs and SARIF never drift; a
 test checks that the committed pages match.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from sslcustomize._lint._rules import RULES, Rule
+from sslcustomize_lint._rules import RULES, Rule
 
 __all__ = ["render_index", "render_rule", "write_pages"]
 

@@ -6,7 +6,7 @@ import ast
 import operator
 from collections.abc import Callable
 
-from sslcustomize._lint._values import UNKNOWN, Const, Value
+from sslcustomize_lint._values import UNKNOWN, Const, Value
 
 __all__ = [
     "_BINARY",

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import ast
 
-from sslcustomize._lint import _tables as t
-from sslcustomize._lint._callbacks import (
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._callbacks import (
     _VERIFY_FLAGS,
     _FunctionNode,
     _keyword_value,
@@ -16,21 +16,21 @@ from sslcustomize._lint._callbacks import (
     _returns_true_always,
     _truthy_constant,
 )
-from sslcustomize._lint._core import (
+from sslcustomize_lint._core import (
     _CONTEXT_KEYWORDS,
     _SERVER_CALLS,
-    AnalyzerCore,
     _is_server_call,
     _KwMap,
 )
-from sslcustomize._lint._values import (
+from sslcustomize_lint._family import CallSite, Family, register
+from sslcustomize_lint._values import (
     ContextState,
     Instance,
     Method,
     Ref,
     Value,
 )
-from sslcustomize._lint._valuetests import (
+from sslcustomize_lint._valuetests import (
     _is_cert_none,
     _is_const,
 )
@@ -58,17 +58,22 @@ _NAME_CHECK_WORDS = (
 )
 
 
-class ContextChecks(AnalyzerCore):
+@register
+class ContextChecks(Family):
     """Checks of ``ssl`` and pyOpenSSL contexts (SSC2xx)."""
 
-    def _finish_contexts(self) -> None:
-        for state in self.contexts.values():
+    def visit_call(self, site: CallSite) -> None:
+        """Follow the contexts a call makes, configures or is given."""
+        self._check_contexts(site)
+
+    def finish_contexts(self) -> None:
+        for state in self.core.contexts.values():
             if state.optout:
                 continue
             server = state.server and not state.client
             if state.origin == "client_auth":
                 if state.client and not state.server:
-                    self.report("SSC207", state.node)
+                    self.core.report("SSC207", state.node)
                 continue
             repaired = state.mode_required and state.hostname_on
             if state.client:
@@ -76,7 +81,7 @@ class ContextChecks(AnalyzerCore):
             if state.origin == "unverified" and not server and not repaired:
                 # Repaired halfway (``CERT_REQUIRED`` without the name check): SSC206.
                 chain_only = state.used_chain_only if state.client else state.chain_only()
-                self.report("SSC206" if chain_only else "SSC203", state.node)
+                self.core.report("SSC206" if chain_only else "SSC203", state.node)
             if server or state.origin == "server":
                 continue
             self._finish_client_context(state)
@@ -84,43 +89,43 @@ class ContextChecks(AnalyzerCore):
     def _finish_pyopenssl_context(self, state: ContextState, *, quiet: bool) -> None:
         if not quiet:
             for code, node in state.weakenings:
-                self.report(code, node)
+                self.core.report(code, node)
         if state.client and not state.verified and not state.weakenings:
-            self.report("SSC209", state.node)
+            self.core.report("SSC209", state.node)
         elif state.client and state.peer_verify and not state.weakenings and not quiet:
-            source = self.source
+            source = self.core.source
             if source is not None and not any(word in source for word in _NAME_CHECK_WORDS):
-                self.report("SSC210", state.node)  # the chain is checked, the name never
+                self.core.report("SSC210", state.node)  # the chain is checked, the name never
 
     def _finish_client_context(self, state: ContextState) -> None:
         # Decided per context: a context handed to a client is a client's, whatever else the
         # function does; otherwise server hints around it keep it quiet.
-        quiet = not state.client and (state.server_hint or self._has_server_hints(state.scope))
+        quiet = not state.client and (state.server_hint or self.core.has_server_hints(state.scope))
         if state.origin == "pyopenssl":
             self._finish_pyopenssl_context(state, quiet=quiet)
             return
         for code, node in state.weakenings:
-            self.report(code, node)
+            self.core.report(code, node)
         if state.origin != "bare" or quiet:
             return
         if not (state.verified or state.weakenings):
-            self.report("SSC204", state.node)
+            self.core.report("SSC204", state.node)
         elif state.mode_required and not state.hostname_on and not state.weakenings:
-            self.report("SSC206", state.node)
+            self.core.report("SSC206", state.node)
 
-    def _check_contexts(  # noqa: PLR0917 - the call's parts, already resolved
-        self,
-        node: ast.Call,
-        qualname: str | None,
-        attr: str,
-        callee: Value,
-        args: list[ast.expr],
-        kwmap: _KwMap,
-    ) -> None:
+    def _check_contexts(self, site: CallSite) -> None:
+        node, qualname, attr, callee, args, kwmap = (
+            site.node,
+            site.qualname,
+            site.attr,
+            site.callee,
+            site.args,
+            site.kwmap,
+        )
         self._check_context_factories(node, qualname, kwmap)
         if isinstance(callee, Method) and isinstance(callee.receiver, Instance):
             self._context_method(callee.receiver, attr, args, kwmap)
-        if not self.contexts and not self._in_compare:
+        if not self.core.contexts and not self.core.in_compare:
             # No context followed yet, so no argument is one: a context made in an argument
             # (``f(ssl.create_default_context())``) was registered when that call was visited.
             return
@@ -130,14 +135,14 @@ class ContextChecks(AnalyzerCore):
     def _check_context_factories(self, node: ast.Call, qualname: str | None, kwmap: _KwMap) -> None:
         """The legacy opt-out, contexts made (followed from here), and ``ssl.wrap_socket``."""
         if qualname == "sslcustomize.create_legacy_context":
-            self.report("SSC901", node)
-        elif qualname in t.CONTEXT_FACTORIES and not self._in_compare:
-            self.resolve(node)  # registers the context so that it is followed
+            self.core.report("SSC901", node)
+        elif qualname in t.CONTEXT_FACTORIES and not self.core.in_compare:
+            self.core.resolve(node)  # registers the context so that it is followed
         elif qualname == "ssl.wrap_socket":
             server = "server_side" in kwmap and _is_const(kwmap["server_side"][0], True)
             mode = kwmap.get("cert_reqs")
             if not server and (mode is None or _is_cert_none(mode[0])):
-                self.report("SSC205", mode[1] if mode else node)
+                self.core.report("SSC205", mode[1] if mode else node)
 
     def _follow_context_arguments(self, attr: str, args: list[ast.expr], kwmap: _KwMap) -> None:
         """A followed context given to a call: used by a server, or by a client.
@@ -147,13 +152,7 @@ class ContextChecks(AnalyzerCore):
         serves. ``SSL.Connection(ctx)`` of a pyOpenSSL context given no key or certificate is
         a client's too.
         """
-        given: list[tuple[Value, str, ast.AST]] = [(self.resolve(a), "", a) for a in args]
-        given += [(v, k, _keyword_value(location)) for k, (v, location) in kwmap.items()]
-        states = [
-            (value.context, keyword, node)
-            for value, keyword, node in given
-            if isinstance(value, Instance) and value.context is not None
-        ]
+        states = self._given_contexts(args, kwmap)
         if attr in _SERVER_CALLS:
             for state, _, _ in states:
                 state.server = True
@@ -169,6 +168,18 @@ class ContextChecks(AnalyzerCore):
             first = states[0][0]
             if first.origin == "pyopenssl" and not first.server_hint:
                 first.use_by_client()
+
+    def _given_contexts(
+        self, args: list[ast.expr], kwmap: _KwMap
+    ) -> list[tuple[ContextState, str, ast.AST]]:
+        """The followed contexts among a call's arguments, with their keyword and node."""
+        given: list[tuple[Value, str, ast.AST]] = [(self.core.resolve(a), "", a) for a in args]
+        given += [(v, k, _keyword_value(location)) for k, (v, location) in kwmap.items()]
+        return [
+            (value.context, keyword, node)
+            for value, keyword, node in given
+            if isinstance(value, Instance) and value.context is not None
+        ]
 
     def _context_method(
         self, receiver: Instance, attr: str, args: list[ast.expr], kwmap: _KwMap
@@ -190,17 +201,17 @@ class ContextChecks(AnalyzerCore):
         elif attr.startswith(("use_certificate", "use_privatekey")):
             state.server_hint = True  # pyOpenSSL: a server's key and certificate
         elif attr == "set_verify" and (args or "mode" in kwmap):
-            off = self._verify_off(args, kwmap)
+            off = self.verify_off(args, kwmap)
             if off is not None:
                 state.weakenings.append(("SSC208", off))
             else:
                 state.verified = True  # VERIFY_PEER with a callback that checks, or unknown
                 callback = args[1] if len(args) > 1 else kwmap.get("callback", (None, None))[1]
-                state.peer_verify = self._names_flag(
+                state.peer_verify = self.names_flag(
                     args[0] if args else kwmap["mode"][1], _PEER
                 ) and self._passes_verdict(None if callback is None else _keyword_value(callback))
 
-    def _verify_off(self, args: list[ast.expr], kwmap: _KwMap) -> ast.AST | None:
+    def verify_off(self, args: list[ast.expr], kwmap: _KwMap) -> ast.AST | None:
         """Return where a pyOpenSSL ``set_verify(mode, callback)`` turns verification off.
 
         Off: ``VERIFY_NONE``, or flags OR-ed without ``VERIFY_PEER``
@@ -208,7 +219,7 @@ class ContextChecks(AnalyzerCore):
         callback that returns true whatever OpenSSL found. ``None``: verifying, or unknown.
         """
         mode = args[0] if args else _keyword_value(kwmap["mode"][1])
-        flags = [self.resolve(flag) for flag in _or_operands(mode)]
+        flags = [self.core.resolve(flag) for flag in _or_operands(mode)]
         names = [flag.qualname if isinstance(flag, Ref) else None for flag in flags]
         if "OpenSSL.SSL.VERIFY_PEER" not in names:
             if any(map(_is_cert_none, flags)) or (
@@ -236,14 +247,14 @@ class ContextChecks(AnalyzerCore):
             name = callback.id if isinstance(callback, ast.Name) else None
             if isinstance(callback, ast.Attribute):
                 name = callback.attr
-            function = None if name is None else self._function_named(name)
+            function = None if name is None else self.core.function_named(name)
         return function is not None and _returns_last_argument(function)
 
-    def _names_flag(self, mode: ast.AST, flags: frozenset[str]) -> bool:
+    def names_flag(self, mode: ast.AST, flags: frozenset[str]) -> bool:
         """Tell whether a ``set_verify`` mode names one of ``flags`` (alone or OR-ed)."""
         return any(
             isinstance(value, Ref) and value.qualname in flags
-            for value in map(self.resolve, _or_operands(_keyword_value(mode)))
+            for value in map(self.core.resolve, _or_operands(_keyword_value(mode)))
         )
 
     def _accepts_all(self, callback: ast.AST) -> bool:
@@ -257,7 +268,7 @@ class ContextChecks(AnalyzerCore):
             name = callback.attr  # ``self.verify_cb``: a method of this file, by its name
         if name is None:
             return False
-        function = self._function_named(name)
+        function = self.core.function_named(name)
         return function is not None and _returns_true_always(function)
 
 
@@ -277,23 +288,26 @@ def _written_name(func: ast.expr) -> str:
     return func.attr if isinstance(func, ast.Attribute) else ""
 
 
+def _returns_last_of_rest(function: ast.Lambda) -> bool:
+    """Tell whether a lambda is ``lambda *args: args[-1]``."""
+    rest, last = function.args.vararg, function.body
+    return (
+        rest is not None
+        and isinstance(last, ast.Subscript)
+        and isinstance(last.value, ast.Name)
+        and last.value.id == rest.arg
+        and isinstance(last.slice, ast.UnaryOp)
+        and isinstance(last.slice.op, ast.USub)
+        and isinstance(last.slice.operand, ast.Constant)
+        and last.slice.operand.value == 1
+    )
+
+
 def _returns_last_argument(function: ast.Lambda | _FunctionNode) -> bool:
     """Tell whether a callback returns its last argument (``ok``) and never reads the others."""
     names = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-    rest = function.args.vararg
-    if not names and isinstance(function, ast.Lambda) and rest is not None:
-        last = function.body  # ``lambda *args: args[-1]``
-        return (
-            isinstance(last, ast.Subscript)
-            and isinstance(last.value, ast.Name)
-            and last.value.id == rest.arg
-            and isinstance(last.slice, ast.UnaryOp)
-            and isinstance(last.slice.op, ast.USub)
-            and isinstance(last.slice.operand, ast.Constant)
-            and last.slice.operand.value == 1
-        )
     if not names:
-        return False
+        return isinstance(function, ast.Lambda) and _returns_last_of_rest(function)
     body = [function.body] if isinstance(function, ast.Lambda) else function.body
     read = {
         node.id

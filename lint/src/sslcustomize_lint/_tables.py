@@ -217,7 +217,14 @@ STRING_PROTOCOL_SETTINGS: dict[str, frozenset[str]] = {
     "DOWNLOADER_CLIENT_TLS_METHOD": frozenset({"TLSv1.0", "TLSv1.1"}),
 }
 # Names that are TLS settings wherever they are assigned (a module's or a class's settings).
-SETTING_NAMES = frozenset({"DOWNLOADER_CLIENT_TLS_METHOD", "DOWNLOADER_CLIENT_TLS_CIPHERS"})
+SETTING_NAMES = frozenset(
+    {
+        "DOWNLOADER_CLIENT_TLS_METHOD",
+        "DOWNLOADER_CLIENT_TLS_CIPHERS",
+        # A crawler framework's switch of its downloader's certificate checks.
+        "DOWNLOAD_VERIFY_CERTIFICATES",
+    }
+)
 MAX_VERSION_KEYWORDS = frozenset(
     {"maximum_version", "ssl_maximum_version", "max_version", "lowerMaximumSecurityTo"}
 )
@@ -424,6 +431,7 @@ LDAP_NO_CHECK = frozenset({"ldap.OPT_X_TLS_NEVER", "ldap.OPT_X_TLS_ALLOW"})
 DISTINCTIVE_ATTRIBUTES: dict[str, tuple[str, str]] = {
     "verify_ssl": ("falsy", "SSC511"),
     "VERIFY_SSL_CERT": ("false", "SSC511"),  # libcloud.security's switch
+    "DOWNLOAD_VERIFY_CERTIFICATES": ("false", "SSC101"),  # a settings module's constant
 }
 # pycurl options that switch verification off when set to 0.
 PYCURL_VERIFY_OPTIONS = frozenset(

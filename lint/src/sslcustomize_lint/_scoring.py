@@ -19,6 +19,8 @@ _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Za-z0-9 ,]+?)\s*(?:#.*)?$")
 # path -> line -> expected codes (an empty set for a look-alike that must stay silent)
 Labels = dict[str, dict[int, frozenset[str]]]
 Hit = tuple[str, int, str]  # path, line, code
+# The family of configurable weakenings (notes), scored only where it is labelled.
+CONFIGURABLE = "SSC8"
 
 
 def load_labels(corpus: Path) -> Labels:
@@ -63,6 +65,27 @@ class Score:
         return self.found / reported if reported else 1.0
 
 
+def _by_line(labels: Labels, hits: Iterable[Hit]) -> dict[tuple[str, int], set[str]]:
+    """Group the hits by (resolved path, line), the notes SSC8 only where they are labelled.
+
+    The files labelled before the configurable-weakening family existed mark a library's
+    opt-out branch ``none`` (it is not a weakening on by default): a note there is neither
+    right nor wrong.
+    """
+    noted = {
+        path
+        for path, lines in labels.items()
+        if any(code.startswith(CONFIGURABLE) for codes in lines.values() for code in codes)
+    }
+    by_line: dict[tuple[str, int], set[str]] = {}
+    for path, line, code in hits:
+        resolved = str(Path(path).resolve())
+        if code.startswith(CONFIGURABLE) and resolved not in noted:
+            continue
+        by_line.setdefault((resolved, line), set()).add(code)
+    return by_line
+
+
 def score(labels: Labels, hits: Iterable[Hit], *, match_codes: bool = True) -> dict[str, Score]:
     """Score findings per family (corpus file).
 
@@ -71,9 +94,7 @@ def score(labels: Labels, hits: Iterable[Hit], *, match_codes: bool = True) -> d
     all sites of the line. A false positive is a distinct (line, code) reported on a line that
     expects nothing, or reported with a code that the line does not expect.
     """
-    by_line: dict[tuple[str, int], set[str]] = {}
-    for path, line, code in hits:
-        by_line.setdefault((str(Path(path).resolve()), line), set()).add(code)
+    by_line = _by_line(labels, hits)
     scores: dict[str, Score] = {}
     for path, lines in labels.items():
         family = Path(path).stem

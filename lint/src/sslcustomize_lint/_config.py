@@ -20,9 +20,8 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-
-from sslcustomize._support._frozen import dataclass, field
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
 if TYPE_CHECKING:

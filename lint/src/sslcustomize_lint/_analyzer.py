@@ -13,18 +13,22 @@ import ast
 import re
 from collections.abc import Callable
 
-from sslcustomize._lint import _tables as t
-from sslcustomize._lint._callbacks import (
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._callbacks import (
     _FunctionNode,
 )
-from sslcustomize._lint._checks_patches import PatchChecks
-from sslcustomize._lint._core import (
+from sslcustomize_lint._checks_clients import ClientChecks
+from sslcustomize_lint._checks_contexts import ContextChecks
+from sslcustomize_lint._checks_patches import PatchChecks
+from sslcustomize_lint._checks_versions import VersionChecks
+from sslcustomize_lint._core import (
     _BASE,
     _CHILD_FIELDS,
     _ENVIRONS,
     _LEAVES,
     _SESSION_TYPES,
     _VERIFYING_MODES,
+    AnalyzerCore,
     RawFinding,
     _argument_for,
     _attribute_owner,
@@ -45,10 +49,12 @@ from sslcustomize._lint._core import (
     _Scope,
     _sessionish,
     _Sibling,
+    unrelated,
 )
-from sslcustomize._lint._prefilter import lines_of, places_of
-from sslcustomize._lint._siblings import sibling_file
-from sslcustomize._lint._values import (
+from sslcustomize_lint._family import FAMILIES, CallSite, Family
+from sslcustomize_lint._prefilter import lines_of, places_of
+from sslcustomize_lint._siblings import sibling_file
+from sslcustomize_lint._values import (
     UNKNOWN,
     Const,
     ContextState,
@@ -60,7 +66,7 @@ from sslcustomize._lint._values import (
     SeqVal,
     Value,
 )
-from sslcustomize._lint._valuetests import (
+from sslcustomize_lint._valuetests import (
     _TESTS,
     WEAK_SETTING_NAMES,
     _is_cert_none,
@@ -85,7 +91,7 @@ _NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 _IN_PLACE = frozenset({"append", "extend", "insert", "add", "__iadd__", "__ior__"})
 
 
-class Analyzer(PatchChecks):
+class Analyzer(AnalyzerCore):
     """Analyze one module.
 
     Args:
@@ -96,6 +102,32 @@ class Analyzer(PatchChecks):
             of the same package are read from that module.
         hot: ``hot_lines`` of the source, if the caller has them already.
     """
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        source: bytes | None = None,
+        path: str | None = None,
+        *,
+        hot: list[bool] | None = None,
+    ) -> None:
+        super().__init__(tree, source, path, hot=hot)
+        # One visitor per registered family, in the registry's order; the four known here
+        # also by name, for what only one of them knows (a class's weak version attribute).
+        self.context_rules = ContextChecks(self)
+        self.version_rules = VersionChecks(self)
+        self.client_rules = ClientChecks(self)
+        self.patch_rules = PatchChecks(self)
+        named: dict[type[Family], Family] = {
+            type(family): family
+            for family in (
+                self.context_rules,
+                self.version_rules,
+                self.client_rules,
+                self.patch_rules,
+            )
+        }
+        self.families = tuple(named.get(kind) or kind(self) for kind in FAMILIES)
 
     # -- driving -------------------------------------------------------------------------
 
@@ -112,7 +144,7 @@ class Analyzer(PatchChecks):
                 self._visit_function(func, scopes, class_attrs)
         if callers:
             self._finish_param_sinks(self.tree)
-        self._finish_contexts()
+        self.context_rules.finish_contexts()
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
 
     @property
@@ -216,7 +248,7 @@ class Analyzer(PatchChecks):
             self.visit(decorator)
         self._pending.append((node, list(self.scopes), self.class_attrs))
         self.scopes[-1][node.name] = UNKNOWN
-        self._defs[node.name] = node
+        self.defs[node.name] = node
 
     _visit_async_function_def = _visit_function_def
 
@@ -233,7 +265,7 @@ class Analyzer(PatchChecks):
         self.scopes.append(body)
         self.visit_body(node.body)
         self.scopes.pop()
-        self._check_class_versions(node.body, body)
+        self.version_rules.check_class_versions(node.body, body)
         for name, value in body.items():
             if isinstance(value, Const):  # ``verify_tls = False`` read as ``self.verify_tls``
                 self.class_attrs.setdefault(name, value)
@@ -262,7 +294,7 @@ class Analyzer(PatchChecks):
                 value = self.resolve(default)
                 # Keep where the default was written: the finding points there.
                 scope[arg.arg] = Param(arg.arg, _located(value, default))
-                self._check_default(arg.arg, value, default)
+                self.version_rules.check_default(arg.arg, value, default)
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
             scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
         self.scopes = [*scopes, scope]
@@ -278,7 +310,7 @@ class Analyzer(PatchChecks):
         kw_pairs = zip(args.kwonlyargs, args.kw_defaults, strict=True)
         pairs += [(arg, default) for arg, default in kw_pairs if default is not None]
         for arg, default in pairs:  # evaluated where the lambda is made, in the outer scope
-            self._check_default(arg.arg, self.resolve(default), default)
+            self.version_rules.check_default(arg.arg, self.resolve(default), default)
         self.scopes.append(dict.fromkeys((a.arg for a in node.args.args), UNKNOWN))
         self.generic_visit(node)
         self.scopes.pop()
@@ -289,9 +321,9 @@ class Analyzer(PatchChecks):
         for target in node.targets:
             named = _target_name(target)
             if named in t.SSL_OPTION_DICTS:
-                self._check_ssl_options(node.value)
+                self.client_rules.check_ssl_options(node.value)
             elif named in t.SETTING_NAMES and isinstance(target, ast.Name):
-                self._check_attribute_value(named, value, node)  # scrapy's settings
+                self.client_rules.check_attribute_value(named, value, node)  # scrapy's settings
             self._assign(target, value, node.value, node)
 
     def _visit_ann_assign(self, node: ast.AnnAssign) -> None:
@@ -302,6 +334,13 @@ class Analyzer(PatchChecks):
     def _visit_aug_assign(self, node: ast.AugAssign) -> None:
         """``opts |= {"verify": False}`` adds entries; any other changes the value to unknown."""
         self.generic_visit(node)
+        if (
+            isinstance(node.target, ast.Attribute)
+            and node.target.attr == "options"
+            and isinstance(node.op, ast.BitOr)
+            and self.version_rules.legacy_renegotiation(node.value)
+        ):
+            self.report("SSC703", node.value)  # ``ctx.options |= 0x40000``
         if not isinstance(node.target, ast.Name):
             return
         added = self.resolve(node.value)
@@ -332,7 +371,7 @@ class Analyzer(PatchChecks):
         elif name == "cert_reqs" and not isinstance(value_node, ast.Name) and _is_cert_none(value):
             known = self.resolve(owner)
             served = isinstance(known, DictVal) and "certfile" in known.entries
-            if not served and not self._has_server_hints(self.function):
+            if not served and not self.has_server_hints(self.function):
                 self.report("SSC104", value_node)  # urllib3's pool options (a transport's)
 
     def _rebind(self, name: str, value: Value) -> None:
@@ -497,21 +536,18 @@ class Analyzer(PatchChecks):
         attr = target.attr
         if isinstance(base, Ref):
             if attr in t.DISTINCTIVE_ATTRIBUTES:  # ``libcloud.security.VERIFY_SSL_CERT = False``
-                self._check_attribute_value(attr, value, stmt)
-            self._check_patch(t.normalize(f"{base.qualname}.{attr}"), value, stmt)
+                self.client_rules.check_attribute_value(attr, value, stmt)
+            self.patch_rules.check_patch(t.normalize(f"{base.qualname}.{attr}"), value, stmt)
             return
         state = base.context if isinstance(base, Instance) else None
         if isinstance(target.value, ast.Name) and not _is_self(target.value):
             # ``cfg.verify = False`` then ``verify=cfg.verify``: read back in this scope.
             self.scopes[-1][f"{target.value.id}.{attr}"] = _located(value, value_node)
         if isinstance(value, Param):
-            if attr == "verify" and self._session_target(base, target):
-                # ``def make(verify_ssl=False): session.verify = verify_ssl``: reported at
-                # the default; a caller's ``make(False)`` is checked like a keyword sink's.
-                self._sink("falsy", value, "SSC102", _location(value, stmt))
-            self._keep_init_param(target, value)
-            return  # storing a parameter: its default is checked where the caller's value is
-        self._check_attribute_value(attr, value, stmt)
+            # Storing a parameter: its default is checked where the caller's value is.
+            self._assign_parameter(base, target, value, state, stmt)
+            return
+        self.client_rules.check_attribute_value(attr, value, stmt)
         if (
             state is None
             and _is_self(target.value)
@@ -522,6 +558,30 @@ class Analyzer(PatchChecks):
         self._assign_verification(base, target, value, state, stmt)
         if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
             self.class_attrs.setdefault(attr, value)
+
+    def _assign_parameter(
+        self,
+        base: Value,
+        target: ast.Attribute,
+        value: Param,
+        state: ContextState | None,
+        stmt: ast.AST,
+    ) -> None:
+        """``session.verify = verify_ssl``, ``ctx.verify_mode = self.validate``: a parameter."""
+        attr = target.attr
+        if attr == "verify" and self._session_target(base, target):
+            # ``def make(verify_ssl=False): session.verify = verify_ssl``: reported at
+            # the default; a caller's ``make(False)`` is checked like a keyword sink's.
+            self.sink("falsy", value, "SSC102", _location(value, stmt))
+        elif state is not None and (
+            (attr == "verify_mode" and _is_cert_none(value))
+            or (attr == "check_hostname" and _is_falsy(value))
+        ):
+            # ``def __init__(self, validate=CERT_NONE)`` then ``ctx.verify_mode =
+            # self.validate``: the library's default weakens the context, reported there.
+            code = "SSC201" if attr == "verify_mode" else "SSC202"
+            self.weaken(state, code, _location(value, stmt))
+        self._keep_init_param(target, value)
 
     def _assign_verification(
         self,
@@ -535,13 +595,16 @@ class Analyzer(PatchChecks):
         attr = target.attr
         if attr == "verify_mode":
             if _is_cert_none(value):
-                self._weaken(state, "SSC201", stmt)
+                self.weaken(state, "SSC201", stmt)
             elif isinstance(value, Ref) and value.qualname in _VERIFYING_MODES and state:
                 state.verified = state.mode_required = True
                 state.repair("SSC201")
         elif attr == "check_hostname":
-            if _is_falsy(value):  # False, 0, "": the setter takes any value's truth
-                self._weaken(state, "SSC202", stmt)
+            if _is_falsy(value) and not _matches_host_itself(self.function):
+                # False, 0, "": the setter takes any value's truth. Code that matches the name
+                # itself after the handshake (``match_hostname(conn.getpeercert(), host)``)
+                # moved the check, it did not drop it.
+                self.weaken(state, "SSC202", stmt)
             elif _is_const(value, True) and state:
                 # Since Python 3.7 this also turns CERT_NONE into CERT_REQUIRED.
                 state.verified = state.hostname_on = state.mode_required = True
@@ -628,9 +691,9 @@ class Analyzer(PatchChecks):
 
     def _visit_compare(self, node: ast.Compare) -> None:
         """A comparison only looks at a value: ``ctx == ssl._create_unverified_context()``."""
-        self._in_compare += 1
+        self.in_compare += 1
         self.generic_visit(node)
-        self._in_compare -= 1
+        self.in_compare -= 1
 
     def _visit_unary_op(self, node: ast.UnaryOp) -> None:
         self.generic_visit(node)
@@ -647,7 +710,7 @@ class Analyzer(PatchChecks):
         # lists variable names (``{"CURL_CA_BUNDLE": "empty"}``) is not.
         spreads = [v for k, v in zip(node.keys, node.values, strict=True) if k is None]
         if any(_ref_in(self.resolve(v), _ENVIRONS) for v in spreads):
-            self._check_env_dict(node)
+            self.check_env_dict(node)
         for key, value in zip(node.keys, node.values, strict=True):
             # An entry named by a keyword whose name alone says what it does, whatever the dict
             # is for (Celery's ``broker_use_ssl = {"ssl_cert_reqs": ssl.CERT_NONE}``).
@@ -656,7 +719,9 @@ class Analyzer(PatchChecks):
                 if _TESTS[test](self.resolve(value)):
                     self.report(code, value)
             elif isinstance(key, ast.Constant) and key.value in t.SSL_OPTION_DICTS:
-                self._check_ssl_options(value)  # ``{"broker_use_ssl": {...}}`` (settings)
+                self.client_rules.check_ssl_options(
+                    value
+                )  # ``{"broker_use_ssl": {...}}`` (settings)
             elif isinstance(key, ast.Constant) and key.value in WEAK_SETTING_NAMES:
                 # ``{"ssl_version": PROTOCOL_TLSv1}`` (tornado's ``ssl_options``),
                 # ``{"tls_security_policy": "Policy-Min-TLS-1-0-..."}``
@@ -675,23 +740,32 @@ class Analyzer(PatchChecks):
         """
         self.visit(node.test)
         uses, truth = self._guard(node.test)
-        for body, optout in (
-            (node.body, uses and truth is not True),
-            (node.orelse, uses and truth is not False),
+        dead = _python2_branch(node.test)
+        for body, optout, taken in (
+            (node.body, uses and truth is not True, dead is not True),
+            (node.orelse, uses and truth is not False, dead is not False),
         ):
+            if not taken:
+                continue  # ``if not hasattr(ssl, "SSLContext"):``: never run on Python 3
             self._optout += optout
             self.visit_body(body)
             self._optout -= optout
 
-    def _guard(self, test: ast.expr) -> tuple[bool, bool | None]:
-        """Return whether a test reads a parameter, and its value with default arguments."""
+    def _guard(self, test: ast.expr, *, optout: bool = True) -> tuple[bool, bool | None]:
+        """Return whether a test reads a parameter, and its value with default arguments.
+
+        With ``optout`` (a branch), a test that reads only unrelated parameters reads none:
+        it is not the caller's opt-out.
+        """
         params = _parameter_names(self.function)
         flags = _flag_names(test)
         if _reads_user_option(test):
             return True, None  # ``if not module.params["validate_certs"]``: the user's choice
         if not any(n in params or isinstance(self.lookup(n), Param) for n in flags):
             return False, None
-        return True, self._truth(test)
+        if optout and unrelated(test):
+            return False, None  # ``if protocol == "http":``: what else the caller asked for
+        return True, self._truth(test, optout=optout)
 
     def _default_truth(self, test: ast.expr) -> bool | None:
         """A conditional expression's test on parameters, with their defaults.
@@ -702,16 +776,21 @@ class Analyzer(PatchChecks):
         flags = _flag_names(test)
         if not flags or not all(isinstance(self.lookup(name), Param) for name in flags):
             return None
-        uses, truth = self._guard(test)
+        uses, truth = self._guard(test, optout=False)
         return truth if uses else None
 
-    def _truth(self, test: ast.expr) -> bool | None:
+    def _truth(self, test: ast.expr, *, optout: bool = False) -> bool | None:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            inner = self._truth(test.operand)
+            inner = self._truth(test.operand, optout=optout)
             return None if inner is None else not inner
         if isinstance(test, ast.BoolOp):
-            values = [self._truth(v) for v in test.values]
             stop = isinstance(test.op, ast.Or)
+            # A part on an unrelated parameter (``transport == "rediss" and not ssl``) does not
+            # decide whether the caller opted out: it is taken as the part that changes nothing.
+            values = [
+                not stop if optout and unrelated(v) else self._truth(v, optout=optout)
+                for v in test.values
+            ]
             if stop in values:
                 return stop
             return None if None in values else not stop
@@ -817,14 +896,18 @@ class Analyzer(PatchChecks):
         kwmap: _KwMap,
         has_star: bool,  # noqa: FBT001 - one of several positional facts about a call
     ) -> None:
-        """Run every family's checks on one call."""
-        self._check_flag_sinks(qualname, attr, args, kwmap)
-        self._check_weak_tls(qualname, attr, args, kwmap)
-        self._check_client_options(node, qualname, attr, args, kwmap)
-        self._check_contexts(node, qualname, attr, callee, args, kwmap)
-        self._check_stdlib_clients(node, qualname, attr, args, kwmap, has_star)
-        self._check_process(node, qualname, attr, args, kwmap)
-        self._check_warnings(node, qualname, attr, args, kwmap)
+        """Show one call to every family, then follow what it patches."""
+        site = CallSite(
+            node=node,
+            qualname=qualname,
+            attr=attr,
+            callee=callee,
+            args=args,
+            kwmap=kwmap,
+            has_star=has_star,
+        )
+        for family in self.families:
+            family.visit_call(site)
         self._check_call_patches(node, attr, args)
 
     def _check_call_patches(self, node: ast.Call, attr: str, args: list[ast.expr]) -> None:
@@ -839,14 +922,14 @@ class Analyzer(PatchChecks):
         first = self.resolve(args[0])
         if len(args) == 2 and isinstance(first, Const) and isinstance(first.value, str):
             target = first.value  # pytest's monkeypatch.setattr("ssl.x", value)
-            self._check_patch(t.normalize(target), self.resolve(args[1]), args[0])
+            self.patch_rules.check_patch(t.normalize(target), self.resolve(args[1]), args[0])
         elif len(args) >= 3:
             name = _str(self.resolve(args[1]))
             if not name or not name.isidentifier():
                 return
             if isinstance(first, Ref):
                 target = t.normalize(f"{first.qualname}.{name}")
-                self._check_patch(target, self.resolve(args[2]), args[0])
+                self.patch_rules.check_patch(target, self.resolve(args[2]), args[0])
             else:
                 # ``setattr(session, "verify", False)`` is ``session.verify = False`` written
                 # so that a pattern matcher does not see it.
@@ -858,6 +941,53 @@ class Analyzer(PatchChecks):
 # Node type -> the Analyzer method that visits it (``_visit_call`` for ``ast.Call``), or
 # ``generic_visit``; filled as types are met, once per process.
 _HANDLERS: dict[type, Callable[[Analyzer, Any], None]] = {}
+
+
+def _matches_host_itself(scope: ast.AST | None) -> bool:
+    """Tell whether a function calls a host-name match of its own (``match_hostname``)."""
+    if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    return any(
+        isinstance(node, ast.Call) and _written(node.func) in _HOST_MATCHES
+        for node in ast.walk(scope)
+    )
+
+
+def _written(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+# Functions that match a peer certificate against a host name: ssl's (before 3.12, and
+# vendored copies of it) and service_identity's.
+_HOST_MATCHES = frozenset({"match_hostname", "verify_hostname", "verify_certificate_hostname"})
+
+
+def _python2_branch(test: ast.expr) -> bool | None:
+    """Tell which branch of an ``if`` only Python 2 takes: True (the body), False (the else).
+
+    ``hasattr(ssl, "SSLContext")`` (or ``"create_default_context"``) is true on every Python 3,
+    so the branch that runs without it is dead code there (``ssl.wrap_socket`` fallbacks).
+    """
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    if not (
+        isinstance(inner, ast.Call)
+        and isinstance(inner.func, ast.Name)
+        and inner.func.id == "hasattr"
+        and len(inner.args) == 2
+        and isinstance(inner.args[0], ast.Name)
+        and inner.args[0].id == "ssl"
+        and isinstance(inner.args[1], ast.Constant)
+        and inner.args[1].value in _PYTHON3_SSL_NAMES
+    ):
+        return None
+    return negated
+
+
+# Names every Python 3 ``ssl`` module has (since 3.4 at the latest).
+_PYTHON3_SSL_NAMES = frozenset({"SSLContext", "create_default_context"})
 
 
 def _argument_dest(call: ast.Call, keywords: dict[str, ast.expr]) -> str | None:

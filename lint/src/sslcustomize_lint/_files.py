@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from fnmatch import translate
 from operator import attrgetter
 
-from sslcustomize._lint._config import is_test_path, matches
+from sslcustomize_lint._config import is_test_path, matches
 
 __all__ = ["discover"]
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from sslcustomize._lint._rules import RULES_BY_CODE, Rule
-from sslcustomize._support._frozen import dataclass
+from dataclasses import dataclass
+
+from sslcustomize_lint._rules import RULES_BY_CODE, Rule
 
 __all__ = ["Finding", "LintError"]
 

@@ -15,7 +15,7 @@ Codes are stable. The hundreds digit names the family:
 
 from __future__ import annotations
 
-from sslcustomize._support._frozen import dataclass
+from dataclasses import dataclass
 
 __all__ = ["FAMILIES", "RULES", "RULES_BY_CODE", "Rule"]
 
@@ -28,6 +28,7 @@ FAMILIES = {
     "SSC5": "other-clients",
     "SSC6": "stdlib-no-context",
     "SSC7": "weak-tls",
+    "SSC8": "configurable-weakening",
     "SSC9": "legacy-opt-out",
 }
 
@@ -591,10 +592,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC703",
         name="options-allow-old-protocols",
-        message="clearing `OP_NO_SSLv3`/`OP_NO_TLSv1`/`OP_NO_TLSv1_1` re-enables a weak protocol",
+        message="clearing `OP_NO_SSLv3`/`OP_NO_TLSv1`/`OP_NO_TLSv1_1` re-enables a weak protocol "
+        "(or an option allows unsafe legacy renegotiation)",
         why="Removing these options from a context's `options` turns back on protocol "
-        "versions deprecated by RFC 8996.",
-        fix="Leave the options set; set `minimum_version = ssl.TLSVersion.TLSv1_2` instead.",
+        "versions deprecated by RFC 8996. `SSL_OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION` "
+        "(`0x40000`) lets a connection renegotiate without RFC 5746, the attack of "
+        "CVE-2009-3555.",
+        fix="Leave the options set, and do not set the unsafe renegotiation option; set "
+        "`minimum_version = ssl.TLSVersion.TLSv1_2` instead.",
         bad="ctx.options &= ~ssl.OP_NO_TLSv1",
         good="ctx.minimum_version = ssl.TLSVersion.TLSv1_2",
     ),
@@ -609,6 +614,24 @@ RULES: tuple[Rule, ...] = (
         "weak ones with `!` (`HIGH:!aNULL:!MD5`).",
         bad='ctx.set_ciphers("ALL:@SECLEVEL=0")',
         good='ctx.set_ciphers("ECDHE+AESGCM:!aNULL")',
+    ),
+    Rule(
+        code="SSC801",
+        name="configurable-weakening",
+        message="verification is turned off here when a caller or user asks for it (an opt-out "
+        "option of this code)",
+        why="A branch or mapping that turns verification off under a parameter, a command-line "
+        "flag or a setting (`if not validate_certs: ctx.verify_mode = CERT_NONE`, "
+        "`verify=not ignore_certs`) is where an opt-out enters a product: off by default, but "
+        "one option away. The weakening itself is the caller's, reported where it is asked "
+        "for; this note lists the place that honours it, for a security review. A project that "
+        'offers such options on purpose switches the family off: `ignore = ["SSC8"]`.',
+        fix="Keep the option if users need it, documented and warned about at run time; better, "
+        "let users trust one host (`sslcustomize trust HOST`, a CA file option) instead of "
+        "turning verification off. Or mark it `# sslcustomize: allow(reason)`.",
+        bad="if not validate_certs:\n    ctx.verify_mode = ssl.CERT_NONE",
+        good="if ca_file:\n    ctx.load_verify_locations(ca_file)",
+        level="note",
     ),
     Rule(
         code="SSC901",

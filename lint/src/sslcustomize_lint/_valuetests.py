@@ -6,8 +6,8 @@ import ast
 import re
 from collections.abc import Callable
 
-from sslcustomize._lint import _tables as t
-from sslcustomize._lint._values import UNKNOWN, Const, DictVal, Param, Ref, SeqVal, Value
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._values import UNKNOWN, Const, DictVal, Param, Ref, SeqVal, Value
 
 __all__ = [
     "WEAK_SETTING_NAMES",

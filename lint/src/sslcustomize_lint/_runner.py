@@ -11,10 +11,11 @@ import struct
 import sys
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-from sslcustomize._lint._analyzer import Analyzer
-from sslcustomize._lint._finding import Finding, LintError
-from sslcustomize._lint._prefilter import (
+from sslcustomize_lint._analyzer import Analyzer
+from sslcustomize_lint._finding import Finding, LintError
+from sslcustomize_lint._prefilter import (
     PARTIAL_MIN_BYTES,
     hot_places,
     hot_source,
@@ -22,8 +23,7 @@ from sslcustomize._lint._prefilter import (
     module_names,
     word_places,
 )
-from sslcustomize._lint._suppress import find_allows
-from sslcustomize._support._frozen import dataclass, field
+from sslcustomize_lint._suppress import find_allows
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
 if TYPE_CHECKING:

@@ -13,12 +13,13 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from sslcustomize._lint import _tables as t
-from sslcustomize._lint._callbacks import (
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._callbacks import (
     _FunctionNode,
+    _keyword_value,
 )
-from sslcustomize._lint._commands import Token, tokens_of
-from sslcustomize._lint._evaluation import (
+from sslcustomize_lint._commands import Token, tokens_of
+from sslcustomize_lint._evaluation import (
     _BINARY,
     _COMPARE,
     _EMPTY_COLLECTIONS,
@@ -27,9 +28,9 @@ from sslcustomize._lint._evaluation import (
     _UNARY,
     _constant_result,
 )
-from sslcustomize._lint._prefilter import hot_lines, is_tls_name
-from sslcustomize._lint._siblings import sibling_constants
-from sslcustomize._lint._values import (
+from sslcustomize_lint._prefilter import hot_lines, is_tls_name
+from sslcustomize_lint._siblings import sibling_constants
+from sslcustomize_lint._values import (
     UNKNOWN,
     Const,
     ContextState,
@@ -42,7 +43,7 @@ from sslcustomize._lint._values import (
     SeqVal,
     Value,
 )
-from sslcustomize._lint._valuetests import (
+from sslcustomize_lint._valuetests import (
     _TESTS,
     _env_insecure,
     _is_cert_none,
@@ -95,6 +96,8 @@ __all__ = [
     "_spec_default",
     "_starttls_spec",
     "_tokens",
+    "negated_option",
+    "unrelated",
 ]
 
 RawFinding = tuple[str, int, int]  # code, line, 1-based column
@@ -445,6 +448,10 @@ _ParamSink = tuple[str, "_FunctionNode", str, str, str, bool]
 
 # Reported even inside an opt-out branch: not a weakening that a parameter switches on.
 _ALWAYS = frozenset({"SSC001", "SSC901"})
+# The note of a weakening inside a caller's opt-out branch (the configurable-weakening family).
+_CONFIGURABLE = "SSC801"
+# The tests of a flag whose false value turns verification off.
+_OFF_TESTS = frozenset({"false", "falsy", "falsy_or_none"})
 
 # Calls that return a module named by a string.
 _IMPORT_CALLS = frozenset({"builtins.__import__", "importlib.import_module"})
@@ -546,10 +553,10 @@ class AnalyzerCore:
         self.tree = tree
         self.source = source
         self.path = path
-        self._in_compare = 0
+        self.in_compare = 0
         # >0 inside a branch that runs only when a caller opts out through a parameter.
         self._optout = 0
-        self._defs: dict[str, ast.AST] = {}  # function name -> its latest definition
+        self.defs: dict[str, ast.AST] = {}  # function name -> its latest definition
         # A sink fed by a parameter; its callers are checked (see ``_ParamSink``).
         self._param_sinks: list[_ParamSink] = []
         # A class's ``__init__`` parameters stored as ``self.x`` (by identity): the class's
@@ -606,22 +613,28 @@ class AnalyzerCore:
         return self._url_flags
 
     def report(self, code: str, node: ast.AST) -> None:
-        """Record a finding at a node (not inside a caller's opt-out branch, see ``_visit_if``)."""
+        """Record a finding at a node; inside a caller's opt-out branch, the note SSC801.
+
+        A branch taken only when a caller opts out (see ``_visit_if``) implements the caller's
+        choice: the caller's ``verify=False`` is the weakening, reported there; the branch is a
+        configurable weakening, listed at note level by its own family.
+        """
         if self._optout and code not in _ALWAYS:
-            return
+            code = _CONFIGURABLE
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0) + 1
         self.findings.add((code, line, col))
 
-    def _weaken(self, state: ContextState | None, code: str, node: ast.AST) -> None:
+    def weaken(self, state: ContextState | None, code: str, node: ast.AST) -> None:
         if self._optout:
+            self.report(_CONFIGURABLE, node)
             return
         if state is not None:
             state.weakenings.append((code, node))
-        elif not self._has_server_hints(self.function):
+        elif not self.has_server_hints(self.function):
             self.report(code, node)
 
-    def _has_server_hints(self, scope: ast.AST) -> bool:
+    def has_server_hints(self, scope: ast.AST) -> bool:
         if scope is self.tree:
             return False  # a module mixes clients and servers: only evident uses count there
         cached = self._server_hints.get(scope)
@@ -643,10 +656,21 @@ class AnalyzerCore:
         if test is not None and _env_insecure(test, value):
             self.report("SSC303", node)
 
-    def _sink(
+    def sink(
         self, test: str, value: Value, code: str, location: ast.AST, *, defaults: bool = True
     ) -> None:
-        """Report a weakening value; remember a parameter so that its callers are checked."""
+        """Report a weakening value; remember a parameter so that its callers are checked.
+
+        A flag given as an option turned around (``verify=not ignore_certs``) is a
+        configurable weakening, noted as SSC801: off when the user asks for it.
+        """
+        if (
+            test in _OFF_TESTS
+            and not _TESTS[test](value)
+            and negated_option(_keyword_value(location))
+        ):
+            self.report(_CONFIGURABLE, location)
+            return
         if (defaults or not isinstance(value, Param)) and _TESTS[test](value):
             self.report(code, location)
         elif isinstance(value, Param) and (owner := self._init_params.get(id(value))):
@@ -658,7 +682,7 @@ class AnalyzerCore:
                 (self.function.name, self.function, value.name, test, code, False)
             )
 
-    def _check_env_dict(self, node: ast.Dict) -> None:
+    def check_env_dict(self, node: ast.Dict) -> None:
         for key, value in zip(node.keys, node.values, strict=True):
             if key is not None:
                 self._check_env(self.resolve(key), self.resolve(value), key)
@@ -678,7 +702,7 @@ class AnalyzerCore:
                 has_star = True
         return kwmap, has_star
 
-    def _argument(
+    def argument(
         self, args: list[ast.expr], kwmap: _KwMap, name: str, index: int
     ) -> tuple[Value, ast.AST] | None:
         """Return a call's argument by keyword, else by position (no ``*args`` before it)."""
@@ -738,9 +762,9 @@ class AnalyzerCore:
                 self._whole = self.tree
         return self._whole
 
-    def _function_named(self, name: str) -> _FunctionNode | None:
+    def function_named(self, name: str) -> _FunctionNode | None:
         """Return the last function or method of this file named ``name``, cut or not."""
-        found = self._defs.get(name)
+        found = self.defs.get(name)
         if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) and self._hot is None:
             return found
         # A cut tree lacks functions without a rule word (a callback is one): read them from
@@ -1032,33 +1056,44 @@ class AnalyzerCore:
             return Const(node.value, node)
         return _located(self.resolve(node), node)
 
-    def _resolve_call(self, node: ast.Call) -> Value:  # noqa: PLR0911 - one case per callee kind
+    def _resolve_call(self, node: ast.Call) -> Value:
         callee = self.resolve(node.func)
         if isinstance(callee, Ref):
             return self._resolve_call_of(callee.qualname, node)
         if isinstance(callee, Method):
-            if callee.attr == "join" and node.args:
-                if isinstance(node.args[0], ast.List | ast.Tuple):
-                    text = self._static_str(node)  # ``"_".join(["", "create", ...])``
-                    if text is not None:
-                        return Const(text, node)
-                joined = self.resolve(node.args[0])
-                return joined if isinstance(joined, SeqVal) else UNKNOWN
-            if callee.attr in {"format", "split", "strip"}:
-                return _param(callee.receiver) if _str(callee.receiver) is not None else UNKNOWN
-            if callee.attr == "copy" and isinstance(callee.receiver, DictVal):
-                return callee.receiver
-            if callee.attr == "get" and len(node.args) == 2:
-                return self._lookup_or_default(callee.receiver, node)
-            if callee.attr.startswith("get") and node.keywords:
-                # configparser's ``get``/``getboolean(section, option, fallback=False)``
-                for keyword in node.keywords:
-                    if keyword.arg == "fallback":
-                        known = self._resolve_located(keyword.value)
-                        return known if isinstance(known, Const) else UNKNOWN
+            known = self._resolve_method_call(callee, node)
+            if known is not None:
+                return known
         if isinstance(node.func, ast.Name) and not (node.args or node.keywords):
             return self._constant_return(node.func.id, node)
         return UNKNOWN
+
+    def _resolve_method_call(  # noqa: PLR0911 - one case per method
+        self, callee: Method, node: ast.Call
+    ) -> Value | None:
+        """The value of ``"".join(...)``, ``d.copy()``, ``d.get(k, v)`` and the like, if known."""
+        if callee.attr == "join" and node.args:
+            if isinstance(node.args[0], ast.List | ast.Tuple):
+                text = self._static_str(node)  # ``"_".join(["", "create", ...])``
+                if text is not None:
+                    return Const(text, node)
+            joined = self.resolve(node.args[0])
+            return joined if isinstance(joined, SeqVal) else UNKNOWN
+        if callee.attr == "encode" and isinstance(callee.receiver, Const):
+            return _encoded(callee.receiver, node)  # ``"ALL:@SECLEVEL=0".encode("utf-8")``
+        if callee.attr in {"format", "split", "strip"}:
+            return _param(callee.receiver) if _str(callee.receiver) is not None else UNKNOWN
+        if callee.attr == "copy" and isinstance(callee.receiver, DictVal):
+            return callee.receiver
+        if callee.attr == "get" and len(node.args) == 2:
+            return self._lookup_or_default(callee.receiver, node)
+        if callee.attr.startswith("get") and node.keywords:
+            # configparser's ``get``/``getboolean(section, option, fallback=False)``
+            for keyword in node.keywords:
+                if keyword.arg == "fallback":
+                    known = self._resolve_located(keyword.value)
+                    return known if isinstance(known, Const) else UNKNOWN
+        return None
 
     def _constant_return(self, name: str, call: ast.Call) -> Value:
         """``insecure()`` of ``def insecure(): return False`` (or ``insecure = lambda: False``).
@@ -1274,3 +1309,52 @@ class AnalyzerCore:
                 state.mode_required = True
             elif keyword.arg == "check_hostname" and _is_const(value, True):
                 state.hostname_on = state.mode_required = True
+
+
+def _encoded(text: Const, call: ast.Call) -> Value:
+    """The bytes of ``"...".encode(encoding)`` when the text and the encoding are constants."""
+    encoding = "utf-8"
+    if call.args:
+        given = call.args[0]
+        if not (isinstance(given, ast.Constant) and isinstance(given.value, str)):
+            return UNKNOWN
+        encoding = given.value
+    if not isinstance(text.value, str):
+        return UNKNOWN
+    try:
+        return Const(text.value.encode(encoding), call)
+    except (LookupError, UnicodeError):
+        return UNKNOWN
+
+
+# Words of a name or compared string that may be an option of verification (``verify``,
+# ``validate_certs``, ``insecure``, ``ssl_context``, ``mode == "insecure"``); a test that reads
+# none of them (``protocol == "http"``, ``transport == "rediss"``) is not an opt-out.
+_OPTION_WORD = re.compile(
+    r"verif|valid|cert|ssl|tls|secur|check|ignore|skip|trust|unsafe|strict|context|ctx|https"
+    r"|hostname|pin|ca_|cafile|capath|disable|allow|mode|^no_|_no_|none|optional|require"
+)
+
+
+def unrelated(test: ast.expr) -> bool:
+    """Tell whether a test reads no option of verification, by the names and strings it holds."""
+    if _reads_user_option(test):
+        return False
+    words = [
+        *_flag_names(test),
+        *(
+            n.value
+            for n in ast.walk(test)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ),
+    ]
+    return bool(words) and not any(_OPTION_WORD.search(word.lower()) for word in words)
+
+
+def negated_option(node: ast.AST) -> bool:
+    """Tell whether an argument is an option turned around: ``verify=not ignore_certs``."""
+    if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        return False
+    operand = node.operand
+    name = operand.id if isinstance(operand, ast.Name) else getattr(operand, "attr", None)
+    return isinstance(name, str) and _OPTION_WORD.search(name.lower()) is not None
