@@ -37,6 +37,28 @@ def test_findings_exit_one_text(insecure: Path, capsys: pytest.CaptureFixture[st
     assert "create_legacy_context()" in out[1]
 
 
+def test_configurable_weakening_is_listed_but_does_not_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An opt-out option (SSC801) is listed as a note and exits 0; its twin, a default, exits 1."""
+    option = tmp_path / "option.py"
+    option.write_text(
+        "import ssl\n\n\ndef connect(validate_certs=True):\n"
+        "    ctx = ssl.create_default_context()\n"
+        "    if not validate_certs:\n"
+        "        ctx.check_hostname = False\n"
+        "        ctx.verify_mode = ssl.CERT_NONE\n"
+        "    return ctx\n"
+    )
+    assert run(str(option)) == 0
+    captured = capsys.readouterr()
+    assert " SSC801 " in captured.out
+    assert "0 finding(s)" in captured.err
+    default = tmp_path / "default.py"
+    default.write_text(option.read_text().replace("validate_certs=True", "validate_certs=False"))
+    assert run(str(default)) == 1
+
+
 def test_exit_zero(insecure: Path) -> None:
     """--exit-zero exits 0 even with findings."""
     assert run("--exit-zero", str(insecure)) == 0

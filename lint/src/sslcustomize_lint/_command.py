@@ -191,10 +191,10 @@ def _show(result: LintResult, fmt: str) -> int:
     sys.stdout.write(render(result, fmt))
     for error in result.errors:
         print(f"{error.path}: {error.message}", file=sys.stderr)
-    failing = sum(not f.in_tests for f in result.findings)
+    failing = sum(not f.in_tests and f.rule.fails for f in result.findings)
     if fmt == "text":
         notes = len(result.findings) - failing
-        extra = f" (and {notes} in test files, as notes)" if notes else ""
+        extra = f" (and {notes} note(s): in test files, or for review)" if notes else ""
         print(f"{failing} finding(s){extra} in {result.files} file(s)", file=sys.stderr)
     return failing
 

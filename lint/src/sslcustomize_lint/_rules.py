@@ -55,6 +55,9 @@ class Rule:
     bad: str
     good: str
     level: str = "error"
+    #: Whether a finding fails the run (exit status 1). Configurable weakenings are listed
+    #: for a review, not failed: offering an opt-out option is not itself a defect.
+    fails: bool = True
 
     @property
     def family(self) -> str:
@@ -632,6 +635,7 @@ RULES: tuple[Rule, ...] = (
         bad="if not validate_certs:\n    ctx.verify_mode = ssl.CERT_NONE",
         good="if ca_file:\n    ctx.load_verify_locations(ca_file)",
         level="note",
+        fails=False,
     ),
     Rule(
         code="SSC901",
