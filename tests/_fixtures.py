@@ -31,6 +31,20 @@ with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20) as ra
 """
 
 
+def installed_with_hook() -> bool:
+    """Tell whether this interpreter has sslcustomize installed, with its ``.pth`` hook.
+
+    A wheel install puts ``sslcustomize.pth`` in site-packages; ``nox -s fast`` runs the unit
+    tests from the source tree (``PYTHONPATH=src``), where a fresh interpreter started
+    without that variable imports no sslcustomize and runs no hook. ``src`` holds a
+    ``sslcustomize.pth`` too, but Python reads ``.pth`` files only in site directories.
+    """
+    import site
+
+    directories = [*site.getsitepackages(), site.getusersitepackages()]
+    return any(os.path.isfile(os.path.join(d, "sslcustomize.pth")) for d in directories)
+
+
 @pytest.fixture
 def write_policy(tmp_path: Path) -> WritePolicy:
     """Write a policy file (dedented) and return its path."""
