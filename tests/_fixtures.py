@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import trustme
 
+import _pki
 import sslcustomize
 from sslcustomize._runtime import _state
 
@@ -56,6 +57,21 @@ def write_policy(tmp_path: Path) -> WritePolicy:
         return path
 
     return write
+
+
+@pytest.fixture
+def pki_root(pki: _pki.TestPKI, tmp_path: Path) -> Path:
+    """The root of the session's test PKI (``conftest``'s ``pki``) as a PEM file."""
+    path = tmp_path / "pki-root.pem"
+    path.write_bytes(pki["good"].ca_pem)
+    return path
+
+
+@pytest.fixture
+def inject_pki_root(write_policy: WritePolicy, pki_root: Path) -> Path:
+    """Inject a policy whose only trust is the test PKI's root; return the root's file."""
+    sslcustomize.inject(write_policy(f"trust = ['{pki_root}']\n"))
+    return pki_root
 
 
 @pytest.fixture

@@ -24,21 +24,6 @@ def _no_extra(context: ssl.SSLContext, sources: tuple[object, ...]) -> None:
     raise AssertionError(f"no extra anchors expected: {sources}")
 
 
-def _server(case: _pki.CertCase, tmp_path: Path) -> ssl.SSLContext:
-    files = case.write(tmp_path / case.name)
-    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    server.load_cert_chain(files.chain, files.key)
-    return server
-
-
-@pytest.fixture
-def root(pki: _pki.TestPKI, tmp_path: Path) -> str:
-    """The test PKI's root as a PEM file."""
-    path = tmp_path / "root.pem"
-    path.write_bytes(pki["good"].ca_pem)
-    return str(path)
-
-
 def test_settings_are_read_from_the_context() -> None:
     """A caller's minimum version, flags and host-name choice are in its settings."""
     context = ORIGINAL_CREATE_DEFAULT_CONTEXT()
@@ -53,25 +38,24 @@ def test_settings_are_read_from_the_context() -> None:
 
 
 def test_an_engine_carries_the_callers_settings_and_recipe(
-    root: str, pki: _pki.TestPKI, tmp_path: Path
+    pki_root: Path, pki: _pki.TestPKI, tmp_path: Path
 ) -> None:
     """The caller's CA and TLS floor are on the engine, which verifies with them."""
     caller = ORIGINAL_CREATE_DEFAULT_CONTEXT()
     caller.minimum_version = ssl.TLSVersion.TLSv1_3
-    settings = settings_of(caller, (("load_verify_locations", (root, None, None)),))
+    settings = settings_of(caller, (("load_verify_locations", (str(pki_root), None, None)),))
     engine = build_engine(settings, EngineSpec(), _no_extra)
     assert engine is not caller
     assert engine.minimum_version == ssl.TLSVersion.TLSv1_3
     assert engine.verify_mode == ssl.CERT_REQUIRED
     assert engine.check_hostname
-    assert memory_handshake(engine, _server(pki["good"], tmp_path), "localhost").version() == (
-        "TLSv1.3"
-    )
+    connection = memory_handshake(engine, pki["good"].server_context(tmp_path), "localhost")
+    assert connection.version() == "TLSv1.3"
     with pytest.raises(ssl.SSLCertVerificationError):
-        memory_handshake(engine, _server(pki["unknown_issuer"], tmp_path), "localhost")
+        memory_handshake(engine, pki["unknown_issuer"].server_context(tmp_path), "localhost")
 
 
-def test_a_refused_lowering_is_raised_to_the_floor(root: str) -> None:
+def test_a_refused_lowering_is_raised_to_the_floor() -> None:
     """Attack: a caller's TLS 1.0 floor and security level 0 are raised as the spec says."""
     caller = ORIGINAL_CREATE_DEFAULT_CONTEXT()
     caller.set_ciphers("DEFAULT:@SECLEVEL=0")
@@ -83,7 +67,7 @@ def test_a_refused_lowering_is_raised_to_the_floor(root: str) -> None:
     assert engine.security_level == level
 
 
-def test_a_deferred_engine_verifies_nothing_and_refuses_renegotiation(root: str) -> None:
+def test_a_deferred_engine_verifies_nothing_and_refuses_renegotiation() -> None:
     """verify=False: no verification in the handshake, and no second chain after the verdict."""
     settings = settings_of(ORIGINAL_CREATE_DEFAULT_CONTEXT(), ())
     engine = build_engine(settings, EngineSpec(verify=False), _no_extra)
@@ -92,7 +76,7 @@ def test_a_deferred_engine_verifies_nothing_and_refuses_renegotiation(root: str)
     assert engine.options & ssl.OP_NO_RENEGOTIATION
 
 
-def test_a_withheld_client_certificate_is_not_replayed(tmp_path: Path) -> None:
+def test_a_withheld_client_certificate_is_not_replayed() -> None:
     """The spec can keep the caller's client certificate off an engine (a probe)."""
     settings = settings_of(
         ORIGINAL_CREATE_DEFAULT_CONTEXT(), (("load_cert_chain", ("/no/such.pem", None, None)),)
@@ -104,11 +88,11 @@ def test_a_withheld_client_certificate_is_not_replayed(tmp_path: Path) -> None:
     assert engine.verify_mode == ssl.CERT_REQUIRED
 
 
-def test_a_verifier_keeps_only_what_decides_the_chain(root: str) -> None:
+def test_a_verifier_keeps_only_what_decides_the_chain(pki_root: Path) -> None:
     """The offline verifier speaks TLS 1.2 and loads the anchors, whatever the caller's versions."""
     caller = ORIGINAL_CREATE_DEFAULT_CONTEXT()
     caller.minimum_version = ssl.TLSVersion.TLSv1_3
-    settings = settings_of(caller, (("load_verify_locations", (root, None, None)),))
+    settings = settings_of(caller, (("load_verify_locations", (str(pki_root), None, None)),))
     verifier = build_verifier(settings, EngineSpec(), _no_extra)
     assert verifier.maximum_version == ssl.TLSVersion.TLSv1_2
     assert verifier.verify_mode == ssl.CERT_REQUIRED

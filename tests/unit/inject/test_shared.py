@@ -11,24 +11,9 @@ import pytest
 
 import _pki
 import sslcustomize
-from _fixtures import WritePolicy, memory_handshake
+from _fixtures import memory_handshake
 from sslcustomize._inject._patcher import Patcher
 from sslcustomize._inject._shared import ContextCache, library_context, make_opt_out, on_import
-
-
-@pytest.fixture
-def trusting(write_policy: WritePolicy, pki: _pki.TestPKI, tmp_path: Path) -> None:
-    """Inject a policy that trusts only the test PKI's root."""
-    ca = tmp_path / "root.pem"
-    ca.write_bytes(pki["good"].ca_pem)
-    sslcustomize.inject(write_policy(f"trust = ['{ca}']\n"))
-
-
-def _server(case: _pki.CertCase, tmp_path: Path) -> ssl.SSLContext:
-    files = case.write(tmp_path / case.name)
-    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    server.load_cert_chain(files.chain, files.key)
-    return server
 
 
 def test_a_hook_runs_now_for_an_imported_module_and_undo_forgets_a_pending_one() -> None:
@@ -48,21 +33,21 @@ def test_a_hook_runs_now_for_an_imported_module_and_undo_forgets_a_pending_one()
     assert seen == ["json"]
 
 
-@pytest.mark.usefixtures("trusting")
+@pytest.mark.usefixtures("inject_pki_root")
 def test_load_default_certs_loads_the_policys_anchors(pki: _pki.TestPKI, tmp_path: Path) -> None:
     """A library asking for the system's anchors gets the policy's, and verifies with them."""
     context = library_context("requests")
     context.load_default_certs()
-    assert memory_handshake(context, _server(pki["good"], tmp_path), "localhost")
+    assert memory_handshake(context, pki["good"].server_context(tmp_path), "localhost")
 
 
-@pytest.mark.usefixtures("trusting")
+@pytest.mark.usefixtures("inject_pki_root")
 def test_the_policy_refuses_what_it_does_not_trust(pki: _pki.TestPKI, tmp_path: Path) -> None:
     """Twin: the same library context refuses a chain of another root."""
     context = library_context("requests")
     context.load_default_certs()
     with pytest.raises(ssl.SSLCertVerificationError):
-        memory_handshake(context, _server(pki["unknown_issuer"], tmp_path), "localhost")
+        memory_handshake(context, pki["unknown_issuer"].server_context(tmp_path), "localhost")
 
 
 def test_an_opt_out_turns_off_the_host_check_first() -> None:
@@ -72,7 +57,7 @@ def test_an_opt_out_turns_off_the_host_check_first() -> None:
     assert context.verify_mode == ssl.CERT_NONE
 
 
-@pytest.mark.usefixtures("trusting")
+@pytest.mark.usefixtures("inject_pki_root")
 def test_the_cache_builds_once_per_key_and_freezes() -> None:
     """The same key gives the same context, built once and frozen against changes."""
     cache, built = ContextCache(), []

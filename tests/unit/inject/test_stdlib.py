@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 import _pki
-import sslcustomize
-from _fixtures import WritePolicy, memory_handshake
+from _fixtures import memory_handshake
 from sslcustomize._connection._contexts import PolicyContext
 from sslcustomize._inject import _stdlib
 from sslcustomize._inject._patcher import Patcher
@@ -21,27 +20,11 @@ from sslcustomize._support._originals import (
 )
 
 
-def _server(case: _pki.CertCase, tmp_path: Path) -> ssl.SSLContext:
-    """A server context that presents ``case``'s chain."""
-    files = case.write(tmp_path / case.name)
-    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    server.load_cert_chain(files.chain, files.key)
-    return server
-
-
 def _stdlib_context(*args: object, **kwargs: object) -> ssl.SSLContext:
     """Call ``ssl._create_stdlib_context`` as smtplib does (typeshed does not declare it)."""
     factory = ssl._create_stdlib_context  # type: ignore[attr-defined]  # private, undeclared
     context: ssl.SSLContext = factory(*args, **kwargs)
     return context
-
-
-@pytest.fixture
-def policy_trusting_pki(write_policy: WritePolicy, pki: _pki.TestPKI, tmp_path: Path) -> None:
-    """Inject a policy whose only trust is the test PKI's root."""
-    ca = tmp_path / "root.pem"
-    ca.write_bytes(pki["good"].ca_pem)
-    sslcustomize.inject(write_policy(f"trust = ['{ca}']\n"))
 
 
 def test_inject_replaces_the_factories_and_undo_restores_them() -> None:
@@ -74,7 +57,7 @@ def test_a_programs_own_factory_is_kept_and_a_moved_one_keeps_its_meaning() -> N
     )
 
 
-@pytest.mark.usefixtures("policy_trusting_pki")
+@pytest.mark.usefixtures("inject_pki_root")
 def test_stdlib_context_verifies_what_python_would_not(pki: _pki.TestPKI, tmp_path: Path) -> None:
     """Attack: smtplib's context (gh-91826) refuses an untrusted server under the policy."""
     context = _stdlib_context()
@@ -82,17 +65,17 @@ def test_stdlib_context_verifies_what_python_would_not(pki: _pki.TestPKI, tmp_pa
     assert context.verify_mode == ssl.CERT_REQUIRED
     assert context.check_hostname
     with pytest.raises(ssl.SSLCertVerificationError):
-        memory_handshake(context, _server(pki["unknown_issuer"], tmp_path), "localhost")
+        memory_handshake(context, pki["unknown_issuer"].server_context(tmp_path), "localhost")
 
 
-@pytest.mark.usefixtures("policy_trusting_pki")
+@pytest.mark.usefixtures("inject_pki_root")
 def test_stdlib_context_accepts_the_policys_trust(pki: _pki.TestPKI, tmp_path: Path) -> None:
     """Twin: the same context accepts a server the policy trusts."""
     context = _stdlib_context()
-    assert memory_handshake(context, _server(pki["good"], tmp_path), "localhost").version()
+    assert memory_handshake(context, pki["good"].server_context(tmp_path), "localhost").version()
 
 
-@pytest.mark.usefixtures("policy_trusting_pki")
+@pytest.mark.usefixtures("inject_pki_root")
 def test_an_explicit_opt_out_is_applied_as_given() -> None:
     """cert_reqs=CERT_NONE turns the host check off first, as Python's order requires."""
     context = _stdlib_context(cert_reqs=ssl.CERT_NONE)
@@ -103,7 +86,7 @@ def test_an_explicit_opt_out_is_applied_as_given() -> None:
     assert unverified.verify_mode == ssl.CERT_NONE
 
 
-@pytest.mark.usefixtures("policy_trusting_pki")
+@pytest.mark.usefixtures("inject_pki_root")
 def test_arguments_python_refuses_are_refused_alike() -> None:
     """check_hostname=True with the default cert_reqs raises ValueError, as Python's does."""
     with pytest.raises(ValueError, match="check_hostname"):
@@ -112,7 +95,7 @@ def test_arguments_python_refuses_are_refused_alike() -> None:
         ssl._create_unverified_context(check_hostname=True)  # noqa: S323 - refused as Python refuses
 
 
-@pytest.mark.usefixtures("policy_trusting_pki")
+@pytest.mark.usefixtures("inject_pki_root")
 def test_a_server_context_is_pythons_own() -> None:
     """Server-side contexts are made by ssl unchanged, not as policy contexts."""
     server = _stdlib_context(ssl.PROTOCOL_TLS_SERVER)

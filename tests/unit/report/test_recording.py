@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import ssl
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +15,6 @@ from sslcustomize._report._recording import Recorder, chain_fields, is_quiet, si
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._trust._checked_policy import load_policy
 from sslcustomize.exceptions import UnverifiedConnectionWarning
-
-
-def _ders(pem: bytes) -> tuple[bytes, ...]:
-    marker = "-----END CERTIFICATE-----"
-    blocks = [b + marker for b in pem.decode().split(marker) if "BEGIN" in b]
-    return tuple(ssl.PEM_cert_to_DER_cert(block.strip()) for block in blocks)
 
 
 @pytest.fixture
@@ -49,7 +42,7 @@ def test_a_record_names_the_connection_and_its_chain(
     """Host, port, verdict, reasons, rule and the chain's facts; intermediates it reached."""
     recorder = Recorder(policy)
     decision = Runtime(policy).base_decision("smtplib")
-    chain = _ders(pki["expired"].chain_pem)
+    chain = pki["expired"].chain_der
     recorder.record(
         decision=decision, name="smtplib", host="mail.example", port=465, chain=chain,
         verdict="reported", reasons=("expired",),
@@ -74,7 +67,7 @@ def test_an_unknown_issuer_names_no_intermediates(
     recorder = Recorder(policy)
     recorder.record(
         decision=Runtime(policy).base_decision(None), name="x", host="h.example", port=443,
-        chain=_ders(pki["expired"].chain_pem), verdict="reported", reasons=("unknown_issuer",),
+        chain=pki["expired"].chain_der, verdict="reported", reasons=("unknown_issuer",),
     )  # fmt: skip
     recorder.close()
     (record,) = _records(journal)

@@ -16,13 +16,6 @@ from sslcustomize._support._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
 from sslcustomize._trust._checked_policy import load_policy
 
 
-def _ders(pem: bytes) -> tuple[bytes, ...]:
-    """The certificates of a PEM chain as DER, in order."""
-    marker = "-----END CERTIFICATE-----"
-    blocks = [b + marker for b in pem.decode().split(marker) if "BEGIN" in b]
-    return tuple(ssl.PEM_cert_to_DER_cert(block.strip()) for block in blocks)
-
-
 def _policy(write_policy: WritePolicy, text: str) -> Policy:
     """The policy of one process layer written from ``text``."""
     policy = load_policy([("process", str(write_policy(text)), True)], environ={})
@@ -31,21 +24,13 @@ def _policy(write_policy: WritePolicy, text: str) -> Policy:
 
 
 @pytest.fixture
-def root(pki: _pki.TestPKI, tmp_path: Path) -> Path:
-    """The test PKI's root as a PEM file."""
-    path = tmp_path / "root.pem"
-    path.write_bytes(pki["good"].ca_pem)
-    return path
-
-
-@pytest.fixture
-def runtime(write_policy: WritePolicy, root: Path) -> Runtime:
+def runtime(write_policy: WritePolicy, pki_root: Path) -> Runtime:
     """A runtime whose policy trusts the test PKI's root, with an exception for a pinned NAS."""
     return Runtime(
         _policy(
             write_policy,
             f"""
-            trust = ['{root}']
+            trust = ['{pki_root}']
             [[exception]]
             host = "nas.example"
             pin = ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]
@@ -55,12 +40,12 @@ def runtime(write_policy: WritePolicy, root: Path) -> Runtime:
     )
 
 
-def test_base_decisions_are_made_once_per_context_name(runtime: Runtime, root: Path) -> None:
+def test_base_decisions_are_made_once_per_context_name(runtime: Runtime, pki_root: Path) -> None:
     """A context name's decision is cached; it carries the policy's mode and trust."""
     decision = runtime.base_decision("smtplib")
     assert runtime.base_decision("smtplib") is decision
     assert decision.mode == "enforce"
-    assert [source.path for source in decision.trust] == [str(root)]
+    assert [source.path for source in decision.trust] == [str(pki_root)]
 
 
 def test_an_exception_applies_to_its_host_only(runtime: Runtime) -> None:
@@ -75,17 +60,17 @@ def test_an_exception_applies_to_its_host_only(runtime: Runtime) -> None:
 
 
 def test_verdicts_accept_the_trusted_chain_and_name_every_reason(
-    runtime: Runtime, pki: _pki.TestPKI, root: Path
+    runtime: Runtime, pki: _pki.TestPKI, pki_root: Path
 ) -> None:
     """Good is accepted; expired and for another host is rejected with both reasons."""
     settings = settings_of(
-        ORIGINAL_CREATE_DEFAULT_CONTEXT(), (("load_verify_locations", (str(root), None, None)),)
+        ORIGINAL_CREATE_DEFAULT_CONTEXT(), (("load_verify_locations", (str(pki_root), None, None)),)
     )
     decision = runtime.base_decision(None)
     spec = EngineSpec()
-    good = runtime.verdict(settings, spec, decision, _ders(pki["good"].chain_pem), "localhost")
+    good = runtime.verdict(settings, spec, decision, pki["good"].chain_der, "localhost")
     assert good.accepted
-    bad_chain = _ders(pki["expired_wrong_host"].chain_pem)
+    bad_chain = pki["expired_wrong_host"].chain_der
     bad = runtime.verdict(settings, spec, decision, bad_chain, "localhost")
     assert not bad.accepted
     assert set(bad.reasons) == {"expired", "hostname_mismatch"}
@@ -96,7 +81,7 @@ def test_a_verdict_without_the_anchor_is_a_rejection(runtime: Runtime, pki: _pki
     """Twin: the same good chain, judged without the root loaded, is an unknown issuer."""
     settings = settings_of(ORIGINAL_CREATE_DEFAULT_CONTEXT(), ())
     verdict = runtime.verdict(
-        settings, EngineSpec(), runtime.base_decision(None), _ders(pki["good"].chain_pem),
+        settings, EngineSpec(), runtime.base_decision(None), pki["good"].chain_der,
         "localhost",
     )  # fmt: skip
     assert not verdict.accepted
@@ -145,9 +130,9 @@ def test_a_shared_context_is_built_once_per_generation(runtime: Runtime) -> None
     assert built == ["k", "other"]
 
 
-def test_two_runtimes_share_nothing(write_policy: WritePolicy, root: Path) -> None:
+def test_two_runtimes_share_nothing(write_policy: WritePolicy, pki_root: Path) -> None:
     """A new policy is a new runtime: its caches start empty, its recorder is its own."""
-    policy = _policy(write_policy, f"trust = ['{root}']\nmode = 'report'\n")
+    policy = _policy(write_policy, f"trust = ['{pki_root}']\nmode = 'report'\n")
     one, two = Runtime(policy), Runtime(policy)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     assert one.shared("k", lambda: context) is context
@@ -168,14 +153,6 @@ def test_the_oracle_verifies_with_the_named_trust(
     oracle = runtime.oracle(trust, (), True, 0, False)
     assert runtime.oracle(trust, (), True, 0, False) is oracle
     assert oracle.verify_mode == ssl.CERT_REQUIRED
-    assert memory_handshake(oracle, _server(pki["good"], tmp_path), "localhost").version()
+    assert memory_handshake(oracle, pki["good"].server_context(tmp_path), "localhost").version()
     with pytest.raises(ssl.SSLCertVerificationError):
-        memory_handshake(oracle, _server(pki["unknown_issuer"], tmp_path), "localhost")
-
-
-def _server(case: _pki.CertCase, tmp_path: Path) -> ssl.SSLContext:
-    """A server context that presents ``case``'s chain."""
-    files = case.write(tmp_path / case.name)
-    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    server.load_cert_chain(files.chain, files.key)
-    return server
+        memory_handshake(oracle, pki["unknown_issuer"].server_context(tmp_path), "localhost")

@@ -13,14 +13,6 @@ from sslcustomize._trust._anchors import Anchors, TrustError
 from sslcustomize._trust._bundles import MAX_BUNDLE_SIZE, bundle_anchors, bundle_certificates
 
 
-def _server(case: _pki.CertCase, tmp_path: Path) -> ssl.SSLContext:
-    """A server context that presents ``case``'s chain."""
-    files = case.write(tmp_path / case.name)
-    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    server.load_cert_chain(files.chain, files.key)
-    return server
-
-
 def _client(anchors: Anchors) -> ssl.SSLContext:
     """A verifying client context with exactly ``anchors``."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -45,7 +37,7 @@ def test_a_bundle_of_cas_becomes_a_hashed_directory_that_verifies(
     anchors = bundle_anchors(str(bundle))
     assert anchors.files == ()
     assert len(anchors.directories) == 1
-    assert memory_handshake(_client(anchors), _server(pki["good"], tmp_path), "localhost")
+    assert memory_handshake(_client(anchors), pki["good"].server_context(tmp_path), "localhost")
 
 
 def test_the_anchors_refuse_a_server_of_another_ca(pki: _pki.TestPKI, tmp_path: Path) -> None:
@@ -54,7 +46,7 @@ def test_the_anchors_refuse_a_server_of_another_ca(pki: _pki.TestPKI, tmp_path: 
     bundle.write_bytes(pki["good"].ca_pem)
     client = _client(bundle_anchors(str(bundle)))
     with pytest.raises(ssl.SSLCertVerificationError):
-        memory_handshake(client, _server(pki["unknown_issuer"], tmp_path), "localhost")
+        memory_handshake(client, pki["unknown_issuer"].server_context(tmp_path), "localhost")
 
 
 def test_the_same_bytes_give_the_same_anchors(pki: _pki.TestPKI, tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import ssl
 
 import pytest
 
@@ -24,13 +23,6 @@ from sslcustomize._verdict._reasons import (
 UNABLE_TO_GET_ISSUER_LOCALLY = 20
 CERT_HAS_EXPIRED = 10
 HOSTNAME_MISMATCH = 62
-
-
-def _ders(pem: bytes) -> list[bytes]:
-    """The certificates of a PEM chain as DER, in order."""
-    marker = "-----END CERTIFICATE-----"
-    blocks = [b + marker for b in pem.decode().split(marker) if "BEGIN" in b]
-    return [ssl.PEM_cert_to_DER_cert(block.strip()) for block in blocks]
 
 
 def test_known_codes_map_to_reasons_and_unknown_ones_to_invalid() -> None:
@@ -74,7 +66,7 @@ def test_an_unknown_issuer_without_aia_is_not_an_incomplete_chain(pki: _pki.Test
     found = diagnose(
         verify_code=UNABLE_TO_GET_ISSUER_LOCALLY,
         verify_message="unable to get local issuer certificate",
-        chain=_ders(case.chain_pem),
+        chain=case.chain_der,
         host="localhost",
         port=8443,
     )
@@ -88,7 +80,7 @@ def test_a_missing_intermediate_with_aia_is_an_incomplete_chain(pki: _pki.TestPK
     found = diagnose(
         verify_code=UNABLE_TO_GET_ISSUER_LOCALLY,
         verify_message="unable to get local issuer certificate",
-        chain=_ders(case.chain_pem),
+        chain=case.chain_der,
         host="localhost",
         port=443,
     )
@@ -102,7 +94,7 @@ def test_a_self_signed_leaf_is_never_an_incomplete_chain(pki: _pki.TestPKI) -> N
     found = diagnose(
         verify_code=UNABLE_TO_GET_ISSUER_LOCALLY,
         verify_message="",
-        chain=_ders(case.chain_pem),
+        chain=case.chain_der,
         host="localhost",
         port=443,
     )
@@ -115,16 +107,14 @@ def test_expired_names_the_date_and_self_signed_the_pin(pki: _pki.TestPKI) -> No
     found = diagnose(
         verify_code=CERT_HAS_EXPIRED,
         verify_message="certificate has expired",
-        chain=_ders(expired.chain_pem),
+        chain=expired.chain_der,
         host="localhost",
         port=443,
     )
     assert found.reasons == ("expired",)
     assert expired.leaf.not_valid_after_utc.strftime("%Y-%m-%d") in found.problem
     self_signed = pki["self_signed"]
-    problem, fix = explain(
-        "self_signed", chain=_ders(self_signed.chain_pem), host="localhost", port=443
-    )
+    problem, fix = explain("self_signed", chain=self_signed.chain_der, host="localhost", port=443)
     assert self_signed.pin in fix
     assert "sslcustomize trust localhost" in fix
     assert "self-signed" in problem
@@ -134,7 +124,7 @@ def test_a_hostile_certificate_name_is_escaped_in_the_problem(pki: _pki.TestPKI)
     """The host asked for is shown escaped: a control character never reaches a terminal."""
     problem, _ = explain(
         "hostname_mismatch",
-        chain=_ders(pki["wrong_host"].chain_pem),
+        chain=pki["wrong_host"].chain_der,
         host="evil\x1b[2Jhost",
         port=443,
     )
@@ -170,7 +160,7 @@ def test_not_yet_valid_names_the_clock(pki: _pki.TestPKI) -> None:
     """A certificate from the future: the fix shows the time the clock says."""
     now = dt.datetime(2030, 1, 2, 3, 4, tzinfo=dt.timezone.utc)
     _, fix = explain(
-        "not_yet_valid", chain=_ders(pki["not_yet_valid"].chain_pem), host="h", port=443, now=now
+        "not_yet_valid", chain=pki["not_yet_valid"].chain_der, host="h", port=443, now=now
     )
     assert "2030-01-02 03:04" in fix
 

@@ -12,13 +12,6 @@ from _fixtures import memory_handshake
 from sslcustomize._x509._replay import der_chain, replay_chain, server_flight
 
 
-def _ders(pem: bytes) -> tuple[bytes, ...]:
-    """The certificates of a PEM chain as DER, in order."""
-    marker = "-----END CERTIFICATE-----"
-    blocks = [b + marker for b in pem.decode().split(marker) if "BEGIN" in b]
-    return tuple(ssl.PEM_cert_to_DER_cert(block.strip()) for block in blocks)
-
-
 @pytest.fixture
 def verifier(pki: _pki.TestPKI) -> ssl.SSLContext:
     """A verifying client context that trusts the test PKI's root."""
@@ -31,7 +24,7 @@ def test_a_trusted_chain_is_accepted_with_the_chain_openssl_built(
     verifier: ssl.SSLContext, pki: _pki.TestPKI
 ) -> None:
     """Good: accepted, and the verified chain runs from the leaf to the root."""
-    chain = _ders(pki["good"].chain_pem)
+    chain = pki["good"].chain_der
     result = replay_chain(verifier, chain, "localhost")
     assert result.accepted
     assert result.judged
@@ -51,7 +44,7 @@ def test_a_rejected_chain_gives_openssls_code(
     verifier: ssl.SSLContext, pki: _pki.TestPKI, case: str, host: str, code: int
 ) -> None:
     """Expired, wrong host, an untrusted root sent: rejected with OpenSSL's own code."""
-    result = replay_chain(verifier, _ders(pki[case].chain_pem), host)
+    result = replay_chain(verifier, pki[case].chain_der, host)
     assert not result.accepted
     assert result.judged
     assert result.verify_code == code
@@ -63,19 +56,13 @@ def test_the_replay_agrees_with_a_real_handshake(
     """For every case, the replay accepts exactly what a handshake over memory accepts."""
     for name in _pki.CASE_NAMES:
         case = pki[name]
-        files = case.write(tmp_path / name)
-        server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        server.set_ciphers("DEFAULT:@SECLEVEL=0")  # the weak_key case's server must load it
-        server.load_cert_chain(files.chain, files.key)
         try:
-            memory_handshake(verifier, server, "localhost")
+            memory_handshake(verifier, case.server_context(tmp_path), "localhost")
         except ssl.SSLCertVerificationError:
             handshake = False
         else:
             handshake = True
-        assert replay_chain(verifier, _ders(case.chain_pem), "localhost").accepted is handshake, (
-            name
-        )
+        assert replay_chain(verifier, case.chain_der, "localhost").accepted is handshake, name
 
 
 def test_no_chain_is_no_verdict(verifier: ssl.SSLContext) -> None:
@@ -87,7 +74,7 @@ def test_no_chain_is_no_verdict(verifier: ssl.SSLContext) -> None:
 
 def test_the_flight_is_split_into_records_of_at_most_16_kib(pki: _pki.TestPKI) -> None:
     """A chain larger than one record is sent as several TLS records."""
-    leaf = _ders(pki["good"].chain_pem)[0]
+    leaf = pki["good"].chain_der[0]
     flight = server_flight([leaf] * 40)
     lengths, offset = [], 0
     while offset < len(flight):
