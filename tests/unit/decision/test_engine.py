@@ -100,12 +100,20 @@ def test_a_verifier_keeps_only_what_decides_the_chain(pki_root: Path) -> None:
 
 
 def test_weakened_flags_name_only_what_accepts_more() -> None:
-    """Partial chains added is a weakening; strict checks added are not; defaults kept are none."""
+    """Proxy certificates or partial chains allowed weaken; strict checks added do not.
+
+    3.13 made VERIFY_X509_PARTIAL_CHAIN and VERIFY_X509_STRICT defaults: removing the first
+    is stricter, removing the second is a weakening.
+    """
     default = python_defaults()[0]
     assert weakened_flags(default) == (0, 0)
-    added, removed = weakened_flags(default | ssl.VERIFY_X509_PARTIAL_CHAIN)
-    assert added == ssl.VERIFY_X509_PARTIAL_CHAIN
-    assert removed == 0
-    assert weakened_flags(default | ssl.VERIFY_X509_STRICT) == (0, 0)
+    proxy = ssl.VERIFY_ALLOW_PROXY_CERTS
+    assert weakened_flags(default | proxy) == (proxy, 0)
+    assert weakened_flags(default | ssl.VERIFY_X509_STRICT)[0] == 0
+    partial = ssl.VERIFY_X509_PARTIAL_CHAIN
+    if default & partial:
+        assert weakened_flags(default & ~partial) == (0, 0)
+    else:
+        assert weakened_flags(default | partial) == (partial, 0)
     if default & ssl.VERIFY_X509_STRICT:
         assert weakened_flags(default & ~ssl.VERIFY_X509_STRICT)[1] == ssl.VERIFY_X509_STRICT
