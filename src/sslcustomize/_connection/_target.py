@@ -112,6 +112,7 @@ def proxied(sock: object, target: Target) -> None:
     if key is None:
         return
     with _proxied_lock:
+        _proxied.pop(key, None)  # the newest: last to be forgotten
         _proxied[key] = target
         while len(_proxied) > _PROXIED_LIMIT:
             del _proxied[next(iter(_proxied))]
