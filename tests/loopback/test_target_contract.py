@@ -414,6 +414,27 @@ def _python_socks_sync(url: str) -> Fetch:
     return fetch
 
 
+def _python_socks_sync_v2(url: str) -> Fetch:
+    from python_socks.sync.v2 import Proxy
+
+    def fetch(host: str, port: int) -> str:
+        context = ssl.create_default_context()
+        proxy = Proxy.from_url(url, rdns=True)
+        stream = proxy.connect(host, port, dest_ssl=context, timeout=10)
+        try:
+            # write_all before python-socks 2.5, write after.
+            write = getattr(stream, "write_all", None) or stream.write
+            write(b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n")
+            data = b""
+            while chunk := stream.read(65536):
+                data += chunk
+            return data.split(b"\r\n\r\n", 1)[1].decode()
+        finally:
+            stream.close()
+
+    return fetch
+
+
 def _python_socks_asyncio(url: str) -> Fetch:
     from python_socks.async_.asyncio import Proxy
 
@@ -484,6 +505,7 @@ def _aiohttp_socks(url: str) -> Fetch:
     "client",
     [
         pytest.param(_python_socks_sync, id="sync"),
+        pytest.param(_python_socks_sync_v2, id="sync-v2"),
         pytest.param(_python_socks_asyncio, id="asyncio"),
         pytest.param(_python_socks_asyncio_v2, id="asyncio-v2"),
         # aiohttp-socks 0.12 leaves the proxy's transport unclosed when the TLS connection in

@@ -60,8 +60,8 @@ def target_of(
 
 
 def _remember(result: Any, target: Target | None) -> Any:
-    """Remember ``target`` for the socket ``result`` is (v1) or holds (v2 sync)."""
-    sock = result if isinstance(result, socket.socket) else getattr(result, "_socket", None)
+    """Remember ``target`` for the socket ``result`` is (v1) or holds (v2 sync, ``socket``)."""
+    sock = result if isinstance(result, socket.socket) else getattr(result, "socket", None)
     if target is not None and type(sock) is socket.socket:  # not one already wrapped in TLS
         proxied(sock, target)
     return result
