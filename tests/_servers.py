@@ -32,7 +32,7 @@ from cryptography import x509
 from cryptography.x509.oid import NameOID
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from _pki import CertCase
 
@@ -721,3 +721,122 @@ def serve_ftps(case: CertCase, host: str = "127.0.0.1") -> Iterator[ServerAddres
         finally:
             stop.set()
             thread.join()
+
+
+# --- Proxies: HTTP CONNECT and SOCKS5, loopback only ---------------------------------------------
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    """Copy ``source`` to ``sink`` until ``source`` ends, then end ``sink``'s writing."""
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
+
+
+def _relay(client: socket.socket, host: str, port: int, ready: bytes) -> None:
+    """Connect to ``host:port``, tell ``client`` with ``ready``, and relay both ways."""
+    with socket.create_connection((host, port), timeout=10) as upstream:
+        client.sendall(ready)
+        back = threading.Thread(target=_pipe, args=(upstream, client), daemon=True)
+        back.start()
+        _pipe(client, upstream)
+        back.join(10)
+
+
+def _serve_each(listener: socket.socket, handle: Callable[[socket.socket], None]) -> None:
+    """Accept connections on ``listener`` in a thread, each handled in a thread of its own."""
+
+    def serve() -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=handle, args=(client,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+
+
+_LOOPBACK_NAMES = ("localhost", "127.0.0.1")
+
+
+@contextlib.contextmanager
+def connect_proxy() -> Iterator[tuple[str, list[str]]]:
+    """Run a minimal HTTP CONNECT proxy on loopback: its URL, and the targets it tunnelled to.
+
+    It tunnels only to loopback names (a 403 otherwise).
+    """
+    listener = socket.create_server(("127.0.0.1", 0))
+    tunnelled: list[str] = []
+
+    def tunnel(client: socket.socket) -> None:
+        with client:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                chunk = client.recv(4096)
+                if not chunk:
+                    return
+                request += chunk
+            method, target, _ = request.split(b"\r\n", 1)[0].decode().split(" ", 2)
+            host, _, port = target.rpartition(":")
+            if method != "CONNECT" or host not in _LOOPBACK_NAMES:
+                client.sendall(b"HTTP/1.1 403 Forbidden\r\n\r\n")  # loopback only
+                return
+            tunnelled.append(target)
+            _relay(client, host, int(port), b"HTTP/1.1 200 Connection established\r\n\r\n")
+
+    _serve_each(listener, tunnel)
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", tunnelled
+    finally:
+        listener.close()
+
+
+def _exactly(sock: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            raise ConnectionError("closed")
+        data += chunk
+    return data
+
+
+@contextlib.contextmanager
+def socks5_proxy() -> Iterator[tuple[str, list[str]]]:
+    """Run a minimal SOCKS5 proxy on loopback (no authentication, CONNECT): URL and targets.
+
+    It connects only to loopback destinations (a refusal otherwise).
+    """
+    import ipaddress
+    import struct
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    tunnelled: list[str] = []
+
+    def tunnel(client: socket.socket) -> None:
+        with client, contextlib.suppress(OSError):
+            _, methods = _exactly(client, 2)
+            _exactly(client, methods)
+            client.sendall(b"\x05\x00")  # no authentication
+            _, command, _, kind = _exactly(client, 4)
+            if kind == 1:
+                host = str(ipaddress.IPv4Address(_exactly(client, 4)))
+            elif kind == 3:
+                host = _exactly(client, _exactly(client, 1)[0]).decode()
+            else:
+                host = str(ipaddress.IPv6Address(_exactly(client, 16)))
+            (port,) = struct.unpack("!H", _exactly(client, 2))
+            if command != 1 or host not in _LOOPBACK_NAMES:
+                client.sendall(b"\x05\x02\x00\x01" + bytes(6))  # loopback only
+                return
+            tunnelled.append(f"{host}:{port}")
+            _relay(client, host, port, b"\x05\x00\x00\x01" + bytes(6))
+
+    _serve_each(listener, tunnel)
+    try:
+        yield f"socks5://127.0.0.1:{listener.getsockname()[1]}", tunnelled
+    finally:
+        listener.close()

@@ -13,6 +13,7 @@ import pytest
 
 from _fixtures import WritePolicy, run_python
 from _sslcustomize_startup import CLIENTS, FACTORIES, watched_modules
+from sslcustomize._inject._shared import TARGET_HOOKS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
 
@@ -92,8 +93,8 @@ def test_startup_inject_and_doctor_see_the_same_clients(write_policy: WritePolic
     assert seen["startup"] == sorted({"ssl", *watched})
     triggers = {name for c in CLIENTS for name in c.triggers}
     # gevent.ssl: not a client, a copy of ssl's factories; ssl: a body run again is hooked
-    # again (see _inject._stdlib).
-    assert seen["inject"] == sorted({*triggers, "gevent.ssl", "ssl"})
+    # again (see _inject._stdlib); TARGET_HOOKS: modules told where connections go.
+    assert seen["inject"] == sorted({*triggers, *TARGET_HOOKS, "gevent.ssl", "ssl"})
     # doctor leaves out a module this Python does not have (nntplib is gone in 3.13).
     present = [c for c in CLIENTS if c.stdlib and importlib.util.find_spec(c.name.split(".")[0])]
     assert seen["doctor_stdlib"] == [[c.name, f"ssl.{c.factory}"] for c in present]

@@ -13,7 +13,6 @@ import contextlib
 import json
 import socket
 import ssl
-import threading
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ import trustme
 import urllib3
 
 import _pki
+import _servers
 import sslcustomize
 from _fixtures import WritePolicy
 from sslcustomize._runtime import _state
@@ -335,8 +335,6 @@ def test_websockets(
 @pytest.fixture
 def h2_server(pki: _pki.TestPKI) -> Iterator[Callable[[str], str]]:
     """``h2_server(case)``: an HTTP/2-only server (h2, ALPN "h2") answering "ok"; its URL."""
-    import _servers
-
     with contextlib.ExitStack() as stack:
 
         def start(case: str) -> str:
@@ -359,64 +357,11 @@ def test_httpx_http2_alpn(h2_server: Callable[[str], str], enforce: Callable[[st
     assert found.reasons == ("self_signed",)
 
 
-def _pipe(source: socket.socket, sink: socket.socket) -> None:
-    """Copy ``source`` to ``sink`` until ``source`` ends, then end ``sink``'s writing."""
-    with contextlib.suppress(OSError):
-        while data := source.recv(65536):
-            sink.sendall(data)
-    with contextlib.suppress(OSError):
-        sink.shutdown(socket.SHUT_WR)
-
-
-def _relay(client: socket.socket, host: str, port: int, ready: bytes) -> None:
-    """Connect to ``host:port``, tell ``client`` with ``ready``, and relay both ways."""
-    with socket.create_connection((host, port), timeout=10) as upstream:
-        client.sendall(ready)
-        back = threading.Thread(target=_pipe, args=(upstream, client), daemon=True)
-        back.start()
-        _pipe(client, upstream)
-        back.join(10)
-
-
-def _serve_each(listener: socket.socket, handle: Callable[[socket.socket], None]) -> None:
-    """Accept connections on ``listener`` in a thread, each handled in a thread of its own."""
-
-    def serve() -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=handle, args=(client,), daemon=True).start()
-
-    threading.Thread(target=serve, daemon=True).start()
-
-
 @pytest.fixture
 def connect_proxy() -> Iterator[tuple[str, list[str]]]:
     """A minimal HTTP CONNECT proxy on loopback: its URL, and the targets it tunnelled to."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    tunnelled: list[str] = []
-
-    def tunnel(client: socket.socket) -> None:
-        with client:
-            request = b""
-            while b"\r\n\r\n" not in request:
-                chunk = client.recv(4096)
-                if not chunk:
-                    return
-                request += chunk
-            method, target, _ = request.split(b"\r\n", 1)[0].decode().split(" ", 2)
-            host, _, port = target.rpartition(":")
-            if method != "CONNECT" or host not in ("localhost", "127.0.0.1"):
-                client.sendall(b"HTTP/1.1 403 Forbidden\r\n\r\n")  # loopback only
-                return
-            tunnelled.append(target)
-            _relay(client, host, int(port), b"HTTP/1.1 200 Connection established\r\n\r\n")
-
-    _serve_each(listener, tunnel)
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}", tunnelled
-    listener.close()
+    with _servers.connect_proxy() as proxy:
+        yield proxy
 
 
 def _requests_via(proxy: str) -> Fetch:
@@ -463,7 +408,6 @@ def _pinned_on(port: int, pin: str) -> str:
 
 
 def _wrapped_before_connect(port: int) -> str:
-    import socket
 
     context = ssl.create_default_context()
     with context.wrap_socket(socket.socket(), server_hostname="localhost") as tls:
@@ -533,14 +477,12 @@ def test_port_exception_through_a_connect_proxy_is_the_servers(
 
         return asyncio.run(fetch())
 
-    clients = (via_http_client, via_requests, via_httpx, via_aiohttp)
+    # httpx's AsyncClient too: anyio makes the TLS object in a worker thread, which runs in a
+    # copy of the context where httpcore's hook stated the tunnel's target.
+    every = (via_http_client, via_requests, via_httpx, via_aiohttp, via_httpx_async)
     enforce(_pinned_on(server[1], appliance.pin))
-    assert [reasons(fetch, url) for fetch in clients] == [()] * len(clients)
-    # httpx's AsyncClient: anyio makes the TLS object in a worker thread, where the port is
-    # not known; a port-scoped exception does not apply (docs/policy.md), never the proxy's.
-    assert reasons(via_httpx_async, url) == ("self_signed",)
+    assert [reasons(fetch, url) for fetch in every] == [()] * len(every)
     enforce(_pinned_on(proxy_port, appliance.pin))
-    every = (*clients, via_httpx_async)
     assert [reasons(fetch, url) for fetch in every] == [("self_signed",)] * len(every)
     assert len(tunnelled) == 2 * len(every)
 
@@ -548,43 +490,8 @@ def test_port_exception_through_a_connect_proxy_is_the_servers(
 @pytest.fixture
 def socks5_proxy() -> Iterator[tuple[str, list[str]]]:
     """A minimal SOCKS5 proxy on loopback (no authentication, CONNECT): its URL and targets."""
-    import ipaddress
-    import struct
-
-    listener = socket.create_server(("127.0.0.1", 0))
-    tunnelled: list[str] = []
-
-    def exactly(sock: socket.socket, size: int) -> bytes:
-        data = b""
-        while len(data) < size:
-            chunk = sock.recv(size - len(data))
-            if not chunk:
-                raise ConnectionError("closed")
-            data += chunk
-        return data
-
-    def tunnel(client: socket.socket) -> None:
-        with client, contextlib.suppress(OSError):
-            _, methods = exactly(client, 2)
-            exactly(client, methods)
-            client.sendall(b"\x05\x00")  # no authentication
-            _, command, _, kind = exactly(client, 4)
-            if kind == 1:
-                host = str(ipaddress.IPv4Address(exactly(client, 4)))
-            elif kind == 3:
-                host = exactly(client, exactly(client, 1)[0]).decode()
-            else:
-                host = str(ipaddress.IPv6Address(exactly(client, 16)))
-            (port,) = struct.unpack("!H", exactly(client, 2))
-            if command != 1 or host not in ("localhost", "127.0.0.1"):
-                client.sendall(b"\x05\x02\x00\x01" + bytes(6))  # loopback only
-                return
-            tunnelled.append(f"{host}:{port}")
-            _relay(client, host, port, b"\x05\x00\x00\x01" + bytes(6))
-
-    _serve_each(listener, tunnel)
-    yield f"socks5://127.0.0.1:{listener.getsockname()[1]}", tunnelled
-    listener.close()
+    with _servers.socks5_proxy() as proxy:
+        yield proxy
 
 
 def test_port_exception_through_websockets_and_socks_proxies_is_the_servers(

@@ -14,11 +14,10 @@ from __future__ import annotations
 import os
 import socket
 import ssl
-import sys
-import types
 
 from sslcustomize._connection._gate import Gate
-from sslcustomize._connection._tunnel import TUNNEL_PORT
+from sslcustomize._connection._target import address_port as _port_of_address
+from sslcustomize._connection._target import starttls_protocol
 from sslcustomize._decision._decide import Decision
 from sslcustomize._decision._engine import EngineSpec, Settings, UncarriedSettingError, settings_of
 from sslcustomize._decision._plan import Plan, make_plan
@@ -45,163 +44,14 @@ if TYPE_CHECKING:
 __all__ = [
     "connect",
     "native_rejection",
-    "port_of",
     "rejection",
-    "server_port",
-    "starttls_protocol",
-    "transport_port",
 ]
 
 _wrap_socket = ssl.SSLContext._wrap_socket  # type: ignore[attr-defined]  # noqa: SLF001
 _wrap_bio = ssl.SSLContext._wrap_bio  # type: ignore[attr-defined]  # noqa: SLF001
 
 
-# --- Where the connection goes -----------------------------------------------------------------
-
-
-def port_of(sock: object) -> int | None:
-    """Return the peer port of a connected socket, or ``None``."""
-    try:
-        return _port_of_address(sock.getpeername())  # type: ignore[attr-defined]
-    except (AttributeError, OSError):
-        return None
-
-
-def _port_of_address(peer: object) -> int | None:
-    if isinstance(peer, tuple) and len(peer) >= 2 and isinstance(peer[1], int):
-        return peer[1]
-    return None
-
-
-# The client methods that open a CONNECT tunnel and then wrap a socket in it: http.client's and
-# urllib3's HTTPSConnection.connect (requests, pip), httpcore's TunnelHTTPConnection (httpx).
-# aiohttp's tunnels use TUNNEL_PORT; httpx's AsyncClient wraps in a worker thread (no frames).
-_TUNNEL_CALLERS = frozenset({"connect", "handle_request"})
-
-
-def _tunnel_port(owner: object) -> int | None:
-    """The port a client object asked its proxy to tunnel to, if it is tunnelling."""
-    if getattr(owner, "_tunnel_host", None):
-        port = getattr(owner, "_tunnel_port", None)
-        return port if isinstance(port, int) else None
-    origin = getattr(owner, "_remote_origin", None)  # httpcore's TunnelHTTPConnection
-    port = getattr(origin, "port", None)
-    return port if isinstance(port, int) else None
-
-
-def server_port(sock: object) -> int | None:
-    """Return the port of the server a socket's TLS connection is with, or ``None``.
-
-    Usually the socket's peer port. Two cases need the calling code (a few frames up): in a
-    CONNECT tunnel the socket is connected to the proxy, and the server's port is the one the
-    client asked the proxy for (else a port-scoped exception would match the proxy's port);
-    a socket wrapped before ``connect()`` is wrapped from inside ssl's own ``connect()``,
-    which holds the address it is about to connect to (else port-scoped exceptions would
-    never apply to it).
-    """
-    frame: types.FrameType | None = sys._getframe(2)  # noqa: SLF001 - see the docstring
-    for _ in range(16):
-        if frame is None:
-            break
-        name = frame.f_code.co_name
-        if name in _TUNNEL_CALLERS:
-            port = _tunnel_port(frame.f_locals.get("self"))
-            if port is not None:
-                return port
-        elif name == "_real_connect" and frame.f_globals.get("__name__") == "ssl":
-            return _port_of_address(frame.f_locals.get("addr"))
-        elif name == "_create" and frame.f_globals.get("__name__") == "ssl":
-            port = _proxied_port(frame.f_locals.get("sock"))
-            if port is not None:
-                return port
-        frame = frame.f_back
-    return port_of(sock)
-
-
-def _proxied_port(original: object) -> int | None:
-    """The server's port as a proxy socket knows it (PySocks' ``socksocket``), else ``None``.
-
-    ``SSLSocket`` takes over the descriptor of the socket it wraps, whose peer is the SOCKS
-    proxy; a socket class that answers ``getpeername()`` itself (PySocks answers with the
-    destination it asked the proxy for) knows where the connection goes.
-    """
-    if not isinstance(original, socket.socket):
-        return None
-    if type(original).getpeername is socket.socket.getpeername:
-        return None
-    return port_of(original)
-
-
-def transport_port() -> int | None:
-    """Find the port of a memory-BIO connection's server from the asyncio code wrapping it.
-
-    The memory BIO knows no socket; a few frames up, asyncio's connection code has it (a
-    ``sock`` local in ``_create_connection_transport``, the protocol's ``_transport``);
-    through aiohttp's CONNECT tunnel, :data:`TUNNEL_PORT`. Used only to match port-specific
-    exceptions: without it they would never apply to asyncio, aiohttp or websockets
-    connections.
-
-    ``loop.start_tls()`` upgrades a connection made before, whose peer may be a proxy (an
-    HTTP CONNECT tunnel) as well as the server (STARTTLS): there only a client that says
-    which server it asked for is believed (websockets' ``ws_uri``); otherwise the port is
-    unknown (``None``), and port-scoped exceptions do not apply (fail strict).
-    """
-    tunnelled = TUNNEL_PORT.get()
-    if tunnelled is not None:
-        return tunnelled
-    upgrade = False
-    frame: types.FrameType | None = sys._getframe(3)  # noqa: SLF001 - see the docstring
-    for _ in range(16):
-        if frame is None:
-            break
-        names = frame.f_locals
-        owner = names.get("self")
-        if frame.f_code.co_name == "start_tls" and (
-            frame.f_globals.get("__name__") == "asyncio.base_events"
-        ):
-            upgrade = True
-        elif upgrade:
-            port = getattr(getattr(owner, "ws_uri", None), "port", None)
-            if isinstance(port, int):
-                return port
-        elif getattr(owner, "_call_connection_made", True) is False:
-            return None  # 3.10: start_tls's protocol, from a loop callback (no frames above)
-        else:
-            sock = names.get("sock")
-            if hasattr(sock, "getpeername"):
-                return port_of(sock)
-            for transport in (names.get("transport"), getattr(owner, "_transport", None)):
-                get_extra_info = getattr(transport, "get_extra_info", None)
-                if get_extra_info is not None:
-                    return _port_of_address(get_extra_info("peername"))
-        frame = frame.f_back
-    return None
-
-
 # --- Rejections --------------------------------------------------------------------------------
-
-
-_STARTTLS = {
-    ("smtplib", "starttls"): "smtp",
-    ("imaplib", "starttls"): "imap",
-    ("poplib", "stls"): "pop3",
-    ("ftplib", "auth"): "ftp",
-}
-
-
-def starttls_protocol() -> str | None:
-    """Name the STARTTLS protocol whose upgrade is on the call stack, if one is.
-
-    The advice of a rejection (``sslcustomize trust --starttls smtp host:port``) must work
-    when pasted: a STARTTLS port does not speak TLS first.
-    """
-    frame: types.FrameType | None = sys._getframe(1)  # noqa: SLF001 - only on rejection
-    while frame is not None:
-        key = (str(frame.f_globals.get("__name__", "")), frame.f_code.co_name)
-        if key in _STARTTLS:
-            return _STARTTLS[key]
-        frame = frame.f_back
-    return None
 
 
 def rejection(

@@ -184,10 +184,12 @@ class PolicyContext(StdlibContext):
     ) -> Any:
         if server_side:
             return super()._wrap_socket(sock, server_side, server_hostname, **kwargs)  # type: ignore[misc]
-        from sslcustomize._connection._connect import connect, server_port  # noqa: PLC0415 - first handshake
+        from sslcustomize._connection._connect import connect  # noqa: PLC0415 - first handshake
+        from sslcustomize._connection._target import socket_target  # noqa: PLC0415 - first handshake
 
         state = context_state(self)
-        return connect(self, state, (sock,), server_hostname, server_port(sock), **kwargs)
+        port = socket_target(sock, server_hostname).port
+        return connect(self, state, (sock,), server_hostname, port, **kwargs)
 
     def _wrap_bio(
         self,
@@ -200,12 +202,12 @@ class PolicyContext(StdlibContext):
         if server_side:
             wrap = super()._wrap_bio  # type: ignore[misc]
             return wrap(incoming, outgoing, server_side, server_hostname, **kwargs)
-        from sslcustomize._connection._connect import connect, transport_port  # noqa: PLC0415 - first handshake
+        from sslcustomize._connection._connect import connect  # noqa: PLC0415 - first handshake
+        from sslcustomize._connection._target import transport_target  # noqa: PLC0415 - first handshake
 
         arguments = (incoming, outgoing)
-        return connect(
-            self, context_state(self), arguments, server_hostname, transport_port(), **kwargs
-        )
+        port = transport_target(server_hostname).port
+        return connect(self, context_state(self), arguments, server_hostname, port, **kwargs)
 
     def freeze(self) -> None:
         """Refuse every later change: the context is about to be shared between callers.

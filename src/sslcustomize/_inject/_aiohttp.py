@@ -25,7 +25,7 @@ import ssl
 import types
 from collections.abc import Callable
 
-from sslcustomize._connection._tunnel import TUNNEL_PORT
+from sslcustomize._connection._target import Target, state, unstate
 from sslcustomize._inject._patcher import Patcher
 from sslcustomize._inject._shared import ContextCache, library_context, make_opt_out
 
@@ -53,24 +53,38 @@ def _context(verified: bool) -> ssl.SSLContext:  # noqa: FBT001
     return _cache.get(verified, build)  # type: ignore[no-any-return]
 
 
-def _tunnel_tls(original: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap ``_start_tls_connection``: TLS in a CONNECT tunnel is with the request's port.
+def _tunnel_target(req: Any) -> Target:
+    """The target of TLS in a CONNECT tunnel: the request's host and port, through its proxy."""
+    port = getattr(req, "port", None)
+    proxy = getattr(req, "proxy", None)
+    proxy_host, proxy_port = getattr(proxy, "host", None), getattr(proxy, "port", None)
+    name = getattr(req, "server_hostname", None) or getattr(req, "host", None)
+    return Target(
+        host=name if isinstance(name, str) else None,
+        port=port if isinstance(port, int) else None,
+        proxy=(proxy_host, proxy_port)
+        if isinstance(proxy_host, str) and isinstance(proxy_port, int)
+        else None,
+    )
 
-    The frames under it hold only the proxy's transport (and on 3.10 asyncio makes the TLS
-    object from a loop callback, without aiohttp's frames): the port travels in a context
-    variable instead.
+
+def _tunnel_tls(original: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap ``_start_tls_connection``: TLS in a CONNECT tunnel is with the request's target.
+
+    The transport under it leads to the proxy: the target is stated around the call instead
+    (on 3.10 asyncio makes the TLS object from a loop callback, which runs in a copy of this
+    context).
     """
 
     @functools.wraps(original)
     async def _start_tls_connection(
         self: Any, transport: Any, req: Any, *args: Any, **kw: Any
     ) -> Any:
-        port = getattr(req, "port", None)
-        token = TUNNEL_PORT.set(port if isinstance(port, int) else None)
+        token = state(_tunnel_target(req))
         try:
             return await original(self, transport, req, *args, **kw)
         finally:
-            TUNNEL_PORT.reset(token)
+            unstate(token)
 
     return _start_tls_connection
 

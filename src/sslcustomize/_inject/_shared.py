@@ -31,11 +31,13 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "TARGET_HOOKS",
     "ContextCache",
     "LibraryContext",
     "library_context",
     "make_opt_out",
     "on_import",
+    "state_targets",
 ]
 
 
@@ -52,6 +54,44 @@ def on_import(
 
     patcher.on_undo(lambda: _sslcustomize_startup.hooks.unregister(callback))
     _sslcustomize_startup.hooks.register(module_name, callback)
+
+
+_PYTHON_SOCKS = (
+    "python_socks.sync._proxy",
+    "python_socks.sync.v2._proxy",
+    "python_socks.async_.asyncio._proxy",
+    "python_socks.async_.asyncio.v2._proxy",
+    "python_socks.async_.anyio._proxy",
+    "python_socks.async_.anyio.v2._proxy",
+    "python_socks.async_.trio._proxy",
+    "python_socks.async_.trio.v2._proxy",
+)
+
+#: The modules whose connections are told their target by a hook of their own (see
+#: :mod:`._targets`), and the hook module of each (``patch(patcher, trigger, module)``).
+#: Not watched by the start-up hook: importing ``http.client`` or ``httpcore`` does not load
+#: sslcustomize; a connection needs a context first, and the first context installs these.
+TARGET_HOOKS: dict[str, str] = {
+    "http.client": "_httpclient",
+    "asyncio.base_events": "_asyncio",
+    "httpcore": "_httpcore",
+    **dict.fromkeys(_PYTHON_SOCKS, "_socks"),
+}
+
+
+def state_targets(patcher: Patcher) -> None:
+    """Install each of :data:`TARGET_HOOKS` once its module is imported (now if it is)."""
+
+    def hook(trigger: str, hooks: str) -> Callable[[types.ModuleType], None]:
+        def patch(module: types.ModuleType) -> None:
+            import importlib  # noqa: PLC0415 - only once a hooked module is imported
+
+            importlib.import_module(f"sslcustomize._inject.{hooks}").patch(patcher, trigger, module)
+
+        return patch
+
+    for trigger, hooks in TARGET_HOOKS.items():
+        on_import(patcher, trigger, hook(trigger, hooks))
 
 
 class LibraryContext(PolicyContext):

@@ -28,7 +28,7 @@ from sslcustomize._connection._contexts import (
     named_contexts,
 )
 from sslcustomize._inject._patcher import Patcher
-from sslcustomize._inject._shared import on_import
+from sslcustomize._inject._shared import on_import, state_targets
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._runtime._state import current_runtime
 from sslcustomize._support._originals import (
@@ -499,5 +499,6 @@ def inject(patcher: Patcher) -> None:
         patcher.replace(ssl, "wrap_socket", wrap_socket)
     _drop_prebuilt_opener(patcher)
     on_import(patcher, "gevent.ssl", _mirror_into_gevent)
+    state_targets(patcher)
     # Registered last: called now it finds this body hooked; called again on a new body.
     on_import(patcher, "ssl", _hook_again(patcher))

@@ -36,17 +36,20 @@ from sslcustomize._connection._contexts import (
     load_anchors,
     start_state,
 )
+from sslcustomize._connection._target import Target
 from sslcustomize._inject._patcher import Patcher
 from sslcustomize._inject._shared import LibraryContext
+from sslcustomize._inject._targets import stating
 from sslcustomize._runtime._state import current_runtime
 from sslcustomize._support._sslclass import PYTHON_SSLCONTEXT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
-__all__ = ["ROOTS", "library_name", "patch"]
+__all__ = ["ROOTS", "STATED", "library_name", "patch"]
 
 #: The urllib3 packages hooked, and the requests package that drives each.
 ROOTS = {"urllib3": "requests", "pip._vendor.urllib3": "pip._vendor.requests"}
@@ -126,7 +129,51 @@ def _patch(patcher: Patcher, root: str) -> None:
     patcher.replace(module, "SSLContext", _context_class(root, current))
 
 
+def _connect_target(connection: Any) -> Target:
+    """The target of ``HTTPSConnection.connect``: the tunnel's end, or the host connected to.
+
+    urllib3 keeps the tunnel on the connection (``_tunnel_host``/``_tunnel_port``, as
+    http.client does, 1.26 to 2.x); ``server_hostname`` names the server where the code set it.
+    """
+    host, port = connection.host, connection.port
+    tunnel_host, tunnel_port = connection._tunnel_host, connection._tunnel_port  # noqa: SLF001
+    name = getattr(connection, "server_hostname", None)
+    if tunnel_host:
+        return Target(
+            host=name or tunnel_host,
+            port=tunnel_port if isinstance(tunnel_port, int) else None,
+            proxy=(host, port),
+        )
+    return Target(host=name or host, port=port if isinstance(port, int) else None)
+
+
+def _proxy_target(connection: Any, hostname: Any, *args: Any, **kwargs: Any) -> Target:
+    """The target of ``_connect_tls_proxy``: the HTTPS proxy itself, before the tunnel."""
+    del args, kwargs
+    port = connection.port
+    return Target(host=hostname, port=port if isinstance(port, int) else None)
+
+
+#: What the hook wraps on ``urllib3.connection.HTTPSConnection`` to state its targets
+#: (``tests/loopback/test_target_contract.py`` checks that each still exists).
+STATED: dict[str, Callable[..., Target]] = {
+    "connect": _connect_target,
+    "_connect_tls_proxy": _proxy_target,
+}
+
+
+def _state_targets(patcher: Patcher, connection: types.ModuleType) -> None:
+    https = getattr(connection, "HTTPSConnection", None)
+    for method, target_of in STATED.items():
+        original = getattr(https, method, None)
+        if original is None or hasattr(original, "__sslcustomize_original__"):
+            continue
+        wrapped = stating(original, target_of)
+        wrapped.__sslcustomize_original__ = original  # type: ignore[attr-defined]
+        patcher.replace(https, method, wrapped)
+
+
 def patch(patcher: Patcher, trigger: str, connection: types.ModuleType) -> None:
     """Hook the urllib3 whose ``connection`` module (``trigger``) was imported."""
-    del connection  # the factory's module is the point, imported from here
     _patch(patcher, trigger.removesuffix(".connection"))
+    _state_targets(patcher, connection)
