@@ -428,44 +428,69 @@ class _Connection:
 
 # --- Mutual TLS with a pinned server ------------------------------------------------------------
 
+#: How long a probe may wait where the caller's socket does not say (non-blocking, not yet
+#: connected, a memory BIO): a probe is made once per pinned key and process.
+_PROBE_TIMEOUT = 10.0
 
-def _withheld(plan: Plan) -> bool:
-    """Tell whether enforce mode withholds the client certificate until a pin is judged."""
-    engine = plan.engine
+
+def _probed(plan: Plan, settings: Settings) -> bool:
+    """Tell whether a pinned server's key must be learned before the client certificate goes.
+
+    In enforce the certificate is withheld until then; in report mode it goes only where
+    Python itself would send it (the floor), and the pinned key's holder is added once seen.
+    """
+    engine, decision = plan.engine, plan.decision
     return (
         engine is not None
-        and engine.withhold_client_certificate
-        and bool(plan.decision.pins)
-        and plan.decision.exception is not None
-        and plan.decision.mode == "enforce"
+        and not engine.leaves
+        and settings.has_client_certificate
+        and bool(decision.pins)
+        and decision.exception is not None
+        and (engine.withhold_client_certificate or plan.floor is not None)
     )
 
 
-def _probe_address(sock: object, port: int | None) -> tuple[int, int, Any, float | None] | None:
-    """Where a probe of the server goes: a connected, blocking or timed socket's own peer.
+def _probe_address(
+    sock: object, host: str | None, port: int | None
+) -> tuple[Any, float | None, int | None] | None:
+    """Where a probe of the server goes: ``(address, timeout, family)``, or ``None``.
 
-    ``None`` for anything else, and where the peer is a proxy (its port is not the server's:
-    a CONNECT tunnel, a SOCKS proxy).
+    A connected socket's own peer, with its timeout (a bounded one if it has none). A socket
+    not yet connected (wrapped before ``connect()``) and a memory BIO have no peer yet: the
+    server's name and port, the family left to the resolver. ``None`` where the connection
+    goes through a proxy (a CONNECT tunnel, a SOCKS proxy: the probe must not go around it)
+    or the port is unknown. Where the probe goes decides only whether the first connection
+    works, not what it trusts: the caller's handshake verifies against the leaf learned.
     """
+    if port is None or TUNNEL_PORT.get() is not None:
+        return None
     if not isinstance(sock, socket.socket):
-        return None
+        return None if host is None else ((host, port), _PROBE_TIMEOUT, None)
+    timeout = sock.gettimeout()
+    if timeout == 0.0:
+        timeout = _PROBE_TIMEOUT  # the caller waits on its own; the probe cannot
     try:
-        timeout, peer = sock.gettimeout(), sock.getpeername()
-    except OSError:
+        peer = sock.getpeername()
+    except OSError:  # not connected yet: ssl's connect() wraps first, then connects
+        return None if host is None else ((host, port), timeout or _PROBE_TIMEOUT, None)
+    if _port_of_address(peer) != port:
         return None
-    if timeout == 0.0 or _port_of_address(peer) != port:
-        return None
-    return int(sock.family), int(sock.type), peer, timeout
+    return peer, timeout, int(sock.family)
 
 
 def _probe_chain(
-    engine: ssl.SSLContext, where: tuple[int, int, Any, float | None], host: str | None
+    engine: ssl.SSLContext, where: tuple[Any, float | None, int | None], host: str | None
 ) -> tuple[bytes, ...]:
     """Return the chain a server presents to a handshake of ``engine`` at ``where``."""
-    family, kind, peer, timeout = where
-    with socket.socket(family, kind) as probe:
+    address, timeout, family = where
+    if family is None:
+        probe = socket.create_connection(address, timeout)
+    else:
+        probe = socket.socket(family, socket.SOCK_STREAM)
         probe.settimeout(timeout)
-        probe.connect(peer)
+    with probe:
+        if family is not None:
+            probe.connect(address)
         raw = _wrap_socket(engine, probe, False, host)
         try:  # noqa: SIM105 - no contextlib on the first handshake (see _notyping)
             raw.do_handshake()
@@ -481,25 +506,29 @@ def _probe_pinned(
 
     A pinned exception's first connection cannot verify natively (a pin names a key, and
     OpenSSL trusts certificates), so its client certificate would be withheld, and a server
-    that requires one would refuse it. Instead a separate connection to the same address
+    that requires one would refuse it. Instead a separate connection to the same server
     makes a handshake without the client certificate and has its chain judged. An accepted
     leaf whose key matches a pin is learned: the caller's connection then verifies natively
     against exactly that certificate and sends the client certificate only to the holder of
-    the pinned key. A rejected chain is rejected before the caller's connection starts. Only
-    for a connected, blocking or timed socket whose peer is the server itself; for anything
-    else (a memory BIO, a socket not yet connected, a proxy's), or when the probe itself
-    fails, the certificate stays withheld.
+    the pinned key. For every path but a proxied one (see :func:`_probe_address`); when the
+    probe itself fails, the certificate stays withheld (enforce) or goes only where Python
+    would send it (report mode).
 
     Returns:
         The verdict and the chain, or ``None`` when nothing could be judged.
     """
-    where = _probe_address(arguments[0] if len(arguments) == 1 else None, plan.port)
+    sock = arguments[0] if len(arguments) == 1 else None
+    where = _probe_address(sock, plan.host, plan.port)
     exception = plan.decision.exception
-    if where is None or exception is None or plan.engine is None:
+    if where is None or exception is None:
         return None
     try:
         # The deferred engine (no client certificate), without anchors: it verifies nothing.
-        engine = runtime.engine(settings, replace(plan.engine, anchors=False))
+        spec = EngineSpec(
+            verify=False, withhold_client_certificate=True, anchors=False,
+            minimum_version=plan.verify.minimum_version,
+        )  # fmt: skip
+        engine = runtime.engine(settings, spec)
         chain = _probe_chain(engine, where, plan.host)
     except (OSError, ValueError):
         return None
@@ -546,10 +575,13 @@ class _Call:
     def plan(self, settings: Settings) -> Plan:
         """Plan the connection with ``settings``, a pinned server probed first if need be."""
         plan = self._plan(settings)
-        if _withheld(plan):
+        if _probed(plan, settings):
             probed = _probe_pinned(self.runtime, settings, plan, self.arguments)
-            if probed is not None and not probed[0].accepted:
+            enforce = plan.decision.mode == "enforce"
+            if probed is not None and not probed[0].accepted and enforce:
                 raise rejection(self.decision, probed[0], probed[1], self.host, self.port)
+            if probed is not None and not probed[0].accepted:
+                return plan  # report mode: the floor decides in the handshake, as Python would
             if probed is not None:  # learned: verify natively against the pinned leaf
                 plan = self._plan(settings)
         return plan
