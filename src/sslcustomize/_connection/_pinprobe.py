@@ -1,0 +1,147 @@
+"""The first mutual-TLS connection to a pinned server: learn its key before the certificate goes.
+
+A pin names a key, and OpenSSL trusts certificates, so a pinned server's first connection
+cannot verify natively: a separate handshake without the client certificate reads the
+server's chain, which is judged; a leaf whose key matches a pin is learned, and the
+caller's own handshake then trusts exactly it (enforce) or it besides what Python trusts
+(report mode). See docs/security.md for where the probe goes and where it does not.
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+
+from sslcustomize._connection._rejection import unjudgeable
+from sslcustomize._connection._tunnel import TUNNEL_PORT
+from sslcustomize._decision._engine import EngineSpec, Settings
+from sslcustomize._decision._plan import Plan
+from sslcustomize._runtime._runtime import Runtime
+from sslcustomize._verdict._verify import Verdict
+from sslcustomize._x509._der import pin_or_none
+from sslcustomize._x509._replay import der_chain
+
+# The first handshake of a hooked process imports this module: not typing (see _notyping).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["needs_probe", "probe_pinned"]
+
+_wrap_socket = ssl.SSLContext._wrap_socket  # type: ignore[attr-defined]  # noqa: SLF001
+
+#: How long a probe may wait where the caller's socket does not say (non-blocking, not yet
+#: connected, a memory BIO): a probe is made once per pinned key and process.
+_PROBE_TIMEOUT = 10.0
+
+
+def needs_probe(plan: Plan, settings: Settings) -> bool:
+    """Tell whether a pinned server's key must be learned before the client certificate goes.
+
+    In enforce the certificate is withheld until then; in report mode it goes only where
+    Python itself would send it (the floor), and the pinned key's holder is added once seen.
+    """
+    engine, decision = plan.engine, plan.decision
+    return (
+        engine is not None
+        and not engine.leaves
+        and settings.has_client_certificate
+        and bool(decision.pins)
+        and decision.exception is not None
+        and (engine.withhold_client_certificate or plan.floor is not None)
+    )
+
+
+def _probe_address(
+    sock: object, host: str | None, port: int | None
+) -> tuple[Any, float | None, int | None] | None:
+    """Where a probe of the server goes: ``(address, timeout, family)``, or ``None``.
+
+    A connected socket's own peer, with its timeout (a bounded one if it has none). A socket
+    not yet connected (wrapped before ``connect()``) and a memory BIO have no peer yet: the
+    server's name and port, the family left to the resolver. ``None`` where the connection
+    goes through a proxy (a CONNECT tunnel, a SOCKS proxy: the probe must not go around it)
+    or the port is unknown. Where the probe goes decides only whether the first connection
+    works, not what it trusts: the caller's handshake verifies against the leaf learned.
+    """
+    if port is None or TUNNEL_PORT.get() is not None:
+        return None
+    if not isinstance(sock, socket.socket):
+        return None if host is None else ((host, port), _PROBE_TIMEOUT, None)
+    timeout = sock.gettimeout()
+    if timeout == 0.0:
+        timeout = _PROBE_TIMEOUT  # the caller waits on its own; the probe cannot
+    try:
+        peer = sock.getpeername()
+    except OSError:  # not connected yet: ssl's connect() wraps first, then connects
+        return None if host is None else ((host, port), timeout or _PROBE_TIMEOUT, None)
+    if not isinstance(peer, tuple) or len(peer) < 2 or peer[1] != port:
+        return None  # a proxy's (or an AF_UNIX socket's): not the server's
+    return peer, timeout, int(sock.family)
+
+
+def _probe_chain(
+    engine: ssl.SSLContext, where: tuple[Any, float | None, int | None], host: str | None
+) -> tuple[bytes, ...]:
+    """Return the chain a server presents to a handshake of ``engine`` at ``where``."""
+    address, timeout, family = where
+    if family is None:
+        probe = socket.create_connection(address, timeout)
+    else:
+        probe = socket.socket(family, socket.SOCK_STREAM)
+        probe.settimeout(timeout)
+    with probe:
+        if family is not None:
+            probe.connect(address)
+        raw = _wrap_socket(engine, probe, False, host)
+        try:  # noqa: SIM105 - no contextlib on the first handshake (see _notyping)
+            raw.do_handshake()
+        except ssl.SSLError:  # TLS 1.2: a refusal after its certificate; the chain is read
+            pass
+        return der_chain(raw)
+
+
+def probe_pinned(
+    runtime: Runtime, settings: Settings, plan: Plan, arguments: tuple[Any, ...]
+) -> tuple[Verdict, tuple[bytes, ...]] | None:
+    """Judge the pinned server's chain in a handshake of its own, without the client certificate.
+
+    A pinned exception's first connection cannot verify natively (a pin names a key, and
+    OpenSSL trusts certificates), so its client certificate would be withheld, and a server
+    that requires one would refuse it. Instead a separate connection to the same server
+    makes a handshake without the client certificate and has its chain judged. An accepted
+    leaf whose key matches a pin is learned: the caller's connection then verifies natively
+    against exactly that certificate and sends the client certificate only to the holder of
+    the pinned key. For every path but a proxied one (see :func:`_probe_address`); when the
+    probe itself fails, the certificate stays withheld (enforce) or goes only where Python
+    would send it (report mode).
+
+    Returns:
+        The verdict and the chain, or ``None`` when nothing could be judged.
+    """
+    sock = arguments[0] if len(arguments) == 1 else None
+    where = _probe_address(sock, plan.host, plan.port)
+    exception = plan.decision.exception
+    if where is None or exception is None:
+        return None
+    try:
+        # The deferred engine (no client certificate), without anchors: it verifies nothing.
+        spec = EngineSpec(
+            verify=False, withhold_client_certificate=True, anchors=False,
+            minimum_version=plan.verify.minimum_version,
+        )  # fmt: skip
+        engine = runtime.engine(settings, spec)
+        chain = _probe_chain(engine, where, plan.host)
+    except (OSError, ValueError):
+        return None
+    if not chain:
+        return None
+    try:
+        verdict = runtime.verdict(settings, plan.verify, plan.decision, chain, plan.host)
+    except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
+        verdict = unjudgeable(error)
+    if verdict.accepted and pin_or_none(chain[0]) in plan.decision.pins:
+        runtime.learn_leaf(exception, chain[0])
+    elif verdict.accepted:
+        return None  # a pinned CA's chain: judged again after the caller's own handshake
+    return verdict, chain
