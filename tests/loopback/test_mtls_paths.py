@@ -118,7 +118,7 @@ def _policy(world: World, pin: str, *, mode: str) -> tuple[Path, Path]:
     sink = world.tmp / "records.jsonl"
     policy = world.policy(f"""
         version = 1
-        mode = "{mode.partition('_')[0]}"
+        mode = "{mode.partition("_")[0]}"
         [report]
         sink = "jsonl"
         path = "{sink}"
@@ -234,3 +234,34 @@ def test_a_client_python_does_not_verify_meets_a_mitm(world: World, mode: str) -
         assert lines[0] == "OK"
         assert [r["verdict"] for r in records] == ["rejected"]
         assert "pin_mismatch" in records[0]["reasons"]
+
+
+@pytest.mark.parametrize("path", ["blocking", "memory"])
+def test_report_mode_with_a_pinned_ca_sends_the_certificate_to_its_servers(
+    world: World, path: str
+) -> None:
+    """A pin of the policy's CA's key in report mode: its server gets the certificate.
+
+    Enforce withholds it from a CA's pin (judged after the handshake); report mode sends it
+    where its floor (Python's and the policy's anchors) verifies in the handshake. The MITM
+    twin is refused and gets nothing.
+    """
+    client_ca, key = world.client_identity()
+    real_port, real, _ = world.server(world.ca, client_ca=client_ca, required=True)
+    evil_port, evil, _ = world.server(world.attacker_ca, client_ca=client_ca, required=False)
+    policy = world.policy(f"""
+        version = 1
+        mode = "report"
+        trust = ["{world.ca_file}"]
+        [report]
+        sink = "none"
+        [[exception]]
+        host = "127.0.0.1"
+        pin = ["{_pin_of(world.ca.cert_pem)}"]
+        reason = "test"
+        """)
+    lines = client(PATHS, policy, path, key, "", "", 0, real_port, real_port, evil_port)
+    assert lines[:2] == ["OK", "OK"]
+    assert lines[2].startswith("REJECTED"), lines
+    assert True in real.client_certificates
+    assert True not in evil.client_certificates
