@@ -348,7 +348,7 @@ class _Connection:
 
 
 class _Call:
-    """What one call of :func:`connect` asked for: the same at each of its attempts."""
+    """What one call of :func:`connect` asked for, and how it is planned, engined and made."""
 
     __slots__ = (
         "arguments", "decision", "host", "name", "owner", "port", "runtime", "server_hostname",
