@@ -102,7 +102,6 @@ for port in args[5:]:
 
 ALL_PATHS: tuple[str, ...] = ("blocking", "deferred", "nonblocking", "preconnect", "memory")
 ALL_PATHS += ("via_asyncio", "proxied")
-_UNPROBED = {("proxied", "enforce"), ("proxied", "report_pin_only")}
 
 
 @pytest.fixture(name="world")
@@ -130,16 +129,8 @@ def _policy(world: World, pin: str, *, mode: str) -> tuple[Path, Path]:
     return policy, sink
 
 
-# Through a CONNECT tunnel no separate handshake can be made (it would go around the proxy),
-# so the pinned key is not known before the first handshake: enforce withholds the
-# certificate there, and report mode sends it only where Python itself would.
-_NO_PROBE = pytest.mark.xfail(
-    strict=True, reason="the first connection through a proxy cannot learn the pinned key"
-)
 _PATHS_AND_MODES = [
-    pytest.param(path, mode, marks=_NO_PROBE if (path, mode) in _UNPROBED else ())
-    for path in ALL_PATHS
-    for mode in ("report", "report_pin_only", "enforce")
+    (path, mode) for path in ALL_PATHS for mode in ("report", "report_pin_only", "enforce")
 ]
 
 
@@ -188,12 +179,7 @@ def test_a_mitm_never_gets_the_client_certificate(world: World, path: str, mode:
             PATHS, policy, path, key, cafile, "", proxy.port, evil_port, real_port, evil_port
         )
     assert lines[0].startswith("REJECTED"), lines
-    if (path, mode) == ("proxied", "report_pin_only"):
-        # No separate handshake through a proxy: the certificate goes only where Python
-        # would send it, and Python refuses a server only the pin vouches for.
-        assert lines[1] == "REJECTED unknown_issuer"
-    else:
-        assert lines[1] == "OK"
+    assert lines[1] == "OK"
     assert lines[2].startswith("REJECTED"), lines
     assert True not in evil.client_certificates
     assert set(evil.received) <= {b""}

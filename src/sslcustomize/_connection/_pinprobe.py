@@ -52,39 +52,70 @@ def needs_probe(plan: Plan, settings: Settings) -> bool:
     )
 
 
+#: The longest answer to CONNECT a probe reads.
+_MAX_PROXY_ANSWER = 16384
+
+
 def _probe_address(
     sock: object, host: str | None, port: int | None
-) -> tuple[Any, float | None, int | None] | None:
-    """Where a probe of the server goes: ``(address, timeout, family)``, or ``None``.
+) -> tuple[Any, float | None, int | None, str | None] | None:
+    """Where a probe of the server goes, or ``None``.
 
     A connected socket's own peer, with its timeout (a bounded one if it has none). A socket
     not yet connected (wrapped before ``connect()``) and a memory BIO have no peer yet: the
-    server's name and port, the family left to the resolver. ``None`` where the connection
-    goes through a proxy (a CONNECT tunnel, a SOCKS proxy: the probe must not go around it)
-    or the port is unknown. Where the probe goes decides only whether the first connection
-    works, not what it trusts: the caller's handshake verifies against the leaf learned.
+    server's name and port, the family left to the resolver. A connected socket whose peer
+    is not the server is a proxy's: the probe goes through the same proxy, asking it for a
+    CONNECT tunnel to the server (a proxy that wants credentials, or a SOCKS proxy, refuses
+    it: the probe fails). ``None`` where the port or the name is unknown, and for aiohttp's
+    tunnels (a memory BIO, no proxy address): a direct probe would go around the proxy.
+    Where the probe goes decides only whether the first connection works, not what it
+    trusts: the caller's handshake verifies against the leaf learned.
     """
-    if port is None or TUNNEL_PORT.get() is not None:
+    if port is None or host is None or TUNNEL_PORT.get() is not None:
         return None
     if not isinstance(sock, socket.socket):
-        return None if host is None else ((host, port), _PROBE_TIMEOUT, None)
+        return (host, port), _PROBE_TIMEOUT, None, None
     timeout = sock.gettimeout()
     if timeout == 0.0:
         timeout = _PROBE_TIMEOUT  # the caller waits on its own; the probe cannot
     try:
         peer = sock.getpeername()
     except OSError:  # not connected yet: ssl's connect() wraps first, then connects
-        return None if host is None else ((host, port), timeout or _PROBE_TIMEOUT, None)
-    if not isinstance(peer, tuple) or len(peer) < 2 or peer[1] != port:
-        return None  # a proxy's (or an AF_UNIX socket's): not the server's
-    return peer, timeout, int(sock.family)
+        return (host, port), timeout or _PROBE_TIMEOUT, None, None
+    if not isinstance(peer, tuple) or len(peer) < 2:
+        return None  # an AF_UNIX socket's peer: nothing a probe can reach
+    if peer[1] == port:
+        return peer, timeout, int(sock.family), None
+    target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return peer, timeout or _PROBE_TIMEOUT, int(sock.family), target
+
+
+def _tunnel(probe: socket.socket, target: str) -> None:
+    """Ask the HTTP proxy at the other end of ``probe`` for a tunnel to ``target``.
+
+    Raises:
+        OSError: The proxy refused, or its answer is not HTTP or too long.
+    """
+    probe.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode("ascii"))
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        chunk = probe.recv(1024)
+        if not chunk or len(answer) > _MAX_PROXY_ANSWER:
+            raise OSError("the proxy gave no tunnel to the probe")
+        answer += chunk
+    status = answer.split(b"\r\n", 1)[0].split()
+    if len(status) < 2 or not status[0].startswith(b"HTTP/") or status[1] != b"200":
+        raise OSError("the proxy refused a tunnel to the probe")
+    if not answer.endswith(b"\r\n\r\n"):
+        raise OSError("the proxy sent more than its answer")  # in TLS the client speaks first
 
 
 def _probe_chain(
-    engine: ssl.SSLContext, where: tuple[Any, float | None, int | None], host: str | None
-) -> tuple[bytes, ...]:
+    engine: ssl.SSLContext, where: tuple[Any, float | None, int | None, str | None],
+    host: str | None,
+) -> tuple[bytes, ...]:  # fmt: skip
     """Return the chain a server presents to a handshake of ``engine`` at ``where``."""
-    address, timeout, family = where
+    address, timeout, family, tunnel = where
     if family is None:
         probe = socket.create_connection(address, timeout)
     else:
@@ -93,6 +124,8 @@ def _probe_chain(
     with probe:
         if family is not None:
             probe.connect(address)
+        if tunnel is not None:
+            _tunnel(probe, tunnel)
         raw = _wrap_socket(engine, probe, False, host)
         try:  # noqa: SIM105 - no contextlib on the first handshake (see _notyping)
             raw.do_handshake()
@@ -112,9 +145,10 @@ def probe_pinned(
     makes a handshake without the client certificate and has its chain judged. An accepted
     leaf whose key matches a pin is learned: the caller's connection then verifies natively
     against exactly that certificate and sends the client certificate only to the holder of
-    the pinned key. For every path but a proxied one (see :func:`_probe_address`); when the
-    probe itself fails, the certificate stays withheld (enforce) or goes only where Python
-    would send it (report mode).
+    the pinned key. Through an HTTP proxy the probe asks it for a tunnel of its own; for
+    aiohttp's tunnels none is made (see :func:`_probe_address`). When the probe itself
+    fails, the certificate stays withheld (enforce) or goes only where Python would send it
+    (report mode).
 
     Returns:
         The verdict and the chain, or ``None`` when nothing could be judged.

@@ -63,21 +63,21 @@ def test_a_socket_not_yet_connected_is_probed_at_the_servers_name(
 ) -> None:
     """No peer yet: the server's name and port, with the socket's timeout or a bounded one."""
     where = _pinprobe._probe_address(unconnected, HOST, 8443)
-    assert where == ((HOST, 8443), _pinprobe._PROBE_TIMEOUT, None)
+    assert where == ((HOST, 8443), _pinprobe._PROBE_TIMEOUT, None, None)
     unconnected.settimeout(3)
-    assert _pinprobe._probe_address(unconnected, HOST, 8443) == ((HOST, 8443), 3, None)
+    assert _pinprobe._probe_address(unconnected, HOST, 8443) == ((HOST, 8443), 3, None, None)
 
 
 def test_a_memory_bio_is_probed_at_the_servers_name() -> None:
     """asyncio and wrap_bio have no socket: the name and port, with a bounded timeout."""
     where = _pinprobe._probe_address(None, HOST, 443)
-    assert where == ((HOST, 443), _pinprobe._PROBE_TIMEOUT, None)
+    assert where == ((HOST, 443), _pinprobe._PROBE_TIMEOUT, None, None)
 
 
 def test_nothing_is_probed_through_a_tunnel_or_without_a_port(
     unconnected: socket.socket,
 ) -> None:
-    """A tunnel (the probe would go around the proxy), or no port, no name: no probe."""
+    """aiohttp's tunnel (the probe would go around the proxy), or no port, no name: no probe."""
     token = TUNNEL_PORT.set(443)
     try:
         assert _pinprobe._probe_address(None, HOST, 443) is None
@@ -93,3 +93,28 @@ def test_a_socket_whose_peer_is_not_the_server_is_not_probed() -> None:
     mine, peer = socket.socketpair()
     with mine, peer:
         assert _pinprobe._probe_address(mine, HOST, 443) is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "opened"),
+    [
+        (b"HTTP/1.1 200 Connection established\r\n\r\n", True),
+        (b"HTTP/1.0 200 OK\r\nProxy-Agent: x\r\n\r\n", True),
+        (b"HTTP/1.1 407 Proxy Authentication Required\r\n\r\n", False),
+        (b"\x05\xff", False),  # a SOCKS5 server's refusal, then it closes
+        (b"HTTP/1.1 200 OK\r\n\r\n\x16\x03\x01", False),  # bytes after the answer
+    ],
+)
+def test_a_probe_through_a_proxy_asks_for_its_own_tunnel(answer: bytes, opened: bool) -> None:
+    """CONNECT host:port; only a plain 200 opens the tunnel, anything else fails the probe."""
+    mine, proxy = socket.socketpair()
+    with mine, proxy:
+        mine.settimeout(5)
+        proxy.sendall(answer)
+        proxy.shutdown(socket.SHUT_WR)
+        if opened:
+            _pinprobe._tunnel(mine, "[::1]:8443")
+        else:
+            with pytest.raises(OSError, match="proxy"):
+                _pinprobe._tunnel(mine, "[::1]:8443")
+        assert proxy.recv(100) == b"CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\n\r\n"
