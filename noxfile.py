@@ -1,10 +1,12 @@
 """Development tasks: ``nox`` runs the linters and the test suite on every supported CPython.
 
-The whole default run (``nox``) takes about 40 minutes. Quick ones for a change: ``nox -s lint``
-and one Python on one part of the suite, ``nox -s tests-3.12 -- tests/unit`` (the unit tests
-start no server and take under a minute once the venv exists).
+The whole default run (``nox``) takes about 40 minutes. Quick ones for a change: ``nox -s fast``
+(the unit tests from the source tree, no wheel: under a minute once its venv exists),
+``nox -s lint``, and one Python on one part of the suite, ``nox -s tests-3.12 --
+tests/loopback/test_x.py``.
 
 * ``tests``: Python 3.10-3.13 of this machine (pyenv's are found without ``PYENV_VERSION``).
+* ``fast`` (not run by default): ``tests/unit`` on 3.12, without the tests marked ``slow``.
 * ``debian``: the suite on CPython 3.14 and 3.15 (Debian sid, OpenSSL 3.6) and 3.13 (Debian 13,
   OpenSSL 3.5), in chroots made by ``.ci/chroot.py``: they need root and ``debootstrap`` on a
   Debian-like host (skipped with the reason elsewhere, unless
@@ -61,12 +63,12 @@ _use_pyenv_interpreters([*PYTHONS, "3.12"])
 
 @nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
-    """Run the test suite on a wheel install (slow; quick: ``tests-3.12 -- tests/unit``).
+    """Run the test suite on a wheel install (slow; quick: ``fast``, or ``tests-3.12 -- FILE``).
 
     A wheel install, because the .pth startup hook needs one. Arguments after ``--`` go to
     pytest.
     """
-    session.install(".[test]")
+    session.install(".[test]", "./lint")
     # Wheels for tests/loopback/test_coexist.py's pip-system-certs venv (the tests stay on
     # loopback).
     wheelhouse = str(session.cache_dir / "wheelhouse")
@@ -79,10 +81,28 @@ def tests(session: nox.Session) -> None:
     session.run("coverage", "report", "--format=total", silent=False)
 
 
+@nox.session(python="3.12", reuse_venv=True)
+def fast(session: nox.Session) -> None:
+    """Run the unit tests on 3.12 from the source tree (quick: the edit-test loop, no wheel).
+
+    No wheel is built: ``src`` goes on ``PYTHONPATH``, which the unit tests need no more of
+    (they start no interpreter through the ``.pth`` hook: that is tests/loopback's). The venv
+    is kept between runs and holds only the dependencies. Tests marked ``slow`` are left out.
+    Arguments after ``--`` replace ``tests/unit`` (``nox -s fast -- tests/unit/trust``).
+    """
+    project = nox.project.load_toml("pyproject.toml")["project"]
+    session.install(*project["dependencies"], *project["optional-dependencies"]["test"])
+    session.env["PYTHONPATH"] = str(Path("src").resolve())
+    arguments = session.posargs or ["tests/unit"]
+    session.run(
+        "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", *arguments
+    )
+
+
 @nox.session(python="3.12")
 def lint(session: nox.Session) -> None:
     """Check style, lint, types and the layers' imports (quick: ruff, mypy, lint-imports)."""
-    session.install(".[test]", "ruff", "mypy", "import-linter")
+    session.install(".[test]", "./lint", "ruff", "mypy", "import-linter")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
@@ -93,7 +113,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python="3.12")
 def bench(session: nox.Session) -> None:
     """Run the benchmarks; they print ratios measured in one run."""
-    session.install(".[test]", "requests", "httpx")
+    session.install(".[test]", "./lint", "requests", "httpx")
     session.run("python", "bench/run.py", *session.posargs)
 
 

@@ -1,10 +1,10 @@
 """Benchmark ``sslcustomize lint`` against bandit and ruff: speed, recall and precision.
 
 Needs ``pip install bandit ruff`` in the interpreter that runs this script (it installs
-nothing), and ``sslcustomize`` importable (installed, or ``PYTHONPATH=src``).
+nothing), and ``sslcustomize_lint`` importable (installed, or ``PYTHONPATH=lint/src``).
 
-    python bench/lint_bench.py [--site-packages DIR] [--repeat N] [--skip-bandit-trees]
-                               [--semgrep-rules DIR]
+    python bench/lint_bench.py [--site-packages DIR] [--tree NAME=DIR] [--repeat N]
+                               [--ruff-select CODES] [--skip-bandit-trees] [--semgrep-rules DIR]
 
 In one run, on the same trees, it measures:
 
@@ -18,11 +18,17 @@ In one run, on the same trees, it measures:
   directories by default. Rule ids must be unique in DIR (semgrep-rules has two
   ``disabled-cert-validation``; with both, semgrep keeps one, not always the same).
 * the installed standard library (``sysconfig.get_paths()["stdlib"]`` without its
-  ``site-packages``) and a site-packages tree (by default this interpreter's): files per second
+  ``site-packages``), a site-packages tree (by default this interpreter's) and each
+  ``--tree NAME=DIR`` (a TLS-heavy tree of real projects' client code, say): files per second
   of each tool, wall clock, best of ``--repeat`` runs (bandit: one), caches off, and this
-  linter's findings per family (test files included; ``--tests report``). This linter and
-  ruff take turns, round after round, and the ratio of their times in each round is printed
-  too (median and range): the development VM's speed drifts by a third over seconds.
+  linter's findings per family (test files included; ``--tests report``). On the trees ruff
+  runs ``--select S`` (``--ruff-select``: all its security rules, as the performance issue
+  measures it), not only its TLS rules. This linter runs twice where ``ahocorasick-rs`` is
+  installed: with it (``sslcustomize``) and without it (``sslcustomize-noextra``, the module
+  hidden from the process), as ``sslcustomize-lint`` and ``sslcustomize-lint[fast]`` would.
+  The tools take turns, round after round, and the ratio of ruff's time to each variant's in
+  each round is printed too (median and range): the development VM's speed drifts by a third
+  over seconds.
 
 The linter's modules are compiled to bytecode first, as an installed package's are.
 Each tree is first read once by ``cat``-like reading so that no tool pays for a cold page cache
@@ -50,19 +56,23 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "lint" / "corpus"
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "lint" / "src"))
 
-from sslcustomize._lint._files import discover  # noqa: E402
-from sslcustomize._lint._prefilter import accelerated_matches  # noqa: E402
-from sslcustomize._lint._rules import RULES_BY_CODE  # noqa: E402
-from sslcustomize._lint._scoring import load_labels, score, total  # noqa: E402
+from sslcustomize_lint._files import discover  # noqa: E402
+from sslcustomize_lint._prefilter import accelerated_matches  # noqa: E402
+from sslcustomize_lint._rules import RULES_BY_CODE  # noqa: E402
+from sslcustomize_lint._scoring import load_labels, score, total  # noqa: E402
 
 BANDIT_TESTS = "B501,B502,B503,B504,B323"
 RUFF_RULES = "S501,S502,S503,S504,S323"
+# The rules ruff runs on the timed trees (``--ruff-select``).
+RUFF_SPEED_RULES = ["S"]
 
-# What the ``sslcustomize`` console script runs (``sslcustomize lint ...``), without depending
-# on the script being installed.
-_OURS = "from sslcustomize._cli import entrypoint\nentrypoint()\n"
+# What the ``sslcustomize-lint`` console script runs (``sslcustomize lint`` runs the same
+# parser), without depending on the script being installed.
+_OURS = "from sslcustomize_lint._command import entrypoint\nentrypoint()\n"
+# The same without the optional accelerator: an import of it fails, as where it is not installed.
+_OURS_NOEXTRA = "import sys\nsys.modules['ahocorasick_rs'] = None\n" + _OURS
 
 
 def _tool(name: str) -> list[str]:
@@ -77,14 +87,14 @@ def _tool(name: str) -> list[str]:
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "lint" / "src"), env.get("PYTHONPATH", "")])
     return env
 
 
 SEMGREP_RULES: list[str] = []  # the --semgrep-rules directory, when given
 
 
-def command(tool: str, paths: list[str]) -> list[str]:
+def command(tool: str, paths: list[str], *, speed: bool = False) -> list[str]:
     """Return the command line that runs one tool on paths with JSON output."""
     if tool == "semgrep":
         return [
@@ -98,12 +108,11 @@ def command(tool: str, paths: list[str]) -> list[str]:
             "--quiet",
             *paths,
         ]
-    if tool == "sslcustomize":
+    if tool.startswith("sslcustomize"):
         return [
             sys.executable,
             "-c",
-            _OURS,
-            "lint",
+            _OURS_NOEXTRA if tool == "sslcustomize-noextra" else _OURS,
             "--isolated",
             "--format",
             "json",
@@ -120,26 +129,25 @@ def command(tool: str, paths: list[str]) -> list[str]:
         "--isolated",
         "--exit-zero",
         "--select",
-        RUFF_RULES,
+        ",".join(RUFF_SPEED_RULES) if speed else RUFF_RULES,
         "--output-format",
         "json",
         *paths,
     ]
 
 
-def _timed(tool: str, paths: list[str]) -> tuple[float, str]:
+def _timed(tool: str, paths: list[str], *, speed: bool = False) -> tuple[float, str]:
     """Run a tool once; return its wall time and its output."""
+    argv = command(tool, paths, speed=speed)
     start = time.perf_counter()
-    proc = subprocess.run(
-        command(tool, paths), capture_output=True, text=True, env=_env(), check=False
-    )
+    proc = subprocess.run(argv, capture_output=True, text=True, env=_env(), check=False)
     return time.perf_counter() - start, proc.stdout
 
 
 def _hits(tool: str, out: str) -> list[tuple[str, int, str]]:
     """Return a tool's findings (path, line, code) from its JSON output."""
     data = json.loads(out or "{}")
-    if tool == "sslcustomize":
+    if tool.startswith("sslcustomize"):
         return [(f["path"], f["line"], f["code"]) for f in data["findings"]]
     if tool == "bandit":
         return [(r["filename"], r["line_number"], r["test_id"]) for r in data.get("results", [])]
@@ -167,7 +175,7 @@ def race(tools: tuple[str, ...], paths: list[str], repeat: int) -> dict[str, lis
     for round_ in range(repeat):
         order = tools if round_ % 2 == 0 else tools[::-1]
         for tool in order:
-            times[tool].append(_timed(tool, paths)[0])
+            times[tool].append(_timed(tool, paths, speed=True)[0])
     return times
 
 
@@ -197,10 +205,15 @@ def main() -> None:
     """Run the benchmark and print its tables."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--site-packages", default=site.getsitepackages()[0])
+    parser.add_argument(
+        "--tree", action="append", default=[], metavar="NAME=DIR", help="another tree to time"
+    )
+    parser.add_argument("--ruff-select", default="S", help="ruff's rules on the timed trees")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--skip-bandit-trees", action="store_true", help="bandit on corpus only")
     parser.add_argument("--semgrep-rules", help="a directory of semgrep rules: semgrep on corpus")
     args = parser.parse_args()
+    RUFF_SPEED_RULES[:] = [args.ruff_select]
     tools: tuple[str, ...] = ("sslcustomize", "ruff", "bandit")
     if args.semgrep_rules:
         SEMGREP_RULES.append(args.semgrep_rules)
@@ -209,7 +222,7 @@ def main() -> None:
     print(f"pre-filter search: {search}")
     # An installed package has its bytecode; the sources here may not (PYTHONDONTWRITEBYTECODE),
     # and compiling the linter at each run would be timed as its start-up.
-    compileall.compile_dir(str(ROOT / "src" / "sslcustomize"), quiet=1)
+    compileall.compile_dir(str(ROOT / "lint" / "src" / "sslcustomize_lint"), quiet=1)
 
     print(f"== corpus {CORPUS}")
     labels = load_labels(CORPUS)
@@ -243,33 +256,46 @@ def main() -> None:
         "stdlib": tree_paths(sysconfig.get_paths()["stdlib"]),
         "site-packages": tree_paths(args.site_packages),
     }
+    for given in args.tree:
+        name, _, directory = given.partition("=")
+        trees[name] = tree_paths(directory)
+    ours = ("sslcustomize", "sslcustomize-noextra") if accelerated_matches else ("sslcustomize",)
     for name, paths in trees.items():
-        files, _ = discover(paths)
-        print(f"== {name}: {len(files)} files under {Path(paths[0]).parent}")
-        _warm(files)
-        hits = {tool: run(tool, paths) for tool in ("sslcustomize", "ruff")}
-        times = race(("sslcustomize", "ruff"), paths, args.repeat)
-        if not args.skip_bandit_trees:
-            # bandit is ~50x slower: once is enough to place it, and repeating it would load
-            # the machine while the others are timed.
-            seconds, out = _timed("bandit", paths)
-            times["bandit"], hits["bandit"] = [seconds], _hits("bandit", out)
-        for tool, seconds in times.items():
-            best = min(seconds)
-            print(
-                f"{tool:13} {best:8.2f} s  {len(files) / best:9.0f} files/s  "
-                f"{len(hits[tool]):5} findings"
-            )
-            if tool == "sslcustomize":
-                print(f"{'':13} findings per family: {_families(hits[tool])}")
-        ours = min(times["sslcustomize"])
+        time_tree(name, paths, ours, repeat=args.repeat, bandit=not args.skip_bandit_trees)
+
+
+def time_tree(
+    name: str, paths: list[str], ours: tuple[str, ...], *, repeat: int, bandit: bool
+) -> None:
+    """Time this linter's variants, ruff and (once) bandit on one tree; print the table."""
+    files, _ = discover(paths)
+    print(f"== {name}: {len(files)} files under {Path(paths[0]).parent}")
+    _warm(files)
+    hits = {tool: _hits(tool, _timed(tool, paths, speed=True)[1]) for tool in (*ours, "ruff")}
+    times = race((*ours, "ruff"), paths, repeat)
+    if bandit:
+        # bandit is ~50x slower: once is enough to place it, and repeating it would load
+        # the machine while the others are timed.
+        seconds, out = _timed("bandit", paths)
+        times["bandit"], hits["bandit"] = [seconds], _hits("bandit", out)
+    for tool, seconds in times.items():
+        best = min(seconds)
+        print(
+            f"{tool:13} {best:8.2f} s  {len(files) / best:9.0f} files/s  "
+            f"{len(hits[tool]):5} findings"
+        )
+        if tool == "sslcustomize":
+            print(f"{'':13} findings per family: {_families(hits[tool])}")
+    for variant in ours:
+        best = min(times[variant])
         for other in ("bandit", "ruff"):
             if other in times:
-                print(f"  sslcustomize / {other}: {min(times[other]) / ours:.2f}x files/s")
-        rounds = sorted(r / o for o, r in zip(times["sslcustomize"], times["ruff"], strict=True))
+                print(f"  {variant} / {other}: {min(times[other]) / best:.2f}x files/s")
+        rounds = sorted(r / o for o, r in zip(times[variant], times["ruff"], strict=True))
         print(
-            f"  per round, ruff's time / this linter's: median {statistics.median(rounds):.2f}x, "
-            f"{rounds[0]:.2f}x to {rounds[-1]:.2f}x over {len(rounds)} rounds"
+            f"  per round, ruff's time / {variant}'s: median "
+            f"{statistics.median(rounds):.2f}x, {rounds[0]:.2f}x to {rounds[-1]:.2f}x over "
+            f"{len(rounds)} rounds"
         )
 
 

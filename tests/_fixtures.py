@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import trustme
 
+import _pki
 import sslcustomize
 from sslcustomize._runtime import _state
 
@@ -31,6 +32,20 @@ with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20) as ra
 """
 
 
+def installed_with_hook() -> bool:
+    """Tell whether this interpreter has sslcustomize installed, with its ``.pth`` hook.
+
+    A wheel install puts ``sslcustomize.pth`` in site-packages; ``nox -s fast`` runs the unit
+    tests from the source tree (``PYTHONPATH=src``), where a fresh interpreter started
+    without that variable imports no sslcustomize and runs no hook. ``src`` holds a
+    ``sslcustomize.pth`` too, but Python reads ``.pth`` files only in site directories.
+    """
+    import site
+
+    directories = [*site.getsitepackages(), site.getusersitepackages()]
+    return any(os.path.isfile(os.path.join(d, "sslcustomize.pth")) for d in directories)
+
+
 @pytest.fixture
 def write_policy(tmp_path: Path) -> WritePolicy:
     """Write a policy file (dedented) and return its path."""
@@ -42,6 +57,21 @@ def write_policy(tmp_path: Path) -> WritePolicy:
         return path
 
     return write
+
+
+@pytest.fixture
+def pki_root(pki: _pki.TestPKI, tmp_path: Path) -> Path:
+    """The root of the session's test PKI (``conftest``'s ``pki``) as a PEM file."""
+    path = tmp_path / "pki-root.pem"
+    path.write_bytes(pki["good"].ca_pem)
+    return path
+
+
+@pytest.fixture
+def inject_pki_root(write_policy: WritePolicy, pki_root: Path) -> Path:
+    """Inject a policy whose only trust is the test PKI's root; return the root's file."""
+    sslcustomize.inject(write_policy(f"trust = ['{pki_root}']\n"))
+    return pki_root
 
 
 @pytest.fixture

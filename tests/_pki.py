@@ -23,6 +23,7 @@ import datetime
 import hashlib
 import ipaddress
 import shutil
+import ssl
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -208,6 +209,26 @@ class CertCase:
     def leaf(self) -> x509.Certificate:
         """The leaf as a ``cryptography`` certificate."""
         return x509.load_pem_x509_certificate(self.leaf_pem)
+
+    @property
+    def chain_der(self) -> tuple[bytes, ...]:
+        """The certificates the server sends, DER, leaf first (what a verdict is given)."""
+        return tuple(
+            cert.public_bytes(serialization.Encoding.DER)
+            for cert in x509.load_pem_x509_certificates(self.chain_pem)
+        )
+
+    def server_context(self, directory: Path) -> ssl.SSLContext:
+        """Return a TLS server context presenting this chain (files written in *directory*).
+
+        Its security level is 0, so that the ``weak_key`` and ``weak_signature`` cases load:
+        what is weak is for the client to refuse.
+        """
+        files = self.write(directory / self.name)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.set_ciphers("DEFAULT:@SECLEVEL=0")
+        context.load_cert_chain(files.chain, files.key)
+        return context
 
     def write(self, directory: Path) -> CaseFiles:
         """Write ``chain.pem``, ``key.pem`` and ``ca.pem`` into *directory* (created if missing)."""

@@ -1,17 +1,12 @@
-"""Run the ``lint`` command through its own parser (shared by the CLI and config tests)."""
+"""Run the linter's command in this process (shared by the CLI and config tests)."""
 
 from __future__ import annotations
 
-import argparse
-
-from sslcustomize._cli import _lint
+from sslcustomize_lint import main
 
 __all__ = ["run"]
 
 
 def run(*argv: str) -> int:
-    """Run ``sslcustomize lint ARGV...`` in this process and return its exit status."""
-    parser = argparse.ArgumentParser(prog="sslcustomize")
-    _lint.register(parser.add_subparsers())
-    args = parser.parse_args(["lint", *argv])
-    return int(args.handler(args))
+    """Run ``sslcustomize-lint ARGV...`` (``sslcustomize lint ARGV...``) and return its status."""
+    return main(list(argv))

@@ -1,8 +1,10 @@
-"""The wheel installed without optional extras: doctor, check, trust and lint all work.
+"""The wheels installed without optional extras: doctor, check and trust work; lint apart.
 
-``ahocorasick-rs`` (the lint accelerator, ``sslcustomize[lint]``) has no wheel for every
+``ahocorasick-rs`` (the lint accelerator, ``sslcustomize-lint[fast]``) has no wheel for every
 CPython the hook supports and its sdist needs Rust; ``cryptography`` is not a runtime
-dependency. A fresh venv gets the wheel and its declared dependencies only.
+dependency. A fresh venv gets the wheel and its declared dependencies only. The linter is its
+own distribution: without it ``sslcustomize lint`` says how to install it, and it runs in a
+venv that has nothing else.
 """
 
 from __future__ import annotations
@@ -49,14 +51,41 @@ def bare_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv
 
 
+@pytest.fixture(scope="module")
+def lint_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv with the sslcustomize-lint wheel alone (no sslcustomize, no extras)."""
+    work = tmp_path_factory.mktemp("install-lint")
+    wheels = work / "wheels"
+    env = _environment()
+    source = str(ROOT / "lint")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), source],
+        check=True,
+        env=env,
+        cwd=work,
+    )
+    (wheel,) = wheels.glob("sslcustomize_lint-*.whl")
+    venv = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env, cwd=work)
+    subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        check=True,
+        env=env,
+        cwd=work,
+    )
+    return venv
+
+
 def _environment() -> dict[str, str]:
     """The test's environment without variables that would make Python find this checkout."""
     return {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTHONHOME"}}
 
 
-def _run(venv: Path, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _run(
+    venv: Path, *argv: str, cwd: Path, script: str = "sslcustomize"
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(venv / "bin" / "sslcustomize"), *argv],
+        [str(venv / "bin" / script), *argv],
         capture_output=True,
         text=True,
         env=_environment(),
@@ -116,14 +145,34 @@ def test_check_and_trust_against_loopback(
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
-def test_lint_finds_without_accelerator(bare_venv: Path, tmp_path: Path) -> None:
-    """lint reports verify=False (exit 1) and a clean file (exit 0) with the pure-Python search."""
+def test_lint_without_the_linter_says_how_to_install_it(bare_venv: Path, tmp_path: Path) -> None:
+    """The runtime's wheel does not bring the linter: lint exits 2 with the pip command."""
+    done = _run(bare_venv, "lint", "--isolated", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "-m pip install sslcustomize-lint" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_lint_finds_without_accelerator(lint_venv: Path, tmp_path: Path) -> None:
+    """The linter alone reports verify=False (exit 1) and a clean file (exit 0), pure Python."""
+    code = (
+        "import importlib.util as u\n"
+        "print([n for n in ('ahocorasick_rs', 'sslcustomize') if u.find_spec(n)])\n"
+    )
+    done = subprocess.run(
+        [str(lint_venv / "bin" / "python"), "-I", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "[]"
     bad = tmp_path / "bad.py"
     bad.write_text("import requests\nrequests.get('https://example.org', verify=False)\n")
     good = tmp_path / "good.py"
     good.write_text("import requests\nrequests.get('https://example.org', timeout=5)\n")
-    found = _run(bare_venv, "lint", "--isolated", str(bad), cwd=tmp_path)
+    script = "sslcustomize-lint"
+    found = _run(lint_venv, "--isolated", str(bad), cwd=tmp_path, script=script)
     assert found.returncode == 1, found.stderr
     assert "SSC101" in found.stdout
-    clean = _run(bare_venv, "lint", "--isolated", str(good), cwd=tmp_path)
+    clean = _run(lint_venv, "--isolated", str(good), cwd=tmp_path, script=script)
     assert clean.returncode == 0, clean.stdout + clean.stderr

@@ -37,6 +37,28 @@ def test_findings_exit_one_text(insecure: Path, capsys: pytest.CaptureFixture[st
     assert "create_legacy_context()" in out[1]
 
 
+def test_configurable_weakening_is_listed_but_does_not_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An opt-out option (SSC801) is listed as a note and exits 0; its twin, a default, exits 1."""
+    option = tmp_path / "option.py"
+    option.write_text(
+        "import ssl\n\n\ndef connect(validate_certs=True):\n"
+        "    ctx = ssl.create_default_context()\n"
+        "    if not validate_certs:\n"
+        "        ctx.check_hostname = False\n"
+        "        ctx.verify_mode = ssl.CERT_NONE\n"
+        "    return ctx\n"
+    )
+    assert run(str(option)) == 0
+    captured = capsys.readouterr()
+    assert " SSC801 " in captured.out
+    assert "0 finding(s)" in captured.err
+    default = tmp_path / "default.py"
+    default.write_text(option.read_text().replace("validate_certs=True", "validate_certs=False"))
+    assert run(str(default)) == 1
+
+
 def test_exit_zero(insecure: Path) -> None:
     """--exit-zero exits 0 even with findings."""
     assert run("--exit-zero", str(insecure)) == 0
@@ -147,14 +169,68 @@ def test_main_dispatches_to_lint(
 
 
 def test_pre_commit_hook_definition() -> None:
-    """.pre-commit-hooks.yaml runs the project's console script on Python files."""
+    """.pre-commit-hooks.yaml installs the linter's distribution and runs its script."""
     root = Path(__file__).parents[2]
     hooks = (root / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     assert "- id: sslcustomize-lint\n" in hooks
-    assert "  entry: sslcustomize lint\n" in hooks
+    assert "  entry: sslcustomize-lint\n" in hooks
+    assert '  additional_dependencies: ["./lint"]\n' in hooks
     assert "  language: python\n" in hooks
     assert "types_or: [python, pyi]" in hooks
-    assert 'sslcustomize = "sslcustomize._cli:entrypoint"' in (root / "pyproject.toml").read_text()
+    script = 'sslcustomize-lint = "sslcustomize_lint._command:entrypoint"'
+    assert script in (root / "lint" / "pyproject.toml").read_text()
+
+
+def test_standalone_script_is_the_same_command(insecure: Path, tmp_path: Path) -> None:
+    """``sslcustomize-lint PATH`` reports what ``sslcustomize lint PATH`` does, exit 1 and 0."""
+    script = Path(sys.executable).parent / "sslcustomize-lint"
+    found = subprocess.run(
+        [str(script), "--isolated", str(insecure)], capture_output=True, text=True, check=False
+    )
+    assert found.returncode == 1, found.stderr
+    assert "SSC101" in found.stdout
+    clean = tmp_path / "clean.py"
+    clean.write_text("import requests\nrequests.get('https://example.org', timeout=5)\n")
+    done = subprocess.run(
+        [str(script), "--isolated", str(clean)], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+
+
+def test_without_the_linter_lint_says_how_to_install_it(tmp_path: Path) -> None:
+    """Without sslcustomize-lint, ``lint`` exits 2 with the pip command; other commands work."""
+    script = (
+        "import sys\n"
+        "sys.modules['sslcustomize_lint'] = None  # as if not installed\n"
+        "from sslcustomize._cli import main\n"
+        "print(main(sys.argv[1:]))\n"
+    )
+    for argv in (["lint", str(tmp_path)], ["lint", "--help"], ["lint"]):
+        done = subprocess.run(
+            [sys.executable, "-c", script, *argv], capture_output=True, text=True, check=False
+        )
+        assert done.stdout == "2\n", done.stderr
+        assert f"{sys.executable} -m pip install sslcustomize-lint" in done.stderr
+    helped = subprocess.run(
+        [sys.executable, "-c", script, "--help"], capture_output=True, text=True, check=False
+    )
+    assert "lint" in helped.stdout
+    assert "Traceback" not in helped.stderr
+
+
+def test_linter_imports_nothing_from_sslcustomize(insecure: Path) -> None:
+    """The linter's distribution runs with the sslcustomize package unimportable."""
+    script = (
+        "import sys\n"
+        "sys.modules['sslcustomize'] = None  # any import of it fails\n"
+        "from sslcustomize_lint import main\n"
+        "print(main(['--isolated', sys.argv[1]]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(insecure)], capture_output=True, text=True, check=False
+    )
+    assert done.stdout.splitlines()[-1] == "1", done.stderr
+    assert "SSC101" in done.stdout
 
 
 def test_lint_does_not_import_what_it_does_not_use(insecure: Path) -> None:

@@ -139,7 +139,7 @@ def test_bad_config_is_a_usage_error(
 
 def test_docs_example_is_a_valid_config(tmp_path: Path) -> None:
     """The pyproject.toml example of docs/lint.md is read as documented."""
-    from sslcustomize._lint._config import find_config
+    from sslcustomize_lint._config import find_config
 
     docs = Path(__file__).parents[2] / "docs" / "lint.md"
     [block] = re.findall(r"```toml pyproject.toml\n(.*?)```", docs.read_text(), flags=re.DOTALL)
@@ -166,7 +166,7 @@ def test_docs_example_is_a_valid_config(tmp_path: Path) -> None:
 )
 def test_every_spelling_of_the_table_is_read(tmp_path: Path, text: str) -> None:
     """However TOML spells the table, it is found (the cheap test before parsing lets it by)."""
-    from sslcustomize._lint._config import find_config
+    from sslcustomize_lint._config import find_config
 
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "x"\ndependencies = ["sslcustomize>=0.2"]\n\n' + text
@@ -180,7 +180,7 @@ def test_a_dependency_on_sslcustomize_is_not_a_table(tmp_path: Path) -> None:
         '[project]\nname = "x"\ndependencies = ["sslcustomize>=0.2", "requests"]\n'
     )
     script = (
-        "import sys\nfrom sslcustomize._lint._config import find_config\n"
+        "import sys\nfrom sslcustomize_lint._config import find_config\n"
         "find_config(sys.argv[1])\nprint('tomllib' in sys.modules, 'tomli' in sys.modules)\n"
     )
     proc = subprocess.run(

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from sslcustomize._lint import lint_files
-from sslcustomize._lint._files import discover
-from sslcustomize._lint._scoring import Score, load_labels, score, total
+from sslcustomize_lint import lint_files
+from sslcustomize_lint._files import discover
+from sslcustomize_lint._scoring import Score, load_labels, score, total
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -65,6 +65,7 @@ FAMILIES = {
     "held_out_29",
     "held_out_30",
     "held_out_31",
+    "value_flow",
 }
 
 
@@ -103,11 +104,20 @@ KNOWN_MISSES = {
     "held_out_30": {
         "held_out_30:413 SSC701",  # getattr(ssl, "PROTOCOL_" + conf.get(..., fallback="TLSv1"))
     },
+    # Issue 36's shapes: what value flow does not follow yet (docs/lint.md, "Limits").
+    "value_flow": {
+        "value_flow:114 SSC208",  # an info callback that swallows CertificateError
+        "value_flow:140 SSC801",  # a flag added under an opt-out branch, used after it
+    },
 }
 
 # Findings on look-alike or unlabelled lines that the analysis still gives: checked like
 # KNOWN_MISSES (each must still occur, so that a fix updates this list).
-KNOWN_FALSE_ALARMS: dict[str, set[str]] = {}
+KNOWN_FALSE_ALARMS: dict[str, set[str]] = {
+    # The git flag added under ``if insecure:`` is reported where it is used, outside the
+    # branch, as the error it would be on every run (its opt-out is not followed with it).
+    "value_flow": {"value_flow:140 SSC404"},
+}
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
@@ -134,7 +144,7 @@ def test_overall_recall_and_precision(scores: dict[str, Score]) -> None:
 
 def test_every_rule_is_exercised() -> None:
     """Every rule except SSC001 (tested through the CLI) is labelled somewhere in the corpus."""
-    from sslcustomize._lint import RULES
+    from sslcustomize_lint import RULES
 
     labelled = {
         code for lines in load_labels(CORPUS).values() for codes in lines.values() for code in codes
@@ -143,9 +153,9 @@ def test_every_rule_is_exercised() -> None:
 
 
 def test_own_package_lints_clean() -> None:
-    """The package lints clean: each deliberate opt-out carries an allow(reason)."""
-    package = Path(__file__).resolve().parents[2] / "src" / "sslcustomize"
-    files, _ = discover([str(package)])
+    """Both packages lint clean: each deliberate opt-out carries an allow(reason)."""
+    root = Path(__file__).resolve().parents[2]
+    files, _ = discover([str(root / "src" / "sslcustomize"), str(root / "lint" / "src")])
     result = lint_files(files, jobs=1)
     assert not result.errors
     assert [f"{f.path}:{f.line}: {f.code}" for f in result.findings] == []
@@ -156,7 +166,7 @@ def test_cut_source_finds_what_the_whole_file_finds(
     limit: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every corpus file, cut down to its hot code (limit 0) or parsed whole, gives one result."""
-    from sslcustomize._lint import _runner
+    from sslcustomize_lint import _runner
 
     files, _ = discover([str(CORPUS)])
     default = lint_files(files, jobs=1).findings

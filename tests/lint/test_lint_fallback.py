@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sslcustomize._lint import _prefilter, lint_files
-from sslcustomize._lint._files import discover
-from sslcustomize._lint._prefilter import _PATTERNS, accelerated_matches, python_matches
+from sslcustomize_lint import _prefilter, lint_files
+from sslcustomize_lint._files import discover
+from sslcustomize_lint._prefilter import _PATTERNS, accelerated_matches, python_matches
 
 CORPUS = Path(__file__).parent / "corpus"
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "sslcustomize"

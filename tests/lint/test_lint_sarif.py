@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from sslcustomize._lint import RULES, lint_files
-from sslcustomize._lint._output import render
+from sslcustomize_lint import RULES, lint_files
+from sslcustomize_lint._output import render
 
 CORPUS = Path(__file__).parent / "corpus"
 

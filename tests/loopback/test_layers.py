@@ -52,7 +52,7 @@ FIRST_CONTEXT_STDLIB = {"__future__", "datetime", "_datetime", "math"}
 NEVER_ON_THE_HOOK_PATH = {
     "typing", "dataclasses", "inspect", "tomllib", "tomli", "json", "logging", "argparse",
     "hashlib", "threading", "rich", "importlib.metadata", "sslcustomize._cli",
-    "sslcustomize._lint", "sslcustomize._report", "sslcustomize._verdict", "sslcustomize._x509",
+    "sslcustomize_lint", "sslcustomize._report", "sslcustomize._verdict", "sslcustomize._x509",
     "sslcustomize._reach",
 }  # fmt: skip
 

@@ -1,168 +1,58 @@
-"""``sslcustomize lint PATH...``: find code that disables or weakens certificate verification."""
+"""``sslcustomize lint PATH...``: the linter of the ``sslcustomize-lint`` distribution.
+
+The linter is a distribution of its own, so that nothing a hooked process or the policy command
+line installs depends on it. When it is installed, its parser is this command; when it is not,
+the command says how to install it and exits 2 (a usage error: nothing was linted).
+"""
 
 from __future__ import annotations
 
 import argparse
-import gc
-import os
 import sys
-
-from sslcustomize._lint import RULES, Finding, lint_files
-from sslcustomize._lint._config import (
-    TEST_MODES,
-    ConfigError,
-    LintConfig,
-    find_config,
-    is_test_path,
-    matches,
-)
-from sslcustomize._lint._files import discover
-from sslcustomize._lint._output import FORMATS, render
-from sslcustomize._support._frozen import replace
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["register", "run"]
+__all__ = ["register"]
 
-EXIT_OK = 0
-EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
-    """Add the ``lint`` sub-command.
+    """Add the ``lint`` sub-command: the linter's own, or one that says how to install it.
 
     Args:
         commands: The sub-parsers of the ``sslcustomize`` parser.
     """
+    try:
+        from sslcustomize_lint import register_command  # noqa: PLC0415 - only for this command
+    except ModuleNotFoundError as error:
+        if error.name != "sslcustomize_lint":
+            raise
+    else:
+        register_command(commands)
+        return
+    # Every word after ``lint`` is taken as an argument (no option prefix): whatever it was
+    # given, even ``--help``, the answer is the same, and it is not argparse's usage error.
     parser = commands.add_parser(
         "lint",
-        help="find code that disables or weakens certificate verification",
-        description="Find code that disables or weakens certificate verification. "
-        "Exit status: 0 clean, 1 findings, 2 usage error. Suppress one line with "
-        "'# sslcustomize: allow(reason)'.",
+        help="find code that disables or weakens certificate verification "
+        "(needs sslcustomize-lint)",
+        prefix_chars="\0",
+        add_help=False,
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
-    parser.add_argument(
-        "--json",
-        dest="format",
-        action="store_const",
-        const="json",
-        default=argparse.SUPPRESS,
-        help="the same as --format json (every command's --json)",
-    )
-    parser.add_argument(
-        "--select",
-        action="append",
-        default=[],
-        metavar="CODES",
-        help="only these rule codes or prefixes, comma-separated (SSC1,SSC203)",
-    )
-    parser.add_argument(
-        "--ignore", action="append", default=[], metavar="CODES", help="skip these codes"
-    )
-    parser.add_argument(
-        "--exit-zero", action="store_true", help="exit 0 even when there are findings"
-    )
-    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: cores)")
-    parser.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="PATTERNS",
-        help="more paths to skip, comma-separated (added to the defaults and pyproject.toml)",
-    )
-    parser.add_argument(
-        "--tests",
-        choices=TEST_MODES,
-        default=None,
-        help="test files: report as notes that do not fail the run (default), exclude, or "
-        "report like any file",
-    )
-    parser.add_argument(
-        "--isolated", action="store_true", help="ignore [tool.sslcustomize.lint] in pyproject.toml"
-    )
-    # Nothing to clean up at exit: the console script ends the process without a teardown.
-    parser.set_defaults(handler=run, quick_exit=True)
+    parser.add_argument("arguments", nargs="*")
+    parser.set_defaults(handler=_not_installed)
 
 
-def _codes(values: list[str]) -> list[str] | None:
-    """Split comma-separated code prefixes; ``None`` if one matches no rule."""
-    prefixes = [part.strip().upper() for value in values for part in value.split(",")]
-    prefixes = [p for p in prefixes if p]
-    for prefix in prefixes:
-        if not any(rule.code.startswith(prefix) for rule in RULES):
-            return None
-    return prefixes
-
-
-def _error(message: str) -> int:
-    print(f"sslcustomize lint: error: {message}", file=sys.stderr)
+def _not_installed(args: argparse.Namespace) -> int:
+    """Say that the linter is not installed, and the command that installs it."""
+    del args  # whatever the command was given, nothing can be linted
+    print(
+        "sslcustomize lint: error: the linter is the sslcustomize-lint distribution, which this "
+        f"Python ({sys.executable}) does not have; install it with:\n"
+        f"    {sys.executable} -m pip install sslcustomize-lint",
+        file=sys.stderr,
+    )
     return EXIT_USAGE
-
-
-def _keep(finding: Finding, config: LintConfig, select: list[str], ignore: list[str]) -> bool:
-    if select and not finding.code.startswith(tuple(select)):
-        return False
-    if ignore and finding.code.startswith(tuple(ignore)):
-        return False
-    return not any(
-        finding.code.startswith(codes) and matches(finding.path, (pattern,), config.root)
-        for pattern, codes in config.per_file_ignores.items()
-    )
-
-
-def run(args: argparse.Namespace) -> int:
-    """Lint the paths and print the report.
-
-    Args:
-        args: The parsed command line.
-
-    Returns:
-        0 if clean, 1 if there are findings (outside test files), 2 on a usage error.
-    """
-    try:
-        config = LintConfig(root=os.getcwd()) if args.isolated else find_config(os.getcwd())
-    except ConfigError as exc:
-        return _error(str(exc))
-    config_codes = [config.select, config.ignore, *config.per_file_ignores.values()]
-    select = _codes(args.select or list(config.select))
-    ignore = _codes([*config.ignore, *args.ignore])
-    if select is None or ignore is None or any(_codes(list(c)) is None for c in config_codes):
-        known = ", ".join(rule.code for rule in RULES)
-        return _error(f"unknown rule code; known: {known}")
-    tests = args.tests or config.tests
-    exclude = config.exclude + tuple(
-        part.strip() for value in args.exclude for part in value.split(",") if part.strip()
-    )
-    files, missing = discover(
-        args.paths, exclude=exclude, root=config.root, skip_tests=tests == "exclude"
-    )
-    if missing:
-        return _error(f"no such file or directory: {missing[0]}")
-    # A short-lived process that makes millions of AST nodes without cycles: the cyclic GC only
-    # costs time here (about a quarter of the run on the standard library).
-    gc.disable()
-    # What the analysis made stays unfreed in ``args`` until the console script ends the
-    # process without a teardown (``quick_exit``); an in-process caller frees it on return.
-    args.kept = []
-    result = lint_files(files, jobs=args.jobs, keep=args.kept)
-    result.findings = [
-        replace(f, in_tests=tests == "note" and is_test_path(f.path))
-        for f in result.findings
-        if _keep(f, config, select, ignore)
-    ]
-    sys.stdout.write(render(result, args.format))
-    for error in result.errors:
-        print(f"{error.path}: {error.message}", file=sys.stderr)
-    failing = [f for f in result.findings if not f.in_tests]
-    if args.format == "text":
-        notes = len(result.findings) - len(failing)
-        extra = f" (and {notes} in test files, as notes)" if notes else ""
-        print(f"{len(failing)} finding(s){extra} in {result.files} file(s)", file=sys.stderr)
-    if failing and not args.exit_zero:
-        return EXIT_FINDINGS
-    return EXIT_OK

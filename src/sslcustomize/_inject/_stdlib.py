@@ -184,9 +184,9 @@ def _apply_verification(
     if check_hostname is NOT_GIVEN:
         check_hostname = False if cert_reqs == ssl.CERT_NONE else context.check_hostname
     if not check_hostname:
-        context.check_hostname = False
+        context.check_hostname = False  # sslcustomize: allow(the caller's own opt-out, as ssl's)
     if cert_reqs not in (NOT_GIVEN, None):
-        context.verify_mode = ssl.VerifyMode(cert_reqs)
+        context.verify_mode = ssl.VerifyMode(cert_reqs)  # sslcustomize: allow(the caller's own)
     if check_hostname:
         context.check_hostname = True
 

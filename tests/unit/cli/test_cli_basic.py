@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trustme
 
-from _fixtures import WritePolicy
+from _fixtures import WritePolicy, installed_with_hook
 from sslcustomize._cli import main
 
 
@@ -112,8 +112,8 @@ def test_run_applies_policy_to_python_child(write_policy: WritePolicy) -> None:
         "import ssl,sys; c = ssl._create_stdlib_context(); "
         "sys.exit(0 if c.minimum_version == ssl.TLSVersion.TLSv1_3 else 7)"
     )
-    if not any(os.path.isfile(os.path.join(p, "sslcustomize.pth")) for p in sys.path if p):
-        pytest.skip("needs a wheel install (the .pth hook); run through nox")
+    if not installed_with_hook():
+        pytest.skip("needs a wheel install (the .pth hook): nox -s tests, not fast")
     assert main(["run", "--policy", str(path), "--", sys.executable, "-c", code]) == 0
     assert main(["run", "--", sys.executable, "-c", "import sys; sys.exit(3)"]) == 3
 

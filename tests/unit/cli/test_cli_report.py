@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from _fixtures import WritePolicy
+from _fixtures import WritePolicy, installed_with_hook
 from sslcustomize._cli import main
 from sslcustomize._report._records import Record, open_sink
 from sslcustomize._runtime import _state
@@ -220,6 +220,8 @@ def test_report_journal_runs_no_journalctl_from_the_callers_path(
 
     if shutil.which("journalctl", path=os.defpath) is None:
         pytest.skip("needs journalctl (apt-get install systemd)")
+    if not installed_with_hook():
+        pytest.skip("runs python -m sslcustomize: nox -s tests, not fast")
     planted = tmp_path / "bin"
     planted.mkdir()
     fake = planted / "journalctl"

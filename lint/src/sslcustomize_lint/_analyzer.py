@@ -1,0 +1,1042 @@
+"""Walk one module's AST and report the places that weaken certificate verification.
+
+The analysis is deliberately small: names are followed through imports (with aliases),
+assignments in order (module constants, locals, ``with ... as``), function parameters and
+their defaults, dict literals used as ``**kwargs``, ``functools.partial``, and ``self.x``
+attributes set in a class's methods. An ``ssl.SSLContext`` is followed from its creation
+through its attribute changes to its use, so that server contexts stay silent.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+
+from sslcustomize_lint import _tables as t
+from sslcustomize_lint._callbacks import (
+    _FunctionNode,
+)
+from sslcustomize_lint._checks_clients import ClientChecks
+from sslcustomize_lint._checks_contexts import ContextChecks
+from sslcustomize_lint._checks_patches import PatchChecks
+from sslcustomize_lint._checks_versions import VersionChecks
+from sslcustomize_lint._core import (
+    _BASE,
+    _CHILD_FIELDS,
+    _ENVIRONS,
+    _LEAVES,
+    _SESSION_TYPES,
+    _VERIFYING_MODES,
+    AnalyzerCore,
+    RawFinding,
+    _argument_for,
+    _attribute_owner,
+    _callee_name,
+    _calls,
+    _child_fields,
+    _class_kind,
+    _empty_dict_at,
+    _flag_names,
+    _is_self,
+    _KwMap,
+    _located,
+    _location,
+    _name_of,
+    _parameter_names,
+    _ParamSink,
+    _reads_user_option,
+    _Scope,
+    _sessionish,
+    _Sibling,
+    unrelated,
+)
+from sslcustomize_lint._family import FAMILIES, CallSite, Family
+from sslcustomize_lint._prefilter import lines_of, places_of
+from sslcustomize_lint._siblings import sibling_file
+from sslcustomize_lint._values import (
+    UNKNOWN,
+    Const,
+    ContextState,
+    DictVal,
+    Instance,
+    Method,
+    Param,
+    Ref,
+    SeqVal,
+    Value,
+)
+from sslcustomize_lint._valuetests import (
+    _TESTS,
+    WEAK_SETTING_NAMES,
+    _is_cert_none,
+    _is_const,
+    _is_falsy,
+    _param,
+    _ref_in,
+    _str,
+    _weak_setting,
+)
+
+TYPE_CHECKING = False  # not typing's: the lint command does not import typing
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["Analyzer", "RawFinding"]
+
+# Objects whose attributes are the keywords they are made with.
+_NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+
+# Methods that change a list or set in place.
+_IN_PLACE = frozenset({"append", "extend", "insert", "add", "__iadd__", "__ior__"})
+
+
+class Analyzer(AnalyzerCore):
+    """Analyze one module.
+
+    Args:
+        tree: The parsed module.
+        source: The module's bytes. When given, functions whose lines hold no word that a rule
+            needs (and no module-level name bound on such a line) are not analyzed.
+        path: The module's file. When given, constants imported by name from a sibling module
+            of the same package are read from that module.
+        hot: ``hot_lines`` of the source, if the caller has them already.
+    """
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        source: bytes | None = None,
+        path: str | None = None,
+        *,
+        hot: list[bool] | None = None,
+    ) -> None:
+        super().__init__(tree, source, path, hot=hot)
+        # One visitor per registered family, in the registry's order; the four known here
+        # also by name, for what only one of them knows (a class's weak version attribute).
+        self.context_rules = ContextChecks(self)
+        self.version_rules = VersionChecks(self)
+        self.client_rules = ClientChecks(self)
+        self.patch_rules = PatchChecks(self)
+        named: dict[type[Family], Family] = {
+            type(family): family
+            for family in (
+                self.context_rules,
+                self.version_rules,
+                self.client_rules,
+                self.patch_rules,
+            )
+        }
+        self.families = tuple(named.get(kind) or kind(self) for kind in FAMILIES)
+
+    # -- driving -------------------------------------------------------------------------
+
+    def run(self, *, callers: bool = True) -> list[RawFinding]:
+        """Analyze the module and return its findings, sorted by position.
+
+        ``callers=False`` leaves the callers of ``followed_functions`` unchecked, for a
+        ``check_callers`` on a tree that holds more of them.
+        """
+        self.visit_body(self.tree.body)
+        while self._pending:
+            func, scopes, class_attrs = self._pending.pop(0)
+            if self._is_hot(func):
+                self._visit_function(func, scopes, class_attrs)
+        if callers:
+            self._finish_param_sinks(self.tree)
+        self.context_rules.finish_contexts()
+        return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
+
+    @property
+    def follows_callers(self) -> bool:
+        """Tell whether the last run checked callers of functions (see ``_finish_param_sinks``)."""
+        return bool(self._param_sinks)
+
+    @property
+    def followed_functions(self) -> tuple[str, ...]:
+        """The names of the functions whose callers the last run checked."""
+        return tuple(dict.fromkeys(sink[0] for sink in self._param_sinks))
+
+    def check_callers(self, tree: ast.Module) -> list[RawFinding]:
+        """Check the callers of ``followed_functions`` in ``tree``, after ``run``.
+
+        ``tree`` is the same module parsed with more of its functions: the tree that ``run``
+        saw may have left out the functions that call them (a cut source, see the runner).
+        Returns all the findings, sorted by position, as ``run`` does.
+        """
+        self._finish_param_sinks(tree)
+        return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
+
+    def visit_body(self, body: list[ast.stmt]) -> None:
+        """Visit statements in order, so that bindings see earlier assignments."""
+        for stmt in body:
+            self.visit(stmt)
+
+    def visit(self, node: ast.AST) -> None:
+        """Visit a node and, unless its handler takes over, its children."""
+        handler = _HANDLERS.get(type(node)) or _handler(type(node))
+        handler(self, node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """Visit the children of a node in source order."""
+        # ``ast.iter_child_nodes`` and ``visit`` inlined: this loop is where the analysis spends
+        # its time.
+        handlers = _HANDLERS
+        for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    kind = type(item)
+                    if kind not in _LEAVES and isinstance(item, ast.AST):
+                        (handlers.get(kind) or _handler(kind))(self, item)
+            elif (kind := type(value)) not in _LEAVES and isinstance(value, ast.AST):
+                (handlers.get(kind) or _handler(kind))(self, value)
+
+    def _visit_name(self, node: ast.Name) -> None:
+        """Names have nothing below them worth visiting."""
+
+    _visit_constant = _visit_name
+    _visit_pass = _visit_name
+
+    def _visit_attribute(self, node: ast.Attribute) -> None:
+        """``a.b.c``: only the innermost value may hold something to visit (a call)."""
+        value = node.value
+        while type(value) is ast.Attribute:
+            value = value.value
+        kind = type(value)
+        if kind not in _LEAVES:
+            (_HANDLERS.get(kind) or _handler(kind))(self, value)
+
+    def _visit_keyword(self, node: ast.keyword) -> None:
+        """A keyword argument: its value (``generic_visit`` without the loop over fields)."""
+        kind = type(node.value)
+        if kind not in _LEAVES:
+            (_HANDLERS.get(kind) or _handler(kind))(self, node.value)
+
+    # -- statements ----------------------------------------------------------------------
+
+    def _visit_import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            root = alias.name.split(".")[0]
+            self.imported.add(root)
+            if alias.asname:
+                self.scopes[-1][alias.asname] = Ref(t.normalize(alias.name))
+            else:
+                self.scopes[-1][root] = Ref(root)
+
+    def _visit_import_from(self, node: ast.ImportFrom) -> None:
+        sibling = sibling_file(self.path, node.level, node.module)
+        if sibling is not None:
+            for alias in node.names:
+                self.scopes[-1][alias.asname or alias.name] = _Sibling(sibling, alias.name, node)
+            if node.level or not node.module:
+                return
+        elif node.level or not node.module:
+            for alias in node.names:
+                self.scopes[-1][alias.asname or alias.name] = UNKNOWN
+            return
+        self.imported.add(node.module.split(".")[0])
+        for alias in node.names:
+            if alias.name == "*":
+                self._star_modules.append(node.module)
+                continue
+            qualname = t.normalize(f"{node.module}.{alias.name}")
+            self.scopes[-1][alias.asname or alias.name] = Ref(qualname)
+
+    def _visit_function_def(self, node: _FunctionNode) -> None:
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        self._pending.append((node, list(self.scopes), self.class_attrs))
+        self.scopes[-1][node.name] = UNKNOWN
+        self.defs[node.name] = node
+
+    _visit_async_function_def = _visit_function_def
+
+    def _visit_class_def(self, node: ast.ClassDef) -> None:
+        for expr in [*node.bases, *node.decorator_list]:
+            self.visit(expr)
+        outer = self.class_attrs
+        self.class_attrs = {}  # filled by ``self.x = ...`` as the methods are visited
+        self._class_names_by_attrs[id(self.class_attrs)] = node.name
+        bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
+        if bases:
+            self.class_attrs[_BASE] = Instance(bases[0].qualname)
+        body: _Scope = {}
+        self.scopes.append(body)
+        self.visit_body(node.body)
+        self.scopes.pop()
+        self.version_rules.check_class_versions(node.body, body)
+        for name, value in body.items():
+            if isinstance(value, Const):  # ``verify_tls = False`` read as ``self.verify_tls``
+                self.class_attrs.setdefault(name, value)
+        self.class_attrs = outer
+        self.scopes[-1][node.name] = UNKNOWN
+        if len(self.scopes) == 1:  # a module's class: its attributes are read by name
+            self._classes[node.name] = (body, _class_kind(bases))
+
+    def _visit_function(
+        self, node: _FunctionNode, scopes: list[_Scope], class_attrs: _Scope | None
+    ) -> None:
+        saved = (self.scopes, self.class_attrs, self.function)
+        self.scopes = scopes
+        self.class_attrs = class_attrs
+        scope: _Scope = {}
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+        defaults += list(args.defaults)
+        pairs = list(zip(positional, defaults, strict=True))
+        pairs += list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
+        for arg, default in pairs:
+            if default is None:
+                scope[arg.arg] = Param(arg.arg, None)
+            else:
+                value = self.resolve(default)
+                # Keep where the default was written: the finding points there.
+                scope[arg.arg] = Param(arg.arg, _located(value, default))
+                self.version_rules.check_default(arg.arg, value, default)
+        if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
+            scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
+        self.scopes = [*scopes, scope]
+        self.function = node
+        self.visit_body(node.body)
+        self.scopes, self.class_attrs, self.function = saved
+
+    def _visit_lambda(self, node: ast.Lambda) -> None:
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        first = len(positional) - len(args.defaults)
+        pairs = list(zip(positional[first:], args.defaults, strict=True))
+        kw_pairs = zip(args.kwonlyargs, args.kw_defaults, strict=True)
+        pairs += [(arg, default) for arg, default in kw_pairs if default is not None]
+        for arg, default in pairs:  # evaluated where the lambda is made, in the outer scope
+            self.version_rules.check_default(arg.arg, self.resolve(default), default)
+        self.scopes.append(dict.fromkeys((a.arg for a in node.args.args), UNKNOWN))
+        self.generic_visit(node)
+        self.scopes.pop()
+
+    def _visit_assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        value = self.resolve(node.value)
+        for target in node.targets:
+            named = _target_name(target)
+            if named in t.SSL_OPTION_DICTS:
+                self.client_rules.check_ssl_options(node.value)
+            elif named in t.SETTING_NAMES and isinstance(target, ast.Name):
+                self.client_rules.check_attribute_value(named, value, node)  # scrapy's settings
+            self._assign(target, value, node.value, node)
+
+    def _visit_ann_assign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            self._assign(node.target, self.resolve(node.value), node.value, node)
+
+    def _visit_aug_assign(self, node: ast.AugAssign) -> None:
+        """``opts |= {"verify": False}`` adds entries; any other changes the value to unknown."""
+        self.generic_visit(node)
+        if (
+            isinstance(node.target, ast.Attribute)
+            and node.target.attr == "options"
+            and isinstance(node.op, ast.BitOr)
+            and self.version_rules.legacy_renegotiation(node.value)
+        ):
+            self.report("SSC703", node.value)  # ``ctx.options |= 0x40000``
+        if not isinstance(node.target, ast.Name):
+            return
+        added = self.resolve(node.value)
+        current = self.lookup(node.target.id)
+        known = isinstance(current, DictVal | Param)
+        if isinstance(node.op, ast.BitOr) and isinstance(added, DictVal) and known:
+            self._add_entries(node.target, added.entries, node.value)
+            return
+        add = isinstance(node.op, ast.Add)
+        if add and isinstance(current, SeqVal) and isinstance(added, SeqVal):
+            # ``command += ["--insecure"]``: a longer list
+            self._rebind(node.target.id, SeqVal(current.items + added.items))
+            return
+        self._forget(node.target.id)
+
+    def _check_item(self, owner: ast.expr, name: str, value: Value, value_node: ast.expr) -> None:
+        """``options["ciphers"] = "...@SECLEVEL=0"``, ``options["cert_reqs"] = "CERT_NONE"``.
+
+        ``cert_reqs`` is a client's only where nothing says server: a server's options
+        (``certfile`` in the dict, a server call in the function) ask for no client certificate.
+        It counts only written there: a name may hold a caller's opt-out (requests'
+        ``if verify is False: cert_reqs = "CERT_NONE"``, then ``pool_kwargs["cert_reqs"] =
+        cert_reqs``).
+        """
+        weak = _weak_setting(name, value)
+        if weak is not None:
+            self.report(weak, value_node)
+        elif name == "cert_reqs" and not isinstance(value_node, ast.Name) and _is_cert_none(value):
+            known = self.resolve(owner)
+            served = isinstance(known, DictVal) and "certfile" in known.entries
+            if not served and not self.has_server_hints(self.function):
+                self.report("SSC104", value_node)  # urllib3's pool options (a transport's)
+
+    def _rebind(self, name: str, value: Value) -> None:
+        """Rebind a name where it is bound (a name changed in place, ``+=``)."""
+        for scope in reversed(self.scopes):
+            if name in scope:
+                scope[name] = value
+                return
+
+    def _forget(self, name: str) -> None:
+        """Rebind a name whose value was changed in place (``+=``, ``.append``) to unknown."""
+        self._rebind(name, UNKNOWN)
+
+    def _visit_named_expr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self._assign(node.target, self.resolve(node.value), node.value, node)
+
+    def _visit_with(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                value = self.resolve(item.context_expr)
+                self._bind(item.optional_vars, value)
+        self.visit_body(node.body)
+
+    _visit_async_with = _visit_with
+
+    def _visit_for(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit(node.iter)
+        self._bind(node.target, UNKNOWN)
+        self.visit_body(node.body)
+        self.visit_body(node.orelse)
+
+    _visit_async_for = _visit_for
+
+    def _visit_expr(self, node: ast.Expr) -> None:
+        """A context made and thrown away (``ssl._create_unverified_context()`` alone) is unused.
+
+        Its protocol is still checked where it is made (SSC7xx); no connection can use it.
+        """
+        self.generic_visit(node)
+        if self.contexts and isinstance(node.value, ast.Call):
+            self.contexts.pop(node.value, None)
+
+    def _visit_try(self, node: ast.Try) -> None:
+        """An optional import keeps its module: ``try: import ssl``, ``except: ssl = None``.
+
+        The handler's fallback is the path where the module is missing, and the code that
+        uses the name runs only where it is not (``if ssl is not None: ssl.SSLContext(...)``).
+        """
+        self.visit_body(node.body)
+        scope = self.scopes[-1]
+        kept = {name: scope[name] for name in _imported_names(node.body) if name in scope}
+        for handler in node.handlers:
+            self.visit(handler)
+        scope.update(kept)
+        self.visit_body(node.orelse)
+        self.visit_body(node.finalbody)
+
+    _visit_try_star = _visit_try
+
+    def _bind(self, target: ast.AST, value: Value) -> None:
+        if isinstance(target, ast.Name):
+            self.scopes[-1][target.id] = value
+        elif isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                self._bind(element, UNKNOWN)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, UNKNOWN)
+
+    def _assign(self, target: ast.AST, value: Value, value_node: ast.expr, stmt: ast.AST) -> None:
+        if isinstance(target, ast.Attribute):
+            self.visit(target.value)
+            self._assign_attribute(target, value, value_node, stmt)
+        elif isinstance(target, ast.Subscript):
+            self.visit(target.value)
+            self.visit(target.slice)
+            key = self.resolve(target.slice)
+            owner = _attribute_owner(target.value)
+            name = _str(key)
+            if owner is not None and name and name.isidentifier():
+                # ``obj.__dict__["verify"] = False`` and ``vars(obj)[...]``: ``obj.verify = False``
+                self._assign_named_attribute(owner, name, value, value_node, stmt)
+                return
+            self._check_env(key, value, stmt)
+            if name is not None:  # ``kwargs["verify"] = False``, spread later
+                self._check_item(target.value, name, value, value_node)
+                self._add_entries(target.value, {name: _located(value, value_node)}, target)
+        elif (
+            isinstance(target, ast.Tuple | ast.List)
+            and isinstance(value_node, ast.Tuple | ast.List)
+            and len(target.elts) == len(value_node.elts)
+            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value_node.elts))
+        ):
+            # ``ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE``: pair by pair
+            for element, item in zip(target.elts, value_node.elts, strict=True):
+                self._assign(element, self.resolve(item), item, stmt)
+        else:
+            self._bind(target, value)
+            if isinstance(target, ast.Name) and isinstance(value_node, ast.Call):
+                self._bind_namespace(target.id, value_node)
+
+    def _bind_namespace(self, name: str, call: ast.Call) -> None:
+        """``opts = SimpleNamespace(verify=False)``: ``opts.verify`` is read back in this scope."""
+        if (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr == "parse_args"
+            and isinstance(call.func.value, ast.Name)
+        ):
+            self._bind_parsed_arguments(name, call.func.value.id)
+            return
+        if not call.keywords:  # a namespace holds only what it was given by keyword
+            return
+        callee = self.resolve(call.func)
+        if isinstance(callee, Ref) and callee.qualname in _NAMESPACES:
+            for keyword in call.keywords:
+                if keyword.arg is not None:
+                    key = f"{name}.{keyword.arg}"
+                    self.scopes[-1][key] = self._resolve_located(keyword.value)
+
+    def _bind_parsed_arguments(self, name: str, parser: str) -> None:
+        """``args = parser.parse_args()``: ``args.verify`` is the default of ``--verify``.
+
+        The options are the ``parser.add_argument(...)`` calls of this function (or module):
+        their ``default=``, else ``False`` for ``store_true`` and ``True`` for ``store_false``
+        (what the code does when the user passes nothing).
+        """
+        for node in ast.walk(self.function):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == parser
+            ):
+                continue
+            keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+            dest = _argument_dest(node, keywords)
+            if dest is None:
+                continue
+            if "default" in keywords:
+                value = self._resolve_located(keywords["default"])
+            else:
+                action = keywords.get("action")
+                kind = action.value if isinstance(action, ast.Constant) else None
+                if kind not in {"store_true", "store_false"}:
+                    continue
+                value = Const(kind == "store_false", action or node)
+            self.scopes[-1][f"{name}.{dest}"] = value
+
+    def _assign_named_attribute(
+        self, owner: ast.expr, name: str, value: Value, value_node: ast.expr, stmt: ast.AST
+    ) -> None:
+        """``owner.<name> = value`` spelled otherwise (``setattr``, ``__dict__``, ``vars()``)."""
+        store = ast.copy_location(ast.Attribute(owner, name, ast.Store()), stmt)
+        self._assign_attribute(store, value, value_node, stmt)
+
+    def _assign_attribute(
+        self, target: ast.Attribute, value: Value, value_node: ast.expr, stmt: ast.AST
+    ) -> None:
+        base = self.resolve(target.value)
+        attr = target.attr
+        if isinstance(base, Ref):
+            if attr in t.DISTINCTIVE_ATTRIBUTES:  # ``libcloud.security.VERIFY_SSL_CERT = False``
+                self.client_rules.check_attribute_value(attr, value, stmt)
+            self.patch_rules.check_patch(t.normalize(f"{base.qualname}.{attr}"), value, stmt)
+            return
+        state = base.context if isinstance(base, Instance) else None
+        if isinstance(target.value, ast.Name) and not _is_self(target.value):
+            # ``cfg.verify = False`` then ``verify=cfg.verify``: read back in this scope.
+            self.scopes[-1][f"{target.value.id}.{attr}"] = _located(value, value_node)
+        if isinstance(value, Param):
+            # Storing a parameter: its default is checked where the caller's value is.
+            self._assign_parameter(base, target, value, state, stmt)
+            return
+        self.client_rules.check_attribute_value(attr, value, stmt)
+        if (
+            state is None
+            and _is_self(target.value)
+            and _name_of(self.function) == "__init__"
+            and not self._self_is_session()
+        ):
+            return  # a context wrapper class sets up its own attributes (urllib3's pyOpenSSL)
+        self._assign_verification(base, target, value, state, stmt)
+        if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
+            self.class_attrs.setdefault(attr, value)
+
+    def _assign_parameter(
+        self,
+        base: Value,
+        target: ast.Attribute,
+        value: Param,
+        state: ContextState | None,
+        stmt: ast.AST,
+    ) -> None:
+        """``session.verify = verify_ssl``, ``ctx.verify_mode = self.validate``: a parameter."""
+        attr = target.attr
+        if attr == "verify" and self._session_target(base, target):
+            # ``def make(verify_ssl=False): session.verify = verify_ssl``: reported at
+            # the default; a caller's ``make(False)`` is checked like a keyword sink's.
+            self.sink("falsy", value, "SSC102", _location(value, stmt))
+        elif state is not None and (
+            (attr == "verify_mode" and _is_cert_none(value))
+            or (attr == "check_hostname" and _is_falsy(value))
+        ):
+            # ``def __init__(self, validate=CERT_NONE)`` then ``ctx.verify_mode =
+            # self.validate``: the library's default weakens the context, reported there.
+            code = "SSC201" if attr == "verify_mode" else "SSC202"
+            self.weaken(state, code, _location(value, stmt))
+        self._keep_init_param(target, value)
+
+    def _assign_verification(
+        self,
+        base: Value,
+        target: ast.Attribute,
+        value: Value,
+        state: ContextState | None,
+        stmt: ast.AST,
+    ) -> None:
+        """``verify_mode``, ``check_hostname`` of a context, ``verify`` of a session."""
+        attr = target.attr
+        if attr == "verify_mode":
+            if _is_cert_none(value):
+                self.weaken(state, "SSC201", stmt)
+            elif isinstance(value, Ref) and value.qualname in _VERIFYING_MODES and state:
+                state.verified = state.mode_required = True
+                state.repair("SSC201")
+        elif attr == "check_hostname":
+            if _is_falsy(value) and not _matches_host_itself(self.function):
+                # False, 0, "": the setter takes any value's truth. Code that matches the name
+                # itself after the handshake (``match_hostname(conn.getpeercert(), host)``)
+                # moved the check, it did not drop it.
+                self.weaken(state, "SSC202", stmt)
+            elif _is_const(value, True) and state:
+                # Since Python 3.7 this also turns CERT_NONE into CERT_REQUIRED.
+                state.verified = state.hostname_on = state.mode_required = True
+                state.repair("SSC202")
+                state.repair("SSC201")
+        elif attr == "verify" and _is_falsy(value) and self._session_target(base, target):
+            self.report("SSC102", stmt)  # False, 0, "": requests reads it as off
+
+    def _keep_init_param(self, target: ast.Attribute, value: Param) -> None:
+        """``self.verify = verify`` in ``__init__``: read back as that parameter in the methods.
+
+        A sink that it reaches has the class's constructions as its callers
+        (``Provider(verify=False)``), checked as a function's callers are.
+        """
+        init = self.function
+        if (
+            self.class_attrs is None
+            or not _is_self(target.value)
+            or not isinstance(init, ast.FunctionDef | ast.AsyncFunctionDef)
+            or init.name != "__init__"
+            or value.name not in _parameter_names(init)
+        ):
+            return
+        class_name = self._class_names_by_attrs.get(id(self.class_attrs))
+        if class_name is not None and target.attr not in self.class_attrs:
+            self.class_attrs[target.attr] = value
+            self._init_params[id(value)] = (class_name, init)
+
+    def _session_target(self, base: Value, target: ast.Attribute) -> bool:
+        """Tell whether ``target`` (``x.verify``) is a requests/httpx session's attribute."""
+        evident = isinstance(base, Instance) and base.qualname in _SESSION_TYPES
+        if evident or (_is_self(target.value) and self._self_is_session()):
+            return True
+        return not isinstance(base, Instance) and _sessionish(target.value)
+
+    def _self_is_session(self) -> bool:
+        """Tell whether ``self`` is a session: the class's first base is a session class."""
+        base = self.class_attrs.get(_BASE) if self.class_attrs is not None else None
+        return isinstance(base, Instance) and t.CLASSES.get(base.qualname) in _SESSION_TYPES
+
+    def _finish_param_sinks(self, tree: ast.Module) -> None:
+        """Check the callers, in ``tree``, of functions that pass a parameter on to a sink.
+
+        Only callers in the same module, by plain name (or ``self.name``/``cls.name``), with
+        a literal or a module constant as the argument, are followed: one call level.
+        """
+        if not self._param_sinks:
+            return
+        by_name: dict[str, list[_ParamSink]] = {}
+        for sink in self._param_sinks:
+            by_name.setdefault(sink[0], []).append(sink)
+        saved = self.scopes
+        self.scopes = [self.module_scope]
+        try:
+            for node in _calls(tree, self._lines_naming(tuple(by_name))):
+                func = node.func
+                if isinstance(func, ast.Name):
+                    name, method = func.id, False
+                elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                    if func.value.id not in {"self", "cls"}:
+                        continue
+                    name, method = func.attr, True
+                else:
+                    continue
+                for _, function, param, test, code, bound in by_name.get(name, ()):
+                    given = _argument_for(node, function, param, method=method or bound)
+                    literal = isinstance(given, ast.Constant | ast.Name)
+                    if given is not None and literal and _TESTS[test](self.resolve(given)):
+                        self.report(code, given)
+        finally:
+            self.scopes = saved
+
+    def _lines_naming(self, names: tuple[str, ...]) -> list[int] | None:
+        """Return the numbers of the lines that hold one of ``names``; ``None``: unknown.
+
+        A call of a function has its name on one of its lines: ``_calls`` need not look into
+        statements without such a line.
+        """
+        if self.source is None or not all(name.isascii() for name in names):
+            return None  # bytes that are not UTF-8 may spell a name otherwise
+        places = sorted(places_of(self.source, tuple(name.encode() for name in names)))
+        flags = lines_of(self.source, places)
+        return [number for number, flag in enumerate(flags, 1) if flag]
+
+    def _visit_compare(self, node: ast.Compare) -> None:
+        """A comparison only looks at a value: ``ctx == ssl._create_unverified_context()``."""
+        self.in_compare += 1
+        self.generic_visit(node)
+        self.in_compare -= 1
+
+    def _visit_unary_op(self, node: ast.UnaryOp) -> None:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Invert) and any(
+            _ref_in(self.resolve(flag), t.NO_OLD_PROTOCOL_OPTIONS)
+            for flag in _or_operands(node.operand)
+        ):
+            self.report("SSC703", node)  # ``&= ~OP_NO_TLSv1``, ``& ~(OP_NO_TLSv1 | ...)``
+
+    # -- expressions ---------------------------------------------------------------------
+
+    def _visit_dict(self, node: ast.Dict) -> None:
+        # Only a dict built on the environment (``{**os.environ, ...}``) is one; a table that
+        # lists variable names (``{"CURL_CA_BUNDLE": "empty"}``) is not.
+        spreads = [v for k, v in zip(node.keys, node.values, strict=True) if k is None]
+        if any(_ref_in(self.resolve(v), _ENVIRONS) for v in spreads):
+            self.check_env_dict(node)
+        for key, value in zip(node.keys, node.values, strict=True):
+            # An entry named by a keyword whose name alone says what it does, whatever the dict
+            # is for (Celery's ``broker_use_ssl = {"ssl_cert_reqs": ssl.CERT_NONE}``).
+            if isinstance(key, ast.Constant) and key.value in t.DISTINCTIVE_KEYWORDS:
+                test, code = t.DISTINCTIVE_KEYWORDS[key.value]
+                if _TESTS[test](self.resolve(value)):
+                    self.report(code, value)
+            elif isinstance(key, ast.Constant) and key.value in t.SSL_OPTION_DICTS:
+                self.client_rules.check_ssl_options(
+                    value
+                )  # ``{"broker_use_ssl": {...}}`` (settings)
+            elif isinstance(key, ast.Constant) and key.value in WEAK_SETTING_NAMES:
+                # ``{"ssl_version": PROTOCOL_TLSv1}`` (tornado's ``ssl_options``),
+                # ``{"tls_security_policy": "Policy-Min-TLS-1-0-..."}``
+                weak = _weak_setting(key.value, self.resolve(value))
+                if weak is not None:
+                    self.report(weak, value)
+        self.generic_visit(node)
+
+    def _visit_if(self, node: ast.If) -> None:
+        """A branch taken only when a caller opts out through a parameter stays quiet.
+
+        ``if verify is False: ctx.verify_mode = CERT_NONE`` in a library is the opt-out's
+        implementation; the weakening is the caller's ``verify=False``, reported there. A branch
+        taken with the parameters' defaults (``if context is None: context =
+        ssl._create_stdlib_context()``) is the default path, and is reported.
+        """
+        self.visit(node.test)
+        uses, truth = self._guard(node.test)
+        dead = _python2_branch(node.test)
+        for body, optout, taken in (
+            (node.body, uses and truth is not True, dead is not True),
+            (node.orelse, uses and truth is not False, dead is not False),
+        ):
+            if not taken:
+                continue  # ``if not hasattr(ssl, "SSLContext"):``: never run on Python 3
+            self._optout += optout
+            self.visit_body(body)
+            self._optout -= optout
+
+    def _guard(self, test: ast.expr, *, optout: bool = True) -> tuple[bool, bool | None]:
+        """Return whether a test reads a parameter, and its value with default arguments.
+
+        With ``optout`` (a branch), a test that reads only unrelated parameters reads none:
+        it is not the caller's opt-out.
+        """
+        params = _parameter_names(self.function)
+        flags = _flag_names(test)
+        if _reads_user_option(test):
+            return True, None  # ``if not module.params["validate_certs"]``: the user's choice
+        if not any(n in params or isinstance(self.lookup(n), Param) for n in flags):
+            return False, None
+        if optout and unrelated(test):
+            return False, None  # ``if protocol == "http":``: what else the caller asked for
+        return True, self._truth(test, optout=optout)
+
+    def _default_truth(self, test: ast.expr) -> bool | None:
+        """A conditional expression's test on parameters, with their defaults.
+
+        Only when every name it reads is still a parameter: one reassigned in the function
+        (``if opt_out: cert_reqs = CERT_NONE``) has no single value here (flow-insensitive).
+        """
+        flags = _flag_names(test)
+        if not flags or not all(isinstance(self.lookup(name), Param) for name in flags):
+            return None
+        uses, truth = self._guard(test, optout=False)
+        return truth if uses else None
+
+    def _truth(self, test: ast.expr, *, optout: bool = False) -> bool | None:
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._truth(test.operand, optout=optout)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            stop = isinstance(test.op, ast.Or)
+            # A part on an unrelated parameter (``transport == "rediss" and not ssl``) does not
+            # decide whether the caller opted out: it is taken as the part that changes nothing.
+            values = [
+                not stop if optout and unrelated(v) else self._truth(v, optout=optout)
+                for v in test.values
+            ]
+            if stop in values:
+                return stop
+            return None if None in values else not stop
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            return self._compare_truth(test)
+        value = _param(self.resolve(test))
+        return bool(value.value) if isinstance(value, Const) else None
+
+    def _compare_truth(self, test: ast.Compare) -> bool | None:
+        """``x is None``, ``mode == "insecure"``, with default arguments: true, false, unknown."""
+        left = _param(self.resolve(test.left))
+        right = _param(self.resolve(test.comparators[0]))
+        if isinstance(left, Ref) and isinstance(right, Ref):
+            left, right = Const(left.qualname, test), Const(right.qualname, test)
+        if not (isinstance(left, Const) and isinstance(right, Const)):
+            return None
+        op = test.ops[0]
+        if isinstance(op, ast.Is | ast.Eq):
+            return left.value is right.value or left.value == right.value
+        if isinstance(op, ast.IsNot | ast.NotEq):
+            return not (left.value is right.value or left.value == right.value)
+        return None
+
+    def _visit_call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        callee = self.resolve(node.func)
+        args: list[ast.expr] = list(node.args)
+        keywords = list(node.keywords)
+        if isinstance(callee, Ref) and callee.qualname in {
+            "functools.partial",
+            "functools.partialmethod",
+        }:
+            if not args:
+                return
+            # A partial carries its keywords to every call: check it as the call it makes.
+            callee = self.resolve(args[0])
+            args = args[1:]
+        qualname, attr = _callee_name(callee)
+        if attr == "__init__" and (qualname or "").removesuffix(".__init__") in t.KEYWORD_SINKS:
+            # ``original_init(self, **kwargs)`` with ``original_init = TCPConnector.__init__``
+            # (a patched constructor), or ``super().__init__(**kwargs)`` in a subclass: the
+            # call configures that class as constructing it would.
+            qualname = (qualname or "").removesuffix(".__init__")
+            attr = qualname.rsplit(".", 1)[-1]
+            if isinstance(callee, Ref):
+                args = args[1:]  # the unbound ``__init__`` is given ``self`` first
+        kwmap, has_star = self._keywords(keywords)
+        self._check_call(node, qualname, attr, callee, args, kwmap, has_star)
+        if isinstance(callee, Method) and isinstance(node.func, ast.Attribute):
+            self._mutate_dict(node.func.value, attr, args, kwmap)
+
+    def _mutate_dict(
+        self, receiver: ast.expr, attr: str, args: list[ast.expr], kwmap: _KwMap
+    ) -> None:
+        """Follow ``d.update(verify=False)``, ``d.update({...})`` and ``d.setdefault(k, v)``."""
+        if attr == "update":
+            added = {key: _located(value, loc) for key, (value, loc) in kwmap.items()}
+            for arg in args:
+                other = self.resolve(arg)
+                if isinstance(other, DictVal):
+                    added = {**other.entries, **added}
+            self._add_entries(receiver, added, receiver)
+        elif attr == "__setitem__" and len(args) == 2:
+            key = _str(self.resolve(args[0]))  # ``opts.__setitem__("verify", False)``
+            if key is not None:
+                self._add_entries(receiver, {key: self._resolve_located(args[1])}, args[1])
+        elif attr in _IN_PLACE and isinstance(receiver, ast.Name):
+            if isinstance(self.lookup(receiver.id), SeqVal):
+                self._forget(receiver.id)  # ``BUNDLES.append(path)``: no longer empty
+        elif attr == "setdefault" and len(args) == 2:
+            key = _str(self.resolve(args[0]))
+            current = self.resolve(receiver)
+            if key is not None and isinstance(current, DictVal) and key not in current.entries:
+                self._add_entries(receiver, {key: self._resolve_located(args[1])}, args[1])
+
+    def _add_entries(self, receiver: ast.expr, added: dict[str, Value], at: ast.AST) -> None:
+        """Rebind a name that holds a known dict (or a parameter) to it with more entries.
+
+        ``at`` is where they are written: a dict that was empty so far (``{}``, ``**kwargs``)
+        is located there, so that a finding about an entry points at the line that wrote it.
+        """
+        if not added or not isinstance(receiver, ast.Name):
+            return
+        current = self.lookup(receiver.id)
+        if isinstance(current, Param):
+            # ``def f(opts): opts["verify"] = False``: what the caller put in stays unknown
+            current = DictVal({}, receiver, has_unknown=True)
+        if not isinstance(current, DictVal):
+            return
+        node = current.node
+        if not current.entries and not (isinstance(node, ast.Dict) and node.keys):
+            node = _empty_dict_at(at)
+        entries = {**current.entries, **added}
+        self.scopes[-1][receiver.id] = DictVal(entries, node, has_unknown=current.has_unknown)
+
+    def _check_call(  # noqa: PLR0917 - the call's parts, already resolved
+        self,
+        node: ast.Call,
+        qualname: str | None,
+        attr: str,
+        callee: Value,
+        args: list[ast.expr],
+        kwmap: _KwMap,
+        has_star: bool,  # noqa: FBT001 - one of several positional facts about a call
+    ) -> None:
+        """Show one call to every family, then follow what it patches."""
+        site = CallSite(
+            node=node,
+            qualname=qualname,
+            attr=attr,
+            callee=callee,
+            args=args,
+            kwmap=kwmap,
+            has_star=has_star,
+        )
+        for family in self.families:
+            family.visit_call(site)
+        self._check_call_patches(node, attr, args)
+
+    def _check_call_patches(self, node: ast.Call, attr: str, args: list[ast.expr]) -> None:
+        if attr in {"setenv", "putenv", "setdefault"}:
+            if len(args) >= 2:
+                self._check_env(self.resolve(args[0]), self.resolve(args[1]), args[0])
+            return
+        if attr == "__setattr__" and isinstance(node.func, ast.Attribute) and len(args) == 2:
+            args = [node.func.value, *args]  # obj.__setattr__(name, value)
+        elif attr != "setattr" or len(args) < 2:
+            return
+        first = self.resolve(args[0])
+        if len(args) == 2 and isinstance(first, Const) and isinstance(first.value, str):
+            target = first.value  # pytest's monkeypatch.setattr("ssl.x", value)
+            self.patch_rules.check_patch(t.normalize(target), self.resolve(args[1]), args[0])
+        elif len(args) >= 3:
+            name = _str(self.resolve(args[1]))
+            if not name or not name.isidentifier():
+                return
+            if isinstance(first, Ref):
+                target = t.normalize(f"{first.qualname}.{name}")
+                self.patch_rules.check_patch(target, self.resolve(args[2]), args[0])
+            else:
+                # ``setattr(session, "verify", False)`` is ``session.verify = False`` written
+                # so that a pattern matcher does not see it.
+                self._assign_named_attribute(args[0], name, self.resolve(args[2]), args[2], node)
+
+    # -- resolution ----------------------------------------------------------------------
+
+
+# Node type -> the Analyzer method that visits it (``_visit_call`` for ``ast.Call``), or
+# ``generic_visit``; filled as types are met, once per process.
+_HANDLERS: dict[type, Callable[[Analyzer, Any], None]] = {}
+
+
+def _matches_host_itself(scope: ast.AST | None) -> bool:
+    """Tell whether a function calls a host-name match of its own (``match_hostname``)."""
+    if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    return any(
+        isinstance(node, ast.Call) and _written(node.func) in _HOST_MATCHES
+        for node in ast.walk(scope)
+    )
+
+
+def _written(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+# Functions that match a peer certificate against a host name: ssl's (before 3.12, and
+# vendored copies of it) and service_identity's.
+_HOST_MATCHES = frozenset({"match_hostname", "verify_hostname", "verify_certificate_hostname"})
+
+
+def _python2_branch(test: ast.expr) -> bool | None:
+    """Tell which branch of an ``if`` only Python 2 takes: True (the body), False (the else).
+
+    ``hasattr(ssl, "SSLContext")`` (or ``"create_default_context"``) is true on every Python 3,
+    so the branch that runs without it is dead code there (``ssl.wrap_socket`` fallbacks).
+    """
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    if not (
+        isinstance(inner, ast.Call)
+        and isinstance(inner.func, ast.Name)
+        and inner.func.id == "hasattr"
+        and len(inner.args) == 2
+        and isinstance(inner.args[0], ast.Name)
+        and inner.args[0].id == "ssl"
+        and isinstance(inner.args[1], ast.Constant)
+        and inner.args[1].value in _PYTHON3_SSL_NAMES
+    ):
+        return None
+    return negated
+
+
+# Names every Python 3 ``ssl`` module has (since 3.4 at the latest).
+_PYTHON3_SSL_NAMES = frozenset({"SSLContext", "create_default_context"})
+
+
+def _argument_dest(call: ast.Call, keywords: dict[str, ast.expr]) -> str | None:
+    """The attribute an ``add_argument`` call sets: ``dest=``, else its first long option."""
+    dest = keywords.get("dest")
+    if dest is not None:
+        return (
+            dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else None
+        )
+    names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if len(names) != len(call.args) or not names:
+        return None
+    longs = [n for n in names if n.startswith("--")]
+    chosen = longs[0][2:] if longs else names[0].lstrip("-")
+    return chosen.replace("-", "_") or None
+
+
+def _target_name(target: ast.expr) -> str | None:
+    """The name an assignment sets: ``x``, ``a.x`` or ``a["x"]``'s ``x``."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+        return str(target.slice.value)
+    return None
+
+
+def _imported_names(body: list[ast.stmt]) -> list[str]:
+    """The names the import statements of a block bind (``import a.b`` binds ``a``)."""
+    return [
+        alias.asname or alias.name.split(".")[0]
+        for stmt in body
+        if isinstance(stmt, ast.Import | ast.ImportFrom)
+        for alias in stmt.names
+    ]
+
+
+def _or_operands(node: ast.expr) -> list[ast.expr]:
+    """The flags OR-ed together in ``A | B | C`` (the expression itself if it is not an OR)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return [*_or_operands(node.left), *_or_operands(node.right)]
+    return [node]
+
+
+def _handler(node_type: type) -> Callable[[Analyzer, Any], None]:
+    name = re.sub(r"(?<!^)([A-Z])", r"_\1", node_type.__name__).lower()
+    found: Callable[[Analyzer, Any], None] = getattr(
+        Analyzer, f"_visit_{name}", Analyzer.generic_visit
+    )
+    _HANDLERS[node_type] = found
+    return found

@@ -1,0 +1,86 @@
+"""The TOML cache: the parser's own result for the exact text, kept where only the user writes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+from pathlib import Path
+from unittest.mock import Mock
+
+import pytest
+
+from sslcustomize._policy._lines import locate_keys
+from sslcustomize._policy._tomlcache import cached_parse, entry_path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+TEXT = "version = 1\n[[exception]]\nhost = 'nas.example'\nexpires = 2027-03-01\nreason = 'r'\n"
+
+
+def _counting_parser() -> Mock:
+    """tomllib's parser, counting its calls (``call_count``)."""
+    return Mock(wraps=tomllib.loads)
+
+
+def test_the_same_text_is_parsed_once(tmp_path: Path) -> None:
+    """A second read of unchanged text comes from the entry: same tree, dates and lines."""
+    path, parse = str(tmp_path / "policy.toml"), _counting_parser()
+    first = cached_parse(TEXT, path, parse, locate_keys)
+    second = cached_parse(TEXT, path, parse, locate_keys)
+    assert parse.call_count == 1
+    assert second == first
+    assert second[0]["exception"][0]["expires"] == dt.date(2027, 3, 1)
+    assert second[1][("exception", 0, "expires")] == 4
+    entry = entry_path(path)
+    assert entry is not None
+    assert os.stat(entry).st_mode & 0o777 == 0o600
+
+
+def test_an_edited_file_is_parsed_again_at_once(tmp_path: Path) -> None:
+    """Attack: the entry of the old text never serves new text (an edit that adds a lock)."""
+    path, parse = str(tmp_path / "policy.toml"), _counting_parser()
+    cached_parse(TEXT, path, parse, locate_keys)
+    edited = TEXT.replace("nas.example", "other.example")
+    tree, _ = cached_parse(edited, path, parse, locate_keys)
+    assert parse.call_count == 2
+    assert tree["exception"][0]["host"] == "other.example"
+
+
+def test_a_corrupt_entry_is_a_miss(tmp_path: Path) -> None:
+    """An entry that is not what this version writes is parsed over, never trusted."""
+    path, parse = str(tmp_path / "policy.toml"), _counting_parser()
+    cached_parse(TEXT, path, parse, locate_keys)
+    entry = entry_path(path)
+    assert entry is not None
+    Path(entry).write_bytes(b"\x00not marshal")
+    tree, _ = cached_parse(TEXT, path, parse, locate_keys)
+    assert parse.call_count == 2
+    assert tree["version"] == 1
+
+
+def test_a_cache_under_a_directory_others_can_write_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twin: where another user could plant an entry there is no entry path at all."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # world-writable, not sticky
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared / "cache"))
+    path, parse = str(tmp_path / "policy.toml"), _counting_parser()
+    assert entry_path(path) is None
+    cached_parse(TEXT, path, parse, locate_keys)
+    cached_parse(TEXT, path, parse, locate_keys)
+    assert parse.call_count == 2
+
+
+def test_invalid_toml_is_never_cached(tmp_path: Path) -> None:
+    """The parser's error propagates, and the next read parses again."""
+    path, parse = str(tmp_path / "policy.toml"), _counting_parser()
+    for _ in range(2):
+        with pytest.raises(tomllib.TOMLDecodeError):
+            cached_parse("mode = \n", path, parse, locate_keys)
+    assert parse.call_count == 2
