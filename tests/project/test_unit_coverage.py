@@ -44,14 +44,6 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
         "two lines that call the command line's entry point",
         "tests/loopback/test_cli_errors.py",
     ),
-    "sslcustomize._connection._connect": (
-        "a connection needs a server (its unit tests, with a fake socket, come with issue 34 #6)",
-        "tests/loopback/test_connection_path.py",
-    ),
-    "sslcustomize._connection._gate": (
-        "the gate holds a live socket's bytes until the verdict (fake `raw`: issue 34 #6)",
-        "tests/loopback/test_carried_settings.py",
-    ),
     "sslcustomize._connection._probe": (
         "the chain probe connects to a server (through SOCKS5, after STARTTLS)",
         "tests/loopback/test_cli_proxy.py",
@@ -59,10 +51,6 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
     "sslcustomize._connection._tunnel": (
         "one ContextVar, set by the aiohttp hook around a tunnel's TLS start",
         "tests/loopback/test_thirdparty_clients.py",
-    ),
-    "sslcustomize._decision._plan": (
-        "a plan is made from a connection's context, host and port (make_plan: issue 34 #6)",
-        "tests/loopback/test_connection_path.py",
     ),
     "sslcustomize._inject._aiohttp": (
         "the hook is exercised by aiohttp's connections",
