@@ -28,7 +28,7 @@ import _servers
 from _fixtures import WritePolicy
 from _namespace import namespace_problem, run_in_overlays
 from sslcustomize._cli import main
-from sslcustomize._connection._connect import rejection
+from sslcustomize._connection._rejection import rejection
 from sslcustomize._decision._decide import decide
 from sslcustomize._policy._model import Origin
 from sslcustomize._trust._checked_policy import load_policy

@@ -44,21 +44,9 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
         "two lines that call the command line's entry point",
         "tests/loopback/test_cli_errors.py",
     ),
-    "sslcustomize._connection._connect": (
-        "a connection needs a server (its unit tests, with a fake socket, come with issue 34 #6)",
-        "tests/loopback/test_connection_path.py",
-    ),
-    "sslcustomize._connection._gate": (
-        "the gate holds a live socket's bytes until the verdict (fake `raw`: issue 34 #6)",
-        "tests/loopback/test_carried_settings.py",
-    ),
     "sslcustomize._connection._probe": (
         "the chain probe connects to a server (through SOCKS5, after STARTTLS)",
         "tests/loopback/test_cli_proxy.py",
-    ),
-    "sslcustomize._decision._plan": (
-        "a plan is made from a connection's context, host and port (make_plan: issue 34 #6)",
-        "tests/loopback/test_connection_path.py",
     ),
     "sslcustomize._inject._asyncio": (
         "the hook states create_connection()'s target; its contract test fails when asyncio moves",

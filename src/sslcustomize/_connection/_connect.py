@@ -11,21 +11,18 @@ exactly what enforce mode would have decided for that caller.
 
 from __future__ import annotations
 
-import os
-import socket
 import ssl
 
 from sslcustomize._connection._gate import Gate
-from sslcustomize._connection._target import address_port as _port_of_address
+from sslcustomize._connection._pinprobe import needs_probe, probe_pinned
+from sslcustomize._connection._rejection import NO_NAME, native_rejection, rejection, unjudgeable
 from sslcustomize._connection._target import starttls_protocol
 from sslcustomize._decision._decide import Decision
 from sslcustomize._decision._engine import EngineSpec, Settings, UncarriedSettingError, settings_of
 from sslcustomize._decision._plan import Plan, make_plan
-from sslcustomize._policy._model import DEFAULT_EXCEPTION_DAYS
 from sslcustomize._runtime._runtime import Runtime, SessionEntry
 from sslcustomize._support._frozen import replace
-from sslcustomize._verdict._reasons import explain, proxy_fix, renewal
-from sslcustomize._verdict._verify import Verdict, failed_verdict
+from sslcustomize._verdict._verify import Verdict
 from sslcustomize._x509._der import pin_or_none
 from sslcustomize._x509._replay import der_chain
 from sslcustomize.exceptions import (
@@ -41,11 +38,7 @@ if TYPE_CHECKING:
 
     from sslcustomize._connection._contextstate import ContextState
 
-__all__ = [
-    "connect",
-    "native_rejection",
-    "rejection",
-]
+__all__ = ["connect"]
 
 _wrap_socket = ssl.SSLContext._wrap_socket  # type: ignore[attr-defined]  # noqa: SLF001
 _wrap_bio = ssl.SSLContext._wrap_bio  # type: ignore[attr-defined]  # noqa: SLF001
@@ -54,101 +47,15 @@ _wrap_bio = ssl.SSLContext._wrap_bio  # type: ignore[attr-defined]  # noqa: SLF0
 # --- Rejections --------------------------------------------------------------------------------
 
 
-def rejection(
+def _refusal(
     decision: Decision,
     verdict: Verdict,
     chain: tuple[bytes, ...],
     host: str | None,
     port: int | None,
 ) -> CertificateRejected:
-    """Build the exception enforce mode raises for a failed verdict."""
-    origin = str(decision.origin) if decision.origin else None
-    where = f"[{host}]:{port}" if port and host and ":" in host else f"{host}:{port}"
-    where = where if port else str(host)
-    by = f"rule '{decision.rule}'" + (f" from {origin}" if origin else "")
-    fallback = " (the fallback: the policy files have errors)" if decision.fallback else ""
-    problem, fix = verdict.problem, verdict.fix
-    if verdict.reasons and (verdict.verify_code > 0 or verdict.reasons[0] == "pin_mismatch"):
-        # Verdicts are cached without the port; the advice names it (`trust host:port`).
-        explained, fix = explain(
-            verdict.reasons[0], chain=chain, host=host, port=port,
-            starttls=starttls_protocol(), message=verdict.verify_message,
-        )  # fmt: skip
-        if verdict.reasons[0] != "pin_mismatch":
-            problem = explained
-    if verdict.reasons[:1] == ("unknown_issuer",) and decision.ignored_environment:
-        fix = _ignored_variables_fix(decision)
-    elif verdict.reasons and decision.exception is None:
-        fix = proxy_fix(verdict.reasons[0], host, os.environ) or fix
-    if decision.expired is not None:
-        # The commonest cause after a date passes: say so where the failure shows.
-        expired = decision.expired
-        fix = renewal(
-            pattern=str(expired.host), origin=str(expired.origin), expired_on=expired.expires,
-            host=host, port=port, starttls=starttls_protocol(), days=DEFAULT_EXCEPTION_DAYS,
-        ) + f"; otherwise: {fix}"  # fmt: skip
-    # OpenSSL's own words first, as Python's own error has them: code that matches
-    # "certificate verify failed" (or OpenSSL's reason) in the text keeps working.
-    native = f"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: {verdict.verify_message}"
-    message = (
-        f"{native}; sslcustomize: certificate rejected for {where}: {problem} "
-        f"[{', '.join(verdict.reasons)}] under {by}{fallback}. Fix: {fix}."
-    )
-    return CertificateRejected(
-        message,
-        host=host,
-        port=port,
-        reasons=verdict.reasons,
-        rule=decision.rule,
-        origin=origin,
-        fix=fix,
-        chain=chain,
-        verify_code=verdict.verify_code,
-        verify_message=verdict.verify_message,
-    )
-
-
-def _ignored_variables_fix(decision: Decision) -> str:
-    """The fix when a CA-bundle variable this client reads is not used (a lock, a bad path).
-
-    Advising to add the CA to the policy's trust list would be wrong twice: the user has
-    named it already, and under a lock on ``trust`` only the system layer can add it.
-    """
-    sentences = [
-        f"{entry.variable}={entry.value} is ignored: "
-        + (
-            f"the system policy locks trust ({entry.why}); if its CA is to be trusted, the "
-            "administrator must add it to the system policy's trust list"
-            if entry.state == "ignored"
-            else f"{entry.why}"
-        )
-        for entry in decision.ignored_environment
-    ]
-    return "; ".join(sentences)
-
-
-def native_rejection(
-    error: ssl.SSLCertVerificationError,
-    decision: Decision,
-    chain: tuple[bytes, ...],
-    host: str | None,
-    port: int | None,
-) -> CertificateRejected:
-    """Explain a failure of OpenSSL's own verification during the handshake."""
-    verdict = failed_verdict(error.verify_code, error.verify_message, chain, host, port)
-    return rejection(decision, verdict, chain, host, port)
-
-
-def _unjudgeable(error: BaseException) -> Verdict:
-    """The verdict when the chain cannot even be judged (fail closed)."""
-    return Verdict(
-        accepted=False,
-        reasons=("invalid",),
-        verify_code=-1,
-        verify_message=str(error),
-        problem=f"the certificate could not be verified ({error})",
-        fix="run sslcustomize doctor and sslcustomize check HOST to see what is wrong",
-    )
+    """Build the rejection of this connection; its advice names a STARTTLS upgrade under way."""
+    return rejection(decision, verdict, chain, host, port, starttls=starttls_protocol())
 
 
 # --- One connection ----------------------------------------------------------------------------
@@ -180,8 +87,10 @@ class _Connection:
         floor = plan.engine is not None and plan.engine.python
         verdict = None if floor else self._verdict_or_none(chain)
         if verdict is None or verdict.accepted:
-            return native_rejection(error, plan.decision, chain, plan.host, plan.port)
-        return rejection(plan.decision, verdict, chain, plan.host, plan.port)
+            return native_rejection(
+                error, plan.decision, chain, plan.host, plan.port, starttls=starttls_protocol()
+            )
+        return _refusal(plan.decision, verdict, chain, plan.host, plan.port)
 
     def _verdict_or_none(self, chain: tuple[bytes, ...]) -> Verdict | None:
         """The verdict of enforce mode's verifier, or ``None`` when none can be had."""
@@ -191,21 +100,26 @@ class _Connection:
         except Exception:  # noqa: BLE001 - the caller falls back to OpenSSL's own words
             return None
 
-    def judge(self, gate: Gate) -> CertificateRejected | None:
-        """Judge the chain after the handshake: the rejection to raise, or ``None`` to proceed.
+    def judge(self, gate: Gate) -> tuple[CertificateRejected | None, tuple[bytes, ...]]:
+        """Judge the chain after the handshake: the rejection to raise (``None`` to proceed).
 
         The recorder (and the report modules behind it) is reached only for what is recorded:
         an accepted connection does not load them.
+
+        Returns:
+            The rejection or ``None``, and the chain judged (the gate keeps it).
         """
-        plan, runtime = self.plan, self.runtime
         chain = der_chain(gate.raw)
         if not chain and self.entry is not None and gate.raw.session_reused:
             chain = self.entry.chain  # resumed: judged by the chain it was established with
-        object.__setattr__(gate, "chain", chain)
+        return self._verdict(chain), chain
+
+    def _verdict(self, chain: tuple[bytes, ...]) -> CertificateRejected | None:
+        plan, runtime = self.plan, self.runtime
         try:
             verdict = runtime.verdict(self.settings, plan.verify, plan.decision, chain, plan.host)
         except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
-            verdict = _unjudgeable(error)
+            verdict = unjudgeable(error)
         if plan.opt_out:
             self._record_opt_out(verdict, chain)
             return None
@@ -215,11 +129,11 @@ class _Connection:
                 runtime.learn_leaf(exception, chain[0])
             return None
         if plan.decision.mode == "enforce":
-            return rejection(plan.decision, verdict, chain, plan.host, plan.port)
+            return _refusal(plan.decision, verdict, chain, plan.host, plan.port)
         if plan.floor is not None:
             floor = self._floor(plan.floor, chain)
             if not floor.accepted:  # Python itself refuses it, and no pin vouches for it
-                return rejection(plan.decision, floor, chain, plan.host, plan.port)
+                return _refusal(plan.decision, floor, chain, plan.host, plan.port)
         self._record_report(verdict, chain)
         return None
 
@@ -261,7 +175,7 @@ class _Connection:
         try:
             return self.runtime.verdict(self.settings, spec, unpinned, chain, plan.host)
         except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
-            return _unjudgeable(error)
+            return unjudgeable(error)
 
     def remember(self, gate: Gate, session: Any) -> None:
         entry = SessionEntry(session, self.plan.host, self.engine, gate.chain)
@@ -276,101 +190,11 @@ class _Connection:
         return None if self.entry is None else self.entry.session
 
 
-# --- Mutual TLS with a pinned server ------------------------------------------------------------
-
-
-def _withheld(plan: Plan) -> bool:
-    """Tell whether enforce mode withholds the client certificate until a pin is judged."""
-    engine = plan.engine
-    return (
-        engine is not None
-        and engine.withhold_client_certificate
-        and bool(plan.decision.pins)
-        and plan.decision.exception is not None
-        and plan.decision.mode == "enforce"
-    )
-
-
-def _probe_address(sock: object, port: int | None) -> tuple[int, int, Any, float | None] | None:
-    """Where a probe of the server goes: a connected, blocking or timed socket's own peer.
-
-    ``None`` for anything else, and where the peer is a proxy (its port is not the server's:
-    a CONNECT tunnel, a SOCKS proxy).
-    """
-    if not isinstance(sock, socket.socket):
-        return None
-    try:
-        timeout, peer = sock.gettimeout(), sock.getpeername()
-    except OSError:
-        return None
-    if timeout == 0.0 or _port_of_address(peer) != port:
-        return None
-    return int(sock.family), int(sock.type), peer, timeout
-
-
-def _probe_chain(
-    engine: ssl.SSLContext, where: tuple[int, int, Any, float | None], host: str | None
-) -> tuple[bytes, ...]:
-    """Return the chain a server presents to a handshake of ``engine`` at ``where``."""
-    family, kind, peer, timeout = where
-    with socket.socket(family, kind) as probe:
-        probe.settimeout(timeout)
-        probe.connect(peer)
-        raw = _wrap_socket(engine, probe, False, host)
-        try:  # noqa: SIM105 - no contextlib on the first handshake (see _notyping)
-            raw.do_handshake()
-        except ssl.SSLError:  # TLS 1.2: a refusal after its certificate; the chain is read
-            pass
-        return der_chain(raw)
-
-
-def _probe_pinned(
-    runtime: Runtime, settings: Settings, plan: Plan, arguments: tuple[Any, ...]
-) -> tuple[Verdict, tuple[bytes, ...]] | None:
-    """Judge the pinned server's chain in a handshake of its own, without the client certificate.
-
-    A pinned exception's first connection cannot verify natively (a pin names a key, and
-    OpenSSL trusts certificates), so its client certificate would be withheld, and a server
-    that requires one would refuse it. Instead a separate connection to the same address
-    makes a handshake without the client certificate and has its chain judged. An accepted
-    leaf whose key matches a pin is learned: the caller's connection then verifies natively
-    against exactly that certificate and sends the client certificate only to the holder of
-    the pinned key. A rejected chain is rejected before the caller's connection starts. Only
-    for a connected, blocking or timed socket whose peer is the server itself; for anything
-    else (a memory BIO, a socket not yet connected, a proxy's), or when the probe itself
-    fails, the certificate stays withheld.
-
-    Returns:
-        The verdict and the chain, or ``None`` when nothing could be judged.
-    """
-    where = _probe_address(arguments[0] if len(arguments) == 1 else None, plan.port)
-    exception = plan.decision.exception
-    if where is None or exception is None or plan.engine is None:
-        return None
-    try:
-        # The deferred engine (no client certificate), without anchors: it verifies nothing.
-        engine = runtime.engine(settings, replace(plan.engine, anchors=False))
-        chain = _probe_chain(engine, where, plan.host)
-    except (OSError, ValueError):
-        return None
-    if not chain:
-        return None
-    try:
-        verdict = runtime.verdict(settings, plan.verify, plan.decision, chain, plan.host)
-    except Exception as error:  # noqa: BLE001 - whatever fails, the verdict is a rejection
-        verdict = _unjudgeable(error)
-    if verdict.accepted and pin_or_none(chain[0]) in plan.decision.pins:
-        runtime.learn_leaf(exception, chain[0])
-    elif verdict.accepted:
-        return None  # a pinned CA's chain: judged again after the caller's own handshake
-    return verdict, chain
-
-
 # --- One call of connect() ----------------------------------------------------------------------
 
 
 class _Call:
-    """What one call of :func:`connect` asked for: the same at each of its attempts."""
+    """What one call of :func:`connect` asked for, and how it is planned, engined and made."""
 
     __slots__ = (
         "arguments", "decision", "host", "name", "owner", "port", "runtime", "server_hostname",
@@ -396,10 +220,13 @@ class _Call:
     def plan(self, settings: Settings) -> Plan:
         """Plan the connection with ``settings``, a pinned server probed first if need be."""
         plan = self._plan(settings)
-        if _withheld(plan):
-            probed = _probe_pinned(self.runtime, settings, plan, self.arguments)
+        if needs_probe(plan, settings):
+            probed = probe_pinned(self.runtime, settings, plan, self.arguments)
+            enforce = plan.decision.mode == "enforce"
+            if probed is not None and not probed[0].accepted and enforce:
+                raise _refusal(self.decision, probed[0], probed[1], self.host, self.port)
             if probed is not None and not probed[0].accepted:
-                raise rejection(self.decision, probed[0], probed[1], self.host, self.port)
+                return plan  # report mode: the floor decides in the handshake, as Python would
             if probed is not None:  # learned: verify natively against the pinned leaf
                 plan = self._plan(settings)
         return plan
@@ -409,7 +236,7 @@ class _Call:
         leaves = self.runtime.leaves(decision.exception)
         plan = make_plan(decision, settings, name=self.name, host=host, port=port, leaves=leaves)
         if host is None and not plan.opt_out and "check_hostname" in plan.weakened:
-            raise rejection(decision, _no_name, (), host, port)
+            raise _refusal(decision, NO_NAME, (), host, port)
         return plan
 
     def engine(
@@ -428,7 +255,7 @@ class _Call:
             return self.runtime.engine(settings, spec)
         except UncarriedSettingError as error:
             if own is None:
-                raise rejection(self.decision, _unjudgeable(error), (), host, port) from error
+                raise _refusal(self.decision, unjudgeable(error), (), host, port) from error
             self.runtime.recorder.warn_once(
                 host,
                 "uncarried",
@@ -438,7 +265,7 @@ class _Call:
             )
             return own
         except Exception as error:
-            raise rejection(self.decision, _unjudgeable(error), (), host, port) from error
+            raise _refusal(self.decision, unjudgeable(error), (), host, port) from error
 
     def make(
         self, context: ssl.SSLContext, settings: Settings, plan: Plan, engine: ssl.SSLContext
@@ -503,15 +330,3 @@ def connect(
         if engine is context:
             plan = replace(plan, judge=True)
     return call.make(context, settings, plan, engine)
-
-
-_no_name = Verdict(
-    accepted=False,
-    reasons=("hostname_mismatch",),
-    verify_code=-1,
-    verify_message="no server name to check",
-    problem="the code turned the host name check off and gave no server name, and the policy "
-    "refuses code opt-outs",
-    fix="pass server_hostname= to SSLContext.wrap_socket()/wrap_bio() (ssl.wrap_socket() "
-    "cannot pass one)",
-)

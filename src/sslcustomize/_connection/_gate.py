@@ -13,6 +13,7 @@ raises the same :class:`~sslcustomize.CertificateRejected`.
 from __future__ import annotations
 
 import _socket
+import enum
 import socket
 import ssl
 
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeAlias
 
-    # judge(gate) -> the rejection to raise, or None to proceed.
-    Judge: TypeAlias = Callable[["Gate"], "CertificateRejected | None"]
+    # judge(gate) -> (the rejection to raise or None to proceed, the chain judged).
+    Judge: TypeAlias = Callable[["Gate"], "tuple[CertificateRejected | None, tuple[bytes, ...]]"]
     # explain(gate, error) -> the rejection for a failure of OpenSSL's own verification.
     Explain: TypeAlias = Callable[["Gate", ssl.SSLCertVerificationError], CertificateRejected]
     # remember(gate, session): a session handed out by a judged connection.
@@ -33,16 +34,33 @@ if TYPE_CHECKING:
     # admit(gate, session) -> whether a session offered before the handshake may be resumed.
     Admit: TypeAlias = Callable[["Gate", Any], bool]
 
-__all__ = ["Gate"]
+__all__ = ["Gate", "GateState"]
+
+
+class GateState(enum.Enum):
+    """Where a gated connection stands. It only moves forward: NEW, then OPEN or REJECTED."""
+
+    #: Made; the handshake has not completed, or its chain is not judged yet: no data moves.
+    NEW = "new"
+    #: The handshake completed and the chain was accepted (or needs no judging): data moves.
+    OPEN = "open"
+    #: A verdict refused the chain: every later call raises the same rejection.
+    REJECTED = "rejected"
+
 
 _OWN = frozenset(
-    ("_raw", "_caller_context", "_judge", "_explain", "_remember", "_admit", "_judged", "_rejected",
-     "resumed_from", "chain")
+    ("_raw", "_caller_context", "_judge", "_explain", "_remember", "_admit", "_state",
+     "_rejection", "_chain", "resumed_from")
 )  # fmt: skip
 
 
 class Gate:
-    """Stand in for ``_ssl._SSLSocket``: judge the handshake before any data moves."""
+    """Stand in for ``_ssl._SSLSocket``: judge the handshake before any data moves.
+
+    ``raw`` is anything with the ``_ssl._SSLSocket`` interface the gate calls
+    (``do_handshake``, ``read``, ``write``, ``shutdown``, ``context``, ``session``,
+    ``owner``): a test may give a fake one.
+    """
 
     __slots__ = tuple(_OWN)
 
@@ -65,32 +83,47 @@ class Gate:
         set_(self, "_explain", explain)
         set_(self, "_remember", remember)
         set_(self, "_admit", admit)
-        set_(self, "_judged", False)
-        set_(self, "_rejected", None)
+        set_(self, "_state", GateState.NEW)
+        set_(self, "_rejection", None)
+        set_(self, "_chain", ())
         set_(self, "resumed_from", resumed_from)
-        set_(self, "chain", ())
+
+    @property
+    def state(self) -> GateState:
+        """Where the connection stands."""
+        state: GateState = self._state
+        return state
+
+    @property
+    def chain(self) -> tuple[bytes, ...]:
+        """The chain the verdict was given on (DER, leaf first); empty until then."""
+        chain: tuple[bytes, ...] = self._chain
+        return chain
 
     # --- the handshake and its verdict -------------------------------------------------------
 
     def do_handshake(self) -> None:
         """Complete the handshake, then judge the chain (once)."""
-        rejected: CertificateRejected | None = self._rejected
-        if rejected is not None:
-            raise rejected
+        if self._state is GateState.REJECTED:
+            raise self._rejection
         try:
             self._raw.do_handshake()
         except CertificateRejected:
             raise
         except ssl.SSLCertVerificationError as error:
             raise self._reject(self._explain(self, error)) from error
-        if not self._judged:
-            found = self._judge(self) if self._judge is not None else None
+        if self._state is GateState.NEW:
+            found: CertificateRejected | None = None
+            if self._judge is not None:
+                found, chain = self._judge(self)
+                object.__setattr__(self, "_chain", chain)
             if found is not None:
                 raise self._reject(found)
-            object.__setattr__(self, "_judged", True)
+            object.__setattr__(self, "_state", GateState.OPEN)
 
     def _reject(self, rejection: CertificateRejected) -> CertificateRejected:
-        object.__setattr__(self, "_rejected", rejection)
+        object.__setattr__(self, "_rejection", rejection)
+        object.__setattr__(self, "_state", GateState.REJECTED)
         owner = getattr(self._raw, "owner", None)
         # _socket's class, not socket's: gevent's SSLSocket passes its inner _socket.socket as
         # the owner (gevent/ssl.py, __create_sslobj), and after monkey.patch_all() the name
@@ -106,9 +139,9 @@ class Gate:
         return rejection
 
     def _ready(self) -> None:
-        if self._rejected is not None:
-            raise self._rejected
-        if not self._judged:
+        if self._state is GateState.REJECTED:
+            raise self._rejection
+        if self._state is GateState.NEW:
             self.do_handshake()
 
     # --- calls that move data ----------------------------------------------------------------
@@ -150,7 +183,7 @@ class Gate:
     def session(self) -> Any:
         """The connection's session; once judged, resumable for the same host only."""
         session = self._raw.session
-        if session is not None and self._judged and self._rejected is None:
+        if session is not None and self._state is GateState.OPEN:
             self._remember(self, session)
         return session
 

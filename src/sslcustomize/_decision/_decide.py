@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from sslcustomize._policy._hosts import normalize_host
 from sslcustomize._policy._model import (
+    MINIMUM_VERSIONS,
     ContextRule,
     HostException,
     Mode,
@@ -34,8 +35,6 @@ else:
 __all__ = ["Decision", "context_rule", "decide", "longest_prefix"]
 
 T = TypeVar("T")
-
-_MINIMUM_VERSIONS = {"1.2": ssl.TLSVersion.TLSv1_2, "1.3": ssl.TLSVersion.TLSv1_3}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,7 +91,7 @@ class Decision:
     @property
     def minimum_version(self) -> ssl.TLSVersion:
         """The policy's minimum TLS version, as ``ssl`` names it (a floor code may raise)."""
-        return _MINIMUM_VERSIONS[self.minimum_tls]
+        return MINIMUM_VERSIONS[self.minimum_tls]
 
     @property
     def ignored_environment(self) -> tuple[EnvTrust, ...]:

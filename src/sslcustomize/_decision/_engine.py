@@ -214,6 +214,8 @@ class EngineSpec:
             loaded after the caller's own anchors.
         leaves: Trust exactly these certificates (DER) instead of any anchors: pinned
             leaves already seen and matched. Their dates are not checked (a pin trusts a key).
+            With ``python`` (report mode's floor), trust them besides the floor's anchors,
+            dates checked: what Python accepts stays accepted, and nothing expired is.
         drop_flags: Verification flags to remove (a refused weakening).
         add_flags: Verification flags to add (a default flag the caller removed, refused; or
             to name every problem of a chain).
@@ -291,10 +293,12 @@ def _verification(
     """Give ``context`` the spec's verification settings (anchors already loaded)."""
     flags = (verify_flags | spec.add_flags) & ~spec.drop_flags
     if spec.leaves:
-        flags |= ssl.VERIFY_X509_PARTIAL_CHAIN | NO_CHECK_TIME
+        # A leaf is an anchor of its own only with PARTIAL_CHAIN. Report mode's floor keeps
+        # the dates checked: it must never accept what Python refuses.
+        flags |= ssl.VERIFY_X509_PARTIAL_CHAIN | (0 if spec.python else NO_CHECK_TIME)
         for leaf in spec.leaves:
             context.load_verify_locations(cadata=leaf)
-    elif spec.extra_anchors:
+    if spec.extra_anchors and (spec.python or not spec.leaves):
         load_extra(context, spec.extra_anchors)
     context.verify_flags = ssl.VerifyFlags(flags)
     # Order matters: check_hostname must be off before verify_mode can be CERT_NONE, and
@@ -329,7 +333,7 @@ def build_engine(
     context.check_hostname = False  # sslcustomize: allow(the replay below sets it from the spec)
 
     def keep(name: str) -> bool:
-        if (spec.leaves or not spec.anchors) and name in ANCHOR_STEPS:
+        if ((spec.leaves and not spec.python) or not spec.anchors) and name in ANCHOR_STEPS:
             return False
         return not (spec.withhold_client_certificate and name == "load_cert_chain")
 
@@ -378,7 +382,7 @@ def build_verifier(
     context.check_hostname = False  # sslcustomize: allow(offline judge; host checked apart)
     level = max(settings.security_level, spec.security_level)
     context.set_ciphers(f"DEFAULT:@SECLEVEL={level}")
-    keep_anchors = not spec.leaves
+    keep_anchors = spec.python or not spec.leaves
     recipe = settings.recipe
     if spec.python and settings.python_recipe is not None:
         recipe = settings.python_recipe

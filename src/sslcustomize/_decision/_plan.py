@@ -11,7 +11,7 @@ settings and what is already known of the host (pinned leaves seen before). Thre
   client sends its certificate or any application data.
 * **deferred**: the handshake runs on a private engine that does not verify (report mode, a
   pin not yet seen), and the chain is judged before any application data moves in either
-  direction; a client certificate is withheld whenever the verdict could reject.
+  direction; in enforce a client certificate is withheld whenever the verdict could reject.
 * **opt-out**: the caller turned verification off and the policy obeys; the connection runs
   on the caller's context and is recorded.
 """
@@ -166,13 +166,32 @@ def make_plan(
     floor = _report_floor(decision, settings, host, verify, weakened=bool(weakened))
     if floor is not None and not pins:
         return base(engine=floor, judge=True)
+    engine = _pinned_engine(verify, floor, leaves, settings, enforce=enforce)
+    return base(engine=engine, judge=not (enforce and engine.verify), floor=floor)
+
+
+def _pinned_engine(
+    verify: EngineSpec,
+    floor: EngineSpec | None,
+    leaves: tuple[bytes, ...],
+    settings: Settings,
+    *,
+    enforce: bool,
+) -> EngineSpec:
+    """Return the engine of a pinned exception's connection (or report mode's floor's)."""
     client_certificate = settings.has_client_certificate
-    if enforce and leaves and client_certificate:  # enforce here: pinned (see above)
+    if enforce and leaves and client_certificate:
         # The pinned leaf was seen and matched: verify natively against exactly it, so the
         # client certificate is only ever sent to a server that holds the pinned key.
-        return base(engine=replace(verify, leaves=leaves), judge=False)
-    withhold = (enforce or floor is not None) and client_certificate
-    deferred = EngineSpec(
-        verify=False, withhold_client_certificate=withhold, minimum_version=verify.minimum_version
+        return replace(verify, leaves=leaves)
+    if floor is not None and client_certificate:
+        # Report mode never breaks what Python does: the certificate goes where Python itself
+        # would send it (OpenSSL verifies the floor in the handshake, before the client's
+        # Certificate message), and to the holder of the pinned key once its leaf is seen.
+        # What only the pin refuses is judged after the handshake and reported.
+        return replace(floor, leaves=leaves) if leaves else floor
+    return EngineSpec(
+        verify=False,
+        withhold_client_certificate=enforce and client_certificate,
+        minimum_version=verify.minimum_version,
     )
-    return base(engine=deferred, judge=True, floor=floor)

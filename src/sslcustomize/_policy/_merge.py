@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from sslcustomize._policy._hosts import HostIndex
 from sslcustomize._policy._model import (
+    MINIMUM_VERSIONS,
     SYSTEM_TRUST,
     ContextRule,
     HostException,
@@ -24,9 +25,14 @@ from sslcustomize._support._frozen import replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    import ssl
+    from collections.abc import Callable
+    from typing import Any, TypeAlias
 
     from sslcustomize.exceptions import PolicyError
+
+    # allowed(key, origin, layer) -> whether ``layer`` may set ``key`` (said when it may not).
+    Allowed: TypeAlias = Callable[[str, Origin | None, LayerFile], bool]
 
 __all__ = ["fallback_policy", "merge_layers"]
 
@@ -130,7 +136,7 @@ class _Merge:
 
 
 def _locked_exception(
-    exception: HostException, layer: LayerFile, allowed: Any
+    exception: HostException, layer: LayerFile, allowed: Allowed
 ) -> HostException | None:
     """Apply a lock on ``mode`` to an exception's own ``mode`` (a per-host mode is a mode).
 
@@ -149,7 +155,7 @@ def _merge_context(
     new: ContextRule,
     locked: Mapping[str, Origin],
     layer: LayerFile,
-    allowed: Any,
+    allowed: Allowed,
 ) -> ContextRule:
     values: dict[str, Any] = {}
     for key in _CONTEXT_LOCKS:
@@ -159,6 +165,11 @@ def _merge_context(
         elif old is not None:
             values[key] = getattr(old, key)
     return ContextRule(name=new.name, origin=new.origin, **values)
+
+
+def _version(setting: Setting[str]) -> ssl.TLSVersion:
+    """The TLS version a ``minimum_tls`` setting names (compared as a version, not as text)."""
+    return MINIMUM_VERSIONS[setting.value]
 
 
 def fallback_policy(errors: list[PolicyError], layers: list[LayerFile]) -> Policy:
@@ -185,10 +196,10 @@ def fallback_policy(errors: list[PolicyError], layers: list[LayerFile]) -> Polic
             for lay in layers
             if "minimum_tls" in lay.scalars and "minimum_tls" not in base.locked
         ),
-        key=lambda s: s.value,
+        key=_version,
         default=base.minimum_tls,
     )
-    minimum = max(minimum, base.minimum_tls, key=lambda s: s.value)
+    minimum = max(minimum, base.minimum_tls, key=_version)
     refusals = [
         lay.scalars["allow_code_opt_out"]
         for lay in layers

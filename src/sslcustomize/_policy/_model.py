@@ -5,6 +5,7 @@ Frozen values only: reading files is :mod:`._read`, merging layers :mod:`._merge
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Mapping
 
 from sslcustomize._policy._hosts import HostIndex, HostPattern
@@ -25,6 +26,7 @@ __all__ = [
     "DEFAULT",
     "DEFAULT_EXCEPTION_DAYS",
     "LOCKABLE",
+    "MINIMUM_VERSIONS",
     "MODES",
     "SCHEMA_VERSION",
     "SINKS",
@@ -49,6 +51,8 @@ Mode = Literal["enforce", "report"]
 SourceKind = Literal["system", "certifi", "file", "directory"]
 MODES = ("enforce", "report")
 TLS_VERSIONS = ("1.2", "1.3")
+#: What each ``minimum_tls`` value means: versions are compared as versions, not as text.
+MINIMUM_VERSIONS = {"1.2": ssl.TLSVersion.TLSv1_2, "1.3": ssl.TLSVersion.TLSv1_3}
 SINKS = ("sqlite", "jsonl", "journal", "syslog", "log", "none")
 LOCKABLE = ("mode", "trust", "minimum_tls", "allow_code_opt_out", "exception", "context", "report")
 SCHEMA_VERSION = 1
