@@ -6,7 +6,7 @@ import argparse
 import csv
 import ssl
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from sslcustomize._cli import EXIT_FAILURE, EXIT_OK
@@ -186,20 +186,29 @@ def run(args: argparse.Namespace) -> int:
 def _scan_all(
     targets: list[tuple[str, str | None]], args: argparse.Namespace, settings: tuple[int, bool]
 ) -> list[dict[str, Any]]:
-    from rich.progress import Progress  # noqa: PLC0415 - rich only for the CLI
-
     show = sys.stderr.isatty() and not (args.json or args.csv)
-    with (
-        ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool,
-        Progress(transient=True, disable=not show) as progress,
-    ):
-        task = progress.add_task("checking", total=len(targets))
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [
             pool.submit(_scan_one, target, protocol, args, settings) for target, protocol in targets
         ]
+        if show:
+            _progress(futures)
+        return [future.result() for future in futures]
+
+
+def _progress(futures: list[Future[dict[str, Any]]]) -> None:
+    """Show a progress bar until every target is done.
+
+    rich loads only here and for the table: importing its progress bar costs more than a
+    hundred handshakes on loopback, and ``--json``, ``--csv`` or a pipe show none.
+    """
+    from rich.progress import Progress  # noqa: PLC0415 - rich only for the CLI, on a terminal
+
+    with Progress(transient=True) as progress:
+        task = progress.add_task("checking", total=len(futures))
         for future in futures:
             future.add_done_callback(lambda _f: progress.advance(task))
-        return [future.result() for future in futures]
+        wait(futures)
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, int]:
