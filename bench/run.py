@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/run.py [--quick] [--json FILE]
+    python bench/run.py [--quick] [--only contexts|https|startup] [--json FILE]
 
 Run it with the interpreter of an environment where sslcustomize is installed from a wheel
 (non-editable: the ``.pth`` startup hook must be in site-packages) together with trustme.
@@ -15,9 +15,11 @@ Comparisons:
 * context creation: ``ssl.create_default_context()`` as Python has it, against the same call
   after ``sslcustomize.inject(policy=...)`` under a default policy; once with the environment
   as it is and once without ``SSL_CERT_FILE``/``SSL_CERT_DIR``;
-* an HTTPS request (a new TLS connection each) to a loopback server, through http.client's
-  default path under sslcustomize, against a hand-cached stdlib context and against today's
-  default path, which builds a context per connection;
+* an HTTPS request (a new TLS connection each) to a loopback server with http.client,
+  urllib3, requests and httpx: each library's default path under sslcustomize and under the
+  floor hook (bench/floor_hook.py) against a context cached by hand, and http.client's also
+  against today's default path, which builds a context per connection; two runs, each
+  line with both runs' figures;
 * interpreter startup in a throw-away virtual environment, with the startup hook absent,
   installed without a policy, and enabled.
 
