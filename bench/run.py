@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/run.py [--quick] [--json FILE]
+    python bench/run.py [--quick] [--only contexts|https|startup] [--json FILE]
 
 Run it with the interpreter of an environment where sslcustomize is installed from a wheel
 (non-editable: the ``.pth`` startup hook must be in site-packages) together with trustme.
@@ -15,9 +15,11 @@ Comparisons:
 * context creation: ``ssl.create_default_context()`` as Python has it, against the same call
   after ``sslcustomize.inject(policy=...)`` under a default policy; once with the environment
   as it is and once without ``SSL_CERT_FILE``/``SSL_CERT_DIR``;
-* an HTTPS request (a new TLS connection each) to a loopback server, through http.client's
-  default path under sslcustomize, against a hand-cached stdlib context and against today's
-  default path, which builds a context per connection;
+* an HTTPS request (a new TLS connection each) to a loopback server with http.client,
+  urllib3, requests and httpx: each library's default path under sslcustomize and under the
+  floor hook (bench/floor_hook.py) against a context cached by hand, and http.client's also
+  against today's default path, which builds a context per connection; two runs, each
+  line with both runs' figures;
 * interpreter startup in a throw-away virtual environment, with the startup hook absent,
   installed without a policy, and enabled.
 
@@ -30,7 +32,9 @@ import argparse
 import contextlib
 import datetime as dt
 import importlib.metadata
+import importlib.util
 import json
+import operator
 import os
 import platform
 import random
@@ -54,6 +58,7 @@ JSON_VERSION = 1
 DEFAULT_POLICY = "version = 1\n"
 POLICY_ENV = "SSLCUSTOMIZE_POLICY"
 CERT_ENV = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+HTTPS_GOAL = 1.03  # issue 35 #4: at the floor, on every Python and every hooked library
 
 
 # --- Figures -----------------------------------------------------------------------------------
@@ -245,40 +250,28 @@ def worker_contexts(config: dict[str, Any]) -> None:
 
 
 def worker_https(config: dict[str, Any]) -> None:
-    """Serve timing requests from the parent: one line ``N`` in, seconds per request out."""
-    import http.client
+    """Serve timing requests from the parent: one line ``N`` in, seconds per request out.
 
-    kind = config["client"]
-    host, port = "127.0.0.1", config["port"]
-    cached = ssl.create_default_context(cafile=config["bundle"]) if kind == "cached" else None
+    ``library`` makes the request (a new connection each time, as its users write it) and
+    ``client`` says with which context: ``cached`` (one made by hand, passed explicitly),
+    ``default`` (http.client's own path without sslcustomize: a context per connection),
+    ``minimal`` (a new one-anchor context per connection), ``floor`` (bench/floor_hook.py
+    installed, the library's default path) or ``sslcustomize`` (the start-up hook active,
+    the library's default path).
+    """
+    kind, library = config["client"], config["library"]
+    if kind == "floor":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import floor_hook
 
-    def fresh_minimal() -> ssl.SSLContext:
-        # The least a verifying client can do per connection: a new context, one anchor.
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        context.load_verify_locations(cafile=config["ca"])
-        return context
-
+        floor_hook.install(config["policy"])
     if kind == "sslcustomize":
         if not hasattr(ssl.create_default_context, "sslcustomize_original"):
             raise RuntimeError("sslcustomize's startup hook did not activate")
     elif "sslcustomize" in sys.modules:
         raise RuntimeError("sslcustomize is active in a baseline client")
-
-    def request() -> None:
-        context = fresh_minimal() if kind == "minimal" else cached
-        if context is None:  # http.client's default path: a context per connection
-            connection = http.client.HTTPSConnection(host, port)
-        else:
-            connection = http.client.HTTPSConnection(host, port, context=context)
-        try:
-            connection.request("GET", "/")
-            response = connection.getresponse()
-            response.read()
-            if response.status != 200:
-                raise RuntimeError(f"HTTP {response.status}")
-        finally:
-            connection.close()
-
+    cached = ssl.create_default_context(cafile=config["bundle"]) if kind == "cached" else None
+    request = REQUESTERS[library](config, kind, cached)
     request()  # fails here if the client does not trust the server
     if kind == "sslcustomize":
         from sslcustomize import _inject
@@ -290,6 +283,106 @@ def worker_https(config: dict[str, Any]) -> None:
         if not line.strip():
             break
         print(_timed_batch(request, int(line)), flush=True)
+
+
+def _check_status(status: int) -> None:
+    if status != 200:
+        raise RuntimeError(f"HTTP {status}")
+
+
+def _http_client(
+    config: dict[str, Any], kind: str, cached: ssl.SSLContext | None
+) -> Callable[[], None]:
+    import http.client
+
+    host, port = "127.0.0.1", config["port"]
+
+    def fresh_minimal() -> ssl.SSLContext:
+        # The least a verifying client can do per connection: a new context, one anchor.
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.load_verify_locations(cafile=config["ca"])
+        return context
+
+    def request() -> None:
+        context = fresh_minimal() if kind == "minimal" else cached
+        if context is None:  # the library's default path: a context from ssl's factory
+            connection = http.client.HTTPSConnection(host, port)
+        else:
+            connection = http.client.HTTPSConnection(host, port, context=context)
+        try:
+            connection.request("GET", "/")
+            response = connection.getresponse()
+            response.read()
+            _check_status(response.status)
+        finally:
+            connection.close()
+
+    return request
+
+
+def _urllib3(
+    config: dict[str, Any], kind: str, cached: ssl.SSLContext | None
+) -> Callable[[], None]:
+    import urllib3
+
+    url = f"https://127.0.0.1:{config['port']}/"
+
+    def request() -> None:
+        manager = urllib3.PoolManager(ssl_context=cached) if cached else urllib3.PoolManager()
+        try:
+            _check_status(manager.request("GET", url, retries=False).status)
+        finally:
+            manager.clear()
+
+    return request
+
+
+def _requests(
+    config: dict[str, Any], kind: str, cached: ssl.SSLContext | None
+) -> Callable[[], None]:
+    import requests
+
+    url = f"https://127.0.0.1:{config['port']}/"
+
+    class CachedAdapter(requests.adapters.HTTPAdapter):
+        """What a careful program does today: one context, made once, for every pool."""
+
+        def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+            kwargs["ssl_context"] = cached
+            super().init_poolmanager(*args, **kwargs)
+
+        def cert_verify(self, *args: Any) -> None:
+            pass  # the context holds the anchors: no bundle loaded per connection
+
+    def request() -> None:
+        with requests.Session() as session:
+            if cached is not None:
+                session.mount("https://", CachedAdapter())
+            _check_status(session.get(url, timeout=10).status_code)
+
+    return request
+
+
+def _httpx(config: dict[str, Any], kind: str, cached: ssl.SSLContext | None) -> Callable[[], None]:
+    import httpx
+
+    url = f"https://127.0.0.1:{config['port']}/"
+
+    def request() -> None:
+        with httpx.Client(verify=cached if cached is not None else True) as client:
+            _check_status(client.get(url).status_code)
+
+    return request
+
+
+REQUESTERS: dict[
+    str, Callable[[dict[str, Any], str, ssl.SSLContext | None], Callable[[], None]]
+] = {
+    "http.client": _http_client,
+    "urllib3": _urllib3,
+    "requests": _requests,
+    "httpx": _httpx,
+}
 
 
 WORKERS: dict[str, Callable[[dict[str, Any]], None]] = {
@@ -494,18 +587,84 @@ def system_bundle() -> str | None:
     return None
 
 
+LIBRARIES = ("http.client", "urllib3", "requests", "httpx")
+# (library, client) of every worker: each library against its hand-cached context, the floor
+# hook and sslcustomize; http.client also without any (today's default) and at the minimum.
+HTTPS_CASES = (
+    *((library, client) for library in LIBRARIES for client in ("cached", "floor", "sslcustomize")),
+    ("http.client", "default"),
+    ("http.client", "minimal"),
+)
+HTTPS_RUNS = 2
+# requests loads the bundle these name into the connection's context on every connection,
+# even a hand-cached one: with them set (as on the development machine) no case is cached.
+LIBRARY_CA_ENV = ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+
+
+def _https_names() -> list[str]:
+    names = []
+    for library in LIBRARIES:
+        names += [
+            f"https {library}: sslcustomize vs hand-cached",
+            f"https {library}: floor hook vs hand-cached",
+        ]
+    return [
+        *names,
+        "https http.client: sslcustomize vs today's default",
+        "https http.client: today's default vs hand-cached",
+        "https http.client: minimal new ctx/conn vs cached",
+    ]
+
+
+def _https_run(
+    settings: Settings, scratch: Path, config: dict[str, Any], policy: Path, seed: int
+) -> dict[tuple[str, str], list[float]]:
+    """Start a fresh worker per case and time them in rounds; return seconds per request."""
+    clients: dict[tuple[str, str], Client] = {}
+    try:
+        for library, kind in HTTPS_CASES:
+            if kind == "default":
+                env = clean_environment(scratch)
+                env["SSL_CERT_FILE"] = config["bundle"]
+            else:
+                env = clean_environment(scratch, policy=policy if kind == "sslcustomize" else None)
+            for variable in LIBRARY_CA_ENV:
+                env.pop(variable, None)
+            clients[library, kind] = Client(
+                f"{library} {kind}", {**config, "library": library, "client": kind}, env
+            )
+        for client in clients.values():  # warm up: caches, page cache, the server's threads
+            client.run(settings.https_requests)
+        times: dict[tuple[str, str], list[float]] = {case: [] for case in clients}
+        # Many short rounds, each in a new shuffled order: the speed of a shared VM swings
+        # within seconds, and a paired ratio is only as good as its two figures are close.
+        order = list(clients)
+        shuffle = random.Random(seed)  # ordering, not security
+        for _ in range(settings.https_rounds):
+            shuffle.shuffle(order)
+            for case in order:
+                times[case].append(clients[case].run(settings.https_requests))
+        return times
+    finally:
+        for client in clients.values():
+            client.close()
+
+
 def bench_https(settings: Settings, scratch: Path) -> list[Result | Failure]:
-    """Compare one HTTPS request (a new TLS connection) through three clients, plus a floor."""
-    names = (
-        "https request: sslcustomize vs hand-cached ctx",
-        "https request: sslcustomize vs today's default",
-        "https request: today's default vs hand-cached",
-        "https request: minimal new ctx/conn vs cached",
-    )
+    """Compare one HTTPS request (a new TLS connection) per library: cached, floor, sslcustomize.
+
+    The whole comparison runs twice, with fresh workers: each line's figure is the median of
+    the per-round ratios of both runs, and its note gives each run's, as the spread.
+    """
+    names = _https_names()
     try:
         import trustme
     except ImportError:
         return [Failure(name=name, error="needs trustme: pip install trustme") for name in names]
+    missing = [name for name in LIBRARIES[1:] if importlib.util.find_spec(name) is None]
+    if missing:
+        error = f"needs {', '.join(missing)}: pip install {' '.join(missing)}"
+        return [Failure(name=name, error=error) for name in names]
 
     ca = trustme.CA()
     ca_pem = scratch / "test-ca.pem"
@@ -524,64 +683,47 @@ def bench_https(settings: Settings, scratch: Path) -> list[Result | Failure]:
     policy.write_text(f'version = 1\ntrust = ["system", {json.dumps(str(ca_pem))}]\n', "utf-8")
 
     server, port = start_server(server_context)
-    clients: dict[str, Client] = {}
+    config = {"port": port, "bundle": str(bundle), "ca": str(ca_pem), "policy": str(policy)}
     try:
-        base = {"port": port, "bundle": str(bundle), "ca": str(ca_pem)}
-        default_env = clean_environment(scratch)
-        default_env["SSL_CERT_FILE"] = str(bundle)
-        clients["default"] = Client("default", {**base, "client": "default"}, default_env)
-        clients["cached"] = Client(
-            "cached", {**base, "client": "cached"}, clean_environment(scratch)
-        )
-        clients["sslcustomize"] = Client(
-            "sslcustomize",
-            {**base, "client": "sslcustomize"},
-            clean_environment(scratch, policy=policy),
-        )
-        clients["minimal"] = Client(
-            "minimal", {**base, "client": "minimal"}, clean_environment(scratch)
-        )
-        for client in clients.values():  # warm up: caches, page cache, the server's threads
-            client.run(settings.https_requests)
-        times: dict[str, list[float]] = {name: [] for name in clients}
-        # Many short rounds: the speed of a shared VM swings within seconds, and a paired
-        # ratio is only as good as the baseline and candidate rounds are close in time.
-        order = list(clients)
-        for index in range(settings.https_rounds):
-            rotated = order[index % len(order) :] + order[: index % len(order)]
-            for name in rotated:
-                times[name].append(clients[name].run(settings.https_requests))
+        runs = [_https_run(settings, scratch, config, policy, seed) for seed in range(HTTPS_RUNS)]
     except Exception as error:  # report, keep benchmarking the rest
         return [Failure(name=name, error=str(error)) for name in names]
     finally:
-        for client in clients.values():
-            client.close()
         server.shutdown()
         server.server_close()
     note = "" if system else "no system PEM bundle found: baseline loads only the test CA"
+
+    def line(
+        name: str, baseline: tuple[str, str], candidate: tuple[str, str], goal: float | None
+    ) -> Result:
+        spread = " / ".join(
+            f"{statistics.median(map(operator.truediv, run[candidate], run[baseline])):.3f}x"
+            for run in runs
+        )
+        return paired(
+            name,
+            kind="ratio",
+            baseline=[figure for run in runs for figure in run[baseline]],
+            candidate=[figure for run in runs for figure in run[candidate]],
+            goal=goal,
+            note=f"runs {spread}" + (f"; {note}" if note and "default" in name else ""),
+        )
+
+    results = []
+    for library in LIBRARIES:
+        results += [
+            line(f"https {library}: sslcustomize vs hand-cached", (library, "cached"),
+                 (library, "sslcustomize"), HTTPS_GOAL),
+            line(f"https {library}: floor hook vs hand-cached", (library, "cached"),
+                 (library, "floor"), None),
+        ]  # fmt: skip
+    client = "http.client"
     return [
-        paired(
-            names[0],
-            kind="ratio",
-            baseline=times["cached"],
-            candidate=times["sslcustomize"],
-            goal=1.05,
-        ),
-        paired(
-            names[1],
-            kind="ratio",
-            baseline=times["default"],
-            candidate=times["sslcustomize"],
-            goal=0.1,
-            note=note,
-        ),
+        *results,
+        line(names[-3], (client, "default"), (client, "sslcustomize"), 0.1),
         # For information: what a context per connection costs at the least, whoever builds it.
-        paired(
-            names[2], kind="ratio", baseline=times["cached"], candidate=times["default"], goal=None
-        ),
-        paired(
-            names[3], kind="ratio", baseline=times["cached"], candidate=times["minimal"], goal=None
-        ),
+        line(names[-2], (client, "cached"), (client, "default"), None),
+        line(names[-1], (client, "cached"), (client, "minimal"), None),
     ]
 
 
@@ -790,6 +932,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds: under 30 s")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write figures as JSON")
+    parser.add_argument(
+        "--only",
+        choices=("contexts", "https", "startup"),
+        action="append",
+        help="run only these comparisons (repeatable)",
+    )
     parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -809,7 +957,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[Result | Failure] = []
     with tempfile.TemporaryDirectory(prefix="sslcustomize-bench-") as directory:
         scratch = Path(directory)
-        for bench in (bench_contexts, bench_https, bench_startup):
+        benches = {"contexts": bench_contexts, "https": bench_https, "startup": bench_startup}
+        for label, bench in benches.items():
+            if args.only and label not in args.only:
+                continue
             for result in bench(settings, scratch):
                 print(format_line(result), flush=True)
                 results.append(result)

@@ -119,3 +119,47 @@ def test_scan_summarises_and_keeps_errors_on_one_line(
     assert all(f"│ {target} " in "".join(rows) for target in [f"localhost:{good}", *closed])
     assert "cert valid until" in out
     assert " expires " not in out
+
+
+def test_scan_one_handshake_keeps_every_verdict(
+    pki: _pki.TestPKI, https_server: StartServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Distinct good servers and a pinned one verify; an interceptor's chain and a stale one do not.
+
+    scan judges a target in its one handshake; a refused chain still gets every reason code
+    and its fix, each verified row the expiry and pin of that server's own leaf.
+    """
+    leaves = [pki.issue_server_cert(f"good-{index}") for index in range(3)]
+    good = [https_server(leaf, "localhost")[1] for leaf in leaves]
+    # What a TLS-intercepting proxy presents: the right name, issued by a CA nobody trusts.
+    _, mitm = https_server(pki["unknown_issuer"], "localhost")
+    _, stale = https_server(pki["expired_wrong_host"], "localhost")
+    _, pinned = https_server(pki["self_signed"], "localhost")
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = tmp_path / "p.toml"
+    policy.write_text(
+        f"trust = ['system', '{root}']\n[[exception]]\nhost = 'localhost:{pinned}'\n"
+        f"pin = ['{pki['self_signed'].pin}']\nreason = 'appliance'\n"
+    )
+    monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(policy))
+    listing = tmp_path / "t.txt"
+    lines = [f"localhost:{port}" for port in (good[0], mitm, good[1], stale, good[2], pinned)]
+    listing.write_text("\n".join(lines) + "\n")
+    assert main(["scan", "--json", str(listing)]) == 1
+    rows = json.loads(capsys.readouterr().out)["results"]
+    assert [row["verdict"] for row in rows] == [
+        "verified", "rejected", "verified", "rejected", "verified", "verified"
+    ]  # fmt: skip
+    assert rows[5]["rule"] != "default"  # the pinned exception's own rule
+    assert rows[1]["reasons"] == ["unknown_issuer"]
+    assert rows[1]["pin"] == pki["unknown_issuer"].pin
+    assert "sslcustomize trust" in rows[1]["fix"]
+    assert set(rows[3]["reasons"]) == pki["expired_wrong_host"].reasons
+    for row, leaf in zip((rows[0], rows[2], rows[4]), leaves, strict=True):
+        assert row["reasons"] == []
+        assert row["fix"] is None
+        assert row["pin"] == leaf.pin
+        assert row["not_after"] == leaf.leaf.not_valid_after_utc.isoformat()
+        assert row["rule"] == "default"

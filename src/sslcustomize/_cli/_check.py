@@ -33,9 +33,11 @@ from sslcustomize._verdict._verify import Check
 
 __all__ = [
     "add_proxy",
+    "client_settings",
     "context_problem",
     "environment_entry",
     "inspect_target",
+    "plan_for",
     "register",
     "seconds",
 ]
@@ -119,6 +121,36 @@ def add_proxy(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def client_settings(context: str | None) -> tuple[int, bool]:
+    """Return the verify flags and common-name check of a client's policy context.
+
+    A chain is verified with the very settings a client's policy context has (3.13's strict
+    flags too). Making that context costs as much as a handshake's verification: ``scan``
+    asks once, not per target.
+    """
+    reference = policy_context(context or "sslcustomize.check")
+    return int(reference.verify_flags), reference.hostname_checks_common_name
+
+
+def plan_for(
+    target: Target, context: str | None, settings: tuple[int, bool], *, runtime: Runtime
+) -> Check:
+    """Return what ``target``'s chain is judged against: its decision and the client's flags."""
+    today = dt.datetime.now(dt.timezone.utc).date()
+    decision = decide(
+        runtime.policy, host=target.host, port=target.port, context=context, today=today
+    )
+    return Check(
+        runtime=runtime,
+        decision=decision,
+        name=context or "sslcustomize.check",
+        host=target.host,
+        port=target.port,
+        verify_flags=settings[0],
+        common_name=settings[1],
+    )
+
+
 def inspect_target(
     target: Target,
     context: str | None,
@@ -126,28 +158,22 @@ def inspect_target(
     proxy: Proxy | None = None,
     *,
     runtime: Runtime,
+    settings: tuple[int, bool] | None = None,
+    fetched: tuple[tuple[bytes, ...], str] | None = None,
 ) -> tuple[dict[str, Any], bool, tuple[bytes, ...]]:
     """Fetch and judge ``target`` under ``runtime``: the document, whether it verified, the chain.
+
+    ``settings`` are :func:`client_settings` when already known; ``fetched`` the chain and
+    TLS version when already fetched (``scan``'s refused handshakes).
 
     Raises:
         ProbeError: The server could not be checked.
     """
     policy = runtime.policy
     today = dt.datetime.now(dt.timezone.utc).date()
-    decision = decide(policy, host=target.host, port=target.port, context=context, today=today)
-    chain, version = fetch_chain(target, timeout=timeout, proxy=proxy)
-    name = context or "sslcustomize.check"
-    # Verify with the very settings a client's policy context has (3.13's strict flags too).
-    reference = policy_context(name)
-    plan = Check(
-        runtime=runtime,
-        decision=decision,
-        name=name,
-        host=target.host,
-        port=target.port,
-        verify_flags=int(reference.verify_flags),
-        common_name=reference.hostname_checks_common_name,
-    )
+    plan = plan_for(target, context, settings or client_settings(context), runtime=runtime)
+    decision = plan.decision
+    chain, version = fetched or fetch_chain(target, timeout=timeout, proxy=proxy)
     analysis = _seen_intermediate(
         analyse(plan, chain, starttls=target.starttls), plan, chain, target, policy
     )

@@ -4,16 +4,33 @@ from __future__ import annotations
 
 import argparse
 import csv
+import ssl
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from sslcustomize._cli import EXIT_FAILURE, EXIT_OK
-from sslcustomize._cli._check import add_proxy, context_problem, inspect_target, seconds
+from sslcustomize._cli._check import (
+    add_proxy,
+    client_settings,
+    context_problem,
+    inspect_target,
+    plan_for,
+    seconds,
+)
 from sslcustomize._cli._escape import shown, visible
 from sslcustomize._cli._output import console, fail, print_json
-from sslcustomize._connection._probe import STARTTLS_PORTS, ProbeError, parse_target, proxy_for
+from sslcustomize._connection._probe import (
+    STARTTLS_PORTS,
+    ProbeError,
+    fetch_verified,
+    parse_target,
+    proxy_for,
+)
+from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._runtime._state import current_runtime
+from sslcustomize._verdict._verify import Check, build_oracle, failed_verdict, oracle_settings
+from sslcustomize._x509._der import expiry_and_pin
 
 __all__ = ["register"]
 
@@ -57,22 +74,55 @@ def _read_targets(name: str) -> list[tuple[str, str | None]]:
     return targets
 
 
-def _scan_one(target_text: str, protocol: str | None, args: argparse.Namespace) -> dict[str, Any]:
+def _scan_one(
+    target_text: str, protocol: str | None, args: argparse.Namespace, settings: tuple[int, bool]
+) -> dict[str, Any]:
     row: dict[str, Any] = {"target": target_text, "starttls": protocol}
+    runtime = current_runtime()
     try:
         target = parse_target(target_text, protocol)
+        proxy = proxy_for(target, args.proxy)
+        plan = plan_for(target, args.context, settings, runtime=runtime)
+        verifier = _handshake_verifier(runtime, plan)
+        if verifier is None:
+            document, _, _ = inspect_target(
+                target, args.context, args.timeout, proxy, runtime=runtime, settings=settings
+            )
+            return _row(row, document)
+        fetched = fetch_verified(target, verifier, timeout=args.timeout, proxy=proxy)
+        if fetched.verified:
+            # OpenSSL accepted the chain in the handshake with the verdict's own verifier: the
+            # replay would say the same. Of the chain, the row needs the leaf's expiry and pin.
+            not_after, pin = expiry_and_pin(fetched.chain[0])
+            return {
+                **row, "verdict": "verified", "reasons": [], "rule": plan.decision.rule,
+                "error": None, "not_after": not_after.isoformat(), "pin": pin, "fix": None,
+            }  # fmt: skip
         document, _, _ = inspect_target(
             target,
             args.context,
             args.timeout,
-            proxy_for(target, args.proxy),
-            runtime=current_runtime(),
+            proxy,
+            runtime=runtime,
+            settings=settings,
+            fetched=(fetched.chain, fetched.version),
         )
     except (ValueError, ProbeError) as error:
         return {
             **row, "verdict": "error", "reasons": [], "rule": None, "error": str(error),
             "not_after": None, "pin": None, "fix": None,
         }  # fmt: skip
+    if document["verdict"] == "verified":
+        # The handshake refused what the replay accepts: the refusal stands (fail closed).
+        reasons = failed_verdict(
+            fetched.verify_code, fetched.verify_message, fetched.chain, target.host, target.port
+        ).reasons
+        document = {**document, "verdict": "rejected", "reasons": list(reasons)}
+    return _row(row, document)
+
+
+def _row(row: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
+    """Return a target's row from its ``check`` document."""
     return {
         **row,
         "verdict": document["verdict"],
@@ -83,6 +133,27 @@ def _scan_one(target_text: str, protocol: str | None, args: argparse.Namespace) 
         "pin": document["chain"][0]["pin"],
         "fix": document["problems"][0]["fix"] if document["problems"] else None,
     }
+
+
+def _handshake_verifier(runtime: Runtime, plan: Check) -> ssl.SSLContext | None:
+    """Return a context whose own handshake gives ``plan``'s verdict, shared per runtime.
+
+    It is the offline verifier (the same anchors, host check and flags) allowed TLS 1.3, so
+    the one handshake a target costs fetches its chain and judges it. ``None`` under a pin:
+    a pinned key is judged by rules beyond OpenSSL's (:func:`.._verdict._verify.judge_chain`).
+    """
+    if plan.decision.pins:
+        return None
+    settings = oracle_settings(plan)
+
+    def build() -> ssl.SSLContext:
+        trust, extra, check_hostname, flags, common_name = settings
+        anchors = runtime.trust.anchors_for(trust) + runtime.trust.anchors_for(extra)
+        context = build_oracle(anchors, check_hostname, flags, common_name)
+        context.maximum_version = ssl.TLSVersion.MAXIMUM_SUPPORTED  # a real handshake: TLS 1.3
+        return context
+
+    return runtime.shared(("scan", *settings), build)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"cannot read {args.file}: {error.strerror or error}", as_json=args.json)
     except ValueError as error:
         return fail(str(error), as_json=args.json)
-    rows = _scan_all(targets, args)
+    rows = _scan_all(targets, args, client_settings(args.context))
     if args.json:
         print_json({"summary": _summary(rows), "results": rows})
     elif args.csv:
@@ -113,20 +184,31 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _scan_all(
-    targets: list[tuple[str, str | None]], args: argparse.Namespace
+    targets: list[tuple[str, str | None]], args: argparse.Namespace, settings: tuple[int, bool]
 ) -> list[dict[str, Any]]:
-    from rich.progress import Progress  # noqa: PLC0415 - rich only for the CLI
-
     show = sys.stderr.isatty() and not (args.json or args.csv)
-    with (
-        ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool,
-        Progress(transient=True, disable=not show) as progress,
-    ):
-        task = progress.add_task("checking", total=len(targets))
-        futures = [pool.submit(_scan_one, target, protocol, args) for target, protocol in targets]
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [
+            pool.submit(_scan_one, target, protocol, args, settings) for target, protocol in targets
+        ]
+        if show:
+            _progress(futures)
+        return [future.result() for future in futures]
+
+
+def _progress(futures: list[Future[dict[str, Any]]]) -> None:
+    """Show a progress bar until every target is done.
+
+    rich loads only here and for the table: importing its progress bar costs more than a
+    hundred handshakes on loopback, and ``--json``, ``--csv`` or a pipe show none.
+    """
+    from rich.progress import Progress  # noqa: PLC0415 - rich only for the CLI, on a terminal
+
+    with Progress(transient=True) as progress:
+        task = progress.add_task("checking", total=len(futures))
         for future in futures:
             future.add_done_callback(lambda _f: progress.advance(task))
-        return [future.result() for future in futures]
+        wait(futures)
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, int]:

@@ -32,10 +32,12 @@ from sslcustomize.exceptions import SSLCustomizeError
 
 __all__ = [
     "STARTTLS_PORTS",
+    "Fetched",
     "ProbeError",
     "Proxy",
     "Target",
     "fetch_chain",
+    "fetch_verified",
     "parse_proxy",
     "parse_target",
     "proxy_for",
@@ -719,6 +721,25 @@ def _connect_error(
     return ProbeError(f"cannot connect to {target}: {error.strerror or error}")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fetched:
+    """What a verifying handshake with a server gave: its chain, and OpenSSL's verdict on it.
+
+    Attributes:
+        chain: The chain the server sent, DER, leaf first.
+        version: The TLS version of the handshake.
+        verified: Whether the verifier accepted the chain in the handshake itself.
+        verify_code: OpenSSL's code when it refused the chain (0 when accepted).
+        verify_message: OpenSSL's message when it refused the chain.
+    """
+
+    chain: tuple[bytes, ...]
+    version: str
+    verified: bool
+    verify_code: int = 0
+    verify_message: str = "ok"
+
+
 def fetch_chain(
     target: Target, *, timeout: float = 10.0, proxy: Proxy | None = None
 ) -> tuple[tuple[bytes, ...], str]:
@@ -735,9 +756,53 @@ def fetch_chain(
     # Fetch whatever chain is sent: it is verified offline afterwards.
     context.check_hostname = False  # sslcustomize: allow(probe: chain verified offline)
     context.verify_mode = ssl.CERT_NONE  # sslcustomize: allow(probe: chain verified offline)
-    # SNI carries names only, never addresses (RFC 6066).
-    server_hostname = None if parse_address(target.host) is not None else target.host
+    fetched = _fetch(target, context, timeout=timeout, proxy=proxy)
+    return fetched.chain, fetched.version
+
+
+def fetch_verified(
+    target: Target, verifier: ssl.SSLContext, *, timeout: float = 10.0, proxy: Proxy | None = None
+) -> Fetched:
+    """Connect to ``target`` with ``verifier`` and return the chain and the handshake's verdict.
+
+    One handshake both fetches the chain and judges it (``scan``): when ``verifier`` accepts
+    it, no offline replay is needed for the verdict. A refused chain is still returned (OpenSSL
+    keeps what the server sent), for the offline analysis to name every problem; where it does
+    not, a second, non-verifying handshake fetches it. ``timeout`` bounds each as
+    :func:`fetch_chain` does.
+
+    Raises:
+        ProbeError: The server could not be reached or did not complete a TLS handshake.
+    """
+    fetched = _fetch(target, verifier, timeout=timeout, proxy=proxy)
+    if fetched.verified or fetched.chain:
+        return fetched
+    chain, version = fetch_chain(target, timeout=timeout, proxy=proxy)
+    return Fetched(
+        chain=chain,
+        version=version,
+        verified=False,
+        verify_code=fetched.verify_code,
+        verify_message=fetched.verify_message,
+    )
+
+
+def _fetch(
+    target: Target, context: ssl.SSLContext, *, timeout: float, proxy: Proxy | None
+) -> Fetched:
+    """Connect to ``target`` and handshake with ``context``; the chain sent, and the verdict.
+
+    Raises:
+        ProbeError: The server could not be reached or did not complete a TLS handshake (a
+            refused certificate does not raise: it is the verdict).
+    """
+    verifying = context.verify_mode != ssl.CERT_NONE
+    # SNI carries names only, never addresses (RFC 6066); a verifier needs the address to
+    # check it (Python sends no SNI for an address).
+    is_address = parse_address(target.host) is not None
+    server_hostname = None if is_address and not verifying else target.host
     deadline = _Deadline.after(timeout)
+    refused: ssl.SSLCertVerificationError | None = None
     try:
         with _open(target, proxy, deadline) as sock:
             if target.starttls:
@@ -752,10 +817,22 @@ def fetch_chain(
                         f"the TLS handshake with {target} did not finish within "
                         f"{deadline.total:g} s"
                     ) from None
+                except ssl.SSLCertVerificationError as error:
+                    if not verifying:
+                        raise
+                    refused = error
                 chain = der_chain(getattr(tls, "_sslobj", None))
                 version = tls.version() or "?"
     except OSError as error:  # ssl.SSLError, timeouts and resolver errors included
         raise _connect_error(error, target, deadline, proxy) from None
+    if refused is not None:
+        return Fetched(
+            chain=chain,
+            version=version,
+            verified=False,
+            verify_code=refused.verify_code,
+            verify_message=refused.verify_message,
+        )
     if not chain:
         raise ProbeError(f"{target} completed the handshake without sending a certificate")
-    return chain, version
+    return Fetched(chain=chain, version=version, verified=verifying)

@@ -91,9 +91,20 @@ def _transport_init(original: Callable[..., None]) -> Callable[..., None]:
     import inspect  # noqa: PLC0415 - only once httpx is imported, not at every first context
 
     signature = inspect.signature(original)
+    defaults = {name: p.default for name, p in signature.parameters.items()}
 
     @functools.wraps(original)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807 - replaces __init__
+        if not args:
+            # httpx's clients pass keywords only: read them without binding a signature
+            # (~17 us a client, per request for a client made per request). A wrong keyword
+            # still reaches httpx, which reports it.
+            verify = kwargs.get("verify", defaults.get("verify"))
+            if isinstance(verify, bool) and not kwargs.get("cert", defaults.get("cert")):
+                http2 = bool(kwargs.get("http2", defaults.get("http2")))
+                kwargs["verify"] = _shared(verify, http2)
+            original(self, **kwargs)
+            return
         try:
             bound = signature.bind(self, *args, **kwargs)
         except TypeError:

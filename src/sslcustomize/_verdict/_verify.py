@@ -50,6 +50,7 @@ __all__ = [
     "failed_verdict",
     "judge_chain",
     "leaf_oracle",
+    "oracle_settings",
     "with_every_reason",
 ]
 
@@ -272,18 +273,30 @@ class Check:
     common_name: bool = True
 
 
-def evaluate(check: Check, chain: tuple[bytes, ...]) -> Verdict:
-    """Return what enforce mode decides for ``chain`` under the policy's anchors."""
+def oracle_settings(
+    check: Check,
+) -> tuple[tuple[TrustSource, ...], tuple[TrustSource, ...], bool, int, bool]:
+    """Return what :func:`evaluate`'s verifier is made of: trust, extra CAs, host check, flags.
+
+    The arguments of ``Runtime.oracle``, in its order: a context built from them and allowed
+    TLS 1.3 judges a real handshake as the replay judges its chain (``scan``).
+    """
     decision = check.decision
     check_name = decision.check_hostname and check.host is not None
     pins_allow_any_name = bool(decision.pins) and not decision.check_hostname
-    verifier = check.runtime.oracle(
+    return (
         decision.trust,
         decision.extra_ca,
         check_name and not pins_allow_any_name,
         check.verify_flags,
         check.common_name,
     )
+
+
+def evaluate(check: Check, chain: tuple[bytes, ...]) -> Verdict:
+    """Return what enforce mode decides for ``chain`` under the policy's anchors."""
+    decision = check.decision
+    verifier = check.runtime.oracle(*oracle_settings(check))
     return judge_chain(
         verifier, chain, check.host, pins=decision.pins, check_hostname=decision.check_hostname
     )

@@ -34,7 +34,13 @@ from hypothesis import strategies as st
 
 from _limbo import LIMBO_JSON
 from sslcustomize._verdict import _analysis
-from sslcustomize._x509._der import CertificateFacts, DERError, parse_certificate, spki_pin
+from sslcustomize._x509._der import (
+    CertificateFacts,
+    DERError,
+    expiry_and_pin,
+    parse_certificate,
+    spki_pin,
+)
 
 UTC = dt.timezone.utc
 START = dt.datetime(2026, 1, 1, tzinfo=UTC)
@@ -1029,6 +1035,22 @@ def test_spki_pin_reads_the_key_but_not_the_names() -> None:
     assert spki_pin(bad_name) == "sha256/" + base64.b64encode(
         hashlib.sha256(ED25519_SPKI).digest()
     ).decode("ascii")
+
+
+def test_expiry_and_pin_read_as_parse_certificate_reads_them() -> None:
+    """scan's read of a verified leaf: the same expiry and pin; bad framing or key refused."""
+    read = 0
+    for der in list(_limbo_certificates())[:200]:
+        try:
+            facts = parse_certificate(der)
+        except DERError:
+            continue
+        assert expiry_and_pin(der) == (facts.not_after, spki_pin(der))
+        read += 1
+    assert read > 150
+    for label in ("Ed25519 key of 31 octets", "trailing byte"):
+        with pytest.raises(DERError):
+            expiry_and_pin(MALFORMED[label])
 
 
 def test_deep_nesting_raises_der_error() -> None:
