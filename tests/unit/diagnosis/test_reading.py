@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from sslcustomize._report import _reading
-from sslcustomize._report._advice import NO_COMMAND, fix_for, safe_target
-from sslcustomize._report._reading import Reading, is_host_name, read_path, validate
+from sslcustomize._diagnosis import _reading
+from sslcustomize._diagnosis._advice import NO_COMMAND, fix_for, safe_target
+from sslcustomize._diagnosis._reading import Reading, is_host_name, read_path, validate
 
 FORGED_HOSTS = (
     "nas.corp.example;touch${IFS}/tmp/x;#",
