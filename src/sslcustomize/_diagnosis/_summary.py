@@ -94,7 +94,8 @@ class _Fixing:
 
     def __init__(self) -> None:
         self.reasons: dict[Any, None] = {}
-        self.latest: dict[str, Any] = {}
+        #: The fields of its latest record that a fix is built from (:data:`_FIX_FIELDS`).
+        self.latest: tuple[Any, ...] = ()
         #: Top issuers of its ``unknown_issuer`` records, each with when it was last read.
         self.missing: dict[str, int] = {}
 
@@ -103,6 +104,8 @@ class _Fixing:
 #: compare as text in time order, and their UTC day is their first ten characters; any other
 #: ISO 8601 text is parsed.
 _SINK_TIME = 25
+#: What a fix is built from (see :func:`._advice.fix_for`): a failing server's latest record.
+_FIX_FIELDS = ("host", "port", "starttls", "expired_host", "expired_origin", "expired_layer")
 
 
 class Summary:
@@ -252,8 +255,11 @@ class Summary:
             if reason != "code_opt_out":
                 fixing.reasons[reason] = None
         # The latest record of the server says how it is reached (STARTTLS) and which expired
-        # exception would have applied.
-        fixing.latest = record
+        # exception would have applied: those fields of it, not the whole record.
+        fixing.latest = (
+            host, port, get("starttls"), get("expired_host"), get("expired_origin"),
+            get("expired_layer"),
+        )  # fmt: skip
         if top is not None:
             fixing.missing[top] = self._sequence
 
@@ -328,9 +334,12 @@ class Summary:
                         f"{sighting.describe()}"
                     )
             reasons = sorted(self._resolve(fixing.reasons)) or ["invalid"]
-            fixes[where(*key)] = [
-                self._fix(reason, fixing.latest, found).to_json() for reason in reasons
-            ]
+            latest = {
+                name: value
+                for name, value in zip(_FIX_FIELDS, fixing.latest, strict=True)
+                if value is not None or name in ("host", "port")
+            }
+            fixes[where(*key)] = [self._fix(reason, latest, found).to_json() for reason in reasons]
         return fixes
 
     @staticmethod
