@@ -39,6 +39,29 @@ class _Unknown:
         self.top = top
 
 
+class _Numbers:
+    """An ordered set of small numbers: a list in the order added, and a bit per member.
+
+    A server of a fleet lists up to every machine and file: as a dict of names, 4 KB per
+    hundred; as numbers (small ints are shared) and one int of bits, under 1 KB.
+    """
+
+    __slots__ = ("bits", "order")
+
+    def __init__(self) -> None:
+        self.bits = 0
+        self.order: list[int] = []
+
+    def add(self, number: int) -> None:
+        if not self.bits >> number & 1:
+            self.bits |= 1 << number
+            self.order.append(number)
+
+    def names(self, table: list[Any]) -> list[Any]:
+        """The members, in the order added, as the names ``table`` numbers."""
+        return [table[number] for number in self.order]
+
+
 class _Group:
     """One server (host and port) among every record: the ``hosts`` of the JSON document."""
 
@@ -65,7 +88,7 @@ class _Group:
         self.reasons: dict[Any, None] = {}
         self.programs: dict[Any, None] = {}
         self.contexts: dict[Any, None] = {}
-        self.machines: dict[Any, None] = {}
+        self.machines = _Numbers()
         self.rules: dict[Any, None] = {}
         self.missing: dict[str, None] = {}
 
@@ -82,9 +105,9 @@ class _Entry:
         self.count = 0
         self.reasons: dict[Any, None] = {}
         self.programs: dict[str, None] = {}
-        self.machines: dict[str, None] = {}
+        self.machines = _Numbers()
         self.uids: dict[Any, None] = {}
-        self.sources: dict[Any, None] = {}
+        self.sources = _Numbers()
 
 
 class _Fixing:
@@ -129,6 +152,8 @@ class Summary:
         self.count = 0
         self._sequence = 0
         self._unknown: dict[str, _Unknown] = {}
+        #: Machines and sources, numbered as first read: each server lists their numbers.
+        self._names: dict[Any, int] = {}
         self._groups: dict[tuple[str, Any], _Group] = {}
         self._servers: dict[str, _Entry] = {}
         self._opt_outs: dict[str, _Entry] = {}
@@ -166,6 +191,7 @@ class Summary:
         self.count += 1
         self._sequence += 1
         host, port, reasons = record["host"], record["port"], record["reasons"]
+        names = self._names
         key = (str(host), port)
         get = record.get
         top = None
@@ -189,7 +215,10 @@ class Summary:
             group.programs[program] = None
         machine = get("machine")
         if machine is not None:
-            group.machines[machine] = None
+            number = names.get(machine)
+            if number is None:
+                number = names[machine] = len(names)
+            group.machines.add(number)
         context = get("context")
         if context is not None:
             group.contexts[context] = None
@@ -235,9 +264,15 @@ class Summary:
             entry.uids[uid] = None
         source = get("source")
         if source is not None:
-            entry.sources[source] = None
+            number = names.get(source)
+            if number is None:
+                number = names[source] = len(names)
+            entry.sources.add(number)
         entry.programs[program_name] = None
-        entry.machines[machine_name] = None
+        number = names.get(machine_name)
+        if number is None:
+            number = names[machine_name] = len(names)
+        entry.machines.add(number)
         view = self._programs.get(program_name)
         if view is None:
             view = self._programs[program_name] = ({}, {}, {})
@@ -300,6 +335,7 @@ class Summary:
 
     def hosts(self) -> list[dict[str, Any]]:
         """Per host and port: reasons, programs, contexts, machines, count, first and last."""
+        numbered = list(self._names)
         groups = [
             {
                 "host": group.host,
@@ -309,7 +345,7 @@ class Summary:
                 "reasons": self._resolve(group.reasons),
                 "programs": list(group.programs),
                 "contexts": list(group.contexts),
-                "machines": list(group.machines),
+                "machines": group.machines.names(numbered),
                 "rules": list(group.rules),
                 "missing_intermediates": [m for m in group.missing if m in self.sightings],
                 "first_seen": group.first,
@@ -355,6 +391,7 @@ class Summary:
             with verification off) and ``programs`` (each program's servers of either kind).
         """
         fixes = self._fixes()
+        numbered = list(self._names)
 
         def entries(table: dict[str, _Entry], *, breaking: bool) -> list[dict[str, Any]]:
             listed = []
@@ -365,9 +402,9 @@ class Summary:
                     "count": entry.count,
                     "reasons": self._resolve(entry.reasons),
                     "programs": list(entry.programs),
-                    "machines": list(entry.machines),
+                    "machines": entry.machines.names(numbered),
                     "uids": sorted(entry.uids),
-                    "sources": list(entry.sources),
+                    "sources": entry.sources.names(numbered),
                 }
                 if breaking:
                     item["fixes"] = fixes.get(entry.where, [])
@@ -385,7 +422,7 @@ class Summary:
             }
             for program, (machines, breaking, opting) in self._programs.items()
         ]
-        machines = {m for entry in self._servers.values() for m in entry.machines}
+        machines = {m for entry in self._servers.values() for m in entry.machines.order}
         summary: dict[str, Any] = {
             "machines": len(machines),
             "programs": sum(1 for view in programs if view["would_break"]),
