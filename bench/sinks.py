@@ -33,13 +33,14 @@ from pathlib import Path
 
 import trustme
 
+from sslcustomize._diagnosis._reading import Reading, read_path
 from sslcustomize._policy._model import TrustSource
 from sslcustomize._report import _records as _report
-from sslcustomize._report._records import MAX_WAIT, Record, SqliteSink, read_records
+from sslcustomize._report._records import MAX_WAIT, Record, SqliteSink
 from sslcustomize._trust import _anchors as _trust
 
 RECORD = Record(
-    time="t", pid=1, program="bench", context="c", host="h", port=1, mode="report",
+    time="2026-12-03", pid=1, program="bench", context="c", host="h", port=1, mode="report",
     verdict="rejected", reasons=("expired", "hostname_mismatch"),
 )  # fmt: skip
 
@@ -72,7 +73,9 @@ def bench_sink(directory: Path) -> None:
     _report._clock = lambda: time.monotonic() + 3600
     sink.write(RECORD)
     sink.close()
-    kept = len(read_records(str(path)))
+    reading = Reading()
+    read_path(str(path), reading)
+    kept = reading.kept
     print("1. one record, SQLite sink")
     print(f"   free database: median {statistics.median(baseline) * 1e3:.3f} ms, "
           f"max {max(baseline) * 1e3:.2f} ms")  # fmt: skip

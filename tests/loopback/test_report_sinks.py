@@ -14,15 +14,15 @@ import pytest
 
 import sslcustomize
 from _fixtures import run_python
+from _reports import read_reading, read_records, read_spool
+from sslcustomize._diagnosis._spools import dropped_records
 from sslcustomize._report import _records as _report
 from sslcustomize._report._records import (
     MAX_WAIT,
     JsonlSink,
     Record,
     SqliteSink,
-    dropped_records,
     open_sink,
-    read_records,
 )
 
 REASONS = ("expired", "hostname_mismatch", "self_signed")
@@ -200,7 +200,7 @@ def test_fork_while_another_thread_writes(tmp_path: Path) -> None:
         import os, threading, warnings
         warnings.simplefilter("ignore", DeprecationWarning)  # 3.12: fork with threads
         from sslcustomize._report._records import Record, open_sink
-        r = Record(time="t", pid=1, program="p", context="c", host="parent", port=1,
+        r = Record(time="2026-12-03", pid=1, program="p", context="c", host="parent", port=1,
                    mode="report", verdict="rejected", reasons=("expired",))
         sink = open_sink("sqlite", {str(tmp_path / "r.sqlite3")!r})
         sink.write(r)
@@ -214,8 +214,8 @@ def test_fork_while_another_thread_writes(tmp_path: Path) -> None:
         inside.wait()
         pid = os.fork()
         if pid == 0:
-            sink.write(Record(time="t", pid=2, program="p", context="c", host="child", port=1,
-                              mode="report", verdict="rejected", reasons=("expired",)))
+            sink.write(Record(time="2026-12-03", pid=2, program="p", context="c", host="child",
+                              port=1, mode="report", verdict="rejected", reasons=("expired",)))
             sink.close()
             os._exit(0)
         release.set()
@@ -312,7 +312,7 @@ signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full disk: short writes, then
 path = sys.argv[1]
 sink = JsonlSink(path)
 def record(i):
-    return Record(time="t", pid=i, program="p", context="c", host=f"h{i}", port=1,
+    return Record(time="2026-12-03", pid=i, program="p", context="c", host=f"h{i}", port=1,
                   mode="report", verdict="rejected", reasons=("expired",))
 size = len(record(0).to_json()) + 1
 resource.setrlimit(resource.RLIMIT_FSIZE, (int(size * 3.5), resource.RLIM_INFINITY))
@@ -335,9 +335,10 @@ def test_torn_jsonl_line_never_spoils_the_next_record(tmp_path: Path) -> None:
     result = run_python(FULL_DISK.replace("sys.argv[1]", repr(str(path))))
     outcome = json.loads(result.stdout.splitlines()[-1])
     assert outcome == {"torn": True, "dropped": 0}
-    records, unreadable = _report.read_source(str(path))
-    assert sorted(r["pid"] for r in records) == list(range(13))
-    assert unreadable == 1  # the torn fragment, alone on its line
+    reading = read_reading(path)
+    assert sorted(r["pid"] for r in reading.records) == list(range(13))
+    # the torn fragment, alone on its line
+    assert reading.skipped == {(str(path), "line is not JSON (a torn write?)"): 1}
     assert "report sink 'jsonl' failed" in result.stderr
 
 
@@ -346,7 +347,8 @@ import os, signal, sys, time
 from sslcustomize._report._records import Record, open_sink
 sink = open_sink("sqlite", sys.argv[1])
 for i in range(3):
-    sink.write(Record(time="t", pid=os.getpid(), program="worker", context="c", host=f"h{i}",
+    sink.write(Record(time="2026-12-03", pid=os.getpid(), program="worker", context="c",
+                      host=f"h{i}",
                       port=1, mode="report", verdict="rejected", reasons=("expired",)))
 print("written", flush=True)
 if sys.argv[2] == "exit":
@@ -421,7 +423,7 @@ def test_syslog_without_a_listener_spools_then_delivers(tmp_path: Path, clock: l
 
 def read_jsonl_hosts(path: str) -> list[dict[str, object]]:
     """The records of a spool file."""
-    return _report.read_jsonl(path)[0]
+    return read_records(path)
 
 
 def test_spool_is_bounded_and_what_it_cannot_take_is_counted(
@@ -432,7 +434,7 @@ def test_spool_is_bounded_and_what_it_cannot_take_is_counted(
     sink = _report.SyslogSink(str(tmp_path / "no-listener"))
     _quiet_write(sink, 12)
     assert sink.spool_path is not None
-    spooled = len(_report.read_jsonl(sink.spool_path)[0])
+    spooled = len(read_records(sink.spool_path))
     assert 0 < spooled < 12
     sink.close()
     assert (sink.spooled, sink.dropped) == (spooled, 12 - spooled)
@@ -467,7 +469,7 @@ def test_a_long_spool_is_emptied_a_batch_per_record_each_record_once(
                 except BlockingIOError:
                     break
                 received.append(json.loads(message.split(": ", 1)[1])["host"])
-            waiting = [r["host"] for r in _report.read_spool(sink.spool_path)[0]]
+            waiting = [r["host"] for r in read_spool(sink.spool_path)]
             assert sorted(received + waiting) == sorted(
                 early + [f"late{i}" for i in range(index + 1)]
             )
@@ -482,10 +484,11 @@ def test_journal_fields_round_trip_newlines_and_repeats() -> None:
     """A value with a newline uses the binary form; repeated fields read back as a tuple."""
     import struct
 
-    from sslcustomize._report._journal import journal_datagram, record_from_journal
+    from sslcustomize._diagnosis._reading import record_from_journal
+    from sslcustomize._report._journal import journal_datagram
 
     record = Record(
-        time="t", pid=7, program="p", context="c", host="h", port=443, mode="report",
+        time="2026-12-03", pid=7, program="p", context="c", host="h", port=443, mode="report",
         verdict="opt_out", reasons=("code_opt_out", "self_signed"), leaf_subject="CN=a\nb",
     )  # fmt: skip
     datagram = journal_datagram(record.fields())

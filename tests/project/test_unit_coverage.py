@@ -100,7 +100,11 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
         "the systemd journal sink writes to a socket of a private namespace",
         "tests/system/test_report_journal.py",
     ),
-    "sslcustomize._report._seen": (
+    "sslcustomize._diagnosis._spools": (
+        "the spools and dropped-records logs are what report-mode sinks leave behind",
+        "tests/loopback/test_report_sinks.py",
+    ),
+    "sslcustomize._diagnosis._seen": (
         "sightings of intermediates are made by connections and read by `report`",
         "tests/loopback/test_seen.py",
     ),

@@ -8,7 +8,7 @@ verifies again. The renewal without ``--scope system`` is refused: the lock's tw
 
 The exception names the server's host and port, as ``trust`` writes it: an exception without
 a port names more than one server, and ``trust HOST:PORT`` adds one beside it instead of
-renewing it (report's advice says so; see tests/unit/report/test_reading.py).
+renewing it (report's advice says so; see tests/unit/diagnosis/test_reading.py).
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ from sslcustomize._connection._probe import (
     proxy_for,
 )
 from sslcustomize._decision._decide import Decision, decide, longest_prefix
+from sslcustomize._diagnosis._seen import load_sightings, missing_intermediate, report_file
 from sslcustomize._policy._model import DEFAULT_EXCEPTION_DAYS, EnvTrust, Policy
-from sslcustomize._report._seen import load_sightings, missing_intermediate, report_file
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._runtime._state import current_runtime
 from sslcustomize._support._frozen import replace
@@ -288,7 +288,8 @@ def _seen_intermediate(
     """An unknown issuer that this machine saw verify as an intermediate: an incomplete chain.
 
     The report database names the intermediates of chains that reached a trust anchor (see
-    :mod:`.._report._seen`); the server that does not send one of them lacks only that certificate.
+    :mod:`.._diagnosis._seen`); the server that does not send one of them lacks only that
+    certificate.
     """
     if not any(problem.reason == "unknown_issuer" for problem in analysis.problems):
         return analysis

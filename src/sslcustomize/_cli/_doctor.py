@@ -20,11 +20,11 @@ from sslcustomize._cli._output import console, print_json
 from sslcustomize._connection._contexts import create_default_context
 from sslcustomize._decision._decide import decide
 from sslcustomize._decision._shadows import find_shadows
+from sslcustomize._diagnosis._spools import dropped_records
 from sslcustomize._inject._stdlib import create_stdlib_context
 from sslcustomize._policy._errors import every_error
 from sslcustomize._policy._load import policy_files
 from sslcustomize._policy._model import Policy
-from sslcustomize._report._records import dropped_records
 from sslcustomize._support._originals import unwrap_factory
 from sslcustomize._support._paths import ENV_POLICY
 from sslcustomize._trust._anchors import TrustError, check_source, find_system_store

@@ -7,29 +7,28 @@ import datetime as dt
 import html
 import os
 import sys
-from typing import Any
+from typing import Any, cast
 
 from sslcustomize._cli import EXIT_OK
 from sslcustomize._cli._escape import shown
 from sslcustomize._cli._output import console, fail, print_json
-from sslcustomize._report._advice import Fix, fix_for, safe_target
-from sslcustomize._report._journal import IDENTIFIER
-from sslcustomize._report._reading import (
+from sslcustomize._diagnosis._reading import (
     Reading,
     parse_time,
-    read_journal_output,
+    read_journal_stream,
     read_path,
     read_spool_of,
 )
+from sslcustomize._diagnosis._spools import dropped_records, spools_for_report
+from sslcustomize._diagnosis._summary import Summary, where
+from sslcustomize._report._journal import IDENTIFIER
 from sslcustomize._report._recording import sink_name
-from sslcustomize._report._records import default_path, dropped_records, spools_for_report
-from sslcustomize._report._seen import relabel_records
+from sslcustomize._report._records import default_path
 from sslcustomize._runtime._state import current_policy
 from sslcustomize._support._escape import visible
 from sslcustomize._support._files import atomic_write
-from sslcustomize._verdict._reasons import target_text
 
-__all__ = ["analyse", "register", "summarise"]
+__all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -62,153 +61,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.add_argument("--html", metavar="FILE", help="also write an HTML page")
     parser.set_defaults(handler=run)
-
-
-def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Group records by host and port: reasons, programs, contexts, count, first and last."""
-    groups: dict[tuple[str, Any], dict[str, Any]] = {}
-    for record in records:
-        key = (str(record.get("host")), record.get("port"))
-        group = groups.setdefault(
-            key,
-            {
-                "host": key[0],
-                "port": key[1],
-                "suspicious": not safe_target(record.get("host"), record.get("port")),
-                "count": 0,
-                "reasons": [],
-                "programs": [],
-                "contexts": [],
-                "machines": [],
-                "rules": [],
-                "missing_intermediates": [],
-                "first_seen": record.get("time"),
-                "last_seen": record.get("time"),
-            },
-        )
-        group["count"] += 1
-        for field, value in (
-            ("reasons", record.get("reasons", [])),
-            ("programs", [record.get("program")]),
-            ("contexts", [record.get("context")]),
-            ("machines", [record.get("machine")]),
-            ("rules", [record.get("rule")]),
-            ("missing_intermediates", [record.get("missing_intermediate")]),
-        ):
-            group[field].extend(v for v in value if v is not None and v not in group[field])
-        time = str(record.get("time"))
-        group["first_seen"] = min(str(group["first_seen"]), time)
-        group["last_seen"] = max(str(group["last_seen"]), time)
-    return sorted(groups.values(), key=lambda g: (-g["count"], g["host"]))
-
-
-def _is_opt_out(record: dict[str, Any]) -> bool:
-    """Code turned verification off: enforce still allows it, so it breaks nothing."""
-    return "code_opt_out" in (record.get("reasons") or ()) or record.get("verdict") == "opt_out"
-
-
-def _breaks(record: dict[str, Any]) -> bool:
-    """Enforce would reject this connection (report mode let it through)."""
-    return record.get("verdict") == "rejected" and not _is_opt_out(record)
-
-
-def _machine(record: dict[str, Any]) -> str:
-    return str(record.get("machine") or "unknown machine")
-
-
-def _add(values: list[Any], value: Any) -> None:
-    if value is not None and value not in values:
-        values.append(value)
-
-
-def analyse(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """What would fail under enforce and what only opts out, by server and by program.
-
-    Returns:
-        ``summary`` (counts and the one line), ``would_break`` (servers with their reasons,
-        programs, machines and fixes), ``opt_outs`` (servers that code reached with
-        verification off) and ``programs`` (each program's servers of either kind).
-    """
-    breaking = _would_break(records)
-    fixes = {item["where"]: item["fixes"] for item in breaking}
-    servers: dict[str, dict[str, Any]] = {}
-    opt_outs: dict[str, dict[str, Any]] = {}
-    programs: dict[str, dict[str, Any]] = {}
-    for record in records:
-        if not (_breaks(record) or _is_opt_out(record)):
-            continue
-        where = _where(record.get("host"), record.get("port"))
-        program = str(record.get("program") or "unknown program")
-        table = servers if _breaks(record) else opt_outs
-        entry = table.setdefault(
-            where,
-            {
-                "where": where,
-                "suspicious": not safe_target(record.get("host"), record.get("port")),
-                "count": 0,
-                "reasons": [],
-                "programs": [],
-                "machines": [],
-                "uids": [],
-                "sources": [],
-            },
-        )
-        entry["count"] += 1
-        _add(entry["uids"], record.get("uid"))  # the journal's trusted _UID, a spool's owner
-        _add(entry["sources"], record.get("source"))
-        _add(entry["programs"], program)
-        _add(entry["machines"], _machine(record))
-        view = programs.setdefault(
-            program, {"program": program, "machines": [], "would_break": [], "opt_outs": []}
-        )
-        _add(view["machines"], _machine(record))
-        if table is servers:
-            for reason in record.get("reasons") or ():
-                _add(entry["reasons"], reason)
-            _add(view["would_break"], where)
-        else:
-            _add(view["opt_outs"], where)
-    for entry in (*servers.values(), *opt_outs.values()):
-        entry["uids"].sort()
-    for where, entry in servers.items():
-        entry["fixes"] = [fix.to_json() for fix in fixes.get(where, [])]
-    failing = [v for v in programs.values() if v["would_break"]]
-    opting = [v for v in programs.values() if v["opt_outs"]]
-    machines = {m for entry in servers.values() for m in entry["machines"]}
-    summary: dict[str, Any] = {
-        "machines": len(machines),
-        "programs": len(failing),
-        "servers": len(servers),
-        "opt_out_programs": len(opting),
-        "opt_out_servers": len(opt_outs),
-    }
-    summary["line"] = _summary_line(summary)
-    return {
-        "summary": summary,
-        "would_break": sorted(servers.values(), key=lambda e: (-e["count"], e["where"])),
-        "opt_outs": sorted(opt_outs.values(), key=lambda e: (-e["count"], e["where"])),
-        "programs": sorted(programs.values(), key=lambda v: (-len(v["would_break"]), v["program"])),
-    }
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-def _summary_line(summary: dict[str, Any]) -> str:
-    """``2 machines, 3 programs would fail under enforce (4 servers); 1 program turns ...``."""
-    if summary["programs"]:
-        first = (
-            f"{_plural(summary['machines'], 'machine')}, "
-            f"{_plural(summary['programs'], 'program')} would fail under enforce "
-            f"({_plural(summary['servers'], 'server')})"
-        )
-    else:
-        first = "nothing would fail under enforce"
-    count = summary["opt_out_programs"]
-    verb = "turns" if count == 1 else "turn"
-    second = f"{_plural(count, 'program')} {verb} verification off" if count else ""
-    return f"{first}; {second}" if second else first
 
 
 def _read_paths(paths: list[str], reading: Reading) -> str | None:
@@ -261,8 +113,7 @@ def _read_journal(
     ``args.spooled``. Without ``journal`` (the ``syslog`` sink, whose records go to the syslog
     daemon's files), and where ``journalctl`` is not installed, only the spools are read.
     """
-    import shutil  # noqa: PLC0415
-    import subprocess  # noqa: PLC0415 - only to read the journal
+    import shutil  # noqa: PLC0415 - only to read the journal
 
     # Looked up in the system's PATH, as it is run: the caller's (root's, under sudo or in a
     # directory another user owns) may name a directory or an empty entry (the cwd) first.
@@ -275,21 +126,57 @@ def _read_journal(
             command[1:1] = ["--since", since]
         if args.journal_dir:
             command[1:1] = ["--directory", args.journal_dir]
-        environment = {"PATH": _SYSTEM_PATH, "LC_ALL": "C.UTF-8", "SYSTEMD_PAGER": ""}
-        try:
-            done = subprocess.run(  # noqa: S603 - a fixed command, no shell
-                command, capture_output=True, cwd="/", env=environment, timeout=300, check=False
-            )
-        except (OSError, subprocess.TimeoutExpired) as error:
-            return f"cannot run journalctl: {error}"
-        if done.returncode != 0 and not done.stdout:
-            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            return f"journalctl failed: {message[-1] if message else done.returncode}"
-        read_journal_output(done.stdout, reading)
-    journaled = len(reading.records)
+        problem = _stream_journal(command, reading)
+        if problem is not None:
+            return problem
+    journaled = reading.kept
     for spool, owner in spools_for_report():  # records the sink did not take yet
         read_spool_of(spool, owner, reading)
-    args.spooled = len(reading.records) - journaled
+    args.spooled = reading.kept - journaled
+    return None
+
+
+#: The longest ``journalctl`` may run, in seconds.
+_JOURNAL_TIMEOUT = 300
+
+
+def _stream_journal(command: list[str], reading: Reading) -> str | None:
+    """Run ``command`` (journalctl) and read its output as it comes; an error text, or None.
+
+    It runs isolated as a fixed command: no shell, the system's ``PATH``, ``/`` as its
+    directory, no input. Its output is read line by line as it is printed (a fleet's journal
+    is never held whole); its errors go to a temporary file (a pipe left unread could stall it).
+    """
+    import io  # noqa: PLC0415 - only to read the journal
+    import subprocess  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    environment = {"PATH": _SYSTEM_PATH, "LC_ALL": "C.UTF-8", "SYSTEMD_PAGER": ""}
+    with tempfile.TemporaryFile() as errors:
+        try:
+            process = subprocess.Popen(  # noqa: S603 - a fixed command, no shell
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors,
+                cwd="/", env=environment,
+            )  # fmt: skip
+        except OSError as error:
+            return f"cannot run journalctl: {error}"
+        timer = threading.Timer(_JOURNAL_TIMEOUT, process.kill)
+        timer.start()
+        try:
+            # stdout=PIPE: a buffered reader (it can peek)
+            with cast("io.BufferedReader", process.stdout) as output:
+                printed = bool(output.peek(1))
+                read_journal_stream(output, reading)  # stops at the bound; closing ends it
+            returncode = process.wait()
+        finally:
+            timer.cancel()
+        if timer.finished.is_set() and returncode < 0:
+            return f"cannot run journalctl: it ran longer than {_JOURNAL_TIMEOUT} s"
+        if returncode != 0 and not printed:
+            errors.seek(0)
+            message = errors.read(1 << 16).decode("utf-8", "replace").strip().splitlines()
+            return f"journalctl failed: {message[-1] if message else returncode}"
     return None
 
 
@@ -327,13 +214,6 @@ def _since(text: str | None) -> tuple[dt.datetime | None, str | None]:
     return since, since.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _recent(records: list[dict[str, Any]], since: dt.datetime | None) -> list[dict[str, Any]]:
-    """The records from ``since`` on (every record's time was checked when it was read)."""
-    if since is None:
-        return records
-    return [r for r in records if parse_time(r["time"]) >= since]
-
-
 def run(args: argparse.Namespace) -> int:
     """Read, validate, group and print."""
     try:
@@ -341,7 +221,8 @@ def run(args: argparse.Namespace) -> int:
         source, paths = _source(args)
     except ValueError as error:
         return fail(str(error), as_json=args.json)
-    reading = Reading()
+    summary = Summary(since)  # records are summarised as they are read, and not kept
+    reading = Reading(summary.add)
     if paths is None:
         spools_only = source.startswith("the spools")
         problem = _read_journal(args, journal_since, reading, journal=not spools_only)
@@ -355,16 +236,14 @@ def run(args: argparse.Namespace) -> int:
             f"sslcustomize: skipped {reading.skipped_total()} record(s) or file(s) of "
             f"{visible(source)} that could not be read as records (each counted in the output)\n"
         )
-    records = relabel_records(reading.records)  # sightings come from every record, not only recent
-    records = _recent(records, since)
-    groups = summarise(records)
-    analysis = analyse(records)
+    groups = summary.hosts()
+    analysis = summary.analysis()
     if paths is None:
         dropped = dropped_records(every_user=True)
     else:
         dropped = sum(dropped_records(path, every_user=True) for path in paths)
     if args.html:
-        page = _html(groups, records, source, analysis, skipped=skipped, dropped=dropped,
+        page = _html(groups, summary, source, analysis, skipped=skipped, dropped=dropped,
                      since=args.since)  # fmt: skip
         try:
             atomic_write(args.html, page)
@@ -375,7 +254,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(
             {
                 "source": source,
-                "records": len(records),
+                "records": summary.count,
                 "dropped": dropped,
                 "skipped": skipped,
                 "skipped_total": reading.skipped_total(),
@@ -388,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return EXIT_OK
-    _render(analysis, source, len(records))
+    _render(analysis, source, summary.count)
     _render_skipped(skipped)
     _render_waiting(getattr(args, "spooled", 0), dropped)
     return EXIT_OK
@@ -408,7 +287,7 @@ def _render_waiting(spooled: int, dropped: int) -> None:
 def _render_commands(entries: list[dict[str, Any]]) -> None:
     """Each command of the fixes once, on a line of its own: a table cell wraps, a paste must not.
 
-    Only commands built from host names are there (see :mod:`.._report._advice`).
+    Only commands built from host names are there (see :mod:`.._diagnosis._advice`).
     """
     commands = list(
         dict.fromkeys(c for entry in entries for fix in entry["fixes"] for c in fix["commands"])
@@ -557,15 +436,9 @@ _MIN_DAYS = 7  # and at least a week, so that one day is one bar, not the whole 
 _BAR = 36  # the widest a bar is drawn, in pixels
 
 
-def _by_day(
-    records: list[dict[str, Any]],
-) -> tuple[list[str], list[str], dict[tuple[str, str], int]]:
+def _by_day(summary: Summary) -> tuple[list[str], list[str], dict[tuple[str, str], int]]:
     """Count records per day and reason: the days, the reasons, the counts."""
-    counts: dict[tuple[str, str], int] = {}
-    for record in records:
-        day = parse_time(record["time"]).date().isoformat()  # the UTC day
-        for reason in record.get("reasons") or ["(none)"]:
-            counts[day, str(reason)] = counts.get((day, str(reason)), 0) + 1
+    counts = summary.by_day()
     reasons = sorted({reason for _, reason in counts})
     if not counts:
         return [], reasons, counts
@@ -576,9 +449,9 @@ def _by_day(
     return days, reasons, counts
 
 
-def _chart(records: list[dict[str, Any]]) -> str:
+def _chart(summary: Summary) -> str:
     """An inline SVG: records per day, stacked by reason, with a legend. No script."""
-    days, reasons, counts = _by_day(records)
+    days, reasons, counts = _by_day(summary)
     if not days:
         return ""
     width, height, left, bottom, top = 640, 220, 40, 40, 10
@@ -622,52 +495,6 @@ def _chart(records: list[dict[str, Any]]) -> str:
         )
     parts.append("</svg>")
     return "".join(parts)
-
-
-def _where(host: Any, port: Any) -> str:
-    return target_text(str(host), port) if port else str(host)
-
-
-def _missing_text(names: list[str]) -> str:
-    """`` (missing intermediate 'CN=...')`` for the reasons column, or nothing."""
-    return "".join(f" (missing intermediate '{name}')" for name in names)
-
-
-def _would_break(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The servers whose connections enforce mode would reject, with each reason's fix.
-
-    The fix's commands are built from the record's host and port only when the host is a host
-    name (see :mod:`.._report._advice`): a forged host gets no command.
-    """
-    hosts: dict[tuple[str, Any], set[str]] = {}
-    first: dict[tuple[str, Any], dict[str, Any]] = {}
-    seen: dict[tuple[str, Any], str] = {}
-    for record in records:
-        if _breaks(record):  # opt-outs break nothing: enforce still allows them
-            key = (str(record.get("host")), record.get("port"))
-            hosts.setdefault(key, set()).update(
-                r for r in record.get("reasons") or [] if r != "code_opt_out"
-            )
-            # The latest record of the server says how it is reached (STARTTLS) and which
-            # expired exception would have applied.
-            first[key] = record
-            if record.get("missing_intermediate"):
-                seen[key] = (
-                    f"it does not send the intermediate '{record['missing_intermediate']}'; "
-                    f"{record.get('seen')}"
-                )
-
-    def fix(reason: str, key: tuple[str, Any]) -> Fix:
-        found = seen.get(key) if reason == "incomplete_chain" else None
-        return fix_for(reason, first[key], found)
-
-    return [
-        {
-            "where": _where(host, port),
-            "fixes": [fix(r, (host, port)) for r in sorted(reasons) or ["invalid"]],
-        }
-        for (host, port), reasons in sorted(hosts.items(), key=lambda kv: str(kv[0]))
-    ]
 
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:72em}
@@ -758,18 +585,18 @@ def _skipped_html(skipped: list[dict[str, Any]]) -> str:
     )
 
 
-def _period(records: list[dict[str, Any]], since: str | None) -> str:
+def _period(summary: Summary, since: str | None) -> str:
     """``2026-12-01 10:00 to 2026-12-04 10:00 UTC`` (the records' own times), for the page."""
-    if not records:
+    period = summary.period()
+    if period is None:
         return "no records" + (f" since {since}" if since else "")
-    times = sorted(parse_time(r["time"]) for r in records)
-    first, last = (t.strftime("%Y-%m-%d %H:%M") for t in (times[0], times[-1]))
+    first, last = (t.strftime("%Y-%m-%d %H:%M") for t in period)
     return f"{first} to {last} UTC" + (f" (asked: since {since})" if since else "")
 
 
 def _html(
     groups: list[dict[str, Any]],
-    records: list[dict[str, Any]],
+    summarised: Summary,
     path: str,
     analysis: dict[str, Any] | None = None,
     *,
@@ -783,7 +610,7 @@ def _html(
     is in its own ``<code class="command">``; the page loads nothing (its CSP forbids it).
     """
     e = _e
-    analysis = analysis or analyse(records)
+    analysis = analysis or summarised.analysis()
     skipped = skipped or []
     summary = analysis["summary"]
     rows = "\n".join(
@@ -791,7 +618,7 @@ def _html(
         + "".join(
             f"<td>{e(value)}</td>"
             for value in (
-                _where(g["host"], g["port"]),
+                where(g["host"], g["port"]),
                 g["count"],
                 ", ".join(g["reasons"]),
                 ", ".join(map(str, g["programs"])),
@@ -847,8 +674,8 @@ def _html(
 <title>sslcustomize report</title><style>{_STYLE}</style></head><body>
 <h1>sslcustomize report</h1>
 <p id="summary"{clean}>{e(summary["line"])}</p>
-<p id="about" class="muted">Generated {generated}. Source: {e(path)}; {len(records)} record(s),
-{len(groups)} server(s), covering {e(_period(records, since))};
+<p id="about" class="muted">Generated {generated}. Source: {e(path)}; {summarised.count} record(s),
+{len(groups)} server(s), covering {e(_period(summarised, since))};
 <span id="dropped">{dropped} record(s) dropped</span> (could not be written);
 <span id="skipped-count">{total} skipped</span> (not valid records).</p>
 <h2>By program (who to talk to)</h2>
@@ -861,7 +688,7 @@ def _html(
 them.</p>
 {opt_outs}
 <h2>Over time</h2>
-<figure id="chart">{_chart(records) or "<p>No records.</p>"}</figure>
+<figure id="chart">{_chart(summarised) or "<p>No records.</p>"}</figure>
 <h2>Servers</h2>
 <table id="hosts"><tr><th>server</th><th>count</th><th>reasons</th><th>programs</th>
 <th>machines</th><th>contexts</th><th>first seen</th><th>last seen</th></tr>

@@ -10,7 +10,7 @@ user can read or rewrite another's (journald's own access rules).
 syslog is spoken the same way, to ``/dev/log``, so that a socket nobody listens on is an error
 that the sink sees (Python's :mod:`syslog` module drops such messages without a word).
 
-:func:`record_from_journal` reads back what ``journalctl -o json`` prints.
+:mod:`sslcustomize._diagnosis._reading` reads back what ``journalctl -o json`` prints.
 """
 
 from __future__ import annotations
@@ -18,17 +18,18 @@ from __future__ import annotations
 import os
 import socket
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
+    "FIELD_PREFIX",
     "IDENTIFIER",
+    "INTEGER_FIELDS",
     "JOURNAL_SOCKET",
     "SYSLOG_SOCKET",
+    "TUPLE_FIELDS",
     "journal_datagram",
     "journal_running",
-    "record_from_journal",
-    "records_from_journal_lines",
     "root_socket",
     "send_datagram",
     "syslog_datagram",
@@ -40,10 +41,12 @@ JOURNAL_SOCKET = "/run/systemd/journal/socket"
 SYSLOG_SOCKET = "/dev/log"
 #: ``SYSLOG_IDENTIFIER`` of every record, what ``journalctl -t`` and log pipelines filter on.
 IDENTIFIER = "sslcustomize"
-_PREFIX = "SSLCUSTOMIZE_"
+#: The prefix of every field of a record in the journal.
+FIELD_PREFIX = "SSLCUSTOMIZE_"
 #: Record fields that are tuples: sent as a field repeated once per item.
-_TUPLES = frozenset({"reasons", "chain_sha256", "intermediates"})
-_INTEGERS = frozenset({"pid", "port", "version"})
+TUPLE_FIELDS = frozenset({"reasons", "chain_sha256", "intermediates"})
+#: Record fields that are integers (read back as such).
+INTEGER_FIELDS = frozenset({"pid", "port", "version"})
 _SYSLOG_PRIORITY = 8 + 4  # facility user (1 << 3), severity warning (4)
 #: The longest a field's value (or an item of a repeated one) is sent, in characters, and the
 #: most items of a repeated field. What a record holds comes from a server's certificates: a
@@ -117,8 +120,8 @@ def journal_datagram(fields: Mapping[str, Any]) -> bytes:
     for name, value in fields.items():
         if value is None:
             continue
-        key = _PREFIX + name.upper()
-        if name in _TUPLES:
+        key = FIELD_PREFIX + name.upper()
+        if name in TUPLE_FIELDS:
             parts.extend(_field(key, _cut(str(item), _ITEM_LIMIT)) for item in value[:_ITEMS])
         else:
             parts.append(_field(key, _cut(str(value), _FIELD_LIMIT)))
@@ -149,71 +152,3 @@ def send_datagram(path: str, data: bytes, timeout: float) -> None:
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
         sock.settimeout(timeout)
         sock.sendto(data, path)
-
-
-def _text(value: Any) -> str:
-    """A journal field as ``journalctl -o json`` prints it: a string, or bytes as numbers."""
-    if isinstance(value, list):
-        return bytes(v for v in value if isinstance(v, int)).decode("utf-8", "replace")
-    return str(value)
-
-
-def _values(value: Any) -> list[str]:
-    """Every value of a field (a repeated field is a list of values)."""
-    if isinstance(value, list) and value and not all(isinstance(v, int) for v in value):
-        return [_text(v) for v in value]
-    return [_text(value)]
-
-
-def record_from_journal(entry: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Return the record one ``journalctl -o json`` entry holds (``None``: not a record).
-
-    The journal's trusted fields say where it came from: ``machine`` (``_HOSTNAME``), ``uid``
-    (``_UID``) and ``comm`` (``_COMM``), whatever the record itself claims.
-    """
-    if _text(entry.get("SYSLOG_IDENTIFIER", "")) != IDENTIFIER:
-        return None
-    record: dict[str, Any] = {}
-    for key, value in entry.items():
-        if not key.startswith(_PREFIX):
-            continue
-        name = key[len(_PREFIX) :].lower()
-        values = _values(value)
-        if name in _TUPLES:
-            record[name] = values
-        elif name in _INTEGERS:
-            try:
-                record[name] = int(values[0])
-            except ValueError:
-                record[name] = values[0]
-        else:
-            record[name] = values[0]
-    if "verdict" not in record:
-        return None
-    for name in _TUPLES:
-        record.setdefault(name, [])
-    for name, trusted in (("machine", "_HOSTNAME"), ("uid", "_UID"), ("comm", "_COMM")):
-        if trusted in entry:
-            text = _text(entry[trusted])
-            record[name] = int(text) if name == "uid" and text.isdigit() else text
-    return record
-
-
-def records_from_journal_lines(lines: Iterable[str | bytes]) -> tuple[list[dict[str, Any]], int]:
-    """Read ``journalctl -o json`` output: the records, and how many lines were not JSON."""
-    import json  # noqa: PLC0415 - only when records are read
-
-    records, unreadable = [], 0
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            unreadable += 1
-            continue
-        if isinstance(entry, dict):
-            record = record_from_journal(entry)
-            if record is not None:
-                records.append(record)
-    return records, unreadable

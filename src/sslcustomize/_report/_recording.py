@@ -168,8 +168,9 @@ class Recorder:
 
         The intermediates of its chain are named only when the chain reached a trust anchor of
         the policy (no pin stood in for it, and no reason says the issuer was not found): they
-        are then intermediates this machine saw verify (see :mod:`._seen`). ``starttls`` and
-        an expired exception that would have applied are kept for ``report``'s advice.
+        are then intermediates this machine saw verify (see
+        :mod:`sslcustomize._diagnosis._seen`). ``starttls`` and an expired exception that would
+        have applied are kept for ``report``'s advice.
         """
         origin = decision.origin
         fields = dict(chain_fields(chain))

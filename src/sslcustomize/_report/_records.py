@@ -23,7 +23,7 @@ A sink never breaks, hangs or stalls the program, and never loses a record silen
   next record is never glued to it;
 * what is finally dropped is counted, on stderr at exit and in a small log under the user
   state directory (or :func:`private_dir`'s fallback for a user without a home) that
-  ``doctor`` and ``report`` read (:func:`dropped_records`);
+  ``doctor`` and ``report`` read (:mod:`sslcustomize._diagnosis._spools`);
 * a forked child starts with fresh locks and no inherited database connection;
 * files are created 0600 in 0700 directories, or 0660 in 2770 ones owned by the group that
   ``[report] group`` names, for a log shared by several users.
@@ -50,6 +50,7 @@ from sslcustomize.exceptions import SSLCustomizeError, SSLCustomizeWarning
 
 __all__ = [
     "BUFFER_LIMIT",
+    "DROPPED_LOG",
     "EXIT_WAIT",
     "MAX_WAIT",
     "RECORD_VERSION",
@@ -62,20 +63,16 @@ __all__ = [
     "SqliteSink",
     "SyslogSink",
     "default_path",
-    "dropped_records",
+    "fallback_dir",
     "machine",
     "now",
     "open_sink",
     "private_dir",
     "program",
-    "read_jsonl",
-    "read_records",
-    "read_source",
-    "read_spool",
     "record_from_fields",
     "spool_files",
     "spool_parts",
-    "spools_for_report",
+    "spool_root",
     "warn_safely",
 ]
 
@@ -625,71 +622,6 @@ def append_lines(path: str, lines: list[str], gid: int | None, *, locked: bool =
     raise PartialWrite(kept, OSError(f"short write ({written} of {len(data)} bytes)"))
 
 
-def _open_to_read(path: str, owner: int | None) -> Any:
-    """Open a regular file to read, without blocking (a FIFO); with ``owner``: no link, theirs.
-
-    Raises:
-        OSError: It cannot be opened, is not a regular file, or (``owner``) is not theirs.
-    """
-    nofollow = os.O_NOFOLLOW if owner is not None else 0
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | nofollow)
-    info = os.fstat(descriptor)
-    if not stat.S_ISREG(info.st_mode) or (owner is not None and info.st_uid != owner):
-        os.close(descriptor)
-        raise OSError(f"{path}: not a regular file of uid {owner}")
-    return os.fdopen(descriptor, "rb")
-
-
-def read_jsonl(
-    path: str, offset: int = 0, owner: int | None = None
-) -> tuple[list[dict[str, Any]], int]:
-    """Read a JSONL file from ``offset``: its JSON objects, and how many lines were not JSON.
-
-    Lines of ``journalctl -o json`` output (an export of the journal) are read as the records
-    they hold. Blank lines are skipped; torn ones are counted. A FIFO or device is refused, not
-    waited on. With ``owner`` (another user's spool, read by root), the file must be that uid's
-    own, not a link, and each record says ``uid`` = ``owner``, whatever its line claims.
-
-    Raises:
-        OSError: The file cannot be read.
-    """
-    import json  # noqa: PLC0415 - only when records are read
-
-    from sslcustomize._report._journal import record_from_journal  # noqa: PLC0415 - only for exports
-
-    records: list[dict[str, Any]] = []
-    unreadable = 0
-    # Another user's spool is read as far as a spool may grow (its writers stop there).
-    budget = 2 * SPOOL_LIMIT if owner is not None else None
-    with _open_to_read(path, owner) as file:
-        file.seek(offset)
-        for line in file:
-            if budget is not None:
-                budget -= len(line)
-                if budget < 0:
-                    unreadable += 1
-                    break
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line.decode("utf-8", "replace"))
-            except ValueError:
-                unreadable += 1
-                continue
-            if not isinstance(entry, dict):
-                unreadable += 1
-            elif "__CURSOR" in entry or "SYSLOG_IDENTIFIER" in entry:
-                record = record_from_journal(entry)
-                if record is not None:
-                    records.append(record)
-            else:
-                records.append(entry)
-    if owner is not None:
-        for record in records:
-            record["uid"] = owner
-    return records, unreadable
-
-
 class JsonlSink(Sink):
     """Append one JSON line per record; one ``write`` call per batch, so lines never interleave."""
 
@@ -915,7 +847,8 @@ SPOOL_SUFFIX = ".spool"
 FALLBACK_DIR = "/var/tmp/sslcustomize-{uid}"  # noqa: S108 - owner and mode checked
 
 
-def _fallback_dir(uid: int) -> str:
+def fallback_dir(uid: int) -> str:
+    """Return the fallback directory of ``uid`` (see :data:`FALLBACK_DIR`)."""
     return FALLBACK_DIR.format(uid=uid)
 
 
@@ -932,7 +865,7 @@ def _own_directory(path: str) -> bool:
     )
 
 
-def _spool_root() -> str | None:
+def spool_root() -> str | None:
     """Return the machine's report spool directory if root made it (``enable --scope system``).
 
     Only a real directory of root's counts, and if others may write it, only with the sticky
@@ -955,9 +888,9 @@ def _own_directories() -> list[str]:
     from sslcustomize._support._paths import user_state_dir  # noqa: PLC0415
 
     uid = os.geteuid()
-    root = _spool_root()
+    root = spool_root()
     shared = [os.path.join(root, str(uid))] if root else []
-    return [*shared, user_state_dir(), _fallback_dir(uid)]
+    return [*shared, user_state_dir(), fallback_dir(uid)]
 
 
 def private_dir(*, create: bool = True) -> str:
@@ -1099,54 +1032,6 @@ def spool_parts(spool: str) -> list[tuple[str, int]]:
     return [(part, _part_name(spool, part)[1]) for part in spool_files(spool)]
 
 
-def _fallback_owner(directory: str) -> int | None:
-    """The uid whose fallback directory this is: named after it, its own, no one else writes."""
-    try:
-        uid = int(os.path.basename(directory).rpartition("-")[2])
-        info = os.lstat(directory)
-    except (ValueError, OSError):
-        return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o022:
-        return None
-    return uid
-
-
-def _every_users_directories() -> list[str]:
-    """Every account's directory in the machine's report spool and in ``/var/tmp`` (for root).
-
-    Each is still to be checked with :func:`_fallback_owner`.
-    """
-    import glob  # noqa: PLC0415 - only when records are read
-
-    root = _spool_root()
-    spooled = sorted(glob.glob(os.path.join(glob.escape(root), "*"))) if root else []
-    return [*spooled, *sorted(glob.glob(_fallback_dir(0).replace("-0", "-*")))]
-
-
-def spools_for_report() -> list[tuple[str, int]]:
-    """Return the spools of the journal and syslog sinks this user may read, with their uids.
-
-    Its own; for root, every account's directory in the machine's report spool and in
-    ``/var/tmp`` too: only a directory that its uid owns, and no one else writes, is read,
-    as that uid's records.
-    """
-    found: list[tuple[str, int]] = []
-    directories: dict[str, int] = {}
-    with contextlib.suppress(OSError):
-        directories[private_dir(create=False)] = os.geteuid()
-    if os.geteuid() == 0:
-        for directory in _every_users_directories():
-            owner = _fallback_owner(directory)
-            if owner is not None:
-                directories.setdefault(directory, owner)
-    for directory, owner in directories.items():
-        for kind in ("journal", "syslog"):
-            spool = os.path.join(directory, f"{kind}-spool.jsonl")
-            if spool_files(spool):
-                found.append((spool, owner))
-    return found
-
-
 def _spool_size(spool: str) -> int:
     """The bytes a spool holds still to be written: its parts past their offsets, and itself."""
     total = 0
@@ -1154,24 +1039,6 @@ def _spool_size(spool: str) -> int:
         with contextlib.suppress(OSError):
             total += os.stat(part).st_size - _part_name(spool, part)[1]
     return total
-
-
-def read_spool(spool: str, owner: int | None = None) -> tuple[list[dict[str, Any]], int]:
-    """Read the records waiting in a spool: its parts from their offsets, then the spool.
-
-    With ``owner``, a user's journal or syslog spool: each part must be that uid's regular file
-    (see :func:`read_jsonl`), and its records are that uid's.
-
-    Raises:
-        OSError: A part cannot be read (one being written into the sink may have moved on).
-    """
-    records: list[dict[str, Any]] = []
-    unreadable = 0
-    for part in spool_files(spool):
-        found, bad = read_jsonl(part, _part_name(spool, part)[1], owner)
-        records.extend(found)
-        unreadable += bad
-    return records, unreadable
 
 
 # --- What was dropped --------------------------------------------------------------------------
@@ -1189,33 +1056,6 @@ def _append_drop_log(count: int, sink: str, path: str | None) -> None:
                        "sink": sink, "path": path}, separators=(",", ":"))  # fmt: skip
     with contextlib.suppress(OSError, SinkRefused, PartialWrite):  # said on stderr already
         append_lines(_drop_log_path(), [line], None)
-
-
-def dropped_records(path: str | None = None, *, every_user: bool = False) -> int:
-    """Return how many report records were finally dropped (all sinks, or the one at ``path``).
-
-    Read from the dropped-records log of this user (and with ``every_user``, as root, from
-    every account's directory in the report spool and ``/var/tmp``); 0 when there is none.
-    """
-    logs: dict[str, int | None] = {}
-    with contextlib.suppress(OSError):
-        logs[_drop_log_path(create=False)] = None
-    if every_user and os.geteuid() == 0:
-        owners = {d: _fallback_owner(d) for d in _every_users_directories()}
-        for directory, owner in owners.items():
-            if owner is not None:  # another account's log: read only as its own file
-                logs.setdefault(os.path.join(directory, DROPPED_LOG), owner)
-    total = 0
-    for log, owner in logs.items():
-        try:
-            entries, _ = read_jsonl(log, 0, owner)
-        except OSError:
-            continue
-        for entry in entries:
-            with contextlib.suppress(ValueError, KeyError, TypeError):
-                if path is None or entry.get("path") == path:
-                    total += int(entry["count"])
-    return total
 
 
 def default_path(sink: str) -> str:
@@ -1268,60 +1108,3 @@ def open_sink(
     sink = _FACTORIES[name](path or default_path(name), group)
     sink.quiet = quiet
     return sink
-
-
-def read_records(path: str) -> list[dict[str, Any]]:
-    """Read every record of a sink file (and its spool), oldest first; see :func:`read_source`.
-
-    Raises:
-        OSError: The file cannot be read.
-    """
-    return read_source(path)[0]
-
-
-def read_source(path: str) -> tuple[list[dict[str, Any]], int]:
-    """Read the records at ``path``: the records, and how many lines were not records.
-
-    ``path`` is a ``sqlite`` or ``jsonl`` sink file (with its spool, records not yet written
-    to it), a ``journalctl -o json`` export, or a directory of such files gathered from many
-    machines (read recursively, in name order). The kind of a file is told by its first bytes
-    (SQLite's header), not its name. Lines that are not JSON (torn writes) are counted and
-    skipped.
-
-    Raises:
-        OSError: The file cannot be read.
-    """
-    if os.path.isdir(path):
-        records: list[dict[str, Any]] = []
-        unreadable = 0
-        for root, directories, files in os.walk(path):
-            directories.sort()
-            for name in sorted(files):
-                found, bad = _read_file(os.path.join(root, name))
-                records.extend(found)
-                unreadable += bad
-        return records, unreadable
-    records, unreadable = _read_file(path)
-    with contextlib.suppress(OSError):
-        found, bad = read_spool(path + SPOOL_SUFFIX)
-        records.extend(found)
-        unreadable += bad
-    return records, unreadable
-
-
-def _read_file(path: str) -> tuple[list[dict[str, Any]], int]:
-    import json  # noqa: PLC0415 - only when records are read
-
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(descriptor, "rb") as file:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        header = file.read(16)
-    if header.startswith(b"SQLite format 3"):
-        import sqlite3  # noqa: PLC0415 - only when records are read
-
-        uri = "file:" + os.path.abspath(path) + "?mode=ro"
-        with contextlib.closing(sqlite3.connect(uri, uri=True)) as connection:
-            rows = connection.execute("SELECT record FROM records ORDER BY id").fetchall()
-        return [json.loads(row[0]) for row in rows], 0
-    return read_jsonl(path)

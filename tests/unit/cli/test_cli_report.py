@@ -258,3 +258,44 @@ def test_report_journal_runs_no_journalctl_from_the_callers_path(
     assert hostile.returncode == 0, hostile.stderr
     assert json.loads(hostile.stdout)["records"] == 0
     assert not (planted / "journalctl.ran").exists()
+
+
+JOURNAL_PRINTER = """
+import json, sys
+for i in range(int(sys.argv[1])):
+    print(json.dumps({"__CURSOR": str(i), "SYSLOG_IDENTIFIER": "sslcustomize", "_UID": "0",
+                      "SSLCUSTOMIZE_TIME": "2026-12-01T10:00:00+00:00",
+                      "SSLCUSTOMIZE_VERDICT": "rejected", "SSLCUSTOMIZE_HOST": f"h{i % 3}"}))
+sys.stderr.write("journalctl: said something\\n")
+sys.exit(int(sys.argv[2]))
+"""
+
+
+@pytest.mark.parametrize("status", [0, 1])
+def test_the_journal_is_read_from_the_pipe_as_it_comes(status: int) -> None:
+    """journalctl's output goes record by record to the summary; a failure after output is kept."""
+    import sys
+
+    from sslcustomize._cli import _report as report_command
+    from sslcustomize._diagnosis._reading import Reading
+    from sslcustomize._diagnosis._summary import Summary
+
+    summary = Summary()
+    reading = Reading(summary.add)
+    command = [sys.executable, "-c", JOURNAL_PRINTER, "3000", str(status)]
+    assert report_command._stream_journal(command, reading) is None
+    assert (reading.kept, reading.records, summary.count) == (3000, [], 3000)
+    assert [g["count"] for g in summary.hosts()] == [1000, 1000, 1000]
+
+
+def test_a_journalctl_that_fails_without_output_says_why() -> None:
+    """The twin: nothing printed and a failure: its last line of errors is the message."""
+    import sys
+
+    from sslcustomize._cli import _report as report_command
+    from sslcustomize._diagnosis._reading import Reading
+
+    reading = Reading()
+    command = [sys.executable, "-c", JOURNAL_PRINTER, "0", "1"]
+    problem = report_command._stream_journal(command, reading)
+    assert problem == "journalctl failed: journalctl: said something"

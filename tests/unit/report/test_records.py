@@ -16,6 +16,8 @@ import pytest
 
 import sslcustomize
 from _fixtures import WritePolicy
+from _reports import read_records
+from sslcustomize._diagnosis._spools import dropped_records
 from sslcustomize._policy._merge import merge_layers
 from sslcustomize._report import _records as _report
 from sslcustomize._report._recording import is_quiet, sink_name
@@ -25,7 +27,6 @@ from sslcustomize._report._records import (
     SqliteSink,
     SyslogSink,
     open_sink,
-    read_records,
 )
 from sslcustomize._trust._checked_policy import parse_policy
 
@@ -76,7 +77,8 @@ import sys
 from sslcustomize._report._records import Record, open_sink
 sink = open_sink("sqlite", sys.argv[1])
 for i in range(200):
-    sink.write(Record(time="t", pid=int(sys.argv[2]), program="w", context="c", host=f"h{i}",
+    sink.write(Record(time="2026-12-03", pid=int(sys.argv[2]), program="w", context="c",
+                      host=f"h{i}",
                       port=1, mode="report", verdict="rejected", reasons=("expired",)))
 sink.close()
 """
@@ -92,7 +94,7 @@ def test_eight_processes_write_1600_records(tmp_path: Path) -> None:
     records = read_records(str(path))  # the database, and its spool if the lock was busy
     assert len(records) == 1600
     assert len({r["pid"] for r in records}) == 8
-    assert _report.dropped_records() == 0
+    assert dropped_records() == 0
 
 
 def test_log_sink(caplog: pytest.LogCaptureFixture) -> None:
@@ -158,8 +160,8 @@ def test_failing_sink_never_breaks_under_warnings_as_errors(tmp_path: Path) -> N
     code = textwrap.dedent("""
         from sslcustomize._report._records import JsonlSink, Record
         sink = JsonlSink("/dev/full")
-        r = Record(time="t", pid=1, program="p", context="c", host="h", port=1, mode="report",
-                   verdict="rejected", reasons=("expired",))
+        r = Record(time="2026-12-03", pid=1, program="p", context="c", host="h", port=1,
+                   mode="report", verdict="rejected", reasons=("expired",))
         sink.write(r); sink.write(r)
         sink.close()
         print("alive")

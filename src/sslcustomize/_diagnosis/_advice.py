@@ -2,7 +2,7 @@
 
 A record's host and port come from whoever wrote the record (another user, another machine, a
 forged line in a fleet directory). A command is built only from a host that is a host name
-(:func:`.._report._reading.is_host_name`) and a port 1-65535, word by word, and joined with
+(:func:`.._diagnosis._reading.is_host_name`) and a port 1-65535, word by word, and joined with
 :func:`shlex.join`: pasted into a shell it is exactly those words, and never runs anything
 else. A record whose host is not a host name gets no command at all.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from sslcustomize._diagnosis._reading import is_host_name
 from sslcustomize._policy._model import DEFAULT_EXCEPTION_DAYS
-from sslcustomize._report._reading import is_host_name
 from sslcustomize._support._escape import visible
 from sslcustomize._support._frozen import dataclass
 from sslcustomize._verdict._reasons import fix_for_record, target_text

@@ -22,16 +22,17 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+from sslcustomize._diagnosis._reading import Reading, read_path
 from sslcustomize._policy._model import Policy
-from sslcustomize._report._records import default_path, read_records
+from sslcustomize._report._records import default_path
 from sslcustomize._verdict._reasons import target_text
 from sslcustomize._x509._der import DERError, parse_certificate
 
 __all__ = [
     "Sighting",
+    "SightingIndex",
     "load_sightings",
     "missing_intermediate",
-    "relabel_records",
     "report_file",
     "sightings",
 ]
@@ -53,23 +54,55 @@ class Sighting:
         return f"this machine saw it verify for {where}{when}"
 
 
-def sightings(records: Iterable[Mapping[str, Any]]) -> dict[str, Sighting]:
-    """Index the intermediates named by records, oldest first, so the latest sighting wins."""
-    seen: dict[str, Sighting] = {}
-    for record in records:
+class SightingIndex:
+    """The intermediates named by records, taken one record at a time: the latest one wins.
+
+    What it keeps grows with the intermediates named, not with the records read.
+    """
+
+    def __init__(self) -> None:
+        """Start with none seen."""
+        self._seen: dict[str, tuple[Any, Any, Any]] = {}
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Take the intermediates ``record`` names (records come oldest first)."""
         subjects = record.get("intermediates")
-        if not isinstance(subjects, list):
-            continue
-        port = record.get("port")
+        if not subjects or not isinstance(subjects, list):
+            return
+        where = (record.get("host"), record.get("port"), record.get("time"))
         for subject in subjects:
             if isinstance(subject, str):
-                seen[subject] = Sighting(
-                    subject=subject,
-                    host=str(record["host"]) if record.get("host") else None,
-                    port=port if isinstance(port, int) else None,
-                    time=str(record["time"]) if record.get("time") else None,
-                )
-    return seen
+                self._seen[subject] = where
+
+    def __contains__(self, subject: object) -> bool:
+        """Tell whether ``subject`` was seen."""
+        return subject in self._seen
+
+    def get(self, subject: str) -> Sighting | None:
+        """The latest sighting of ``subject``, if any."""
+        where = self._seen.get(subject)
+        return None if where is None else _sighting(subject, *where)
+
+    def all(self) -> dict[str, Sighting]:
+        """Every sighting, by subject."""
+        return {subject: _sighting(subject, *where) for subject, where in self._seen.items()}
+
+
+def _sighting(subject: str, host: Any, port: Any, time: Any) -> Sighting:
+    return Sighting(
+        subject=subject,
+        host=str(host) if host else None,
+        port=port if isinstance(port, int) else None,
+        time=str(time) if time else None,
+    )
+
+
+def sightings(records: Iterable[Mapping[str, Any]]) -> dict[str, Sighting]:
+    """Index the intermediates named by records, oldest first, so the latest sighting wins."""
+    index = SightingIndex()
+    for record in records:
+        index.add(record)
+    return index.all()
 
 
 def report_file(policy: Policy) -> str | None:
@@ -96,10 +129,13 @@ def load_sightings(path: str | None) -> Mapping[str, Sighting]:
 
 @lru_cache(maxsize=4)
 def _read(path: str, _mtime_ns: int, _size: int) -> Mapping[str, Sighting]:
+    """The sightings of the records at ``path``, read as hostile input like ``report`` does."""
+    index = SightingIndex()
     try:
-        return MappingProxyType(sightings(read_records(path)))
+        read_path(path, Reading(index.add))
     except Exception:  # noqa: BLE001 - a broken database only means no sightings
         return {}
+    return MappingProxyType(index.all())
 
 
 def missing_intermediate(chain: Sequence[bytes], seen: Mapping[str, Sighting]) -> Sighting | None:
@@ -116,35 +152,3 @@ def missing_intermediate(chain: Sequence[bytes], seen: Mapping[str, Sighting]) -
     if top.self_issued:
         return None
     return seen.get(top.issuer.rfc4514)
-
-
-def relabel_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Records whose ``unknown_issuer`` is an intermediate seen in other records, relabelled.
-
-    The record's ``top_issuer`` (the issuer of the last certificate its server sent) is looked
-    up among the ``intermediates`` of all records; a match becomes ``incomplete_chain`` with
-    ``missing_intermediate`` naming it and ``seen`` where it was seen. Other records are
-    returned as they are.
-    """
-    seen = sightings(records)
-    if not seen:
-        return records
-    relabelled = []
-    for record in records:
-        reasons = record.get("reasons")
-        sighting = seen.get(str(record.get("top_issuer")))
-        if sighting is None or not isinstance(reasons, list) or "unknown_issuer" not in reasons:
-            relabelled.append(record)
-            continue
-        relabelled.append(
-            {
-                **record,
-                "reasons": [
-                    "incomplete_chain" if reason == "unknown_issuer" else reason
-                    for reason in reasons
-                ],
-                "missing_intermediate": sighting.subject,
-                "seen": sighting.describe(),
-            }
-        )
-    return relabelled

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sslcustomize._report._advice import NO_COMMAND, fix_for, safe_target
+from sslcustomize._diagnosis._advice import NO_COMMAND, fix_for, safe_target
 
 
 @pytest.mark.parametrize(

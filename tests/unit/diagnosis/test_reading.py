@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from sslcustomize._report import _reading
-from sslcustomize._report._advice import NO_COMMAND, fix_for, safe_target
-from sslcustomize._report._reading import Reading, is_host_name, read_path, validate
+from sslcustomize._diagnosis import _reading
+from sslcustomize._diagnosis._advice import NO_COMMAND, fix_for, safe_target
+from sslcustomize._diagnosis._reading import Reading, is_host_name, read_path, validate
 
 FORGED_HOSTS = (
     "nas.corp.example;touch${IFS}/tmp/x;#",
@@ -136,6 +136,12 @@ def test_starttls_and_a_system_exception_shape_the_commands() -> None:
         ({"intermediates": ["x"] * 1000}, "intermediates"),
         ({"starttls": "gopher"}, "starttls"),
         ({"expired_layer": "root"}, "expired_layer"),
+        # Unhashable or out of range in UTC: once a crash of report (TypeError, OverflowError).
+        ({"verdict": ["rejected"]}, "verdict"),
+        ({"starttls": {"smtp": 1}}, "starttls"),
+        ({"expired_layer": ["system"]}, "expired_layer"),
+        ({"time": "0001-01-01T00:00:00+01:00"}, "time"),
+        ({"time": "9999-12-31T23:00:00-01:00"}, "time"),
     ],
 )
 def test_each_bad_field_refuses_the_record_and_says_which(
@@ -336,3 +342,24 @@ def test_a_sink_file_is_read_with_its_spool_from_each_parts_offset(tmp_path: Pat
     reading = Reading()
     read_path(str(path), reading)
     assert [r["host"] for r in reading.records] == ["in-the-file.example", "waiting.example"]
+
+
+def test_a_journal_field_of_bytes_out_of_range_is_no_crash() -> None:
+    """journalctl prints binary fields as lists of numbers: one above 255 is read, not raised."""
+    entries = [
+        {"__CURSOR": "a", "SYSLOG_IDENTIFIER": [115, 115, 108], "SSLCUSTOMIZE_VERDICT": "x"},
+        {"__CURSOR": "b", "SYSLOG_IDENTIFIER": "sslcustomize", "_UID": "7",
+         "SSLCUSTOMIZE_TIME": "2026-12-01T10:00:00+00:00", "SSLCUSTOMIZE_VERDICT": "rejected",
+         "SSLCUSTOMIZE_HOST": [110, 97, 115, 1000, 256, -1], "SSLCUSTOMIZE_PORT": "443"},
+    ]  # fmt: skip
+    reading = Reading()
+    _reading.read_journal_output(b"\n".join(json.dumps(e).encode() for e in entries), reading)
+    assert [(r["host"], r["uid"]) for r in reading.records] == [("nas", 7)]
+
+
+def test_a_valid_time_in_any_iso_form_is_kept_the_sinks_form_too() -> None:
+    """The twin of the time checks: a date, Z, an offset, spaces around, and the sinks' form."""
+    for time in ("2026-12-01", "2026-12-01T10:00:00Z", "2026-12-01T11:00:00+01:00",
+                 "   2026-12-01T10:00+00:00", "2026-12-01T10:00:00+00:00"):  # fmt: skip
+        record, reason = validate(good(time=time))
+        assert (reason, record is not None) == ("", True), time

@@ -1,0 +1,1 @@
+"""The diagnosis layer: what only the command line runs (reading records, their summaries)."""
