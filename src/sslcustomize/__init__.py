@@ -9,6 +9,8 @@ contexts and the ``ssl`` module they do not use.
 
 from __future__ import annotations
 
+from sslcustomize._support._version import __version__
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -36,8 +38,6 @@ if TYPE_CHECKING:
         UnverifiedConnectionWarning,
     )
 
-
-__version__ = "0.1.0"
 
 __all__ = [
     "CertificateRejected",

@@ -245,7 +245,7 @@ def test_trust_refused_when_system_locks_exceptions(
 ) -> None:  # fmt: skip
     """The system layer's lock on exceptions refuses trust for lower scopes."""
     system = write_policy("lock = ['exception']\n")
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
+    monkeypatch.setattr("sslcustomize._support._bootstrap.SYSTEM_POLICY", str(system))
     _, port = https_server(pki["self_signed"], "localhost")
     before = user_policy.read_text()
     assert main(["trust", "--yes", "--scope", "user", f"localhost:{port}"]) == 2

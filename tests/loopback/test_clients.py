@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from _fixtures import WritePolicy, run_python
-from _sslcustomize_startup import CLIENTS, FACTORIES, watched_modules
+from sslcustomize._support._bootstrap import CLIENTS, FACTORIES, watched_modules
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
 

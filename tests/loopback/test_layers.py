@@ -12,18 +12,21 @@ from __future__ import annotations
 import ast
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
 import _sslcustomize_startup
 from _fixtures import WritePolicy, first_context_modules
+from sslcustomize._support import _bootstrap
 
 pytestmark = pytest.mark.skipif(
     not any(os.path.isfile(os.path.join(p, "sslcustomize.pth")) for p in sys.path if p),
     reason="needs a wheel install (the .pth hook); run through nox",
 )
 
-#: The package modules a warm first context loads, beyond the startup module: the layers a
+#: The package modules a warm first context loads, beyond the startup module and its leaf
+#: (`_support._bootstrap`, loaded with it at start-up): the layers a
 #: hooked process needs (support, policy, trust, decision, runtime, connection, inject).
 FIRST_CONTEXT_MODULES = {
     "sslcustomize",
@@ -39,8 +42,9 @@ FIRST_CONTEXT_MODULES = {
     "sslcustomize._support", "sslcustomize._support._files", "sslcustomize._support._frozen",
     "sslcustomize._support._locks", "sslcustomize._support._notyping",
     "sslcustomize._support._originals", "sslcustomize._support._paths",
-    "sslcustomize._support._sslclass",
-    "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._checked_policy",
+    "sslcustomize._support._sslclass", "sslcustomize._support._version",
+    "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._anchorset",
+    "sslcustomize._trust._checked_policy",
     "sslcustomize._trust._environment",
     "sslcustomize.exceptions",
 }  # fmt: skip
@@ -91,16 +95,41 @@ def test_without_a_policy_the_first_context_loads_nothing_of_the_package() -> No
     assert not {name for name in loaded if name.startswith("sslcustomize")}
 
 
-def test_the_startup_module_calls_into_the_package_at_one_place() -> None:
-    """The startup module imports only ``sslcustomize._inject``: the one sanctioned upward edge."""
-    path = _sslcustomize_startup.__file__
-    assert path is not None
+def _imports_of(path: str) -> set[str]:
+    """Return every module a source file imports, ``TYPE_CHECKING`` and function bodies included."""
     with open(path, encoding="utf-8") as file:
         tree = ast.parse(file.read())
     imported: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sslcustomize"):
-            imported.update(f"{node.module}.{alias.name}" for alias in node.names)
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module.startswith("sslcustomize"):
+                imported.update(f"{node.module}.{alias.name}" for alias in node.names)
+            else:
+                imported.add(node.module)
         elif isinstance(node, ast.Import):
-            imported.update(a.name for a in node.names if a.name.startswith("sslcustomize"))
-    assert imported == {"sslcustomize._inject"}
+            imported.update(a.name for a in node.names)
+    return imported
+
+
+def test_the_startup_module_calls_into_the_package_at_one_place() -> None:
+    """The startup module imports ``sslcustomize._inject`` and its leaf, nothing else of ours."""
+    path = _sslcustomize_startup.__file__
+    assert path is not None
+    ours = {name for name in _imports_of(path) if name.startswith("sslcustomize")}
+    assert ours == {"sslcustomize._inject", "sslcustomize._support._bootstrap"}
+
+
+def test_the_startup_leaf_imports_nothing_of_the_package() -> None:
+    """The leaf both share imports only what ``site`` has loaded: no cycle runs through it."""
+    assert _bootstrap.__file__ is not None
+    runtime = {"os", "sys"}
+    typing_only = {"collections.abc", "importlib.machinery", "types"}
+    assert _imports_of(_bootstrap.__file__) == runtime | typing_only
+    assert sys.modules["_sslcustomize_startup"].__dict__.get("_leaf") is _bootstrap
+
+
+def test_the_startup_leaf_breaks_if_it_imports_the_package(tmp_path: Path) -> None:
+    """Twin: the check above sees an import of the package in a leaf's source."""
+    leaf = tmp_path / "leaf.py"
+    leaf.write_text("import os\nif False:\n    from sslcustomize._inject import _stdlib\n")
+    assert "sslcustomize._inject._stdlib" in _imports_of(str(leaf))

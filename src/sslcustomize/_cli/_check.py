@@ -7,7 +7,6 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from _sslcustomize_startup import CLIENTS
 from sslcustomize._cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from sslcustomize._cli._escape import shown
 from sslcustomize._cli._output import console, fail, print_json
@@ -26,6 +25,7 @@ from sslcustomize._policy._model import DEFAULT_EXCEPTION_DAYS, EnvTrust, Policy
 from sslcustomize._report._seen import load_sightings, missing_intermediate, report_file
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._runtime._state import current_runtime
+from sslcustomize._support._bootstrap import CLIENTS
 from sslcustomize._support._frozen import replace
 from sslcustomize._verdict._analysis import Analysis, Problem, analyse, describe
 from sslcustomize._verdict._reasons import explain, renewal, trust_command

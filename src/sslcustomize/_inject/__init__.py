@@ -6,14 +6,14 @@ import os
 import types
 from collections.abc import Callable
 
-import _sslcustomize_startup
-from _sslcustomize_startup import CLIENTS
 from sslcustomize._inject import _stdlib
 from sslcustomize._inject._patcher import Patcher
 from sslcustomize._inject._shared import on_import
 from sslcustomize._policy._load import policy_files
 from sslcustomize._policy._model import Policy
 from sslcustomize._runtime._state import announce, current_runtime, set_policy
+from sslcustomize._support import _bootstrap
+from sslcustomize._support._bootstrap import CLIENTS
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._trust._checked_policy import load_policy
 from sslcustomize.exceptions import LegacyContextWarning, PolicyError
@@ -133,7 +133,7 @@ def extract() -> None:
         if not refused:
             _patcher.undo()
             _stdlib.remove_stand_ins()
-            _sslcustomize_startup.deactivate()
+            _bootstrap.deactivate()
     if pinned:
         set_policy(None)
 

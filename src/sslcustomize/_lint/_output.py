@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from sslcustomize import __version__
 from sslcustomize._lint._finding import Finding
 from sslcustomize._lint._rules import RULES
 from sslcustomize._lint._runner import LintResult
+from sslcustomize._support._version import __version__
 
 TYPE_CHECKING = False  # not typing's: the lint command does not import typing
 if TYPE_CHECKING:

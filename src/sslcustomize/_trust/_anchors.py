@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from sslcustomize._policy._model import TrustSource
 from sslcustomize._support._frozen import dataclass
 from sslcustomize._support._locks import fork_safe_lock
+from sslcustomize._trust._anchorset import Anchors
 from sslcustomize.exceptions import TrustError
 
 TYPE_CHECKING = False
@@ -56,28 +57,6 @@ DISTRO_FILES = (
     "/etc/ssl/cert.pem",  # Alpine, macOS, BSD
 )
 DISTRO_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs", "/system/etc/security/cacerts")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Anchors:
-    """What to load into a context: bundles (loaded eagerly) and hashed directories."""
-
-    files: tuple[str, ...] = ()
-    directories: tuple[str, ...] = ()
-
-    def load_into(self, context: ssl.SSLContext) -> None:
-        """Load these anchors into ``context``."""
-        for directory in self.directories:
-            context.load_verify_locations(capath=directory)
-        for file in self.files:
-            context.load_verify_locations(cafile=file)
-
-    def __add__(self, other: Anchors) -> Anchors:
-        """Return the union, keeping order and dropping repeats."""
-        return Anchors(
-            files=tuple(dict.fromkeys(self.files + other.files)),
-            directories=tuple(dict.fromkeys(self.directories + other.directories)),
-        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
