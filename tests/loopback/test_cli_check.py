@@ -369,7 +369,7 @@ def test_check_verifies_with_the_flags_of_a_policy_context(
     """check judges with a client context's verify flags (3.13's strict ones too)."""
     from sslcustomize._cli import _check as check_command
     from sslcustomize._connection._contexts import policy_context
-    from sslcustomize._verdict._analysis import analyse
+    from sslcustomize._diagnosis._analysis import analyse
 
     seen: list[Any] = []
 

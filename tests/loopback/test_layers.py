@@ -42,7 +42,7 @@ FIRST_CONTEXT_MODULES = {
     "sslcustomize._support", "sslcustomize._support._files", "sslcustomize._support._frozen",
     "sslcustomize._support._locks", "sslcustomize._support._notyping",
     "sslcustomize._support._originals", "sslcustomize._support._paths",
-    "sslcustomize._support._sslclass", "sslcustomize._support._version",
+    "sslcustomize._support._sslclass",
     "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._anchorset",
     "sslcustomize._trust._checked_policy",
     "sslcustomize._trust._environment",
@@ -57,7 +57,7 @@ NEVER_ON_THE_HOOK_PATH = {
     "typing", "dataclasses", "inspect", "tomllib", "tomli", "json", "logging", "argparse",
     "hashlib", "threading", "rich", "importlib.metadata", "sslcustomize._cli",
     "sslcustomize._lint", "sslcustomize._report", "sslcustomize._verdict", "sslcustomize._x509",
-    "sslcustomize._reach",
+    "sslcustomize._reach", "sslcustomize._diagnosis",
 }  # fmt: skip
 
 WARM_POLICY = """\

@@ -12,7 +12,7 @@ from sslcustomize._cli import EXIT_FAILURE, EXIT_OK
 from sslcustomize._cli._check import add_proxy, context_problem, inspect_target, seconds
 from sslcustomize._cli._escape import shown, visible
 from sslcustomize._cli._output import console, fail, print_json
-from sslcustomize._connection._probe import STARTTLS_PORTS, ProbeError, parse_target, proxy_for
+from sslcustomize._diagnosis._probe import STARTTLS_PORTS, ProbeError, parse_target, proxy_for
 from sslcustomize._runtime._state import current_runtime
 
 __all__ = ["register"]
