@@ -43,6 +43,8 @@ T = TypeVar("T")
 
 _MAX_SESSIONS = 512
 _MAX_LEAVES = 8
+# Results the command line's analyses keep (see Runtime.memo): about a scan's worth of chains.
+_MAX_MEMOS = 256
 
 
 class SessionEntry:
@@ -73,6 +75,7 @@ class Runtime:
         self._leaves: dict[HostException, tuple[bytes, ...]] = {}
         self._sessions: OrderedDict[int, SessionEntry] = OrderedDict()
         self._shared: dict[Hashable, Any] = {}
+        self._memos: OrderedDict[Hashable, Any] = OrderedDict()
         self._engines = lru_cache(maxsize=64)(self._engine)
         self._verifiers = lru_cache(maxsize=64)(self._verifier)
         self._verdict = lru_cache(maxsize=256)(self._judge)
@@ -257,6 +260,24 @@ class Runtime:
             if found is None or found[0] != generation:
                 found = self._shared[key] = (generation, context)
             return found[1]
+
+    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        """Return ``build()``, remembered for ``key`` while this runtime lives (the last few).
+
+        For results computed from what this runtime built (its oracles, keyed by them): kept
+        here rather than in a module-level cache, they go with the runtime instead of holding
+        its contexts alive after it.
+        """
+        with self._lock:
+            if key in self._memos:
+                self._memos.move_to_end(key)
+                return self._memos[key]  # type: ignore[no-any-return]
+        value = build()
+        with self._lock:
+            self._memos[key] = value
+            while len(self._memos) > _MAX_MEMOS:
+                self._memos.popitem(last=False)
+        return value
 
     def oracle(
         self,
