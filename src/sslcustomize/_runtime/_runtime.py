@@ -13,13 +13,13 @@ wall-clock minute: a certificate's dates, not the trust sources, decide when tho
 from __future__ import annotations
 
 import ssl
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from functools import lru_cache
 
 from sslcustomize._decision._decide import Decision, decide
 from sslcustomize._policy._model import EnvTrust, HostException, Policy
+from sslcustomize._support._clock import SYSTEM_CLOCK, Clock
 from sslcustomize._support._frozen import replace
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._trust._anchors import TrustCache
@@ -65,12 +65,19 @@ class SessionEntry:
 class Runtime:
     """The effective policy of some contexts, with its caches."""
 
-    def __init__(self, policy: Policy, *, trust: TrustCache | None = None) -> None:
-        """Start with empty caches for ``policy``, or with ``trust``, the cache that checked it."""
+    def __init__(
+        self, policy: Policy, *, trust: TrustCache | None = None, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
+        """Start with empty caches for ``policy``, or with ``trust``, the cache that checked it.
+
+        Every time the runtime reads comes from ``clock`` (its trust cache's, when it makes
+        one): the day exceptions expire on, the minute verdicts are remembered for.
+        """
         self.policy = policy
+        self.clock = clock
         self._recorder: Recorder | None = None
         self._lock = fork_safe_lock()
-        self.trust = TrustCache() if trust is None else trust
+        self.trust = TrustCache(clock=clock) if trust is None else trust
         self._decisions: dict[str | None, Decision] = {}
         self._leaves: dict[HostException, tuple[bytes, ...]] = {}
         self._sessions: OrderedDict[int, SessionEntry] = OrderedDict()
@@ -105,9 +112,7 @@ class Runtime:
     def decision(self, name: str, host: str | None, port: int | None) -> Decision:
         """Return the decision for a connection to ``host`` and ``port``."""
         if host is not None and len(self.policy.index):
-            import datetime  # noqa: PLC0415 - the first connection's, not the first context's
-
-            today = datetime.date.today()
+            today = self.clock.today()
             found = decide(self.policy, host=host, port=port, context=name, today=today)
         else:
             found = self.base_decision(name)
@@ -198,7 +203,7 @@ class Runtime:
         host: str | None,
     ) -> Verdict:  # fmt: skip
         """Return enforce mode's verdict (cached per chain, host, minute and trust generation)."""
-        minute = (int(time.time() // 60), self.generation())
+        minute = (int(self.clock.time() // 60), self.generation())
         return self._verdict(
             settings, spec, decision.pins, decision.check_hostname, chain, host, minute
         )

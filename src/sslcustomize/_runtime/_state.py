@@ -11,6 +11,7 @@ import sys
 
 from sslcustomize._policy._model import Policy
 from sslcustomize._runtime._runtime import Runtime
+from sslcustomize._support._clock import SYSTEM_CLOCK, Clock
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._trust._anchors import TrustCache
 from sslcustomize._trust._checked_policy import load_policy_with
@@ -69,11 +70,12 @@ def announce(policy: Policy) -> None:
         warn_safely(message, PolicyWarning, stacklevel=4)
 
 
-def set_policy(policy: Policy | None, *, pinned: bool = False) -> None:
+def set_policy(policy: Policy | None, *, pinned: bool = False, clock: Clock = SYSTEM_CLOCK) -> None:
     """Make ``policy`` the one new contexts are made under; ``None`` re-reads the files.
 
     ``pinned`` says that code gave it (``inject(policy)``): :func:`unpin` then goes back to
-    the files. The runtime and that mark change together, in one update.
+    the files. The runtime and that mark change together, in one update. ``clock`` is the
+    runtime's (tests pass one they move by hand).
 
     Contexts already made keep their own policy and its caches (trust anchors included:
     each runtime owns its own); the old runtime's report sink is closed (it reopens if one
@@ -81,7 +83,7 @@ def set_policy(policy: Policy | None, *, pinned: bool = False) -> None:
     """
     global _runtime, _pinned  # noqa: PLW0603 - the one effective runtime, see the module
     with _lock:
-        old, _runtime = _runtime, (None if policy is None else Runtime(policy))
+        old, _runtime = _runtime, (None if policy is None else Runtime(policy, clock=clock))
         _pinned = pinned and policy is not None
     if old is not None:
         old.close()
