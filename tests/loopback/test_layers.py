@@ -30,8 +30,8 @@ pytestmark = pytest.mark.skipif(
 #: at start-up): the layers a hooked process needs (support, policy, trust, decision, runtime,
 #: connection, inject). 37 modules. Measured with bench/first_context_budget.py (3.12.1,
 #: OpenSSL 3.0.19, a shared machine: medians of per-round ratios to Python's own first
-#: context, whose cost is the 1.0x): warm 0.56x (before this budget: 0.62x), cold 0.92x
-#: (1.02x); see docs/benchmarks.md. Each module added here is a start-up cost.
+#: context, whose cost is the 1.0x): warm 0.46-0.49x (0.42-0.48x with 34 modules before),
+#: cold 0.88x; goal 0.3x; see docs/benchmarks.md. Each module added here is a start-up cost.
 FIRST_CONTEXT_MODULES = {
     "sslcustomize",
     "sslcustomize._connection", "sslcustomize._connection._contexts",
