@@ -17,6 +17,7 @@ import trustme
 import _pki
 import sslcustomize
 from sslcustomize._runtime import _state
+from sslcustomize._support._clock import Clock
 
 WritePolicy = Callable[..., Path]
 
@@ -198,3 +199,22 @@ def first_context_modules(env: dict[str, str]) -> tuple[set[str], set[str]]:
     assert result.stderr == "", result.stderr
     before, after = json.loads(result.stdout)
     return set(before), set(after)
+
+
+class ManualClock(Clock):
+    """A clock whose monotonic time a test moves by hand (``clock.now += 1``).
+
+    Its wall time stays the system's: the trust cache compares it with files' real mtimes.
+    """
+
+    __slots__ = ("now",)
+
+    def __init__(self, start: float = 1000.0) -> None:
+        """Start at ``start`` seconds."""
+        super().__init__(monotonic=lambda: self.now)
+        self.now = start
+
+
+def use_clock(clock: Clock) -> None:
+    """Give the policy that inject() pinned a new runtime that reads ``clock``."""
+    _state.set_policy(_state.current_policy(), pinned=True, clock=clock)

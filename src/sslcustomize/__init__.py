@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from sslcustomize._inject import extract, inject, is_injected
     from sslcustomize._policy._model import Policy
+    from sslcustomize._support._version import __version__
     from sslcustomize._trust._checked_policy import load_policy
     from sslcustomize.exceptions import (
         CertificateRejected,
@@ -36,8 +37,6 @@ if TYPE_CHECKING:
         UnverifiedConnectionWarning,
     )
 
-
-__version__ = "0.1.0"
 
 __all__ = [
     "CertificateRejected",
@@ -76,6 +75,7 @@ _HOME = {
     "is_injected": "._inject",
     "Policy": "._policy._model",
     "load_policy": "._trust._checked_policy",
+    "__version__": "._support._version",
     "CertificateRejected": ".exceptions",
     "LegacyContextWarning": ".exceptions",
     "PolicyError": ".exceptions",

@@ -21,8 +21,8 @@ import _servers
 
 _PROGRAM = r"""
 import json, sys, warnings
-import _sslcustomize_startup
-_sslcustomize_startup.SYSTEM_POLICY = sys.argv[1]
+from sslcustomize._support import _bootstrap
+_bootstrap.SYSTEM_POLICY = sys.argv[1]
 import requests, sslcustomize
 action, mitm = sys.argv[2], sys.argv[3]
 sslcustomize.inject()  # what the startup hook does where a system policy exists

@@ -20,9 +20,9 @@ from cryptography.x509.oid import AuthorityInformationAccessOID
 import _pki
 from sslcustomize._cli import main
 from sslcustomize._decision._decide import decide
+from sslcustomize._diagnosis._analysis import every_reason
 from sslcustomize._runtime import _state
 from sslcustomize._support._paths import unscoped_policy
-from sslcustomize._verdict._analysis import every_reason
 from sslcustomize._verdict._reasons import diagnose
 from sslcustomize._verdict._verify import Check
 

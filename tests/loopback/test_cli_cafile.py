@@ -144,7 +144,7 @@ def test_ca_file_refused_under_a_lock_on_trust(
 ) -> None:  # fmt: skip
     """The system layer locks trust: a user's --ca-file is refused and names who can add it."""
     system = write_policy("lock = ['trust']\n")
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
+    monkeypatch.setattr("sslcustomize._support._bootstrap.SYSTEM_POLICY", str(system))
     root = tmp_path / "corp-root.pem"
     root.write_bytes(pki.root_pem)
     before = user_policy.read_text()

@@ -245,7 +245,7 @@ def test_trust_refused_when_system_locks_exceptions(
 ) -> None:  # fmt: skip
     """The system layer's lock on exceptions refuses trust for lower scopes."""
     system = write_policy("lock = ['exception']\n")
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
+    monkeypatch.setattr("sslcustomize._support._bootstrap.SYSTEM_POLICY", str(system))
     _, port = https_server(pki["self_signed"], "localhost")
     before = user_policy.read_text()
     assert main(["trust", "--yes", "--scope", "user", f"localhost:{port}"]) == 2
@@ -369,7 +369,7 @@ def test_check_verifies_with_the_flags_of_a_policy_context(
     """check judges with a client context's verify flags (3.13's strict ones too)."""
     from sslcustomize._cli import _check as check_command
     from sslcustomize._connection._contexts import policy_context
-    from sslcustomize._verdict._analysis import analyse
+    from sslcustomize._diagnosis._analysis import analyse
 
     seen: list[Any] = []
 

@@ -136,8 +136,9 @@ def test_package_warnings_are_one_line(tmp_path: Path) -> None:
     user = tmp_path / "user.toml"
     user.write_text("version = 1\nmode = 'report'\n")
     code = textwrap.dedent(f"""
-        import _sslcustomize_startup, runpy, sys
-        _sslcustomize_startup.SYSTEM_POLICY = {str(system)!r}
+        import runpy, sys
+        from sslcustomize._support import _bootstrap
+        _bootstrap.SYSTEM_POLICY = {str(system)!r}
         sys.argv = ["sslcustomize", "explain", "--json"]
         runpy.run_module("sslcustomize", run_name="__main__")
     """)

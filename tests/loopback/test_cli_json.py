@@ -81,7 +81,7 @@ def test_enable_and_disable_system_json_are_idempotent(
     so nothing of the machine is touched; what is checked is what --json says.
     """
     system = tmp_path / "etc" / "policy.toml"
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
+    monkeypatch.setattr("sslcustomize._support._bootstrap.SYSTEM_POLICY", str(system))
     monkeypatch.setattr("sslcustomize._cli._reach.SYSTEM_ROOT", str(tmp_path / "runtime"))
     monkeypatch.setattr("sslcustomize._cli._reach.discover", lambda extra: [])
     assert _run("enable", "--scope", "system", "--json") == 0
@@ -166,7 +166,9 @@ def test_disable_json_lists_hooks_it_could_not_restore(
     root = tmp_path / "runtime"
     root.mkdir()
     (root / MANIFEST).write_text("{}")
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(tmp_path / "policy.toml"))
+    monkeypatch.setattr(
+        "sslcustomize._support._bootstrap.SYSTEM_POLICY", str(tmp_path / "policy.toml")
+    )
     monkeypatch.setattr("sslcustomize._cli._reach.SYSTEM_ROOT", str(root))
     result = UninstallResult(restored=(), problems=("/x/sitecustomize.py: busy",), kept=True)
     monkeypatch.setattr("sslcustomize._cli._reach.uninstall", lambda root: result)

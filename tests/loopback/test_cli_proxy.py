@@ -23,7 +23,7 @@ import trustme
 import _pki
 from _proxy import LoopbackProxy, serve_proxy
 from sslcustomize._cli import main
-from sslcustomize._connection._probe import Target, parse_proxy, proxy_for
+from sslcustomize._diagnosis._probe import Target, parse_proxy, proxy_for
 from sslcustomize._runtime import _state
 
 if TYPE_CHECKING:

@@ -35,7 +35,7 @@ def user_policy() -> Path:
 def system_policy(write_policy: WritePolicy, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A system layer file in the test's directory, with a comment to keep."""
     system = write_policy("# the fleet's policy\nversion = 1\nmode = 'enforce'\n", "system.toml")
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
+    monkeypatch.setattr("sslcustomize._support._bootstrap.SYSTEM_POLICY", str(system))
     return system
 
 
@@ -133,7 +133,7 @@ def test_lock_without_a_system_policy_creates_none(
 ) -> None:
     """No system file: refused (a file holding a lock would turn sslcustomize on)."""
     missing = tmp_path / "etc" / "policy.toml"
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(missing))
+    monkeypatch.setattr("sslcustomize._support._bootstrap.SYSTEM_POLICY", str(missing))
     assert _run("lock", "mode") == 2
     assert "enable --scope system" in capsys.readouterr().err
     assert not missing.exists()

@@ -61,7 +61,7 @@ def _hosts(path: Path) -> list[str]:
 
 def _system(write_policy: WritePolicy, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
     system = write_policy(text, "system.toml")
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
+    monkeypatch.setattr("sslcustomize._support._bootstrap.SYSTEM_POLICY", str(system))
     return system
 
 

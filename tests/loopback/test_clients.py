@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from _fixtures import WritePolicy, run_python
-from _sslcustomize_startup import CLIENTS, FACTORIES, watched_modules
 from sslcustomize._inject._shared import TARGET_HOOKS
+from sslcustomize._support._bootstrap import CLIENTS, FACTORIES, watched_modules
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
 

@@ -4,7 +4,7 @@ Each property has its attack and its legitimate twin: a variable naming an attac
 a system layer that locks ``trust`` is rejected (with one warning and one record), and the
 same variable naming a wanted CA without the lock is accepted. Clients run in fresh
 interpreters started through the ``.pth`` hook. The system layer of those interpreters is a
-file under the test's directory: the script points ``_sslcustomize_startup.SYSTEM_POLICY`` at
+file under the test's directory: the script points ``_support._bootstrap.SYSTEM_POLICY`` at
 it before its first TLS context (the policy is read then), so the real ``/etc`` is never
 touched; one test also runs with a real ``/etc/sslcustomize`` in a private mount namespace.
 """
@@ -67,8 +67,8 @@ def _pem(ca: trustme.CA, path: Path) -> Path:
 # argv[2:] with the client named by SSLCUSTOMIZE_TEST_CLIENT; print one verdict per line.
 _CLIENT = """
 import os, sys
-import _sslcustomize_startup
-_sslcustomize_startup.SYSTEM_POLICY = sys.argv[1]
+from sslcustomize._support import _bootstrap
+_bootstrap.SYSTEM_POLICY = sys.argv[1]
 client = os.environ["SSLCUSTOMIZE_TEST_CLIENT"]
 for url in sys.argv[2:]:
     try:
@@ -417,7 +417,7 @@ def test_check_explain_doctor_tell_the_lock(
     extra_ca, extra = cas["extra"]
     _, port = https_server(_case(extra_ca), "localhost")
     system = write_policy(f"trust = ['{corp}']\nlock = ['trust']\n")
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
+    monkeypatch.setattr("sslcustomize._support._bootstrap.SYSTEM_POLICY", str(system))
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(extra))
     assert main(["check", "--json", "--context", "requests", f"localhost:{port}"]) == 1
     document = json.loads(capsys.readouterr().out)
@@ -493,8 +493,8 @@ def _pip_env(env: dict[str, str]) -> dict[str, str]:
 
 _PIP = """
 import runpy, sys
-import _sslcustomize_startup
-_sslcustomize_startup.SYSTEM_POLICY = sys.argv.pop(1)
+from sslcustomize._support import _bootstrap
+_bootstrap.SYSTEM_POLICY = sys.argv.pop(1)
 sys.argv[0] = "pip"
 runpy.run_module("pip", run_name="__main__")
 """

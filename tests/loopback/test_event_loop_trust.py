@@ -23,7 +23,7 @@ import trustme
 
 import _pki
 import sslcustomize
-from _fixtures import WritePolicy, memory_handshake
+from _fixtures import ManualClock, WritePolicy, memory_handshake, use_clock
 from sslcustomize._connection._contexts import PolicyContext
 from sslcustomize._runtime._state import current_runtime
 from sslcustomize._trust import _anchors as _trust
@@ -40,11 +40,9 @@ WAIT_SECONDS = 30.0
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """The trust sources' clock, moved by hand."""
-    now = [1000.0]
-    monkeypatch.setattr(_trust, "_clock", lambda: now[0])
-    return now
+def clock() -> ManualClock:
+    """The trust sources' clock, moved by hand (the tests give it to their runtime)."""
+    return ManualClock()
 
 
 @pytest.fixture
@@ -87,7 +85,7 @@ async def _until(condition: Callable[[], bool]) -> None:
 
 def test_a_check_due_in_an_event_loop_is_made_off_its_thread(
     tmp_path: Path,
-    clock: list[float],
+    clock: ManualClock,
     stats: list[tuple[str, bool]],
     write_policy: WritePolicy,
 ) -> None:
@@ -96,11 +94,12 @@ def test_a_check_due_in_an_event_loop_is_made_off_its_thread(
     bundle = tmp_path / "bundle.pem"
     bundle.write_bytes(kept.cert_pem.bytes() + removed.cert_pem.bytes())
     sslcustomize.inject(write_policy(f"version = 1\ntrust = ['{bundle}']\n"))
+    use_clock(clock)
     assert _accepts(ssl.create_default_context(), removed)
     runtime = current_runtime()
     before = runtime.generation()
     bundle.write_bytes(kept.cert_pem.bytes())
-    clock[0] += _trust.REFRESH_INTERVAL
+    clock.now += _trust.REFRESH_INTERVAL
     stats.clear()
 
     async def main() -> None:
@@ -117,7 +116,7 @@ def test_a_check_due_in_an_event_loop_is_made_off_its_thread(
 
 def test_outside_an_event_loop_the_check_is_made_in_the_callers_thread(
     tmp_path: Path,
-    clock: list[float],
+    clock: ManualClock,
     stats: list[tuple[str, bool]],
     write_policy: WritePolicy,
 ) -> None:
@@ -126,9 +125,10 @@ def test_outside_an_event_loop_the_check_is_made_in_the_callers_thread(
     bundle = tmp_path / "bundle.pem"
     bundle.write_bytes(kept.cert_pem.bytes() + removed.cert_pem.bytes())
     sslcustomize.inject(write_policy(f"version = 1\ntrust = ['{bundle}']\n"))
+    use_clock(clock)
     assert _accepts(ssl.create_default_context(), removed)
     bundle.write_bytes(kept.cert_pem.bytes())
-    clock[0] += _trust.REFRESH_INTERVAL
+    clock.now += _trust.REFRESH_INTERVAL
     stats.clear()
     assert not _accepts(ssl.create_default_context(), removed)
     assert stats
@@ -138,7 +138,7 @@ def test_outside_an_event_loop_the_check_is_made_in_the_callers_thread(
 def test_aiohttp_requests_make_no_stat_in_the_loop(
     pki: _pki.TestPKI,
     https_server: StartServer,
-    clock: list[float],
+    clock: ManualClock,
     stats: list[tuple[str, bool]],
     write_policy: WritePolicy,
     tmp_path: Path,
@@ -147,16 +147,20 @@ def test_aiohttp_requests_make_no_stat_in_the_loop(
     bundle = tmp_path / "root.pem"
     bundle.write_bytes(pki.root_pem)
     sslcustomize.inject(write_policy(f"version = 1\ntrust = ['{bundle}']\n"))
+    use_clock(clock)
+    # The clock's runtime is new: its first context reads the bundle here, outside the loop
+    # (as inject() hooking aiohttp did for the runtime before it); what follows is re-checks.
+    ssl.create_default_context()
     good = https_server(pki["good"], "localhost").url()
     self_signed = https_server(pki["self_signed"], "localhost").url()
 
     async def main() -> None:
         async with aiohttp.ClientSession() as session:
             for _ in range(3):
-                clock[0] += _trust.REFRESH_INTERVAL
+                clock.now += _trust.REFRESH_INTERVAL
                 async with session.get(good) as response:
                     assert await response.text() == "ok"
-            clock[0] += _trust.REFRESH_INTERVAL
+            clock.now += _trust.REFRESH_INTERVAL
             with pytest.raises(aiohttp.ClientConnectorCertificateError):
                 await session.get(self_signed)
 
@@ -211,7 +215,7 @@ def test_aiohttp_module_contexts_are_the_policy_contexts_it_returns(
 
 def test_at_interpreter_shutdown_the_check_is_made_in_the_loops_thread(
     tmp_path: Path,
-    clock: list[float],
+    clock: ManualClock,
     monkeypatch: pytest.MonkeyPatch,
     write_policy: WritePolicy,
 ) -> None:
@@ -220,9 +224,10 @@ def test_at_interpreter_shutdown_the_check_is_made_in_the_loops_thread(
     bundle = tmp_path / "bundle.pem"
     bundle.write_bytes(kept.cert_pem.bytes() + removed.cert_pem.bytes())
     sslcustomize.inject(write_policy(f"version = 1\ntrust = ['{bundle}']\n"))
+    use_clock(clock)
     assert _accepts(ssl.create_default_context(), removed)
     bundle.write_bytes(kept.cert_pem.bytes())
-    clock[0] += _trust.REFRESH_INTERVAL
+    clock.now += _trust.REFRESH_INTERVAL
 
     def refuse(self: threading.Thread) -> None:
         raise RuntimeError("can't create new thread at interpreter shutdown")

@@ -434,7 +434,7 @@ def test_locked_enforce_mode_wins_over_a_user_report_mode(
 
     system = write_policy("mode = 'enforce'\nlock = ['mode']\n")
     user = write_policy("mode = 'report'\n")
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
+    monkeypatch.setattr("sslcustomize._support._bootstrap.SYSTEM_POLICY", str(system))
     monkeypatch.setenv("SSLCUSTOMIZE_POLICY", str(user))
     host, port = https_server(pki["self_signed"], "localhost")
 

@@ -199,7 +199,7 @@ def test_trust_command_words(host: str, port: int, starttls: str | None, expecte
 
 def test_target_text_round_trips_through_the_parser() -> None:
     """What the advice prints, check and trust parse back to the same host and port."""
-    from sslcustomize._connection._probe import parse_target
+    from sslcustomize._diagnosis._probe import parse_target
 
     for host, port, starttls in (("::1", 8443, None), ("10.0.0.1", 443, None), ("h", 21, "ftp")):
         target = parse_target(target_text(host, port, starttls), starttls)

@@ -12,19 +12,26 @@ from __future__ import annotations
 import ast
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
 import _sslcustomize_startup
 from _fixtures import WritePolicy, first_context_modules
+from sslcustomize._support import _bootstrap
 
 pytestmark = pytest.mark.skipif(
     not any(os.path.isfile(os.path.join(p, "sslcustomize.pth")) for p in sys.path if p),
     reason="needs a wheel install (the .pth hook); run through nox",
 )
 
-#: The package modules a warm first context loads, beyond the startup module: the layers a
-#: hooked process needs (support, policy, trust, decision, runtime, connection, inject).
+#: The budget of the first context (issue 35 section 1): the package modules a warm first
+#: context loads, beyond the startup module and its leaf (`_support._bootstrap`, loaded with it
+#: at start-up): the layers a hooked process needs (support, policy, trust, decision, runtime,
+#: connection, inject). 37 modules. Measured with bench/first_context_budget.py (3.12.1,
+#: OpenSSL 3.0.19, a shared machine: medians of per-round ratios to Python's own first
+#: context, whose cost is the 1.0x): warm 0.46-0.49x (0.42-0.48x with 34 modules before),
+#: cold 0.88x; goal 0.3x; see docs/benchmarks.md. Each module added here is a start-up cost.
 FIRST_CONTEXT_MODULES = {
     "sslcustomize",
     "sslcustomize._connection", "sslcustomize._connection._contexts",
@@ -36,24 +43,28 @@ FIRST_CONTEXT_MODULES = {
     "sslcustomize._policy._load", "sslcustomize._policy._merge",
     "sslcustomize._policy._model", "sslcustomize._policy._read", "sslcustomize._policy._tomlcache",
     "sslcustomize._runtime", "sslcustomize._runtime._runtime", "sslcustomize._runtime._state",
-    "sslcustomize._support", "sslcustomize._support._files", "sslcustomize._support._frozen",
+    "sslcustomize._support", "sslcustomize._support._clock", "sslcustomize._support._files",
+    "sslcustomize._support._frozen",
     "sslcustomize._support._locks", "sslcustomize._support._notyping",
-    "sslcustomize._support._originals", "sslcustomize._support._paths",
-    "sslcustomize._support._sslclass",
-    "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._checked_policy",
+    "sslcustomize._support._once", "sslcustomize._support._originals",
+    "sslcustomize._support._paths", "sslcustomize._support._sslclass",
+    "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._anchorset",
+    "sslcustomize._trust._checked_policy",
     "sslcustomize._trust._environment",
     "sslcustomize.exceptions",
 }  # fmt: skip
 
-#: Standard-library modules the hook may add to what Python's own first context loads.
+#: Standard-library modules the hook may add to what Python's own first context loads: the
+#: ``__future__`` of the package's annotations, and ``datetime`` for a policy whose exceptions
+#: have dates (the cached policy holds them as dates; an undated policy loads none of it).
 FIRST_CONTEXT_STDLIB = {"__future__", "datetime", "_datetime", "math"}
 
 #: Never on that path: each costs milliseconds, and none is needed to make a context.
 NEVER_ON_THE_HOOK_PATH = {
-    "typing", "dataclasses", "inspect", "tomllib", "tomli", "json", "logging", "argparse",
+    "re", "typing", "dataclasses", "inspect", "tomllib", "tomli", "json", "logging", "argparse",
     "hashlib", "threading", "rich", "importlib.metadata", "sslcustomize._cli",
     "sslcustomize_lint", "sslcustomize._report", "sslcustomize._verdict", "sslcustomize._x509",
-    "sslcustomize._reach",
+    "sslcustomize._reach", "sslcustomize._diagnosis",
 }  # fmt: skip
 
 WARM_POLICY = """\
@@ -85,22 +96,58 @@ def test_a_hooked_first_context_loads_only_the_listed_modules(write_policy: Writ
     assert not loaded & NEVER_ON_THE_HOOK_PATH
 
 
+def test_an_undated_policy_adds_no_stdlib_module_but_future(write_policy: WritePolicy) -> None:
+    """A warm first context under a policy without dates adds only ``__future__`` to Python's."""
+    undated = WARM_POLICY.replace("expires = 2099-01-01\n", "")
+    env = {"SSLCUSTOMIZE_POLICY": str(write_policy(undated))}
+    first_context_modules(env)  # a warm cache
+    loaded = _first_context_modules(env)
+    own = _first_context_modules({})
+    added = {name for name in loaded - own if name.split(".")[0] != "sslcustomize"}
+    assert added <= {"__future__"}
+
+
 def test_without_a_policy_the_first_context_loads_nothing_of_the_package() -> None:
     """Twin: with no policy configured, Python's own first context loads no package module."""
     loaded = _first_context_modules({})
     assert not {name for name in loaded if name.startswith("sslcustomize")}
 
 
-def test_the_startup_module_calls_into_the_package_at_one_place() -> None:
-    """The startup module imports only ``sslcustomize._inject``: the one sanctioned upward edge."""
-    path = _sslcustomize_startup.__file__
-    assert path is not None
+def _imports_of(path: str) -> set[str]:
+    """Return every module a source file imports, ``TYPE_CHECKING`` and function bodies included."""
     with open(path, encoding="utf-8") as file:
         tree = ast.parse(file.read())
     imported: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sslcustomize"):
-            imported.update(f"{node.module}.{alias.name}" for alias in node.names)
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module.startswith("sslcustomize"):
+                imported.update(f"{node.module}.{alias.name}" for alias in node.names)
+            else:
+                imported.add(node.module)
         elif isinstance(node, ast.Import):
-            imported.update(a.name for a in node.names if a.name.startswith("sslcustomize"))
-    assert imported == {"sslcustomize._inject"}
+            imported.update(a.name for a in node.names)
+    return imported
+
+
+def test_the_startup_module_calls_into_the_package_at_one_place() -> None:
+    """The startup module imports ``sslcustomize._inject`` and its leaf, nothing else of ours."""
+    path = _sslcustomize_startup.__file__
+    assert path is not None
+    ours = {name for name in _imports_of(path) if name.startswith("sslcustomize")}
+    assert ours == {"sslcustomize._inject", "sslcustomize._support._bootstrap"}
+
+
+def test_the_startup_leaf_imports_nothing_of_the_package() -> None:
+    """The leaf both share imports only what ``site`` has loaded: no cycle runs through it."""
+    assert _bootstrap.__file__ is not None
+    runtime = {"os", "sys"}
+    typing_only = {"collections.abc", "importlib.machinery", "types"}
+    assert _imports_of(_bootstrap.__file__) == runtime | typing_only
+    assert sys.modules["_sslcustomize_startup"].__dict__.get("_leaf") is _bootstrap
+
+
+def test_the_startup_leaf_breaks_if_it_imports_the_package(tmp_path: Path) -> None:
+    """Twin: the check above sees an import of the package in a leaf's source."""
+    leaf = tmp_path / "leaf.py"
+    leaf.write_text("import os\nif False:\n    from sslcustomize._inject import _stdlib\n")
+    assert "sslcustomize._inject._stdlib" in _imports_of(str(leaf))

@@ -23,8 +23,8 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 # policy announce a locked key (a warning) while that connection's context is being made.
 _WARNINGS_OVER_HTTPS = r"""
 import logging, logging.handlers, sys, urllib.request
-import _sslcustomize_startup
-_sslcustomize_startup.SYSTEM_POLICY = sys.argv[1]
+from sslcustomize._support import _bootstrap
+_bootstrap.SYSTEM_POLICY = sys.argv[1]
 
 class Shipped(logging.handlers.HTTPHandler):
     failed = ""
@@ -87,8 +87,8 @@ def test_a_policy_warning_shipped_over_https_does_not_deadlock(
 
 _FORK_WHILE_LOADING = r"""
 import os, signal, ssl, sys, threading, time, urllib.request
-import _sslcustomize_startup
-_sslcustomize_startup.SYSTEM_POLICY = sys.argv[1]
+from sslcustomize._support import _bootstrap
+_bootstrap.SYSTEM_POLICY = sys.argv[1]
 hold = sys.argv[2] == "hold"
 good, bad = sys.argv[3], sys.argv[4]
 import sslcustomize._runtime._state as state

@@ -166,7 +166,7 @@ def system_policy(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Where the system layer is read from in this test (never the real /etc)."""
     path = tmp_path / "etc" / "policy.toml"
     path.parent.mkdir()
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(path))
+    monkeypatch.setattr("sslcustomize._support._bootstrap.SYSTEM_POLICY", str(path))
     return path
 
 

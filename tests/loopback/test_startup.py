@@ -11,6 +11,7 @@ import pytest
 
 import _sslcustomize_startup as startup
 from _fixtures import WritePolicy, run_python
+from sslcustomize._support import _bootstrap
 
 pytestmark = pytest.mark.skipif(
     not any(os.path.isfile(os.path.join(p, "sslcustomize.pth")) for p in sys.path if p),
@@ -182,8 +183,11 @@ def test_startup_never_raises_when_the_package_is_broken(
     shadow = tmp_path / "shadow" / "sslcustomize"
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise RuntimeError('broken install')\n")
-    # The startup module imports the package beside it: both go first on the path.
+    # The startup module imports the package beside it: both go first on the path. Its leaf
+    # (loaded by path, without the package's __init__) is intact; the package is not.
     shutil.copy(startup.__file__, shadow.parent)
+    (shadow / "_support").mkdir()
+    shutil.copy(_bootstrap.__file__, shadow / "_support")
     env = {
         "SSLCUSTOMIZE_POLICY": str(write_policy("version = 1\n")),
         "PYTHONPATH": str(shadow.parent),
@@ -197,21 +201,40 @@ def test_startup_never_raises_when_the_package_is_broken(
     assert "broken install" in result.stderr
 
 
+def test_startup_never_raises_when_its_leaf_is_missing(
+    tmp_path: Path, write_policy: WritePolicy
+) -> None:
+    """Twin: without the leaf beside it either, Python starts verifying and says so once."""
+    shadow = tmp_path / "shadow" / "sslcustomize"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise RuntimeError('broken install')\n")
+    shutil.copy(startup.__file__, shadow.parent)
+    env = {
+        "SSLCUSTOMIZE_POLICY": str(write_policy("version = 1\n")),
+        "PYTHONPATH": str(shadow.parent),
+    }
+    code = "import ssl\nc = ssl.create_default_context()\nprint(c.verify_mode == 2)"
+    result = run_python(code, env=env)
+    assert result.stdout.strip() == "True"
+    assert result.stderr.count("sslcustomize: startup hook failed") == 1
+    assert "broken install" in result.stderr
+
+
 def test_layer_paths_follow_platformdirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The stdlib-only user path equals platformdirs' user_config_dir; venv only in a venv."""
     import platformdirs
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    assert startup.user_config_dir() == os.path.dirname(
+    assert _bootstrap.user_config_dir() == os.path.dirname(
         platformdirs.user_config_dir("sslcustomize", appauthor=False)
     )
     monkeypatch.delenv("XDG_CONFIG_HOME")
-    assert startup.user_config_dir() == os.path.expanduser("~/.config")
+    assert _bootstrap.user_config_dir() == os.path.expanduser("~/.config")
     monkeypatch.setattr(sys, "prefix", "/venv")
     monkeypatch.setattr(sys, "base_prefix", "/usr")
-    assert ("venv", "/venv/etc/sslcustomize/policy.toml") in startup.layer_paths()
+    assert ("venv", "/venv/etc/sslcustomize/policy.toml") in _bootstrap.layer_paths()
     monkeypatch.setattr(sys, "base_prefix", "/venv")
-    assert [layer for layer, _ in startup.layer_paths()] == ["system", "user"]
+    assert [layer for layer, _ in _bootstrap.layer_paths()] == ["system", "user"]
 
 
 @pytest.mark.parametrize(

@@ -123,6 +123,15 @@ def test_unsearchable_system_policy_dir_is_configured(tmp_path: Path) -> None:
         readable.chmod(0o755)
         shutil.copy(_sslcustomize_startup.__file__, readable / "_sslcustomize_startup.py")
         (readable / "_sslcustomize_startup.py").chmod(0o644)
+        # ... and its leaf, which it loads by path from beside it.
+        from sslcustomize._support import _bootstrap
+
+        leaf = readable / "sslcustomize" / "_support"
+        leaf.mkdir(parents=True)
+        shutil.copy(_bootstrap.__file__, leaf / "_bootstrap.py")
+        for directory in (leaf, leaf.parent):
+            directory.chmod(0o755)
+        (leaf / "_bootstrap.py").chmod(0o644)
         check = (
             "setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp "
             "XDG_CONFIG_HOME=/nonexistent /usr/bin/python3 -S -B -c "

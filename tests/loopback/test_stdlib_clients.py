@@ -24,6 +24,7 @@ import pytest
 import _pki
 import _sslcustomize_startup as startup
 from _fixtures import WritePolicy, run_python
+from sslcustomize._support import _bootstrap
 
 if TYPE_CHECKING:
     from conftest import StartServer
@@ -320,8 +321,11 @@ def test_broken_install_follows_python_for_explicit_check_hostname(
     shadow = tmp_path / "shadow" / "sslcustomize"
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise RuntimeError('broken install')\n")
-    # The startup module imports the package beside it: both go first on the path.
+    # The startup module imports the package beside it: both go first on the path. Its leaf
+    # (loaded by path, without the package's __init__) is intact; the package is not.
     shutil.copy(startup.__file__, shadow.parent)
+    (shadow / "_support").mkdir()
+    shutil.copy(_bootstrap.__file__, shadow / "_support")
     code = """
     import ssl
     context = ssl._create_stdlib_context()

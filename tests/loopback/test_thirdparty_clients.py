@@ -220,7 +220,7 @@ def test_report_mode_proceeds_and_records(
     other = tmp_path / "other-ca.pem"
     other.write_bytes(trustme.CA().cert_pem.bytes())
     system = write_policy(f"trust = ['{other}']\nlock = ['trust']\n")
-    monkeypatch.setattr("_sslcustomize_startup.SYSTEM_POLICY", str(system))
+    monkeypatch.setattr("sslcustomize._support._bootstrap.SYSTEM_POLICY", str(system))
     sink = tmp_path / "r.jsonl"
     good = https_server(pki["good"], "localhost").url()
     expired = https_server(pki["expired"], "localhost").url()

@@ -20,7 +20,7 @@ import trustme
 import _pki
 import _servers
 import sslcustomize
-from _fixtures import WritePolicy, memory_handshake
+from _fixtures import ManualClock, WritePolicy, memory_handshake, use_clock
 from sslcustomize._runtime._state import current_runtime
 from sslcustomize._trust import _anchors as _trust
 from sslcustomize._x509._subjecthash import subject_hash
@@ -46,26 +46,25 @@ def _shared() -> ssl.SSLContext:
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """The trust sources' clock, moved by hand."""
-    now = [1000.0]
-    monkeypatch.setattr(_trust, "_clock", lambda: now[0])
-    return now
+def clock() -> ManualClock:
+    """The trust sources' clock, moved by hand (the tests give it to their runtime)."""
+    return ManualClock()
 
 
 def test_a_ca_removed_from_a_bundle_is_refused_one_second_later(
-    tmp_path: Path, clock: list[float], write_policy: WritePolicy
+    tmp_path: Path, clock: ManualClock, write_policy: WritePolicy
 ) -> None:
     """New and shared contexts stop trusting a removed CA 1 s later; the CA kept stays trusted."""
     kept, removed = trustme.CA(), trustme.CA()
     bundle = tmp_path / "bundle.pem"
     bundle.write_bytes(kept.cert_pem.bytes() + removed.cert_pem.bytes())
     sslcustomize.inject(write_policy(f"version = 1\ntrust = ['{bundle}']\n"))
+    use_clock(clock)
     assert _accepts(ssl.create_default_context(), removed)
     assert _accepts(_shared(), removed)
     assert _trust.REFRESH_INTERVAL == 1.0
     bundle.write_bytes(kept.cert_pem.bytes())
-    clock[0] += 1.0  # one second, whatever the interval
+    clock.now += 1.0  # one second, whatever the interval
     assert not _accepts(_shared(), removed)
     assert not _accepts(ssl.create_default_context(), removed)
     assert _accepts(ssl.create_default_context(), kept)
@@ -73,7 +72,7 @@ def test_a_ca_removed_from_a_bundle_is_refused_one_second_later(
 
 
 def test_a_ca_removed_from_the_system_directory_is_refused_one_second_later(
-    tmp_path: Path, clock: list[float], monkeypatch: pytest.MonkeyPatch, write_policy: WritePolicy
+    tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch, write_policy: WritePolicy
 ) -> None:
     """update-ca-certificates removing a hashed entry: refused 1 s later, the other CA kept."""
     kept, removed = trustme.CA(), trustme.CA()
@@ -87,18 +86,19 @@ def test_a_ca_removed_from_the_system_directory_is_refused_one_second_later(
     store = _trust.SystemStore(file=None, directory=str(directory), found_by="test")
     monkeypatch.setattr(_trust, "find_system_store", lambda: store)
     sslcustomize.inject(write_policy("version = 1\ntrust = ['system']\n"))
+    use_clock(clock)
     shared = _shared()
     assert _accepts(shared, removed)  # the shared context has now loaded the removed CA
     assert _accepts(ssl.create_default_context(), removed)
     entries[removed].unlink()
-    clock[0] += 1.0  # one second, whatever the interval
+    clock.now += 1.0  # one second, whatever the interval
     assert not _accepts(_shared(), removed)
     assert not _accepts(ssl.create_default_context(), removed)
     assert _accepts(_shared(), kept)
 
 
 def test_an_unchanged_source_keeps_what_was_built(
-    tmp_path: Path, clock: list[float], write_policy: WritePolicy
+    tmp_path: Path, clock: ManualClock, write_policy: WritePolicy
 ) -> None:
     """The twin: with nothing changed, a re-check keeps the shared context (no rebuild)."""
     ca = trustme.CA()
@@ -106,10 +106,11 @@ def test_an_unchanged_source_keeps_what_was_built(
     bundle.write_bytes(ca.cert_pem.bytes())
     os.utime(bundle, ns=(0, 0))
     sslcustomize.inject(write_policy(f"version = 1\ntrust = ['{bundle}']\n"))
+    use_clock(clock)
     first = _shared()
     runtime = current_runtime()
     generation = runtime.generation()
-    clock[0] += 10 * _trust.REFRESH_INTERVAL
+    clock.now += 10 * _trust.REFRESH_INTERVAL
     assert runtime.generation() == generation
     assert _shared() is first
     assert _accepts(first, ca)

@@ -44,7 +44,7 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
         "two lines that call the command line's entry point",
         "tests/loopback/test_cli_errors.py",
     ),
-    "sslcustomize._connection._probe": (
+    "sslcustomize._diagnosis._probe": (
         "the chain probe connects to a server (through SOCKS5, after STARTTLS)",
         "tests/loopback/test_cli_proxy.py",
     ),
@@ -103,6 +103,14 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
     "sslcustomize._diagnosis._spools": (
         "the spools and dropped-records logs are what report-mode sinks leave behind",
         "tests/loopback/test_report_sinks.py",
+    ),
+    "sslcustomize._support._bootstrap": (
+        "the start-up leaf is loaded by path at interpreter start, before any package import",
+        "tests/loopback/test_startup.py",
+    ),
+    "sslcustomize._trust._anchorset": (
+        "the Anchors value the trust layer builds; its behaviour is the anchors' loading",
+        "tests/unit/trust/test_anchors.py",
     ),
     "sslcustomize._diagnosis._seen": (
         "sightings of intermediates are made by connections and read by `report`",

@@ -31,8 +31,8 @@ LOCKED = 'version = 1\nallow_code_opt_out = false\nlock = ["allow_code_opt_out"]
 # MITM with requests' verify=False, which the locked refusal must turn into a verification.
 _PROGRAM = r"""
 import json, sys
-import _sslcustomize_startup
-_sslcustomize_startup.SYSTEM_POLICY = sys.argv[1]
+from sslcustomize._support import _bootstrap
+_bootstrap.SYSTEM_POLICY = sys.argv[1]
 if len(sys.argv) > 3:
     import sslcustomize._policy._tomlcache
     sslcustomize._policy._tomlcache.SYSTEM_CACHE = sys.argv[3]

@@ -7,12 +7,13 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from _sslcustomize_startup import CLIENTS
 from sslcustomize._cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from sslcustomize._cli._escape import shown
 from sslcustomize._cli._output import console, fail, print_json
 from sslcustomize._connection._contexts import policy_context
-from sslcustomize._connection._probe import (
+from sslcustomize._decision._decide import Decision, decide, longest_prefix
+from sslcustomize._diagnosis._analysis import Analysis, Problem, analyse, describe
+from sslcustomize._diagnosis._probe import (
     STARTTLS_PORTS,
     ProbeError,
     Proxy,
@@ -21,13 +22,12 @@ from sslcustomize._connection._probe import (
     parse_target,
     proxy_for,
 )
-from sslcustomize._decision._decide import Decision, decide, longest_prefix
 from sslcustomize._diagnosis._seen import load_sightings, missing_intermediate, report_file
 from sslcustomize._policy._model import DEFAULT_EXCEPTION_DAYS, EnvTrust, Policy
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._runtime._state import current_runtime
+from sslcustomize._support._bootstrap import CLIENTS
 from sslcustomize._support._frozen import replace
-from sslcustomize._verdict._analysis import Analysis, Problem, analyse, describe
 from sslcustomize._verdict._reasons import explain, renewal, trust_command
 from sslcustomize._verdict._verify import Check
 

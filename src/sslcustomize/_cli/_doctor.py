@@ -19,7 +19,7 @@ from sslcustomize._cli._enable import add_python
 from sslcustomize._cli._output import console, print_json
 from sslcustomize._connection._contexts import create_default_context
 from sslcustomize._decision._decide import decide
-from sslcustomize._decision._shadows import find_shadows
+from sslcustomize._diagnosis._shadows import find_shadows
 from sslcustomize._diagnosis._spools import dropped_records
 from sslcustomize._inject._stdlib import create_stdlib_context
 from sslcustomize._policy._errors import every_error

@@ -9,9 +9,9 @@ from typing import Any
 from sslcustomize._cli import EXIT_OK, EXIT_USAGE
 from sslcustomize._cli._check import environment_entry
 from sslcustomize._cli._output import console, fail, print_json
-from sslcustomize._connection._probe import parse_target
 from sslcustomize._decision._decide import decide
-from sslcustomize._decision._shadows import find_shadows
+from sslcustomize._diagnosis._probe import parse_target
+from sslcustomize._diagnosis._shadows import find_shadows
 from sslcustomize._report._recording import sink_name
 from sslcustomize._runtime._state import current_runtime
 

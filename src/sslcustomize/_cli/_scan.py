@@ -20,7 +20,7 @@ from sslcustomize._cli._check import (
 )
 from sslcustomize._cli._escape import shown, visible
 from sslcustomize._cli._output import console, fail, print_json
-from sslcustomize._connection._probe import (
+from sslcustomize._diagnosis._probe import (
     STARTTLS_PORTS,
     ProbeError,
     fetch_verified,

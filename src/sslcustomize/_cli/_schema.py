@@ -7,7 +7,7 @@ import json
 import sys
 
 from sslcustomize._cli import EXIT_OK
-from sslcustomize._policy._schema import policy_schema
+from sslcustomize._diagnosis._schema import policy_schema
 
 __all__ = ["register"]
 

@@ -15,14 +15,15 @@ from sslcustomize._cli._check import add_proxy, inspect_target, seconds
 from sslcustomize._cli._enable import add_scope, scope_path
 from sslcustomize._cli._escape import shown
 from sslcustomize._cli._output import console, fail, print_json
-from sslcustomize._connection._probe import (
+from sslcustomize._diagnosis._analysis import describe
+from sslcustomize._diagnosis._probe import (
     STARTTLS_PORTS,
     ProbeError,
     Target,
     parse_target,
     proxy_for,
 )
-from sslcustomize._decision._shadows import find_shadows
+from sslcustomize._diagnosis._shadows import find_shadows
 from sslcustomize._policy._hosts import HostPattern, parse_host_pattern
 from sslcustomize._policy._model import HostException
 from sslcustomize._runtime import _state
@@ -31,7 +32,6 @@ from sslcustomize._support._files import atomic_write, make_directories
 from sslcustomize._support._frozen import dataclass, replace
 from sslcustomize._support._paths import pretty, unscoped_policy
 from sslcustomize._trust._checked_policy import parse_policy
-from sslcustomize._verdict._analysis import describe
 from sslcustomize._x509._der import spki_pin
 from sslcustomize.exceptions import PolicyError
 

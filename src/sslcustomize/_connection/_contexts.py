@@ -26,7 +26,7 @@ from sslcustomize._decision._recipe import generic_step, normalize, recorded_met
 from sslcustomize._policy._model import SYSTEM_TRUST
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._runtime._state import current_runtime
-from sslcustomize._support._locks import fork_safe_lock
+from sslcustomize._support._once import first_time
 from sslcustomize._support._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
 from sslcustomize._support._sslclass import PYTHON_SSLCONTEXT, StdlibContext
 from sslcustomize._trust._anchors import TrustError, default_verify_locations
@@ -243,16 +243,10 @@ for _name in recorded_methods(PYTHON_SSLCONTEXT):
 
 # --- Factories ---------------------------------------------------------------------------------
 
-_warned: set[str] = set()
-_warn_lock = fork_safe_lock()
-
 
 def _say_once(message: str) -> None:
-    with _warn_lock:
-        if message in _warned:
-            return
-        _warned.add(message)
-    sys.stderr.write(f"sslcustomize: {message}\n")
+    if first_time("context", message):
+        sys.stderr.write(f"sslcustomize: {message}\n")
 
 
 _VERSIONED = (ssl.PROTOCOL_TLS_CLIENT, ssl.PROTOCOL_TLS)

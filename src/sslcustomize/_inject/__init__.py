@@ -6,14 +6,14 @@ import os
 import types
 from collections.abc import Callable
 
-import _sslcustomize_startup
-from _sslcustomize_startup import CLIENTS
 from sslcustomize._inject import _stdlib
 from sslcustomize._inject._patcher import Patcher
 from sslcustomize._inject._shared import on_import
 from sslcustomize._policy._load import policy_files
 from sslcustomize._policy._model import Policy
-from sslcustomize._runtime._state import announce, current_runtime, set_policy
+from sslcustomize._runtime._state import announce, current_runtime, set_policy, unpin
+from sslcustomize._support import _bootstrap
+from sslcustomize._support._bootstrap import CLIENTS
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._trust._checked_policy import load_policy
 from sslcustomize.exceptions import LegacyContextWarning, PolicyError
@@ -29,9 +29,11 @@ __all__ = [
 
 # Held only while hooks are installed or removed: never while a policy is read, announced or
 # recorded (warnings and sinks may run the program's own handlers, which may make a context).
+# Not the runtime's lock (_runtime._state): installing a hook runs the hooks of libraries
+# already imported, and those may make a context, which takes that lock. Whether code pinned
+# the policy lives with the runtime, in one update with it (set_policy, unpin).
 _lock = fork_safe_lock()
 _patcher = Patcher()
-_pinned_policy = False
 
 
 def inject(policy: Policy | str | os.PathLike[str] | None = None) -> None:
@@ -55,16 +57,13 @@ def inject(policy: Policy | str | os.PathLike[str] | None = None) -> None:
         with a :class:`~sslcustomize.PolicyWarning`), and :func:`extract` is an opt-out like
         ``verify=False``: recorded, or refused where ``allow_code_opt_out = false``.
     """
-    global _pinned_policy  # noqa: PLW0603
     if policy is not None:
         if not isinstance(policy, Policy):
             policy = load_policy([*_system_layer(), ("process", os.fspath(policy), True)])
             announce(policy)
         else:
             _check_bounded(policy)
-        set_policy(policy)
-        with _lock:
-            _pinned_policy = True
+        set_policy(policy, pinned=True)
     with _lock:
         if not _patcher:
             _stdlib.inject(_patcher)
@@ -126,16 +125,13 @@ def extract() -> None:
     policy says ``allow_code_opt_out = false`` it is refused, and the hooks stay (a policy
     that :func:`inject` pinned still gives way to the configured layers).
     """
-    global _pinned_policy
     refused = _opt_out_of_a_lock() if _patcher else False
     with _lock:
-        pinned, _pinned_policy = _pinned_policy, False
         if not refused:
             _patcher.undo()
             _stdlib.remove_stand_ins()
-            _sslcustomize_startup.deactivate()
-    if pinned:
-        set_policy(None)
+            _bootstrap.deactivate()
+    unpin()
 
 
 def _opt_out_of_a_lock() -> bool:

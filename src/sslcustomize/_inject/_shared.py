@@ -1,6 +1,6 @@
 """What the third-party hooks share: post-import hooks with an undo, and cached contexts.
 
-Libraries are patched when they are imported (``_sslcustomize_startup.hooks``), whether that
+Libraries are patched when they are imported (``_bootstrap.hooks``), whether that
 happens before :func:`sslcustomize.inject`, after it, or at startup through the ``.pth`` hook.
 
 Contexts that a library would build per connection, per session or per client are built once
@@ -15,7 +15,6 @@ import ssl
 import types
 from collections.abc import Callable, Hashable
 
-import _sslcustomize_startup
 from sslcustomize._connection._contexts import (
     PolicyContext,
     build_context,
@@ -24,6 +23,7 @@ from sslcustomize._connection._contexts import (
 )
 from sslcustomize._inject._patcher import Patcher
 from sslcustomize._runtime._state import current_runtime
+from sslcustomize._support import _bootstrap
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,8 +52,8 @@ def on_import(
     def callback(module: types.ModuleType) -> None:
         patch(module)
 
-    patcher.on_undo(lambda: _sslcustomize_startup.hooks.unregister(callback))
-    _sslcustomize_startup.hooks.register(module_name, callback)
+    patcher.on_undo(lambda: _bootstrap.hooks.unregister(callback))
+    _bootstrap.hooks.register(module_name, callback)
 
 
 _PYTHON_SOCKS = (

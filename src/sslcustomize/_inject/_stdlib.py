@@ -18,7 +18,6 @@ import sys
 import types
 import warnings
 
-from _sslcustomize_startup import FACTORIES, LEGACY
 from sslcustomize._connection._contexts import (
     PolicyContext,
     build_context,
@@ -31,6 +30,7 @@ from sslcustomize._inject._patcher import Patcher
 from sslcustomize._inject._shared import on_import, state_targets
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._runtime._state import current_runtime
+from sslcustomize._support._bootstrap import FACTORIES, LEGACY
 from sslcustomize._support._originals import (
     ORIGINAL_CREATE_DEFAULT_CONTEXT,
     ORIGINAL_CREATE_UNVERIFIED_CONTEXT,

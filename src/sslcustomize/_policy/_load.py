@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 
-import _sslcustomize_startup as _startup
 from sslcustomize._policy._merge import fallback_policy, merge_layers
 from sslcustomize._policy._model import LayerFile, Policy
 from sslcustomize._policy._read import read_layer
+from sslcustomize._support import _bootstrap as _startup
 from sslcustomize.exceptions import PolicyError
 
 TYPE_CHECKING = False

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-import re
 import sys
 from collections.abc import Mapping
 
@@ -153,6 +152,7 @@ class _Reader:
 
 def _dotted(key: KeyPath) -> str:
     import json  # noqa: PLC0415 - only for error messages; not loaded by hooked processes
+    import re  # noqa: PLC0415 - the same: ssl itself no longer imports re on 3.15 (issue 35)
 
     text = ""
     for part in key:
@@ -261,6 +261,8 @@ def _toml_tree(text: str, path: str) -> dict[str, Any]:
     try:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        import re  # noqa: PLC0415 - only for a broken file: not on the first context's path
+
         line = re.search(r"line (\d+)", str(exc))
         # "at end of document" names no line: the last one is where the document ended.
         where = int(line.group(1)) if line else max(1, len(text.splitlines()))

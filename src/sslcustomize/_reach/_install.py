@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sslcustomize._reach._discovery import Interpreter, isolated_run
+from sslcustomize._support import _bootstrap
 from sslcustomize._support._files import cache_directory
 
 __all__ = [
@@ -84,12 +85,16 @@ def hook_text(*, scope: str, runtime: str, displaced: str, stdlib: str) -> str:
 
     with open(_reachhook.__file__, encoding="utf-8") as file:
         loader = file.read()
-    with open(_startup_file(), encoding="utf-8") as file:
+    # The policy check is the leaf's that the startup module loads (_support._bootstrap).
+    _startup_file()  # the hook imports the startup module: it must be there
+    with open(_bootstrap.__file__, encoding="utf-8") as file:
         block = DETECTION.search(file.read())
     if block is None:  # pragma: no cover - the marks are in the module shipped with this one
         raise ValueError("the startup module has no policy-check block")
     header = HEADER.format(marker=MARKER, scope=scope, runtime=runtime)
-    check = "\n# The startup module's policy check (see its source).\nimport os\n\n" + block[1]
+    check = (
+        "\n# The policy check (see sslcustomize/_support/_bootstrap.py).\nimport os\n\n" + block[1]
+    )
     call = CALL.format(runtime=runtime, displaced=displaced, stdlib=stdlib)
     return header + loader + check + call
 

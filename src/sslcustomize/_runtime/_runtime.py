@@ -13,13 +13,13 @@ wall-clock minute: a certificate's dates, not the trust sources, decide when tho
 from __future__ import annotations
 
 import ssl
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from functools import lru_cache
 
 from sslcustomize._decision._decide import Decision, decide
 from sslcustomize._policy._model import EnvTrust, HostException, Policy
+from sslcustomize._support._clock import SYSTEM_CLOCK, Clock
 from sslcustomize._support._frozen import replace
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._trust._anchors import TrustCache
@@ -43,6 +43,8 @@ T = TypeVar("T")
 
 _MAX_SESSIONS = 512
 _MAX_LEAVES = 8
+# Results the command line's analyses keep (see Runtime.memo): about a scan's worth of chains.
+_MAX_MEMOS = 256
 
 
 class SessionEntry:
@@ -63,16 +65,24 @@ class SessionEntry:
 class Runtime:
     """The effective policy of some contexts, with its caches."""
 
-    def __init__(self, policy: Policy, *, trust: TrustCache | None = None) -> None:
-        """Start with empty caches for ``policy``, or with ``trust``, the cache that checked it."""
+    def __init__(
+        self, policy: Policy, *, trust: TrustCache | None = None, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
+        """Start with empty caches for ``policy``, or with ``trust``, the cache that checked it.
+
+        Every time the runtime reads comes from ``clock`` (its trust cache's, when it makes
+        one): the day exceptions expire on, the minute verdicts are remembered for.
+        """
         self.policy = policy
+        self.clock = clock
         self._recorder: Recorder | None = None
         self._lock = fork_safe_lock()
-        self.trust = TrustCache() if trust is None else trust
+        self.trust = TrustCache(clock=clock) if trust is None else trust
         self._decisions: dict[str | None, Decision] = {}
         self._leaves: dict[HostException, tuple[bytes, ...]] = {}
         self._sessions: OrderedDict[int, SessionEntry] = OrderedDict()
         self._shared: dict[Hashable, Any] = {}
+        self._memos: OrderedDict[Hashable, Any] = OrderedDict()
         self._engines = lru_cache(maxsize=64)(self._engine)
         self._verifiers = lru_cache(maxsize=64)(self._verifier)
         self._verdict = lru_cache(maxsize=256)(self._judge)
@@ -102,9 +112,7 @@ class Runtime:
     def decision(self, name: str, host: str | None, port: int | None) -> Decision:
         """Return the decision for a connection to ``host`` and ``port``."""
         if host is not None and len(self.policy.index):
-            import datetime  # noqa: PLC0415 - the first connection's, not the first context's
-
-            today = datetime.date.today()
+            today = self.clock.today()
             found = decide(self.policy, host=host, port=port, context=name, today=today)
         else:
             found = self.base_decision(name)
@@ -195,7 +203,7 @@ class Runtime:
         host: str | None,
     ) -> Verdict:  # fmt: skip
         """Return enforce mode's verdict (cached per chain, host, minute and trust generation)."""
-        minute = (int(time.time() // 60), self.generation())
+        minute = (int(self.clock.time() // 60), self.generation())
         return self._verdict(
             settings, spec, decision.pins, decision.check_hostname, chain, host, minute
         )
@@ -257,6 +265,24 @@ class Runtime:
             if found is None or found[0] != generation:
                 found = self._shared[key] = (generation, context)
             return found[1]
+
+    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        """Return ``build()``, remembered for ``key`` while this runtime lives (the last few).
+
+        For results computed from what this runtime built (its oracles, keyed by them): kept
+        here rather than in a module-level cache, they go with the runtime instead of holding
+        its contexts alive after it.
+        """
+        with self._lock:
+            if key in self._memos:
+                self._memos.move_to_end(key)
+                return self._memos[key]  # type: ignore[no-any-return]
+        value = build()
+        with self._lock:
+            self._memos[key] = value
+            while len(self._memos) > _MAX_MEMOS:
+                self._memos.popitem(last=False)
+        return value
 
     def oracle(
         self,

@@ -11,17 +11,21 @@ import sys
 
 from sslcustomize._policy._model import Policy
 from sslcustomize._runtime._runtime import Runtime
+from sslcustomize._support._clock import SYSTEM_CLOCK, Clock
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._trust._anchors import TrustCache
 from sslcustomize._trust._checked_policy import load_policy_with
 from sslcustomize.exceptions import PolicyWarning
 
-__all__ = ["announce", "current_policy", "current_runtime", "set_policy"]
+__all__ = ["announce", "current_policy", "current_runtime", "set_policy", "unpin"]
 
 # Held only to read the files and swap the runtime: never while a warning, a log handler or a
 # sink runs (issue 22 #8: a warning shipped over HTTPS made the next context wait for it).
 _lock = fork_safe_lock()
 _runtime: Runtime | None = None
+# Whether code gave the runtime's policy (``inject(policy)``): changed only with ``_runtime``,
+# under ``_lock``, so that no thread sees one of them updated without the other.
+_pinned = False
 
 
 def current_runtime() -> Runtime:
@@ -66,15 +70,36 @@ def announce(policy: Policy) -> None:
         warn_safely(message, PolicyWarning, stacklevel=4)
 
 
-def set_policy(policy: Policy | None) -> None:
+def set_policy(policy: Policy | None, *, pinned: bool = False, clock: Clock = SYSTEM_CLOCK) -> None:
     """Make ``policy`` the one new contexts are made under; ``None`` re-reads the files.
+
+    ``pinned`` says that code gave it (``inject(policy)``): :func:`unpin` then goes back to
+    the files. The runtime and that mark change together, in one update. ``clock`` is the
+    runtime's (tests pass one they move by hand).
 
     Contexts already made keep their own policy and its caches (trust anchors included:
     each runtime owns its own); the old runtime's report sink is closed (it reopens if one
     of those contexts records again).
     """
-    global _runtime
+    global _runtime, _pinned  # noqa: PLW0603 - the one effective runtime, see the module
     with _lock:
-        old, _runtime = _runtime, (None if policy is None else Runtime(policy))
+        old, _runtime = _runtime, (None if policy is None else Runtime(policy, clock=clock))
+        _pinned = pinned and policy is not None
     if old is not None:
         old.close()
+
+
+def unpin() -> bool:
+    """Go back to the files if code pinned the policy; tell whether it had.
+
+    Reading the mark and dropping the runtime it goes with are one update: an ``inject()``
+    in another thread lands wholly before or wholly after it.
+    """
+    global _runtime, _pinned
+    with _lock:
+        if not _pinned:
+            return False
+        old, _runtime, _pinned = _runtime, None, False
+    if old is not None:
+        old.close()
+    return True

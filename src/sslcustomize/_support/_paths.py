@@ -1,7 +1,8 @@
 """Where sslcustomize keeps its files: policy layers, cache, report state.
 
-The policy paths are computed by the stdlib-only startup module (it must not import
-platformdirs); the cache and state directories come from platformdirs.
+The policy paths are computed by the stdlib-only leaf the startup module shares
+(``_bootstrap``: it must not import platformdirs); the cache and state directories come from
+platformdirs.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from _sslcustomize_startup import (
+from sslcustomize._support._bootstrap import (
     ENV_POLICY,
     SYSTEM_POLICY,
     layer_paths,

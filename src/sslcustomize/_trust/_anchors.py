@@ -16,12 +16,13 @@ from __future__ import annotations
 import os
 import ssl
 import sys
-import time
 from collections.abc import Iterable
 
 from sslcustomize._policy._model import TrustSource
+from sslcustomize._support._clock import SYSTEM_CLOCK, Clock
 from sslcustomize._support._frozen import dataclass
 from sslcustomize._support._locks import fork_safe_lock
+from sslcustomize._trust._anchorset import Anchors
 from sslcustomize.exceptions import TrustError
 
 TYPE_CHECKING = False
@@ -56,28 +57,6 @@ DISTRO_FILES = (
     "/etc/ssl/cert.pem",  # Alpine, macOS, BSD
 )
 DISTRO_DIRS = ("/etc/ssl/certs", "/etc/pki/tls/certs", "/system/etc/security/cacerts")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Anchors:
-    """What to load into a context: bundles (loaded eagerly) and hashed directories."""
-
-    files: tuple[str, ...] = ()
-    directories: tuple[str, ...] = ()
-
-    def load_into(self, context: ssl.SSLContext) -> None:
-        """Load these anchors into ``context``."""
-        for directory in self.directories:
-            context.load_verify_locations(capath=directory)
-        for file in self.files:
-            context.load_verify_locations(cafile=file)
-
-    def __add__(self, other: Anchors) -> Anchors:
-        """Return the union, keeping order and dropping repeats."""
-        return Anchors(
-            files=tuple(dict.fromkeys(self.files + other.files)),
-            directories=tuple(dict.fromkeys(self.directories + other.directories)),
-        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,8 +134,6 @@ def find_system_store() -> SystemStore:
 
 # --- Bundle versions ------------------------------------------------------------------------------
 
-_clock = time.monotonic  # tests move time forward
-
 
 def _stat_key(path: str) -> tuple[int, ...]:
     info = os.stat(path)
@@ -218,7 +195,7 @@ def _racy(fingerprint: tuple[tuple[int, ...], ...], wall: float) -> bool:
 class _Resolved:
     anchors: Anchors
     fingerprint: tuple[tuple[int, ...], ...]  # the stat of every file and directory behind it
-    wall: float  # time.time() of the check, for the racy-timestamp rule
+    wall: float  # the clock's wall time of the check, for the racy-timestamp rule
 
 
 class TrustCache:
@@ -232,8 +209,9 @@ class TrustCache:
     same bytes give the same anchors, so that key is never stale).
     """
 
-    def __init__(self) -> None:
-        """Start empty: nothing is read until a source list is asked for."""
+    def __init__(self, *, clock: Clock = SYSTEM_CLOCK) -> None:
+        """Start empty: nothing is read until a source list is asked for; time from ``clock``."""
+        self._clock = clock
         self._lock = fork_safe_lock()
         self._resolved: dict[tuple[TrustSource, ...], _Resolved] = {}
         self._by_content: dict[str, Anchors] = {}
@@ -292,7 +270,7 @@ class TrustCache:
         made by a worker thread instead, and this call goes on with the state of the last
         check: a connection made before the worker is done (a millisecond or so) uses it.
         """
-        if _clock() - self._checked < REFRESH_INTERVAL:
+        if self._clock.monotonic() - self._checked < REFRESH_INTERVAL:
             return
         if _in_event_loop():
             self._refresh_in_worker()
@@ -324,7 +302,7 @@ class TrustCache:
     def _refresh_now(self) -> None:
         """Check every resolved source list again, in this thread, if a check is due."""
         with self._lock:
-            now = _clock()
+            now = self._clock.monotonic()
             if now - self._checked < REFRESH_INTERVAL:
                 return  # another thread checked meanwhile
             self._checked = now
@@ -347,7 +325,7 @@ class TrustCache:
             self._generation += 1
 
     def _resolve(self, key: tuple[TrustSource, ...]) -> _Resolved:
-        wall = time.time()
+        wall = self._clock.time()
         fingerprint = self._fingerprint(key)
         anchors = Anchors()
         for source in key:

@@ -25,7 +25,7 @@ import stat
 from sslcustomize._support._files import cache_directory, private_directory, read_regular
 from sslcustomize._support._frozen import dataclass
 from sslcustomize._support._sslclass import StdlibContext
-from sslcustomize._trust._anchors import Anchors
+from sslcustomize._trust._anchorset import Anchors
 from sslcustomize.exceptions import TrustError
 
 __all__ = ["MAX_BUNDLE_SIZE", "bundle_anchors", "bundle_certificates"]

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Mapping
 
 from sslcustomize._policy._model import EnvState, EnvTrust, Origin, TrustSource, clients_text
-from sslcustomize._support._locks import fork_safe_lock
+from sslcustomize._support._once import first_time
 from sslcustomize._trust._anchors import TrustCache, is_hashed_directory
 from sslcustomize.exceptions import TrustError
 
@@ -169,17 +169,10 @@ def entry_for_path(environment: tuple[EnvTrust, ...], path: str, name: str) -> E
 
 # --- Said once per process -----------------------------------------------------------------------
 
-_said: set[str] = set()
-_said_lock = fork_safe_lock()
-
 
 def first_notice(variable: str) -> bool:
     """Tell whether ``variable`` has not been announced in this process yet (and mark it)."""
-    with _said_lock:
-        if variable in _said:
-            return False
-        _said.add(variable)
-        return True
+    return first_time("CA variable", variable)
 
 
 def ignored_notice(entry: EnvTrust) -> str:

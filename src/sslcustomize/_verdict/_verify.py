@@ -25,10 +25,16 @@ from sslcustomize._x509._replay import ReplayResult, replay_chain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Protocol
+    from collections.abc import Hashable
+    from typing import Protocol, TypeVar
+
+    T = TypeVar("T")
 
     class Oracles(Protocol):
         """What judges with a policy's anchors: the runtime (``Runtime.oracle``)."""
+
+        def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+            """Return ``build()``, remembered for ``key`` while the runtime lives."""
 
         def oracle(
             self,

@@ -24,7 +24,7 @@ import trustme
 
 from sslcustomize._policy._model import TrustSource
 from sslcustomize._report._records import Record, open_sink
-from sslcustomize._support import _locks
+from sslcustomize._support import _locks, _once
 from sslcustomize._trust import _anchors as _trust
 from sslcustomize._trust import _environment as _envtrust
 
@@ -114,7 +114,7 @@ def test_fork_while_a_thread_writes_a_record(tmp_path: Path) -> None:
 
 def test_fork_while_a_thread_announces_a_variable() -> None:
     """The once-per-process notice of a CA variable, locked at fork(), works in the child."""
-    with _held_by_a_thread(_envtrust._said_lock):
+    with _held_by_a_thread(_once._lock):
         outcome = _fork(lambda: _envtrust.first_notice("SSLCUSTOMIZE_TEST_VARIABLE"))
     assert outcome == "ok"
 

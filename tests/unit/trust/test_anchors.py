@@ -13,7 +13,7 @@ import pytest
 import trustme
 
 import sslcustomize
-from _fixtures import WritePolicy, memory_handshake
+from _fixtures import ManualClock, WritePolicy, memory_handshake, use_clock
 from sslcustomize import PolicyError
 from sslcustomize._decision._decide import decide
 from sslcustomize._policy._model import TrustSource
@@ -32,7 +32,8 @@ def _server(ca: trustme.CA) -> ssl.SSLContext:
 
 # The trust cache of the runtime a test stands for; a new one stands for a new process (there
 # is no process-wide cache to reset).
-_runtime_trust = [_trust.TrustCache()]
+_CLOCK = ManualClock()
+_runtime_trust = [_trust.TrustCache(clock=_CLOCK)]
 
 
 @pytest.fixture(autouse=True)
@@ -42,7 +43,7 @@ def _fresh_trust() -> None:
 
 
 def _new_runtime() -> _trust.TrustCache:
-    _runtime_trust[0] = _trust.TrustCache()
+    _runtime_trust[0] = _trust.TrustCache(clock=_CLOCK)
     return _runtime_trust[0]
 
 
@@ -61,11 +62,10 @@ def _accepts(path: Path, ca: trustme.CA) -> bool:
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """A clock for the refresh interval that tests move by hand."""
-    now = [1000.0]
-    monkeypatch.setattr(_trust, "_clock", lambda: now[0])
-    return now
+def clock() -> ManualClock:
+    """The clock of this module's trust caches, for the refresh interval, moved by hand."""
+    _CLOCK.now = 1000.0
+    return _CLOCK
 
 
 # --- Item 1: commented-out CAs -----------------------------------------------------------------
@@ -166,7 +166,7 @@ def _two_ca_bundle(tmp_path: Path) -> tuple[Path, trustme.CA, trustme.CA, bytes]
 
 
 def test_removed_ca_is_not_trusted_after_the_refresh_interval(
-    tmp_path: Path, clock: list[float]
+    tmp_path: Path, clock: ManualClock
 ) -> None:
     """A CA removed from a bundle in place stops being trusted by new contexts an interval later."""
     bundle, kept, removed, without = _two_ca_bundle(tmp_path)
@@ -175,19 +175,20 @@ def test_removed_ca_is_not_trusted_after_the_refresh_interval(
     _new_runtime()
     assert _accepts(bundle, removed)
     _same_size_rewrite(bundle, without)
-    clock[0] += _trust.REFRESH_INTERVAL + 1
+    clock.now += _trust.REFRESH_INTERVAL + 1
     assert not _accepts(bundle, removed)
     assert _accepts(bundle, kept)
 
 
 def test_shared_http_client_context_drops_a_removed_ca(
-    tmp_path: Path, clock: list[float], write_policy: WritePolicy
+    tmp_path: Path, clock: ManualClock, write_policy: WritePolicy
 ) -> None:
     """A long-lived process: http.client's shared context drops a removed CA an interval on."""
     import http.client
 
     bundle, _, removed, without = _two_ca_bundle(tmp_path)
     sslcustomize.inject(write_policy(f"version = 1\ntrust = ['{bundle}']\n"))
+    use_clock(clock)
     server = _server(removed)
 
     def shared_accepts() -> bool:
@@ -202,12 +203,12 @@ def test_shared_http_client_context_drops_a_removed_ca(
     os.utime(bundle, ns=(0, 0))
     _same_size_rewrite(bundle, without)
     assert shared_accepts()  # within the interval: the context built before is kept
-    clock[0] += _trust.REFRESH_INTERVAL + 1
+    clock.now += _trust.REFRESH_INTERVAL + 1
     assert not shared_accepts()
 
 
 def test_unchanged_bundle_is_not_read_again_within_the_interval(
-    tmp_path: Path, clock: list[float], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Between checks no file is touched: a context costs no stat and no read."""
     bundle, kept, _, _ = _two_ca_bundle(tmp_path)
@@ -223,7 +224,7 @@ def test_unchanged_bundle_is_not_read_again_within_the_interval(
     for _ in range(5):
         _client(bundle)
     assert calls == []
-    clock[0] += _trust.REFRESH_INTERVAL + 1
+    clock.now += _trust.REFRESH_INTERVAL + 1
     _client(bundle)
     # Only the bundle is looked at: one stat, and one more to re-read it while its time
     # stamps are within a second of the last read (the racy-timestamp rule; just written).
@@ -431,16 +432,17 @@ def test_fifo_as_a_trust_bundle_is_a_policy_error_without_hanging(
 
 
 def test_injected_contexts_drop_a_removed_ca_after_the_interval(
-    tmp_path: Path, clock: list[float], write_policy: WritePolicy
+    tmp_path: Path, clock: ManualClock, write_policy: WritePolicy
 ) -> None:
     """Under the policy, ssl.create_default_context() made after the re-check rejects the CA."""
     import sslcustomize
 
     bundle, kept, removed, without = _two_ca_bundle(tmp_path)
     sslcustomize.inject(policy=write_policy(f"trust = ['{bundle}']\n"))
+    use_clock(clock)
     assert memory_handshake(ssl.create_default_context(), _server(removed), "localhost")
     _same_size_rewrite(bundle, without)
-    clock[0] += _trust.REFRESH_INTERVAL + 1
+    clock.now += _trust.REFRESH_INTERVAL + 1
     with pytest.raises(ssl.SSLCertVerificationError):
         memory_handshake(ssl.create_default_context(), _server(removed), "localhost")
     assert memory_handshake(ssl.create_default_context(), _server(kept), "localhost")

@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _limbo import LIMBO_JSON
-from sslcustomize._verdict import _analysis
+from sslcustomize._diagnosis import _analysis
 from sslcustomize._x509._der import (
     CertificateFacts,
     DERError,

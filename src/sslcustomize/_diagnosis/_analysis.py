@@ -168,14 +168,16 @@ def _notes(plan: Check, chain: tuple[bytes, ...], *, verified: bool) -> tuple[st
         certifi_only = oracle((TrustSource(kind="certifi"),), (), False, flags, common_name)
     except Exception:  # noqa: BLE001 - certifi missing: nothing to compare with
         return ()
-    return _certifi_notes(system_only, certifi_only, chain)
+    # Remembered by the runtime that built the two verifiers, not by a module-level cache
+    # that would keep them (and so that runtime's contexts) alive after it.
+    key = ("certifi notes", system_only, certifi_only, chain)
+    return plan.runtime.memo(key, lambda: _certifi_notes(system_only, certifi_only, chain))
 
 
-@lru_cache(maxsize=64)
 def _certifi_notes(
     system_only: ssl.SSLContext, certifi_only: ssl.SSLContext, chain: tuple[bytes, ...]
 ) -> tuple[str, ...]:
-    """The certifi note for a chain (cached per verifier pair: two offline handshakes).
+    """The certifi note for a chain (two offline handshakes: the runtime remembers it).
 
     Only a chain the system store itself vouches for: one that verifies through the policy's
     own CA files would fail in requests for another reason, told elsewhere.

@@ -13,8 +13,8 @@ from cryptography.hazmat.primitives import serialization
 import _pki
 from sslcustomize._decision._decide import decide
 from sslcustomize._decision._engine import NO_CHECK_TIME, EngineSpec, settings_of
+from sslcustomize._diagnosis._analysis import every_reason
 from sslcustomize._runtime._state import current_policy, current_runtime
-from sslcustomize._verdict._analysis import every_reason
 from sslcustomize._verdict._verify import Check, judge_chain, leaf_oracle, with_every_reason
 from sslcustomize._x509._der import DERError, parse_certificate, read_elements
 from sslcustomize._x509._subjecthash import subject_hash

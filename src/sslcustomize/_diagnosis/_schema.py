@@ -1,10 +1,11 @@
 """A JSON Schema for ``policy.toml``, for editors that validate and complete TOML files.
 
 The values it lists (modes, TLS versions, sinks, lockable keys, the pin syntax) are the
-loader's; tests/unit/policy/test_schema.py checks each against :func:`._read.parse_policy`, so
-the two cannot drift apart unnoticed. The loader checks more than a schema can say
-(host patterns, that CA files exist, that only the system layer locks): a file the schema
-accepts may still be refused by the loader, never the reverse for what the schema covers.
+loader's; tests/unit/diagnosis/test_schema.py checks each against
+:func:`.._policy._read.parse_policy`, so the two cannot drift apart unnoticed. The loader
+checks more than a schema can say (host patterns, that CA files exist, that only the system
+layer locks): a file the schema accepts may still be refused by the loader, never the
+reverse for what the schema covers.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 __all__ = ["LOCKABLE", "MODES", "SCHEMA_ID", "SINKS", "TLS_VERSIONS", "policy_schema"]
 
-# The loader's values (sslcustomize._policy._model); tests/unit/policy/test_schema.py holds
+# The loader's values (sslcustomize._policy._model); tests/unit/diagnosis/test_schema.py holds
 # them equal.
 MODES = ("enforce", "report")
 TLS_VERSIONS = ("1.2", "1.3")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sslcustomize._decision._shadows import find_shadows
+from sslcustomize._diagnosis._shadows import find_shadows
 from sslcustomize._policy._hosts import parse_host_pattern
 from sslcustomize._policy._model import HostException, Origin
 

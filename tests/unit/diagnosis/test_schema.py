@@ -13,8 +13,8 @@ import pytest
 
 from _docs import POLICY_BLOCKS
 from sslcustomize._cli import main
+from sslcustomize._diagnosis import _schema
 from sslcustomize._policy import _model as _policy_model
-from sslcustomize._policy import _schema
 from sslcustomize._trust._checked_policy import parse_policy
 from sslcustomize.exceptions import PolicyError
 
