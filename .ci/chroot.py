@@ -310,7 +310,9 @@ def run(
             steps.append(f"{pip} {requirements}")
         else:
             steps.append(f"{pip} '.[test]'")
-    steps.append(f"{pip} --no-deps --force-reinstall .")
+    # The linter is a second distribution built from lint/ (docs/lint.md); its tests import it.
+    packages = ". ./lint" if (worktree / "lint" / "pyproject.toml").exists() else "."
+    steps.append(f"{pip} --no-deps --force-reinstall {packages}")
     if install:
         steps.append(f"{pip} {shlex.join(install)}")
     steps.append(f"exec {shlex.join(command)}")
