@@ -185,12 +185,34 @@ def _import_beside(name: str) -> None:
         raise
 
 
+def _fail_closed() -> None:
+    """A broken install (no leaf): make smtplib & co. verify, as Python's default context does.
+
+    Without the leaf nothing says whether a policy is configured, and the program's own
+    ``import ssl`` cannot be awaited: an error means strict, so ssl is imported now (its
+    cost is paid at each start until the install is repaired, as the message asks).
+    """
+    try:
+        import ssl  # noqa: PLC0415 - only in a broken install
+
+        original = ssl._create_stdlib_context  # type: ignore[attr-defined]  # noqa: SLF001
+
+        def _create_stdlib_context(*args: object, **kwargs: object) -> object:
+            return _verifying_stdlib_context(ssl, original, *args, **kwargs)
+
+        ssl._create_stdlib_context = _create_stdlib_context  # type: ignore[attr-defined]  # noqa: SLF001
+    except Exception as exc:  # noqa: BLE001 - startup must never raise
+        sys.stderr.write(f"sslcustomize: cannot make smtplib & co. verify: {exc!r}\n")
+
+
 def main() -> None:
     """Arrange for the hooks to be installed once the program imports :mod:`ssl`."""
     if _leaf is None or _LEAF_ERROR is not None:
         sys.stderr.write(
-            f"sslcustomize: startup hook failed, policy not applied: {_LEAF_ERROR!r}\n"
+            f"sslcustomize: startup hook failed, policy not applied: {_LEAF_ERROR!r}; "
+            "verifying with Python's own defaults instead\n"
         )
+        _fail_closed()
         return
     try:
         if _leaf.policy_configured():

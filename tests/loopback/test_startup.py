@@ -213,9 +213,14 @@ def test_startup_never_raises_when_its_leaf_is_missing(
         "SSLCUSTOMIZE_POLICY": str(write_policy("version = 1\n")),
         "PYTHONPATH": str(shadow.parent),
     }
-    code = "import ssl\nc = ssl.create_default_context()\nprint(c.verify_mode == 2)"
+    code = (
+        "import ssl, smtplib\nc = ssl.create_default_context()\n"
+        "s = ssl._create_stdlib_context()\n"
+        "print(c.verify_mode == 2, s.verify_mode == 2, s.check_hostname)"
+    )
     result = run_python(code, env=env)
-    assert result.stdout.strip() == "True"
+    # smtplib & co. verify too (gh-91826's unverified context would be weaker than strict).
+    assert result.stdout.strip() == "True True True"
     assert result.stderr.count("sslcustomize: startup hook failed") == 1
     assert "broken install" in result.stderr
 
