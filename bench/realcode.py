@@ -25,9 +25,9 @@ credited alike: any finding on a site's line finds it, whatever its code.
                              [--linter CMD] [--semgrep-rules DIR] [--repeat N]
                              [--project NAME ...] [--markdown] [--json FILE]
 
-* ``--linter CMD``: how to start this linter (default: the ``sslcustomize`` script beside this
-  interpreter, else on ``PATH``, with ``lint``); another branch's install is scored by
-  passing its interpreter's script, e.g. ``--linter "/tmp/venv-V/bin/sslcustomize lint"``.
+* ``--linter CMD``: how to start this linter (default: the ``sslcustomize-lint`` script, else
+  ``sslcustomize lint``, beside this interpreter, else on ``PATH``); another branch's install
+  is scored by passing its script, e.g. ``--linter /tmp/venv-V/bin/sslcustomize-lint``.
   It is run with ``--isolated --format json --tests report --exit-zero .``.
 * ruff runs S501-S504 and S323, bandit B501-B504 and B323; semgrep (``--semgrep-rules DIR``,
   a semgrep-rules tree or a directory of rule files) the TLS rules of semgrep-rules named in
@@ -357,7 +357,14 @@ def _beside(name: str) -> str | None:
 
 
 def default_linter() -> list[str] | None:
-    """Return the command that runs this linter, if it is installed."""
+    """Return the command that runs this linter, if it is installed.
+
+    The linter's own script (``sslcustomize-lint``, once it is a distribution of its own)
+    is preferred to ``sslcustomize lint``, which starts it through the policy's command.
+    """
+    own = _beside("sslcustomize-lint")
+    if own:
+        return [own]
     script = _beside("sslcustomize")
     return [script, "lint"] if script else None
 
