@@ -29,7 +29,8 @@ credited alike: any finding on a site's line finds it, whatever its code.
   ``sslcustomize lint``, beside this interpreter, else on ``PATH``); another branch's install
   is scored by passing its script, e.g. ``--linter /tmp/venv-V/bin/sslcustomize-lint``.
   It is run with ``--isolated --format json --tests report --exit-zero .``.
-* ruff runs S501-S504 and S323, bandit B501-B504 and B323; semgrep (``--semgrep-rules DIR``,
+* ruff runs S501-S504 and S323 (``--ruff-select S`` for all its security rules, the
+  comparison of the speed goal), bandit B501-B504 and B323; semgrep (``--semgrep-rules DIR``,
   a semgrep-rules tree or a directory of rule files) the TLS rules of semgrep-rules named in
   :data:`SEMGREP_RULE_FILES`, offline (``--metrics=off``), with the requests rule's id made
   unique (two files share one id, and semgrep then keeps one of them). A tool that is not
@@ -273,6 +274,11 @@ class Totals:
         return self.found_a / self.a if self.a else None
 
     @property
+    def recall_b(self) -> float | None:
+        """Return the share of configurable weakenings found."""
+        return self.found_b / self.b if self.b else None
+
+    @property
     def recall_ab(self) -> float | None:
         """Return the share of default and configurable weakenings found."""
         return (self.found_a + self.found_b) / (self.a + self.b) if self.a + self.b else None
@@ -383,7 +389,9 @@ def semgrep_rules(source: Path, target: Path) -> Path:
     return target
 
 
-def command(tool: str, *, linter: Sequence[str], rules: Path | None) -> list[str] | None:
+def command(
+    tool: str, *, linter: Sequence[str], rules: Path | None, ruff_rules: str = RUFF_RULES
+) -> list[str] | None:
     """Return the command that runs a tool on ``.`` with JSON output, or None if missing."""
     if tool == "sslcustomize":
         return [*linter, "--isolated", "--format", "json", "--tests", "report", "--exit-zero", "."]
@@ -393,7 +401,7 @@ def command(tool: str, *, linter: Sequence[str], rules: Path | None) -> list[str
             return None
         return [
             *(ruff, "check", "--no-cache", "--isolated", "--exit-zero"),
-            *("--select", RUFF_RULES, "--output-format", "json", "."),
+            *("--select", ruff_rules, "--output-format", "json", "."),
         ]
     if tool == "bandit":
         bandit = _beside("bandit")
@@ -492,6 +500,7 @@ def _report(results: dict[str, dict[str, ProjectScore]], tools: list[str]) -> No
             )
             print(
                 f"  {tool:13} recall a {_percent(t.recall_a)} ({t.found_a}/{t.a})  "
+                f"recall b {_percent(t.recall_b)} ({t.found_b}/{t.b})  "
                 f"recall a+b {_percent(t.recall_ab)} ({t.found_a + t.found_b}/{t.a + t.b})  "
                 f"precision {_percent(t.precision)} ({t.false_alarms} false alarms)  "
                 f"time {t.seconds:.2f} s ({ratio})"
@@ -531,8 +540,8 @@ def _markdown(results: dict[str, dict[str, ProjectScore]], tools: list[str]) -> 
         )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Score the tools on every project present; return 0, or 2 when none is present."""
+def _parser() -> argparse.ArgumentParser:
+    """Return the command line's parser."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--mirrors", default=os.environ.get(MIRRORS_ENV))
     parser.add_argument("--labels", default=str(LABELS))
@@ -542,10 +551,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--semgrep-rules", help="semgrep-rules tree or a directory of rules")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--ruff-select",
+        default=RUFF_RULES,
+        help="ruff's rules (default its TLS rules; 'S' for the speed goal's comparison)",
+    )
     parser.add_argument("--project", action="append", help="only these projects")
     parser.add_argument("--markdown", action="store_true", help="also print the docs table")
     parser.add_argument("--json", help="write the results to this file")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Score the tools on every project present; return 0, or 2 when none is present."""
+    args = _parser().parse_args(argv)
     if not args.mirrors:
         print(f"no mirrors: give --mirrors DIR or set {MIRRORS_ENV}", file=sys.stderr)
         return 2
@@ -578,7 +597,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{project.name}: {files} Python files at {project.commit[:10]}", file=sys.stderr)
             per_tool = {}
             for tool in tools:
-                argv_ = command(tool, linter=linter or [], rules=rules)
+                argv_ = command(tool, linter=linter or [], rules=rules, ruff_rules=args.ruff_select)
                 assert argv_ is not None
                 seconds, out = run_tool(argv_, tree, args.repeat)
                 per_tool[tool] = match(project, parse_hits(tool, out, tree))

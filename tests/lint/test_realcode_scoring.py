@@ -117,6 +117,7 @@ def test_totals_give_recall_of_a_of_a_and_b_and_precision(fake: Any) -> None:
     result = realcode.totals([found_a, silent])
     assert (result.a, result.b, result.found_a, result.found_b) == (2, 2, 1, 0)
     assert result.recall_a == 0.5
+    assert result.recall_b == 0.0
     assert result.recall_ab == 0.25
     assert result.precision == 0.5
     assert realcode.totals([]).precision is None
