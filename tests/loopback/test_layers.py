@@ -55,14 +55,14 @@ FIRST_CONTEXT_MODULES = {
 }  # fmt: skip
 
 #: Standard-library modules the hook may add to what Python's own first context loads: the
-#: ``__future__`` of the package's annotations, and ``datetime`` for a policy whose exceptions
-#: have dates (the cached policy holds them as dates; an undated policy loads none of it).
-FIRST_CONTEXT_STDLIB = {"__future__", "datetime", "_datetime", "math"}
+#: ``__future__`` of the package's annotations. Not ``datetime``, even for a policy whose
+#: exceptions have dates: the parse cache gives them back as day numbers.
+FIRST_CONTEXT_STDLIB = {"__future__"}
 
 #: Never on that path: each costs milliseconds, and none is needed to make a context.
 NEVER_ON_THE_HOOK_PATH = {
-    "re", "typing", "dataclasses", "inspect", "tomllib", "tomli", "json", "logging", "argparse",
-    "hashlib", "threading", "rich", "importlib.metadata", "sslcustomize._cli",
+    "re", "datetime", "typing", "dataclasses", "inspect", "tomllib", "tomli", "json", "logging",
+    "argparse", "hashlib", "threading", "rich", "importlib.metadata", "sslcustomize._cli",
     "sslcustomize_lint", "sslcustomize._report", "sslcustomize._verdict", "sslcustomize._x509",
     "sslcustomize._reach", "sslcustomize._diagnosis",
 }  # fmt: skip
