@@ -47,7 +47,7 @@ FIRST_CONTEXT_MODULES = {
     "sslcustomize._support._frozen",
     "sslcustomize._support._locks", "sslcustomize._support._notyping",
     "sslcustomize._support._once", "sslcustomize._support._originals",
-    "sslcustomize._support._paths", "sslcustomize._support._sslclass",
+    "sslcustomize._support._sslclass",
     "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._anchorset",
     "sslcustomize._trust._checked_policy",
     "sslcustomize._trust._environment",
