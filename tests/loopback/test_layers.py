@@ -28,10 +28,12 @@ pytestmark = pytest.mark.skipif(
 #: The budget of the first context (issue 35 section 1): the package modules a warm first
 #: context loads, beyond the startup module and its leaf (`_support._bootstrap`, loaded with it
 #: at start-up): the layers a hooked process needs (support, policy, trust, decision, runtime,
-#: connection, inject). 37 modules. Measured with bench/first_context_budget.py (3.12.1,
-#: OpenSSL 3.0.19, a shared machine: medians of per-round ratios to Python's own first
-#: context, whose cost is the 1.0x): warm 0.46-0.49x (0.42-0.48x with 34 modules before),
-#: cold 0.88x; goal 0.3x; see docs/benchmarks.md. Each module added here is a start-up cost.
+#: connection, inject). 36 modules, and no datetime even for a dated policy (37 and datetime
+#: before; -X importtime: 8.6 -> 7.8 ms on 3.12). Measured with bench/first_context_budget.py
+#: (3.12.1, OpenSSL 3.0.19, a shared machine: medians of per-round ratios to Python's own
+#: first context, whose cost is the 1.0x): warm 0.46x, 0.46x (0.48x, 0.42x with 37 modules),
+#: cold 0.88-0.89x; goal 0.3x; see docs/benchmarks.md. Each module added here is a start-up
+#: cost.
 FIRST_CONTEXT_MODULES = {
     "sslcustomize",
     "sslcustomize._connection", "sslcustomize._connection._contexts",
