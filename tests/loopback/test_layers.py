@@ -31,9 +31,9 @@ pytestmark = pytest.mark.skipif(
 #: connection, inject). 36 modules, and no datetime even for a dated policy (37 and datetime
 #: before; -X importtime: 8.6 -> 7.8 ms on 3.12). Measured with bench/first_context_budget.py
 #: (3.12.1, OpenSSL 3.0.19, a shared machine: medians of per-round ratios to Python's own
-#: first context, whose cost is the 1.0x): warm 0.46x, 0.46x (0.48x, 0.42x with 37 modules),
-#: cold 0.88-0.89x; goal 0.3x; see docs/benchmarks.md. Each module added here is a start-up
-#: cost.
+#: first context, whose cost is the 1.0x): warm 0.43-0.46x (0.42-0.51x with 37 modules and
+#: the collector running), cold 0.84-0.90x; goal 0.3x; see docs/benchmarks.md. Each module
+#: added here is a start-up cost.
 FIRST_CONTEXT_MODULES = {
     "sslcustomize",
     "sslcustomize._connection", "sslcustomize._connection._contexts",
