@@ -1,8 +1,9 @@
 """The hooked first context's shortcuts: checks written without ``re``, modules loaded late.
 
 The policy reader checks DNS labels, pins and context names with string methods (compiling
-the patterns cost a hooked process ~0.4 ms of its first context), ``datetime`` loads only
-for a policy that holds a date, and the key-line locator only when the parse cache misses.
+the patterns cost a hooked process ~0.4 ms of its first context), ``datetime`` does not load
+even for a policy that holds a date (the parse cache gives a date back as its day number), and
+the key-line locator loads only when the parse cache misses.
 Each shortcut accepts exactly what the pattern it replaces accepted, except a label that
 ends in a newline, which the pattern let through (``$`` matches before a final newline).
 """
@@ -12,15 +13,21 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+import _pki
 from _fixtures import WritePolicy, first_context_modules, run_python
 from sslcustomize._policy._hosts import parse_host_pattern
 from sslcustomize._policy._read import parse_policy
 from sslcustomize.exceptions import PolicyError
+
+if TYPE_CHECKING:
+    from conftest import StartServer
 
 needs_wheel = pytest.mark.skipif(
     not any(os.path.isfile(os.path.join(p, "sslcustomize.pth")) for p in sys.path if p),
@@ -133,7 +140,7 @@ def test_a_policy_without_dates_loads_no_datetime(write_policy: WritePolicy) -> 
 
 @needs_wheel
 def test_a_policy_with_a_date_still_reads_it(write_policy: WritePolicy) -> None:
-    """Twin: with ``expires``, ``datetime`` loads and the date is read from the warm cache."""
+    """Twin: with ``expires``, the date is read from the warm cache, still without datetime."""
     policy = write_policy(NO_DATE + "expires = 2099-01-01\n")
     code = (
         "import ssl\nssl.create_default_context()\n"
@@ -144,4 +151,69 @@ def test_a_policy_with_a_date_still_reads_it(write_policy: WritePolicy) -> None:
     first = run_python(code, env=env)
     warm = run_python(code, env=env)
     assert first.stdout.strip() == warm.stdout.strip() == "datetime.date(2099, 1, 1)"
-    assert "datetime" in _loaded(policy)
+    assert "datetime" not in _loaded(policy)
+
+
+#: A hooked child: makes smtplib's context (unverified in plain Python, gh-91826), then
+#: blocks the modules named in argv[3:] (``import`` of them raises ImportError, as a broken or
+#: half-upgraded install would), connects to argv[1]:argv[2] and says what happened.
+_LATE = """
+import socket, ssl, sys
+context = ssl._create_stdlib_context()
+before = set(sys.modules)
+for name in sys.argv[3:]:
+    sys.modules[name] = None
+host, port = sys.argv[1], int(sys.argv[2])
+try:
+    with socket.create_connection((host, port), timeout=10) as raw:
+        with context.wrap_socket(raw, server_hostname=host) as tls:
+            tls.sendall(b"GET / HTTP/1.0\\r\\n\\r\\n")
+            assert tls.recv(4096)
+    print("OK")
+except Exception as error:
+    print("REFUSED", type(error).__name__)
+print(" ".join(sorted(n for n in set(sys.modules) - before if n.startswith("sslcustomize"))))
+"""
+
+
+def _late(policy: Path, server: tuple[str, int], *blocked: str) -> list[str]:
+    result = subprocess.run(
+        [sys.executable, "-c", _LATE, server[0], str(server[1]), *blocked],
+        env={**os.environ, "SSLCUSTOMIZE_POLICY": str(policy)},
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    return result.stdout.splitlines()
+
+
+@needs_wheel
+def test_a_failed_late_import_never_lets_a_bad_certificate_through(
+    pki: _pki.TestPKI, https_server: StartServer, write_policy: WritePolicy, tmp_path: Path
+) -> None:
+    """Attack: a module the first connection imports late that cannot be imported fails closed.
+
+    The first context defers the connection path (connect, gate, plan, engine, verdict, DER,
+    reports) to the first handshake. Whichever of those cannot be imported then, smtplib's
+    context still refuses a self-signed server that plain Python would accept.
+    """
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = write_policy(f"trust = ['{root}']\n")
+    bad = https_server(pki["self_signed"])
+    verdict, late = _late(policy, bad)
+    assert verdict == "REFUSED CertificateRejected"  # the twin: nothing blocked
+    deferred = late.split()
+    assert "sslcustomize._connection._connect" in deferred
+    for name in deferred:
+        outcome = _late(policy, bad, name)[0]
+        assert outcome.startswith("REFUSED"), f"{name} blocked: {outcome}"
+
+
+@needs_wheel
+def test_a_good_server_is_reached_when_every_late_import_works(
+    pki: _pki.TestPKI, https_server: StartServer, write_policy: WritePolicy, tmp_path: Path
+) -> None:
+    """Twin: with nothing blocked, the same child reaches a server the policy trusts."""
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = write_policy(f"trust = ['{root}']\n")
+    assert _late(policy, https_server(pki["good"]))[0] == "OK"

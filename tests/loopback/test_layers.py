@@ -28,10 +28,12 @@ pytestmark = pytest.mark.skipif(
 #: The budget of the first context (issue 35 section 1): the package modules a warm first
 #: context loads, beyond the startup module and its leaf (`_support._bootstrap`, loaded with it
 #: at start-up): the layers a hooked process needs (support, policy, trust, decision, runtime,
-#: connection, inject). 37 modules. Measured with bench/first_context_budget.py (3.12.1,
-#: OpenSSL 3.0.19, a shared machine: medians of per-round ratios to Python's own first
-#: context, whose cost is the 1.0x): warm 0.46-0.49x (0.42-0.48x with 34 modules before),
-#: cold 0.88x; goal 0.3x; see docs/benchmarks.md. Each module added here is a start-up cost.
+#: connection, inject). 36 modules, and no datetime even for a dated policy (37 and datetime
+#: before; -X importtime: 8.6 -> 7.8 ms on 3.12). Measured with bench/first_context_budget.py
+#: (3.12.1, OpenSSL 3.0.19, a shared machine: medians of per-round ratios to Python's own
+#: first context, whose cost is the 1.0x): warm 0.43-0.46x (0.42-0.51x with 37 modules and
+#: the collector running), cold 0.84-0.90x; goal 0.3x; see docs/benchmarks.md. Each module
+#: added here is a start-up cost.
 FIRST_CONTEXT_MODULES = {
     "sslcustomize",
     "sslcustomize._connection", "sslcustomize._connection._contexts",
@@ -47,7 +49,7 @@ FIRST_CONTEXT_MODULES = {
     "sslcustomize._support._frozen",
     "sslcustomize._support._locks", "sslcustomize._support._notyping",
     "sslcustomize._support._once", "sslcustomize._support._originals",
-    "sslcustomize._support._paths", "sslcustomize._support._sslclass",
+    "sslcustomize._support._sslclass",
     "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._anchorset",
     "sslcustomize._trust._checked_policy",
     "sslcustomize._trust._environment",
@@ -55,14 +57,15 @@ FIRST_CONTEXT_MODULES = {
 }  # fmt: skip
 
 #: Standard-library modules the hook may add to what Python's own first context loads: the
-#: ``__future__`` of the package's annotations, and ``datetime`` for a policy whose exceptions
-#: have dates (the cached policy holds them as dates; an undated policy loads none of it).
-FIRST_CONTEXT_STDLIB = {"__future__", "datetime", "_datetime", "math"}
+#: ``__future__`` of the package's annotations, and ``gc`` (built in, already loaded from 3.12
+#: on: the start-up hook pauses the collector while the package loads). Not ``datetime``, even
+#: for a policy whose exceptions have dates: the parse cache gives them back as day numbers.
+FIRST_CONTEXT_STDLIB = {"__future__", "gc"}
 
 #: Never on that path: each costs milliseconds, and none is needed to make a context.
 NEVER_ON_THE_HOOK_PATH = {
-    "re", "typing", "dataclasses", "inspect", "tomllib", "tomli", "json", "logging", "argparse",
-    "hashlib", "threading", "rich", "importlib.metadata", "sslcustomize._cli",
+    "re", "datetime", "typing", "dataclasses", "inspect", "tomllib", "tomli", "json", "logging",
+    "argparse", "hashlib", "threading", "rich", "importlib.metadata", "sslcustomize._cli",
     "sslcustomize_lint", "sslcustomize._report", "sslcustomize._verdict", "sslcustomize._x509",
     "sslcustomize._reach", "sslcustomize._diagnosis",
 }  # fmt: skip
@@ -97,14 +100,14 @@ def test_a_hooked_first_context_loads_only_the_listed_modules(write_policy: Writ
 
 
 def test_an_undated_policy_adds_no_stdlib_module_but_future(write_policy: WritePolicy) -> None:
-    """A warm first context under a policy without dates adds only ``__future__`` to Python's."""
+    """A warm first context under a policy without dates adds only ``__future__`` and ``gc``."""
     undated = WARM_POLICY.replace("expires = 2099-01-01\n", "")
     env = {"SSLCUSTOMIZE_POLICY": str(write_policy(undated))}
     first_context_modules(env)  # a warm cache
     loaded = _first_context_modules(env)
     own = _first_context_modules({})
     added = {name for name in loaded - own if name.split(".")[0] != "sslcustomize"}
-    assert added <= {"__future__"}
+    assert added <= FIRST_CONTEXT_STDLIB
 
 
 def test_without_a_policy_the_first_context_loads_nothing_of_the_package() -> None:

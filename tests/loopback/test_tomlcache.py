@@ -78,7 +78,15 @@ class CountingParser:
 
 
 def _same(left: object, right: object) -> bool:
-    """Equal, with NaN equal to NaN and -0.0 told from 0.0 (as the parser's own result)."""
+    """Equal, with NaN equal to NaN and -0.0 told from 0.0 (as the parser's own result).
+
+    A date read back from an entry is a ``CachedDate`` (the day without ``datetime``): it is
+    the same as the parser's ``date`` of that day and nothing else.
+    """
+    if isinstance(right, _tomlcache.CachedDate):
+        left, right = right, left
+    if isinstance(left, _tomlcache.CachedDate):
+        return type(right) is dt.date and left == right and left.date() == right
     if isinstance(left, dict) and isinstance(right, dict):
         return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
     if isinstance(left, list) and isinstance(right, list):

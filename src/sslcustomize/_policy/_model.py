@@ -116,14 +116,25 @@ class HostException:
     ca: tuple[TrustSource, ...] = ()
     check_hostname: bool = True
     mode: Mode | None = None
-    expires: dt.date | None = None
+    #: The ``expires`` date as its ordinal (``date.toordinal()``): a policy read from the
+    #: parse cache makes no date objects, so its first context does not import datetime.
+    expires_day: int | None = None
     reason: str
     origin: Origin
     mode_origin: Origin | None = None
 
+    @property
+    def expires(self) -> dt.date | None:
+        """Return the day the exception stops applying, ``None`` if it never does."""
+        if self.expires_day is None:
+            return None
+        import datetime  # noqa: PLC0415 - only where the date is shown
+
+        return datetime.date.fromordinal(self.expires_day)
+
     def expired(self, today: dt.date) -> bool:
         """Tell whether the exception no longer applies on ``today`` (on or after ``expires``)."""
-        return self.expires is not None and today >= self.expires
+        return self.expires_day is not None and today.toordinal() >= self.expires_day
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -22,13 +22,12 @@ from sslcustomize._policy._model import (
     Setting,
     TrustSource,
 )
-from sslcustomize._policy._tomlcache import cached_parse
+from sslcustomize._policy._tomlcache import CachedDate, cached_parse
 from sslcustomize._support._files import read_regular
 from sslcustomize.exceptions import PolicyError, TrustError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import datetime as dt
     from collections.abc import Callable
     from typing import Any, TypeVar
 
@@ -397,7 +396,7 @@ def _read_exception(reader: _Reader, table: dict[str, Any], at: KeyPath) -> Host
         ca=ca,
         check_hostname=check_hostname,
         mode=mode,  # type: ignore[arg-type]
-        expires=expires,
+        expires_day=expires,
         reason=reason,
         origin=reader.origin(at),
         mode_origin=reader.origin((*at, "mode")) if mode is not None else None,
@@ -413,14 +412,17 @@ def _read_exception_host(reader: _Reader, table: dict[str, Any], at: KeyPath) ->
         raise reader.error((*at, "host"), f"bad host pattern {table['host']!r}: {exc}") from None
 
 
-def _read_expires(reader: _Reader, expires: Any, key: KeyPath) -> dt.date | None:
+def _read_expires(reader: _Reader, expires: Any, key: KeyPath) -> int | None:
+    """Return the ordinal of an ``expires`` date (a cached one needs no :mod:`datetime`)."""
     if expires is None:
         return None
-    import datetime  # noqa: PLC0415 - only for a policy with dates (the parser loaded it then)
+    if isinstance(expires, CachedDate):
+        return expires.day
+    import datetime  # noqa: PLC0415 - only for a freshly parsed date (the parser loaded it)
 
     if not isinstance(expires, datetime.date) or isinstance(expires, datetime.datetime):
         raise reader.error(key, f"must be a TOML date like 2027-03-01, not {expires!r}")
-    return expires
+    return expires.toordinal()
 
 
 def _read_pin(reader: _Reader, text: str, key: KeyPath) -> str:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 
 __all__ = [
+    "APP",
     "atomic_write",
     "cache_directory",
     "make_directories",
@@ -13,7 +15,11 @@ __all__ = [
     "read_regular",
     "root_path",
     "trusted_path",
+    "user_cache_dir",
+    "xdg_directory",
 ]
+
+APP = "sslcustomize"
 
 
 def atomic_write(path: str, text: str, mode: int = 0o644) -> None:
@@ -94,10 +100,30 @@ def read_regular(path: str, limit: int, *, private: bool = False, root_only: boo
         os.close(descriptor)
 
 
+def xdg_directory(variable: str, default: str) -> str | None:
+    """Return ``$variable`` or ``~/default`` on Linux and BSD; ``None`` elsewhere."""
+    if sys.platform in ("win32", "darwin"):
+        return None
+    configured = os.environ.get(variable, "").strip()
+    return os.path.join(configured or os.path.expanduser(default), APP)
+
+
+def user_cache_dir() -> str:
+    """Return the user cache directory of sslcustomize, as platformdirs computes it.
+
+    On Linux the XDG rule is applied here: importing platformdirs would add ~10 ms to the
+    first context of every process. Other platforms ask platformdirs.
+    """
+    path = xdg_directory("XDG_CACHE_HOME", "~/.cache")
+    if path is not None:
+        return path
+    import platformdirs  # noqa: PLC0415 # pragma: no cover - macOS and Windows
+
+    return platformdirs.user_cache_dir(APP, appauthor=False)  # pragma: no cover
+
+
 def cache_directory(name: str) -> str:
     """Return the path of one of sslcustomize's caches (``anchors``, ``policy``)."""
-    from sslcustomize._support._paths import user_cache_dir  # noqa: PLC0415 - _paths reads the startup module
-
     return os.path.join(os.path.realpath(user_cache_dir()), name)
 
 

@@ -2,7 +2,8 @@
 
 The policy paths are computed by the stdlib-only leaf the startup module shares
 (``_bootstrap``: it must not import platformdirs); the cache and state directories come from
-platformdirs.
+platformdirs. The cache directory's rule lives in ``_files``, beside the caches it holds,
+so that a hooked process's first context does not load this module.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sslcustomize._support._bootstrap import (
     process_policy_paths,
     user_config_dir,
 )
+from sslcustomize._support._files import APP, user_cache_dir, xdg_directory
 
 __all__ = [
     "ENV_POLICY",
@@ -32,39 +34,15 @@ __all__ = [
     "user_state_dir",
 ]
 
-APP = "sslcustomize"
-
 #: The machine's report spool: root's, sticky, world-writable (``enable --scope system``
 #: makes it). Each account keeps what its report sink cannot take now in its own 0700
 #: directory there, named after its uid, where root's ``report`` reads it.
 REPORT_SPOOL = "/var/spool/sslcustomize"
 
 
-def _xdg(variable: str, default: str) -> str | None:
-    """Return ``$variable`` or ``~/default`` on Linux and BSD; ``None`` elsewhere."""
-    if sys.platform in ("win32", "darwin"):
-        return None
-    configured = os.environ.get(variable, "").strip()
-    return os.path.join(configured or os.path.expanduser(default), APP)
-
-
-def user_cache_dir() -> str:
-    """Return the user cache directory of sslcustomize, as platformdirs computes it.
-
-    On Linux the XDG rule is applied here: importing platformdirs would add ~10 ms to the
-    first context of every process. Other platforms ask platformdirs.
-    """
-    path = _xdg("XDG_CACHE_HOME", "~/.cache")
-    if path is not None:
-        return path
-    import platformdirs  # noqa: PLC0415 # pragma: no cover - macOS and Windows
-
-    return platformdirs.user_cache_dir(APP, appauthor=False)  # pragma: no cover
-
-
 def user_state_dir() -> str:
     """Return the user state directory of sslcustomize (reports), as platformdirs does."""
-    path = _xdg("XDG_STATE_HOME", "~/.local/state")
+    path = xdg_directory("XDG_STATE_HOME", "~/.local/state")
     if path is not None:
         return path
     import platformdirs  # noqa: PLC0415 # pragma: no cover - macOS and Windows

@@ -13,7 +13,8 @@ TODAY = dt.date(2026, 12, 7)
 
 def _exception(host: str, line: int, expires: dt.date | None = None) -> HostException:
     return HostException(
-        host=parse_host_pattern(host), reason="r", expires=expires,
+        host=parse_host_pattern(host), reason="r",
+        expires_day=expires.toordinal() if expires else None,
         origin=Origin(layer="user", path="/p.toml", line=line),
     )  # fmt: skip
 

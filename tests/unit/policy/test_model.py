@@ -37,12 +37,14 @@ def test_an_exception_expires_on_its_date() -> None:
     """It applies the day before, and not on or after the date."""
     exception = HostException(
         host=parse_host_pattern("nas.example"), reason="r", origin=HERE,
-        expires=dt.date(2027, 3, 1),
+        expires_day=dt.date(2027, 3, 1).toordinal(),
     )  # fmt: skip
     assert not exception.expired(dt.date(2027, 2, 28))
     assert exception.expired(dt.date(2027, 3, 1))
+    assert exception.expires == dt.date(2027, 3, 1)
     forever = HostException(host=parse_host_pattern("nas.example"), reason="r", origin=HERE)
     assert not forever.expired(dt.date(9999, 1, 1))
+    assert forever.expires is None
 
 
 def test_a_variable_applies_to_its_clients_and_their_submodules() -> None:

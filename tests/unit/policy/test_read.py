@@ -13,6 +13,7 @@ from _fixtures import WritePolicy
 from sslcustomize import PolicyError
 from sslcustomize._policy._lines import locate_keys
 from sslcustomize._policy._merge import merge_layers
+from sslcustomize._policy._tomlcache import entry_path
 from sslcustomize._trust._checked_policy import load_policy, parse_policy
 
 PIN = "sha256/" + "A" * 43 + "="
@@ -277,3 +278,31 @@ def test_tomli_is_looked_for_beside_the_package() -> None:
 
     package = os.path.dirname(os.path.abspath(sslcustomize.__file__))
     assert os.path.join(package_parent(), "sslcustomize") == package
+
+
+def test_a_dated_policy_reads_the_same_from_the_parse_cache(write_policy: WritePolicy) -> None:
+    """A second read (its dates from the cache, as ordinals) gives the same exceptions."""
+    path = write_policy(FULL)
+    cold = load_policy([("process", str(path), True)])
+    warm = load_policy([("process", str(path), True)])
+    assert warm.exceptions == cold.exceptions
+    assert warm.exceptions[0].expires == dt.date(2027, 3, 1)
+    assert warm.exceptions[0].expired(dt.date(2027, 3, 1))
+    assert not warm.exceptions[0].expired(dt.date(2027, 2, 28))
+
+
+def test_a_misplaced_date_reads_the_same_error_from_the_parse_cache(tmp_path: Path) -> None:
+    """Attack twin: a date where text belongs is refused warm as cold, with the same words."""
+    path = tmp_path / "policy.toml"
+    path.write_text("version = 1\n[[exception]]\nhost = 'a.example'\nmode = 'report'\n"
+                    "reason = 2027-03-01\n")  # fmt: skip
+    messages = []
+    for _ in range(2):
+        with pytest.raises(PolicyError) as caught:
+            parse_policy(path.read_text(), path=str(path), layer="user")
+        messages.append(str(caught.value))
+        entry = entry_path(str(path))
+        assert entry is not None
+        assert os.path.isfile(entry)  # the second read is the cache's
+    assert messages[0] == messages[1]
+    assert "datetime.date(2027, 3, 1)" in messages[0]
