@@ -149,13 +149,6 @@ def _finish(_module: "ModuleType") -> None:
     global _failed  # noqa: PLW0603 - said once, not tried again
     if _failed:
         return
-    import gc  # noqa: PLC0415 - built in: nothing to load, and only when the package is needed
-
-    # Importing the package's ~36 modules makes objects the garbage collector then walks, to
-    # free none of them: ~0.7 ms of a hooked process's first context (issue 35). Paused only
-    # where the program had it on, and switched back on right after, whatever happens.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         _import_beside("sslcustomize")
         from sslcustomize import _inject  # noqa: PLC0415 - the point: only when needed
@@ -167,9 +160,6 @@ def _finish(_module: "ModuleType") -> None:
             f"sslcustomize: cannot apply the policy: {exc!r}; "
             "verifying with Python's own defaults instead\n"
         )
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _import_beside(name: str) -> None:

@@ -57,10 +57,9 @@ FIRST_CONTEXT_MODULES = {
 }  # fmt: skip
 
 #: Standard-library modules the hook may add to what Python's own first context loads: the
-#: ``__future__`` of the package's annotations, and ``gc`` (built in, already loaded from 3.12
-#: on: the start-up hook pauses the collector while the package loads). Not ``datetime``, even
-#: for a policy whose exceptions have dates: the parse cache gives them back as day numbers.
-FIRST_CONTEXT_STDLIB = {"__future__", "gc"}
+#: ``__future__`` of the package's annotations. Not ``datetime``, even for a policy whose
+#: exceptions have dates: the parse cache gives them back as day numbers.
+FIRST_CONTEXT_STDLIB = {"__future__"}
 
 #: Never on that path: each costs milliseconds, and none is needed to make a context.
 NEVER_ON_THE_HOOK_PATH = {
@@ -100,14 +99,14 @@ def test_a_hooked_first_context_loads_only_the_listed_modules(write_policy: Writ
 
 
 def test_an_undated_policy_adds_no_stdlib_module_but_future(write_policy: WritePolicy) -> None:
-    """A warm first context under a policy without dates adds only ``__future__`` and ``gc``."""
+    """A warm first context under a policy without dates adds only ``__future__`` to Python's."""
     undated = WARM_POLICY.replace("expires = 2099-01-01\n", "")
     env = {"SSLCUSTOMIZE_POLICY": str(write_policy(undated))}
     first_context_modules(env)  # a warm cache
     loaded = _first_context_modules(env)
     own = _first_context_modules({})
     added = {name for name in loaded - own if name.split(".")[0] != "sslcustomize"}
-    assert added <= FIRST_CONTEXT_STDLIB
+    assert added <= {"__future__"}
 
 
 def test_without_a_policy_the_first_context_loads_nothing_of_the_package() -> None:

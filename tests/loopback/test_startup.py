@@ -124,34 +124,6 @@ def test_first_context_loads_a_small_runtime(write_policy: WritePolicy) -> None:
     assert warm[1] == "[]"
 
 
-_COLLECTOR = """
-import gc, ssl
-{before}
-context = ssl.create_default_context()
-print(type(context).__name__, gc.isenabled())
-"""
-
-
-@pytest.mark.parametrize(
-    ("policy", "expected"),
-    [("version = 1\n", "PolicyContext True"), ("version = 'broken'\n", "PolicyContext True")],
-)
-def test_the_first_context_leaves_the_garbage_collector_on(
-    write_policy: WritePolicy, policy: str, expected: str
-) -> None:
-    """Loading the package pauses the collector; it is on again after, a broken policy too."""
-    env = {"SSLCUSTOMIZE_POLICY": str(write_policy(policy))}
-    result = run_python(_COLLECTOR.format(before=""), env=env)
-    assert result.stdout.strip() == expected
-
-
-def test_the_first_context_leaves_a_paused_collector_paused(write_policy: WritePolicy) -> None:
-    """Twin: a program that switched the collector off finds it off after its first context."""
-    env = {"SSLCUSTOMIZE_POLICY": str(write_policy("version = 1\n"))}
-    result = run_python(_COLLECTOR.format(before="gc.disable()"), env=env)
-    assert result.stdout.strip() == "PolicyContext False"
-
-
 def test_a_client_library_loads_its_hooks_when_imported(write_policy: WritePolicy) -> None:
     """Twin: importing urllib3 loads its hook module, which puts the policy's class in urllib3."""
     pytest.importorskip("urllib3")
@@ -221,12 +193,10 @@ def test_startup_never_raises_when_the_package_is_broken(
         "PYTHONPATH": str(shadow.parent),
     }
     code = (
-        "import gc, ssl\nfor _ in range(3): c = ssl.create_default_context()\n"
-        "print(c.verify_mode == 2, gc.isenabled())"
+        "import ssl\nfor _ in range(3): c = ssl.create_default_context()\nprint(c.verify_mode == 2)"
     )
     result = run_python(code, env=env)
-    # Python's own factory, as without sslcustomize; the collector on again after the failure.
-    assert result.stdout.strip() == "True True"
+    assert result.stdout.strip() == "True"  # Python's own factory, as without sslcustomize
     assert result.stderr.count("sslcustomize: cannot apply the policy") == 1
     assert "broken install" in result.stderr
 
