@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import sslcustomize
-from _fixtures import run_python
+from _fixtures import ManualClock, run_python
 from _reports import read_reading, read_records, read_spool
 from sslcustomize._diagnosis._spools import dropped_records
 from sslcustomize._report import _records as _report
@@ -43,11 +43,9 @@ def _record(host: str = "nas.example") -> Record:
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """The sinks' retry clock, moved by hand."""
-    now = [1000.0]
-    monkeypatch.setattr(_report, "_clock", lambda: now[0])
-    return now
+def clock() -> ManualClock:
+    """A clock a test moves by hand, given to each sink it makes (``sink.clock``)."""
+    return ManualClock()
 
 
 def _quiet_write(sink: _report.Sink, count: int = 1) -> None:
@@ -113,11 +111,12 @@ def test_regular_file_sinks_keep_every_reason_and_are_private(tmp_path: Path, ki
 
 
 def test_held_sqlite_lock_costs_one_bounded_try_and_nothing_is_lost(
-    tmp_path: Path, clock: list[float]
+    tmp_path: Path, clock: ManualClock
 ) -> None:
     """Another connection holds the database: one try of <= 50 ms, then buffered and retried."""
     path = tmp_path / "r.sqlite3"
     sink = SqliteSink(str(path))
+    sink.clock = clock
     sink.write(_record("before"))
     holder = sqlite3.connect(path)
     holder.execute("BEGIN EXCLUSIVE")
@@ -126,13 +125,13 @@ def test_held_sqlite_lock_costs_one_bounded_try_and_nothing_is_lost(
         assert sink.attempts == 2  # the first record, then one try for the four
         (timeout,) = sink._connection.execute("PRAGMA busy_timeout").fetchone()
         assert timeout <= MAX_WAIT * 1000
-        clock[0] += 0.5  # still within the pause after a failure: no try at all
+        clock.now += 0.5  # still within the pause after a failure: no try at all
         sink.write(_record())
         assert sink.attempts == 2
     finally:
         holder.rollback()
         holder.close()
-    clock[0] += 60
+    clock.now += 60
     sink.write(_record("after"))
     assert sink.attempts == 3
     sink.close()
@@ -141,10 +140,11 @@ def test_held_sqlite_lock_costs_one_bounded_try_and_nothing_is_lost(
     assert sink.dropped == 0
 
 
-def test_records_left_at_exit_are_spooled_and_shown(tmp_path: Path, clock: list[float]) -> None:
+def test_records_left_at_exit_are_spooled_and_shown(tmp_path: Path, clock: ManualClock) -> None:
     """A lock still held at exit: the records wait in the spool, read by report, none dropped."""
     path = tmp_path / "r.sqlite3"
     sink = SqliteSink(str(path))
+    sink.clock = clock
     sink.write(_record())
     holder = sqlite3.connect(path)
     holder.execute("BEGIN EXCLUSIVE")
@@ -167,12 +167,13 @@ def test_records_left_at_exit_are_spooled_and_shown(tmp_path: Path, clock: list[
 
 
 def test_buffer_is_bounded_and_overflow_counted(
-    tmp_path: Path, clock: list[float], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A sink that cannot write keeps at most BUFFER_LIMIT records and counts the rest."""
     monkeypatch.setattr(_report, "BUFFER_LIMIT", 5)
     (tmp_path / "file").write_text("x")
     sink = JsonlSink(str(tmp_path / "file" / "r.jsonl"))
+    sink.clock = clock
     _quiet_write(sink, 8)
     assert sink.dropped == 3
     assert len(sink._pending) == 5
@@ -280,22 +281,24 @@ def test_doctor_and_report_show_dropped_records(tmp_path: Path) -> None:
     assert json.loads(report.stdout)["dropped"] == 2
 
 
-def test_database_locked_before_the_first_record(tmp_path: Path, clock: list[float]) -> None:
+def test_database_locked_before_the_first_record(tmp_path: Path, clock: ManualClock) -> None:
     """Locked before the sink ever connected: one bounded try, then the record is kept."""
     path = tmp_path / "r.sqlite3"
     first = SqliteSink(str(path))
+    first.clock = clock
     first.write(_record("first"))
     first.close()
     holder = sqlite3.connect(path)
     holder.execute("BEGIN EXCLUSIVE")
     sink = SqliteSink(str(path))
+    sink.clock = clock
     try:
         _quiet_write(sink, 3)
         assert sink.attempts == 1
     finally:
         holder.rollback()
         holder.close()
-    clock[0] += 60
+    clock.now += 60
     sink.write(_record("after"))
     sink.close()
     assert [r["host"] for r in read_records(str(path))] == [
@@ -397,12 +400,13 @@ def test_records_survive_os_exit_and_sigterm_while_sqlite_is_locked(
     assert count == 5  # the spool went into the database
 
 
-def test_syslog_without_a_listener_spools_then_delivers(tmp_path: Path, clock: list[float]) -> None:
+def test_syslog_without_a_listener_spools_then_delivers(tmp_path: Path, clock: ManualClock) -> None:
     """Nothing on /dev/log: records are spooled with one warning, then sent once it listens."""
     import socket
 
     path = str(tmp_path / "log")
     sink = _report.SyslogSink(path)
+    sink.clock = clock
     with pytest.warns(sslcustomize.SSLCustomizeWarning, match="cannot write now"):  # noqa: PT031 - three writes, one warning
         for host in ("a", "b", "c"):
             sink.write(_record(host))
@@ -410,7 +414,7 @@ def test_syslog_without_a_listener_spools_then_delivers(tmp_path: Path, clock: l
     assert [r["host"] for r in read_jsonl_hosts(sink.spool_path)] == ["a", "b", "c"]
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
         listener.bind(path)
-        clock[0] += 60
+        clock.now += 60
         sink.write(_record("d"))
         sink.close()
         listener.settimeout(5)
@@ -427,11 +431,12 @@ def read_jsonl_hosts(path: str) -> list[dict[str, object]]:
 
 
 def test_spool_is_bounded_and_what_it_cannot_take_is_counted(
-    tmp_path: Path, clock: list[float], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A full spool takes no more: the rest waits in memory, then is counted as dropped."""
     monkeypatch.setattr(_report, "SPOOL_LIMIT", 1000)
     sink = _report.SyslogSink(str(tmp_path / "no-listener"))
+    sink.clock = clock
     _quiet_write(sink, 12)
     assert sink.spool_path is not None
     spooled = len(read_records(sink.spool_path))
@@ -442,7 +447,7 @@ def test_spool_is_bounded_and_what_it_cannot_take_is_counted(
 
 
 def test_a_long_spool_is_emptied_a_batch_per_record_each_record_once(
-    tmp_path: Path, clock: list[float], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A spool longer than DRAIN_BATCH: each record takes a batch; none lost, none twice."""
     import socket
@@ -450,6 +455,7 @@ def test_a_long_spool_is_emptied_a_batch_per_record_each_record_once(
     monkeypatch.setattr(_report, "DRAIN_BATCH", 3)
     path = str(tmp_path / "log")
     sink = _report.SyslogSink(path)
+    sink.clock = clock
     early = [f"early{i}" for i in range(10)]
     with pytest.warns(sslcustomize.SSLCustomizeWarning, match="cannot write now"):  # noqa: PT031 - ten writes, one warning
         for host in early:
@@ -459,7 +465,7 @@ def test_a_long_spool_is_emptied_a_batch_per_record_each_record_once(
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
         listener.bind(path)
         listener.setblocking(False)
-        clock[0] += 60
+        clock.now += 60
         for index in range(4):
             sink.write(_record(f"late{index}"))
             sink._retry_at = 0  # each record tries at once
@@ -539,7 +545,7 @@ def _hostile_chain_fields() -> dict[str, object]:
 
 @pytest.mark.parametrize("kind", ["syslog", "journal"])
 def test_a_huge_certificate_name_keeps_no_record_from_the_sink(
-    tmp_path: Path, clock: list[float], kind: str
+    tmp_path: Path, clock: ManualClock, kind: str
 ) -> None:
     """A server's 45 KB subject (270 KB as JSON): sent cut; the records after it reach the sink."""
     import socket

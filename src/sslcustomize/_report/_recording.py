@@ -24,6 +24,7 @@ from sslcustomize._report._records import (
     program,
     warn_safely,
 )
+from sslcustomize._support._clock import SYSTEM_CLOCK, Clock
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._x509._der import DERError, parse_certificate
 from sslcustomize.exceptions import LegacyContextWarning, UnverifiedConnectionWarning
@@ -114,9 +115,10 @@ def is_quiet(policy: Policy) -> bool:
 class Recorder:
     """The warnings and records of one policy."""
 
-    def __init__(self, policy: Policy) -> None:
-        """Record under ``policy``'s ``[report]`` settings; nothing is opened yet."""
+    def __init__(self, policy: Policy, *, clock: Clock = SYSTEM_CLOCK) -> None:
+        """Record under ``policy``'s ``[report]`` settings, at ``clock``'s time; open nothing."""
         self._policy = policy
+        self._clock = clock
         self._lock = fork_safe_lock()
         self._sink: Sink | None = None
         self._warned: set[tuple[str | None, str]] = set()
@@ -148,6 +150,7 @@ class Recorder:
                     report.report_path.value,
                     group=report.report_group.value,
                     quiet=self._quiet,
+                    clock=self._clock,
                 )
                 atexit.register(self._sink.close)
             return self._sink
@@ -230,7 +233,9 @@ class Recorder:
 
     def _write(self, **fields: Any) -> None:
         """Write a record of this process, now, with ``fields``."""
-        record = Record(time=now(), pid=os.getpid(), program=program(), machine=machine(), **fields)
+        record = Record(
+            time=now(self._clock), pid=os.getpid(), program=program(), machine=machine(), **fields
+        )
         self._open().write(record)
 
     def close(self) -> None:

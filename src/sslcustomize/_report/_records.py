@@ -44,6 +44,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from sslcustomize._support._clock import SYSTEM_CLOCK, Clock
 from sslcustomize._support._frozen import dataclass, field
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize.exceptions import SSLCustomizeError, SSLCustomizeWarning
@@ -173,9 +174,9 @@ def machine() -> str:
     return socket.gethostname()
 
 
-def now() -> str:
-    """Return the current UTC time in ISO 8601 with seconds."""
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+def now(clock: Clock = SYSTEM_CLOCK) -> str:
+    """Return ``clock``'s current UTC time in ISO 8601 with seconds."""
+    return dt.datetime.fromtimestamp(clock.time(), dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def program() -> str:
@@ -203,7 +204,6 @@ class SinkRefused(SSLCustomizeError):  # noqa: N818 - an outcome, not a programm
     """The sink's path is not something records may be written to (never retried)."""
 
 
-_clock = time.monotonic  # tests move time forward
 _sinks: weakref.WeakSet[Sink] = weakref.WeakSet()
 # Database connections inherited by a forked child: kept referenced, never closed there
 # (closing would checkpoint or unlock on behalf of the parent; see SQLite's "how to corrupt").
@@ -234,6 +234,9 @@ class Sink:
     #: Say nothing on stderr (``[report] quiet``): what is dropped is still counted in the
     #: dropped-records log that root's ``report`` and ``doctor`` read.
     quiet = False
+    #: When to retry after a failure: the runtime's clock (``open_sink(clock=...)``). Bounded
+    #: waits on a lock or a socket stay on real time: they wait on the real thing.
+    clock: Clock = SYSTEM_CLOCK
 
     def __init__(self) -> None:
         """Start working; nothing is opened until the first record."""
@@ -264,7 +267,7 @@ class Sink:
             return  # another thread is writing; it or the next record takes this one
         try:
             self._trim()
-            if _clock() >= self._retry_at:
+            if self.clock.monotonic() >= self._retry_at:
                 self._flush(MAX_WAIT)
             elif self._pending:
                 self._spool_pending()  # within the pause after a failure: straight to the spool
@@ -309,7 +312,7 @@ class Sink:
             return
         low, high = RETRY_PAUSE
         self._pause = min(high, self._pause * 2) if self._pause else low
-        self._retry_at = _clock() + self._pause
+        self._retry_at = self.clock.monotonic() + self._pause
         if self._spool_pending():
             self._warn(
                 f"cannot write now ({error!r}); records are kept in {self.spool_path} "
@@ -1092,7 +1095,12 @@ _FACTORIES: dict[str, Callable[[str, str | None], Sink]] = {
 
 
 def open_sink(
-    name: str, path: str | None, *, group: str | None = None, quiet: bool = False
+    name: str,
+    path: str | None,
+    *,
+    group: str | None = None,
+    quiet: bool = False,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> Sink:
     """Return the sink called ``name``, writing to ``path`` or its default place.
 
@@ -1102,9 +1110,11 @@ def open_sink(
         group: For a log shared by several users: create its files 0660 (and its directory
             2770) owned by this group (``[report] group``).
         quiet: Say nothing on stderr (``[report] quiet``); drops are still counted.
+        clock: The runtime's clock, read for when to retry after a failure.
     """
     if path is None and name in ("sqlite", "jsonl"):
         path = _default_for_writing(name)
     sink = _FACTORIES[name](path or default_path(name), group)
     sink.quiet = quiet
+    sink.clock = clock
     return sink

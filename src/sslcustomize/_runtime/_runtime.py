@@ -96,7 +96,7 @@ class Runtime:
 
             with self._lock:
                 if self._recorder is None:
-                    self._recorder = Recorder(self.policy)
+                    self._recorder = Recorder(self.policy, clock=self.clock)
                 recorder = self._recorder
         return recorder
 
