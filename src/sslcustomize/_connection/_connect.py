@@ -19,7 +19,7 @@ from sslcustomize._connection._rejection import NO_NAME, native_rejection, rejec
 from sslcustomize._connection._target import starttls_protocol
 from sslcustomize._decision._decide import Decision
 from sslcustomize._decision._engine import EngineSpec, Settings, UncarriedSettingError, settings_of
-from sslcustomize._decision._plan import Plan, make_plan
+from sslcustomize._decision._plan import Plan
 from sslcustomize._decision._recipe import ANCHOR_STEPS
 from sslcustomize._runtime._runtime import Runtime, SessionEntry
 from sslcustomize._support._frozen import replace
@@ -235,7 +235,7 @@ class _Call:
     def _plan(self, settings: Settings) -> Plan:
         host, port, decision = self.host, self.port, self.decision
         leaves = self.runtime.leaves(decision.exception)
-        plan = make_plan(decision, settings, name=self.name, host=host, port=port, leaves=leaves)
+        plan = self.runtime.plan(decision, settings, self.name, host, port, leaves)
         if host is None and not plan.opt_out and "check_hostname" in plan.weakened:
             raise _refusal(decision, NO_NAME, (), host, port)
         return plan
