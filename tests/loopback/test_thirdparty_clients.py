@@ -198,9 +198,9 @@ def test_requests_import_time_context_trusts_the_policy(
     enforce: Callable[[str], None],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """requests 2.32.0-2.32.3's context made at import (certifi's) gives way to the policy's."""
+    """requests 2.32.0-2.32.4's context made at import (certifi's) gives way to the policy's."""
     enforce("")
-    # What requests 2.32.0-2.32.3 do: one context made at import with certifi's bundle,
+    # What requests 2.32.0-2.32.4 do: one context made at import with certifi's bundle,
     # handed to every pool for verify=True.
     preloaded = urllib3.util.ssl_.create_urllib3_context()
     preloaded.load_verify_locations(requests.utils.DEFAULT_CA_BUNDLE_PATH)

@@ -11,7 +11,7 @@ these clients, or ignores them under a lock on ``trust``. Any other ``verify=PAT
 ``verify=False`` are left as requests sets them: a path the code chose replaces the anchors,
 ``False`` is a code opt-out that the policy obeys or refuses.
 
-requests 2.32.0 to 2.32.3 make one context at import (``_preloaded_ssl_context``, certifi's
+requests 2.32.0 to 2.32.4 make one context at import (``_preloaded_ssl_context``, certifi's
 bundle loaded into it) and hand it to every pool for ``verify=True``. Under the hook that
 context is a policy context whose anchors are certifi's, not the policy's: a pool given it
 gets, in its place, one context per runtime made the same way with the policy's anchors,
@@ -109,7 +109,7 @@ def _cert_verify(
         context = kwargs.get("ssl_context")
         preloaded = getattr(adapters, "_preloaded_ssl_context", None)
         if context is not None and context is preloaded and isinstance(context, PolicyContext):
-            # requests 2.32.0-2.32.3: its import-time context trusts certifi's bundle.
+            # requests 2.32.0-2.32.4: its import-time context trusts certifi's bundle.
             kwargs["ssl_context"] = _policy_preloaded(adapters, name)
             return
         if (
