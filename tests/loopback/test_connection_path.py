@@ -362,6 +362,80 @@ def test_threads_sharing_contexts_never_accept_a_mitm(world: World) -> None:
     assert all(data in (b"",) for data in evil.received)
 
 
+def test_fresh_contexts_of_the_policy_connect_on_one_warm_engine(world: World) -> None:
+    """Contexts made per connection share the runtime's engine; a MITM is refused on it."""
+    good_port, _, _ = world.server(world.ca, "localhost")
+    evil_port, evil, _ = world.server(world.attacker_ca, "localhost")
+    other_port, other, _ = world.server(world.ca, "other.test")
+    policy = world.policy(f"""
+        version = 1
+        trust = ["{world.ca_file}"]
+        """)
+    code = """
+    good, evil, other = (int(port) for port in args)
+    engines = []
+    def fresh(port):
+        ctx = ssl.create_default_context()
+        with socket.create_connection(("127.0.0.1", port)) as raw:
+            with ctx.wrap_socket(raw, server_hostname="localhost") as tls:
+                engine = tls._sslobj._raw.context
+                engines.append(engine)
+                print("caller's context" if tls.context is ctx else "not the caller's")
+                print("own" if engine is ctx else "engine")
+                tls.sendall(b"x\\n"); tls.recv(3)
+    print(outcome(lambda: fresh(good)))
+    print(outcome(lambda: fresh(good)))
+    print("one engine" if engines[0] is engines[1] else "two engines")
+    print(outcome(lambda: fresh(evil)))
+    print(outcome(lambda: fresh(other)))
+    """
+    lines = client(code, policy, good_port, evil_port, other_port)
+    assert lines[:7] == [
+        "caller's context",
+        "engine",
+        "OK",
+        "caller's context",
+        "engine",
+        "OK",
+        "one engine",
+    ]
+    assert lines[7].startswith("REJECTED")
+    assert "unknown_issuer" in lines[7]
+    assert lines[8].startswith("REJECTED")
+    assert "hostname_mismatch" in lines[8]
+    assert evil.received == []
+    assert other.received == []
+
+
+def test_a_context_with_its_own_anchors_keeps_its_own_context(world: World) -> None:
+    """A context that loaded its own CA connects on itself: the engine never lends it trust."""
+    good_port, _, _ = world.server(world.ca, "localhost")
+    evil_port, evil, _ = world.server(world.attacker_ca, "localhost")
+    policy = world.policy(f"""
+        version = 1
+        trust = ["{world.ca_file}"]
+        allow_code_opt_out = true
+        """)
+    code = """
+    good, evil, attacker_ca = int(args[0]), int(args[1]), args[2]
+    def connect(port, cafile=None):
+        ctx = ssl.create_default_context(cafile=cafile)
+        with socket.create_connection(("127.0.0.1", port)) as raw:
+            with ctx.wrap_socket(raw, server_hostname="localhost") as tls:
+                print("own" if tls._sslobj._raw.context is ctx else "engine")
+                tls.sendall(b"x\\n"); tls.recv(3)
+    print(outcome(lambda: connect(good)))
+    print(outcome(lambda: connect(evil, attacker_ca)))
+    print(outcome(lambda: connect(evil)))
+    """
+    lines = client(code, policy, good_port, evil_port, world.attacker_ca_file)
+    # The code's own cafile replaces the anchors, as in Python: it reaches the server it trusts.
+    assert lines[:4] == ["engine", "OK", "own", "OK"]
+    assert lines[4].startswith("REJECTED")
+    assert "unknown_issuer" in lines[4]
+    assert evil.received == [b"x\n"]
+
+
 # --- 4. The caller's own CA and flags count off the native path -------------------------------
 
 

@@ -192,6 +192,46 @@ def test_pinned_self_signed_host(
     assert reasons(CLIENTS[client], url)[0] == "pin_mismatch"
 
 
+def test_requests_import_time_context_trusts_the_policy(
+    pki: _pki.TestPKI,
+    https_server: StartServer,
+    enforce: Callable[[str], None],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """requests 2.32.0-2.32.4's context made at import (certifi's) gives way to the policy's."""
+    enforce("")
+    # What requests 2.32.0-2.32.4 do: one context made at import with certifi's bundle,
+    # handed to every pool for verify=True.
+    preloaded = urllib3.util.ssl_.create_urllib3_context()
+    preloaded.load_verify_locations(requests.utils.DEFAULT_CA_BUNDLE_PATH)
+    monkeypatch.setattr(requests.adapters, "_preloaded_ssl_context", preloaded, raising=False)
+    original = requests.adapters._urllib3_request_context
+
+    def as_in_2_32(*args: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        host, pool = original(*args)
+        if args[1] is True and args[2] is None:
+            pool["ssl_context"] = preloaded
+        return host, pool
+
+    monkeypatch.setattr(requests.adapters, "_urllib3_request_context", as_in_2_32)
+    contexts = []
+    for _ in range(2):
+        url = https_server(pki["good"], "localhost").url()
+        with requests.Session() as session:
+            # The test root is in no certifi bundle: only the policy's anchors accept it.
+            assert session.get(url, timeout=10).text == "ok"
+            request = requests.Request("GET", url).prepare()
+            adapter = session.get_adapter(url)
+            assert isinstance(adapter, requests.adapters.HTTPAdapter)
+            pool = adapter.get_connection_with_tls_context(request, True)
+            contexts.append(pool.conn_kw["ssl_context"])
+    assert contexts[0] is contexts[1]  # shared by requests' pools, as requests shares its own
+    assert contexts[0] is not preloaded
+    for case in ("self_signed", "wrong_host", "expired"):
+        url = https_server(pki[case], "localhost").url()
+        assert reasons(_requests, url) == (pki[case].reason,), case
+
+
 def _records(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []

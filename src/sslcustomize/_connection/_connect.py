@@ -19,7 +19,8 @@ from sslcustomize._connection._rejection import NO_NAME, native_rejection, rejec
 from sslcustomize._connection._target import starttls_protocol
 from sslcustomize._decision._decide import Decision
 from sslcustomize._decision._engine import EngineSpec, Settings, UncarriedSettingError, settings_of
-from sslcustomize._decision._plan import Plan, make_plan
+from sslcustomize._decision._plan import Plan
+from sslcustomize._decision._recipe import ANCHOR_STEPS
 from sslcustomize._runtime._runtime import Runtime, SessionEntry
 from sslcustomize._support._frozen import replace
 from sslcustomize._verdict._verify import Verdict
@@ -234,7 +235,7 @@ class _Call:
     def _plan(self, settings: Settings) -> Plan:
         host, port, decision = self.host, self.port, self.decision
         leaves = self.runtime.leaves(decision.exception)
-        plan = make_plan(decision, settings, name=self.name, host=host, port=port, leaves=leaves)
+        plan = self.runtime.plan(decision, settings, self.name, host, port, leaves)
         if host is None and not plan.opt_out and "check_hostname" in plan.weakened:
             raise _refusal(decision, NO_NAME, (), host, port)
         return plan
@@ -266,6 +267,17 @@ class _Call:
             return own
         except Exception as error:
             raise _refusal(self.decision, unjudgeable(error), (), host, port) from error
+
+    def warm_engine(self, settings: Settings, spec: EngineSpec) -> ssl.SSLContext | None:
+        """Return the runtime's engine for ``settings`` and ``spec``, or ``None`` if none is had.
+
+        ``None`` leaves the connection on the caller's own context, judged after the
+        handshake: what a native connection does without an engine.
+        """
+        try:
+            return self.runtime.engine(settings, spec)
+        except Exception:  # noqa: BLE001 - the caller's own context verifies as well
+            return None
 
     def make(
         self, context: ssl.SSLContext, settings: Settings, plan: Plan, engine: ssl.SSLContext
@@ -329,4 +341,29 @@ def connect(
         engine = call.engine(settings, plan.engine, own=None if plan.weakened else context)
         if engine is context:
             plan = replace(plan, judge=True)
+    elif _warm_engine_fits(context, state, settings, plan):
+        warm = call.warm_engine(settings, plan.verify)
+        if warm is not None:
+            engine, plan = warm, replace(plan, engine=plan.verify, judge=False)
     return call.make(context, settings, plan, engine)
+
+
+def _warm_engine_fits(
+    context: ssl.SSLContext, state: ContextState, settings: Settings, plan: Plan
+) -> bool:
+    """Tell whether a native connection may run on the runtime's engine for its settings.
+
+    A library that makes a context per connection (urllib3, so requests) hands each
+    handshake a cold certificate store, and the chain is then judged a second time offline.
+    An engine built from the same settings, kept by the runtime, verifies the same chains in
+    the handshake with a warm store, and, being private and built from the one reading of
+    the settings, needs no second judgement (as for a client certificate's engine). Only
+    for a context that trusts the policy's anchors alone: settings that differ in those
+    anchors (a test's CA per context) would each build an engine of their own.
+    """
+    if not plan.judge or plan.opt_out or state.library_matches_names:
+        return False
+    if getattr(context, "_msg_callback", None) is not None:
+        return False  # a debugging callback of the caller's own context: it must see the handshake
+    policy_steps = state.policy_steps
+    return all(step in policy_steps for step in settings.recipe if step[0] in ANCHOR_STEPS)

@@ -10,11 +10,19 @@ have loaded certifi's. A ``verify`` path that came from ``REQUESTS_CA_BUNDLE``/`
 these clients, or ignores them under a lock on ``trust``. Any other ``verify=PATH`` and
 ``verify=False`` are left as requests sets them: a path the code chose replaces the anchors,
 ``False`` is a code opt-out that the policy obeys or refuses.
+
+requests 2.32.0 to 2.32.4 make one context at import (``_preloaded_ssl_context``, certifi's
+bundle loaded into it) and hand it to every pool for ``verify=True``. Under the hook that
+context is a policy context whose anchors are certifi's, not the policy's: a pool given it
+gets, in its place, one context per runtime made the same way with the policy's anchors,
+shared by requests' pools as requests shares its own (no context per pool, and the
+runtime's warm engine serves its connections).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import ssl
 import types
 import weakref
@@ -64,7 +72,30 @@ def _from_environment(name: str, verify: Any) -> bool:
     return True
 
 
-def _cert_verify(name: str, original: Callable[..., None]) -> Callable[..., None]:
+def _policy_preloaded(adapters: types.ModuleType, name: str) -> ssl.SSLContext:
+    """Return requests' preloaded context as it is under the policy: the policy's anchors.
+
+    Made as requests makes its own (``create_urllib3_context()``, so a policy context named
+    for ``name``), once per runtime and trust generation, and shared by requests' pools as
+    requests shares the one it made at import.
+    """
+    runtime = current_runtime()
+
+    def build() -> ssl.SSLContext:
+        factory = getattr(adapters, "create_urllib3_context", None)
+        if factory is None:  # the urllib3 requests drives: pip's own for pip's requests
+            urllib3 = name.removesuffix("requests") + "urllib3"
+            factory = importlib.import_module(urllib3 + ".util.ssl_").create_urllib3_context
+        context: ssl.SSLContext = factory()
+        load_anchors(context, runtime.base_decision(name))
+        return context
+
+    return runtime.shared(("requests preloaded", name), build)
+
+
+def _cert_verify(
+    name: str, original: Callable[..., None], adapters: types.ModuleType
+) -> Callable[..., None]:
     @functools.wraps(original)
     def cert_verify(self: Any, conn: Any, url: str, verify: Any, cert: Any) -> None:
         original(self, conn, url, verify, cert)
@@ -74,7 +105,13 @@ def _cert_verify(name: str, original: Callable[..., None]) -> Callable[..., None
             return
         conn.ca_certs = None
         conn.ca_cert_dir = None
-        context = getattr(conn, "conn_kw", {}).get("ssl_context")
+        kwargs = getattr(conn, "conn_kw", {})
+        context = kwargs.get("ssl_context")
+        preloaded = getattr(adapters, "_preloaded_ssl_context", None)
+        if context is not None and context is preloaded and isinstance(context, PolicyContext):
+            # requests 2.32.0-2.32.4: its import-time context trusts certifi's bundle.
+            kwargs["ssl_context"] = _policy_preloaded(adapters, name)
+            return
         if (
             isinstance(context, ssl.SSLContext)
             and not isinstance(context, PolicyContext)
@@ -91,7 +128,7 @@ def _patch(patcher: Patcher, root: str) -> Callable[[types.ModuleType], None]:
         adapter = getattr(adapters, "HTTPAdapter", None)
         original = getattr(adapter, "cert_verify", None)
         if adapter is not None and original is not None:
-            patcher.replace(adapter, "cert_verify", _cert_verify(root, original))
+            patcher.replace(adapter, "cert_verify", _cert_verify(root, original, adapters))
 
     return patch
 

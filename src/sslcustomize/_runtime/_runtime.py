@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     from sslcustomize._decision._engine import EngineSpec, Settings
+    from sslcustomize._decision._plan import Plan
     from sslcustomize._policy._model import TrustSource
     from sslcustomize._report._recording import Recorder
     from sslcustomize._verdict._verify import Verdict
@@ -84,6 +85,7 @@ class Runtime:
         self._shared: dict[Hashable, Any] = {}
         self._memos: OrderedDict[Hashable, Any] = OrderedDict()
         self._engines = lru_cache(maxsize=64)(self._engine)
+        self._plans = lru_cache(maxsize=256)(self._plan)
         self._verifiers = lru_cache(maxsize=64)(self._verifier)
         self._verdict = lru_cache(maxsize=256)(self._judge)
 
@@ -135,7 +137,39 @@ class Runtime:
             if entry.state == "ignored":
                 self.recorder.record_ignored_variable(entry, decision=decision, name=name)
 
-    # --- engines and verdicts ----------------------------------------------------------------
+    # --- plans, engines and verdicts ---------------------------------------------------------
+
+    def plan(  # noqa: PLR0917 - the inputs of make_plan, each part of the key
+        self,
+        decision: Decision,
+        settings: Settings,
+        name: str,
+        host: str | None,
+        port: int | None,
+        leaves: tuple[bytes, ...],
+    ) -> Plan:
+        """Return the plan of a connection: the same plan for the same inputs (kept).
+
+        ``make_plan`` is a pure function of these values, so a connection whose context reads
+        the same settings as an earlier one (a library's context per connection, made the same
+        way each time) reuses its plan. A changed setting is another key: nothing is reused
+        across a change, and nothing here goes stale (the decision carries the day's
+        exceptions, the leaves what was learnt).
+        """
+        return self._plans(decision, settings, name, host, port, leaves)
+
+    def _plan(  # noqa: PLR0917 - an lru_cache key: positional by design
+        self,
+        decision: Decision,
+        settings: Settings,
+        name: str,
+        host: str | None,
+        port: int | None,
+        leaves: tuple[bytes, ...],
+    ) -> Plan:
+        from sslcustomize._decision._plan import make_plan  # noqa: PLC0415 - 1st connection
+
+        return make_plan(decision, settings, name=name, host=host, port=port, leaves=leaves)
 
     def generation(self) -> int:
         """Number the state of the trust sources: what is built lives as long as it lasts.

@@ -59,6 +59,24 @@ def test_an_exception_applies_to_its_host_only(runtime: Runtime) -> None:
     assert other.rule == "default"
 
 
+def test_a_plan_is_reused_for_the_same_settings_only(runtime: Runtime) -> None:
+    """The same settings get the same plan; a weakened context gets a plan of its own."""
+    context = ORIGINAL_CREATE_DEFAULT_CONTEXT()
+    decision = runtime.decision("urllib3", "www.example", 443)
+    settings = settings_of(context, ())
+    plan = runtime.plan(decision, settings, "urllib3", "www.example", 443, ())
+    again = runtime.plan(decision, settings_of(context, ()), "urllib3", "www.example", 443, ())
+    assert again is plan
+    assert plan.weakened == ()
+    context.check_hostname = False  # sslcustomize: allow(the weakening under test)
+    weakened = runtime.plan(decision, settings_of(context, ()), "urllib3", "www.example", 443, ())
+    assert weakened is not plan
+    assert weakened.weakened == ("check_hostname",)
+    assert weakened.judge
+    other_host = runtime.plan(decision, settings, "urllib3", "other.example", 443, ())
+    assert other_host.host == "other.example"
+
+
 def test_verdicts_accept_the_trusted_chain_and_name_every_reason(
     runtime: Runtime, pki: _pki.TestPKI, pki_root: Path
 ) -> None:
