@@ -496,7 +496,7 @@ def _rows(copy: str, source: str, reading: Reading) -> None:
                     continue
                 try:
                     entry = json.loads(text)
-                except ValueError:
+                except (ValueError, RecursionError):  # nesting past the decoder's depth
                     reading.skip(source, "database row is not JSON")
                     continue
                 reading.add(entry, source)
