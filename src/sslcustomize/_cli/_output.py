@@ -43,8 +43,8 @@ def print_json(document: dict[str, Any]) -> None:
     sys.stdout.write("".join(pieces))
 
 
-#: How many pieces of JSON text :func:`print_json` joins per write.
-_PIECES = 4096
+#: How many pieces of JSON text :func:`print_json` joins per write (a list of texts is one).
+_PIECES = 1024
 _INDENT = "  "
 
 
