@@ -13,9 +13,10 @@ Per size, alternating in fresh processes (``--rounds`` times each):
 * the floor: read every file, ``json.loads`` each line, count by host (ten lines);
 * ``sslcustomize report --path DIR --json`` (its output to ``/dev/null``).
 
-Time is wall-clock; memory is the child's peak RSS (``os.wait4``'s ``ru_maxrss``). The ratio
-is the median over rounds of report / floor, each pair measured back to back. Prints
-figures; always exits 0.
+Time is wall-clock, and CPU time (the child's user + system time, less moved by other work on
+a shared machine); memory is the child's peak RSS (``os.wait4``'s ``ru_maxrss``). The ratios
+are medians over rounds of report / floor, each pair measured back to back. Prints figures;
+always exits 0.
 """
 
 from __future__ import annotations
@@ -114,8 +115,8 @@ def make_fleet(directory: Path, total: int) -> Path:
     return fleet
 
 
-def _run(argv: list[str]) -> tuple[float, float]:
-    """Run ``argv``; return its wall-clock seconds and peak RSS in MB."""
+def _run(argv: list[str]) -> tuple[float, float, float]:
+    """Run ``argv``; return its wall-clock seconds, its CPU seconds and peak RSS in MB."""
     start = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
@@ -123,7 +124,7 @@ def _run(argv: list[str]) -> tuple[float, float]:
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise SystemExit(f"{argv[:4]} exited {process.returncode}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def measure(fleet: Path, rounds: int) -> dict[str, float]:
@@ -134,12 +135,14 @@ def measure(fleet: Path, rounds: int) -> dict[str, float]:
     for _ in range(rounds):
         floors.append(_run(floor))
         reports.append(_run(report))
+    pairs = list(zip(floors, reports, strict=True))
     return {
-        "floor_s": statistics.median(t for t, _ in floors),
-        "floor_mb": max(m for _, m in floors),
-        "report_s": statistics.median(t for t, _ in reports),
-        "report_mb": max(m for _, m in reports),
-        "ratio": statistics.median(r[0] / f[0] for f, r in zip(floors, reports, strict=True)),
+        "floor_s": statistics.median(t for t, _, _ in floors),
+        "floor_mb": max(m for _, _, m in floors),
+        "report_s": statistics.median(t for t, _, _ in reports),
+        "report_mb": max(m for _, _, m in reports),
+        "ratio": statistics.median(r[0] / f[0] for f, r in pairs),
+        "cpu_ratio": statistics.median(r[1] / f[1] for f, r in pairs),
     }
 
 
@@ -152,14 +155,15 @@ def main() -> int:
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     print(f"{'records':>9} {'MB of files':>11} {'floor':>8} {'report':>8} {'ratio':>6} "
-          f"{'floor RSS':>10} {'report RSS':>11}")  # fmt: skip
+          f"{'CPU ratio':>9} {'floor RSS':>10} {'report RSS':>11}")  # fmt: skip
     for size in (int(s) for s in args.sizes.split(",")):
         fleet = make_fleet(args.dir, size)
         megabytes = sum(p.stat().st_size for p in fleet.rglob("*.jsonl")) / 1e6
         result = measure(fleet, args.rounds)
         print(
             f"{size:>9} {megabytes:>11.0f} {result['floor_s']:>7.2f}s {result['report_s']:>7.2f}s "
-            f"{result['ratio']:>5.2f}x {result['floor_mb']:>8.0f}MB {result['report_mb']:>9.0f}MB",
+            f"{result['ratio']:>5.2f}x {result['cpu_ratio']:>8.2f}x {result['floor_mb']:>8.0f}MB "
+            f"{result['report_mb']:>9.0f}MB",
             flush=True,
         )
     return 0

@@ -220,6 +220,10 @@ def _fleet(directory: Path, outside: Path) -> dict[str, list[str]]:
     with (directory / "web2.jsonl").open("w", encoding="utf-8") as file:
         file.write('{"x": "' + "a" * (50 << 20) + '"}\n')  # a 50 MB line
         file.write(_line(host="after-the-long-line.example"))
+    # JSON nested past the decoder's depth (json raises RecursionError, not ValueError).
+    (directory / "deep.jsonl").write_text(
+        "[" * 100_000 + "\n" + _line(host="after-the-deep-line.example"), encoding="utf-8"
+    )
     os.mkfifo(directory / "fifo.jsonl")
     (directory / "dangling.jsonl").symlink_to(directory / "nowhere")
     (directory / "passwd.jsonl").symlink_to("/etc/passwd")
@@ -230,6 +234,7 @@ def _fleet(directory: Path, outside: Path) -> dict[str, list[str]]:
     with sqlite3.connect(directory / "db1.sqlite3") as connection:
         connection.execute("CREATE TABLE records (id INTEGER PRIMARY KEY, record TEXT)")
         connection.execute("INSERT INTO records (record) VALUES (?)", (_line(host="db.example"),))
+        connection.execute("INSERT INTO records (record) VALUES (?)", ("[" * 100_000,))
     connection.close()
     return {
         "web1/r.jsonl": [
@@ -239,6 +244,8 @@ def _fleet(directory: Path, outside: Path) -> dict[str, list[str]]:
             "line is not JSON (a torn write?)",
         ],
         "web2.jsonl": [f"line longer than {256 << 10} bytes"],
+        "deep.jsonl": ["line is not JSON (a torn write?)"],
+        "db1.sqlite3": ["database row is not JSON"],
         "fifo.jsonl": ["not a regular file (a FIFO)"],
         "dangling.jsonl": ["a symbolic link (not followed)"],
         "passwd.jsonl": ["a symbolic link (not followed)"],
@@ -258,8 +265,8 @@ def test_bad_records_and_files_never_hide_the_fleet(tmp_path: Path) -> None:
     document = json.loads(done.stdout)
     hosts = sorted(entry["host"] for entry in document["hosts"])
     assert hosts == [
-        "after-the-long-line.example", "db.example", "good1.example", "good2.example",
-        "number-uid.example",
+        "after-the-deep-line.example", "after-the-long-line.example", "db.example",
+        "good1.example", "good2.example", "number-uid.example",
     ]  # fmt: skip
     skipped = {
         (str(Path(item["source"]).relative_to(fleet)), item["reason"]): item["count"]

@@ -211,8 +211,11 @@ def _time(value: str) -> bool:
     """Tell whether ``value`` is an ISO 8601 time :func:`parse_time` reads."""
     if len(value) == _SINK_TIME and value.endswith("+00:00"):
         # As the sinks write it (the common case, a third of the cost of parse_time).
-        with contextlib.suppress(ValueError):
+        try:
             dt.datetime.fromisoformat(value)
+        except ValueError:
+            pass  # parse_time decides
+        else:
             return True
     try:
         parse_time(value)
@@ -221,7 +224,7 @@ def _time(value: str) -> bool:
     return True
 
 
-def validate(entry: object) -> tuple[dict[str, Any] | None, str]:  # noqa: PLR0911, PLR0912 - one check per field
+def validate(entry: object) -> tuple[dict[str, Any] | None, str]:
     """Return a record's known fields checked one by one, or ``None`` and why it is refused.
 
     Types and ranges: ``time`` an ISO 8601 text, ``verdict`` a known verdict, ``port`` an
@@ -230,68 +233,110 @@ def validate(entry: object) -> tuple[dict[str, Any] | None, str]:  # noqa: PLR09
     ``host`` is any bounded string here: one that is not a host name is kept, shown escaped and
     flagged (see :func:`is_host_name`). Fields not known are dropped.
 
-    It runs once per record of a fleet: each check is written out (``type(x) is str`` rather
-    than a helper's call), which makes it a fraction of the JSON decoding's cost.
+    It runs once per record of a fleet: each check is written out (``x.__class__ is str``
+    rather than a helper's call per field), one group of fields per function, which makes it
+    a fraction of the JSON decoding's cost. The first field that is wrong is named.
     """
     if not isinstance(entry, dict):
         return None, "not a JSON object"
+    record: dict[str, Any] = {}
+    why = (
+        _check_core(entry, record) or _check_reasons(entry, record)
+        or _check_numbers(entry, record)
+        or _check_texts(entry, record) or _check_lists(entry, record)
+        or _check_choices(entry, record)
+    )  # fmt: skip
+    if why:
+        return None, why
+    return record, ""
+
+
+_LARGEST = 2**32
+
+
+def _check_core(entry: dict[str, Any], record: dict[str, Any]) -> str:
+    """Check and keep ``time``, ``verdict``, ``host`` and ``port``; "" if they are good."""
     get = entry.get
     time = get("time")
     if time.__class__ is not str or len(time) > MAX_TEXT:
-        return None, "time is not a text"
+        return "time is not a text"
     if not _time(time):
-        return None, "time is not an ISO 8601 date"
+        return "time is not an ISO 8601 date"
     verdict = get("verdict")
     if verdict.__class__ is not str or verdict not in _VERDICTS:
-        return None, "verdict is not a known verdict"
+        return "verdict is not a known verdict"
     host = get("host")
     if host is not None and (host.__class__ is not str or len(host) > MAX_TEXT):
-        return None, "host is not a text (or too long)"
+        return "host is not a text (or too long)"
     port = get("port")
     if port is not None and (port.__class__ is not int or not 1 <= port <= 65535):
-        return None, "port is not an integer 1-65535"
-    reasons = get("reasons", [])
+        return "port is not an integer 1-65535"
+    record["time"] = time
+    record["verdict"] = verdict
+    record["host"] = host
+    record["port"] = port
+    return ""
+
+
+def _check_reasons(entry: dict[str, Any], record: dict[str, Any]) -> str:
+    """Check and keep ``reasons``: a short list of known reason codes, each kept once."""
+    reasons = entry.get("reasons", [])
     if reasons.__class__ is not list or len(reasons) > MAX_ITEMS:
-        return None, "reasons is not a list"
+        return "reasons is not a list"
     for reason in reasons:
         if reason.__class__ is not str or reason not in KNOWN_REASONS:
-            return None, "reasons holds an unknown reason"
-    record: dict[str, Any] = {
-        "time": time,
-        "verdict": verdict,
-        "host": host,
-        "port": port,
-        "reasons": list(dict.fromkeys(reasons)) if len(reasons) > 1 else reasons,
-    }
+            return "reasons holds an unknown reason"
+    record["reasons"] = list(dict.fromkeys(reasons)) if len(reasons) > 1 else reasons
+    return ""
+
+
+def _check_numbers(entry: dict[str, Any], record: dict[str, Any]) -> str:
+    """Check and keep ``pid``, ``uid`` and ``version``: each absent or an integer 0-2**32."""
     for name in ("pid", "uid", "version"):
-        value = get(name)
+        value = entry.get(name)
         if value is not None:
-            if value.__class__ is not int or not 0 <= value <= 2**32:
-                return None, f"{name} is not a non-negative integer"
+            if value.__class__ is not int or not 0 <= value <= _LARGEST:
+                return f"{name} is not a non-negative integer"
             record[name] = value
+    return ""
+
+
+def _check_texts(entry: dict[str, Any], record: dict[str, Any]) -> str:
+    """Check and keep the other texts: each absent or at most :data:`MAX_TEXT` characters."""
+    get = entry.get
     for name in _TEXT_FIELDS:
         value = get(name)
         if value is not None:
             if value.__class__ is not str or len(value) > MAX_TEXT:
-                return None, f"{name} is not a text (or too long)"
+                return f"{name} is not a text (or too long)"
             record[name] = value
+    return ""
+
+
+def _check_lists(entry: dict[str, Any], record: dict[str, Any]) -> str:
+    """Check and keep ``chain_sha256`` and ``intermediates``: lists of bounded texts."""
     for name in _LIST_FIELDS:
-        value = get(name, [])
+        value = entry.get(name, [])
         if value.__class__ is not list or len(value) > MAX_ITEMS:
-            return None, f"{name} is not a list of texts"
+            return f"{name} is not a list of texts"
         for item in value:
             if item.__class__ is not str or len(item) > MAX_TEXT:
-                return None, f"{name} is not a list of texts"
+                return f"{name} is not a list of texts"
         record[name] = value
-    starttls = get("starttls")
+    return ""
+
+
+def _check_choices(entry: dict[str, Any], record: dict[str, Any]) -> str:
+    """Check and keep ``starttls`` and ``expired_layer``: absent or one of their values."""
+    starttls = entry.get("starttls")
     if starttls is not None and (starttls.__class__ is not str or starttls not in STARTTLS_PORTS):
-        return None, "starttls is not a known protocol"
-    record["starttls"] = starttls
-    layer = get("expired_layer")
+        return "starttls is not a known protocol"
+    layer = entry.get("expired_layer")
     if layer is not None and (layer.__class__ is not str or layer not in _LAYERS):
-        return None, "expired_layer is not a policy layer"
+        return "expired_layer is not a policy layer"
+    record["starttls"] = starttls
     record["expired_layer"] = layer
-    return record, ""
+    return ""
 
 
 # --- Files --------------------------------------------------------------------------------------
@@ -342,27 +387,59 @@ def read_lines(file: BinaryIO, limit: int | None = None) -> Iterator[bytes | Non
 
 def _read_jsonl(file: BinaryIO, source: str, reading: Reading, owner: int | None) -> None:
     """Read JSON lines (sink files, spools, ``journalctl -o json`` exports) into ``reading``."""
+    add = reading.add
     for line in read_lines(file):
         if line is None:
             reading.skip(source, f"line longer than {MAX_LINE} bytes")
             reading.files.setdefault(source, [0, 0])[1] += 1
             continue
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line.decode("utf-8", "replace"))
-        except ValueError:
+        entry = _json_line(line)
+        if entry is _NOT_JSON:
             reading.skip(source, "line is not JSON (a torn write?)")
             reading.files.setdefault(source, [0, 0])[1] += 1
+            continue
+        if entry is _BLANK:
             continue
         journal = isinstance(entry, dict) and ("__CURSOR" in entry or "SYSLOG_IDENTIFIER" in entry)
         if journal:
             entry = record_from_journal(entry)
             if entry is None:
                 continue  # another program's journal entry in an export: not ours to count
-        reading.add(entry, source, owner=owner, journal=journal)
+        add(entry, source, owner=owner, journal=journal)
     if file.read(1):
         reading.skip(source, f"file longer than {MAX_FILE_BYTES} bytes (the rest not read)")
+
+
+#: What :func:`_json_line` returns for a line that is not JSON, and for a blank line.
+_NOT_JSON = object()
+_BLANK = object()
+_raw_decode = json.JSONDecoder().raw_decode
+#: What JSON counts as white space (``str.strip()`` would take more: ``\x0b``, ``\x1c``...).
+_JSON_SPACE = " \t\n\r"
+
+
+def _json_line(line: bytes) -> Any:
+    """The value of one line of JSON, or :data:`_NOT_JSON`, or :data:`_BLANK` (white space).
+
+    Exactly what ``json.loads`` accepts, without its two regular-expression scans in the
+    common case (a line that starts with its value and ends with a newline): a line that
+    does not decode so is handed to ``json.loads`` itself. Nesting deep enough to exhaust
+    the decoder's recursion is not JSON here either.
+    """
+    text = line.decode("utf-8", "replace")
+    try:
+        value, end = _raw_decode(text)
+    except (ValueError, RecursionError):
+        pass
+    else:
+        if end == len(text) or not text[end:].strip(_JSON_SPACE):
+            return value
+    if not line.strip():
+        return _BLANK
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return _NOT_JSON
 
 
 def _copy(descriptor: int, target: str) -> bool:
@@ -419,7 +496,7 @@ def _rows(copy: str, source: str, reading: Reading) -> None:
                     continue
                 try:
                     entry = json.loads(text)
-                except ValueError:
+                except (ValueError, RecursionError):  # nesting past the decoder's depth
                     reading.skip(source, "database row is not JSON")
                     continue
                 reading.add(entry, source)

@@ -150,7 +150,6 @@ class Summary:
             self._since_strict = bool(since.microsecond)
         self.sightings = SightingIndex()
         self.count = 0
-        self._sequence = 0
         self._unknown: dict[str, _Unknown] = {}
         #: Machines and sources, numbered as first read: each server lists their numbers.
         self._names: dict[Any, int] = {}
@@ -189,10 +188,9 @@ class Summary:
             elif time < self._since_text or (self._since_strict and time == self._since_text):
                 return
         self.count += 1
-        self._sequence += 1
         host, port, reasons = record["host"], record["port"], record["reasons"]
         names = self._names
-        key = (str(host), port)
+        key = (host if host.__class__ is str else str(host), port)
         get = record.get
         top = None
         if "unknown_issuer" in reasons:
@@ -214,11 +212,16 @@ class Summary:
         if program is not None:
             group.programs[program] = None
         machine = get("machine")
+        machine_number = 0
         if machine is not None:
             number = names.get(machine)
             if number is None:
                 number = names[machine] = len(names)
-            group.machines.add(number)
+            machine_number = number
+            numbers = group.machines
+            if not numbers.bits >> machine_number & 1:
+                numbers.bits |= 1 << machine_number
+                numbers.order.append(machine_number)
         context = get("context")
         if context is not None:
             group.contexts[context] = None
@@ -235,9 +238,11 @@ class Summary:
         days = self._days
         if reasons:
             for reason in reasons:
-                days[day, reason] = days.get((day, reason), 0) + 1
+                counted = (day, reason)
+                days[counted] = days.get(counted, 0) + 1
         else:
-            days[day, "(none)"] = days.get((day, "(none)"), 0) + 1
+            counted = (day, "(none)")
+            days[counted] = days.get(counted, 0) + 1
         if parsed is not None:
             self._span(self._span_parsed, parsed)
         else:
@@ -252,8 +257,6 @@ class Summary:
         elif not breaks:
             return  # neither breaks nor opts out: counted above only
         name = group.where
-        program_name = str(program or "unknown program")
-        machine_name = str(machine or "unknown machine")
         table = self._servers if breaks else self._opt_outs
         entry = table.get(name)
         if entry is None:
@@ -267,16 +270,27 @@ class Summary:
             number = names.get(source)
             if number is None:
                 number = names[source] = len(names)
-            entry.sources.add(number)
+            numbers = entry.sources
+            if not numbers.bits >> number & 1:
+                numbers.bits |= 1 << number
+                numbers.order.append(number)
+        # A validated program and machine are texts or None ("" counts as unknown too).
+        program_name = program if program else "unknown program"
         entry.programs[program_name] = None
-        number = names.get(machine_name)
-        if number is None:
-            number = names[machine_name] = len(names)
-        entry.machines.add(number)
+        if not machine:
+            machine = "unknown machine"
+            number = names.get(machine)
+            if number is None:
+                number = names[machine] = len(names)
+            machine_number = number
+        numbers = entry.machines
+        if not numbers.bits >> machine_number & 1:
+            numbers.bits |= 1 << machine_number
+            numbers.order.append(machine_number)
         view = self._programs.get(program_name)
         if view is None:
             view = self._programs[program_name] = ({}, {}, {})
-        view[0][machine_name] = None
+        view[0][machine] = None
         if not breaks:
             view[2][name] = None
             return
@@ -296,7 +310,7 @@ class Summary:
             get("expired_layer"),
         )  # fmt: skip
         if top is not None:
-            fixing.missing[top] = self._sequence
+            fixing.missing[top] = self.count
 
     @staticmethod
     def _span(span: list[Any], moment: Any) -> None:

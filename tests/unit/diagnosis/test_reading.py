@@ -363,3 +363,65 @@ def test_a_valid_time_in_any_iso_form_is_kept_the_sinks_form_too() -> None:
                  "   2026-12-01T10:00+00:00", "2026-12-01T10:00:00+00:00"):  # fmt: skip
         record, reason = validate(good(time=time))
         assert (reason, record is not None) == ("", True), time
+
+
+def test_json_nested_past_the_decoders_depth_is_skipped_not_a_crash(tmp_path: Path) -> None:
+    """A line of 100,000 ``[`` (json raises RecursionError, not ValueError): counted, not fatal.
+
+    The twin: the good records around it are kept.
+    """
+    path = tmp_path / "reports.jsonl"
+    line = json.dumps(good()).encode()
+    path.write_bytes(line + b"\n" + b"[" * 100_000 + b"\n" + b'{"a":' * 50_000 + b"\n" + line)
+    reading = Reading()
+    read_path(str(path), reading)
+    assert len(reading.records) == 2
+    assert reading.skipped == {(str(path), "line is not JSON (a torn write?)"): 2}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"{}",
+        b"{}\n",
+        b"  {} \t\r\n",
+        b"{} x\n",
+        b'{"a": 1}{"b": 2}\n',
+        b"\x0b{}\n",
+        b"{}\x0c\n",
+        b"\xef\xbb\xbf{}\n",
+        b"\xff{}\n",
+        b'{"a": "\xff"}\n',
+        b'{"a": NaN}\n',
+        b"[1, 2]\n",
+        b'"text"\n',
+        b"1e400\n",
+        b"\n",
+        b" \t\r\n",
+        b"\xc2\x85\n",
+    ],
+)
+def test_a_line_is_json_exactly_when_json_loads_says_so(text: bytes) -> None:
+    """The reader's fast decoding takes a line exactly when ``json.loads`` of its text does."""
+    decoded = text.decode("utf-8", "replace")
+    try:
+        expected: Any = json.loads(decoded)
+    except ValueError:
+        expected = _reading._BLANK if not text.strip() else _reading._NOT_JSON
+    assert _reading._json_line(text) == expected or (
+        expected is _reading._NOT_JSON and _reading._json_line(text) is _reading._NOT_JSON
+    )
+
+
+def test_a_record_keeps_only_known_fields_and_says_the_first_wrong_one() -> None:
+    """Several wrong fields: the first in the order checked is named, as before the split."""
+    record, reason = validate(good(port=0, pid=-1, program=5, starttls="gopher"))
+    assert (record, reason) == (None, "port is not an integer 1-65535")
+    record, reason = validate(good(pid=-1, program=5, starttls="gopher"))
+    assert (record, reason) == (None, "pid is not a non-negative integer")
+    record, reason = validate(good(program=5, chain_sha256=5, starttls="gopher"))
+    assert (record, reason) == (None, "program is not a text (or too long)")
+    record, reason = validate(good(reasons=["expired", "expired", "self_signed"]))
+    assert record is not None
+    assert record["reasons"] == ["expired", "self_signed"]
+    assert set(record) == {*good(), "chain_sha256", "intermediates", "starttls", "expired_layer"}
