@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import inspect
 
 import pytest
 
@@ -39,7 +40,7 @@ def test_a_coroutine_stays_a_coroutine_and_sees_its_target() -> None:
         return stated()
 
     wrapped = stating(connect, lambda: NAS)
-    assert asyncio.iscoroutinefunction(wrapped)
+    assert inspect.iscoroutinefunction(wrapped)
     assert asyncio.run(wrapped()) == NAS
     assert stated() is None
 
