@@ -239,6 +239,7 @@ def test_httpcore_contract() -> None:
 
     import httpcore
 
+    from sslcustomize._connection._target import Target
     from sslcustomize._inject._httpcore import HOOKED
 
     remote, proxy = (
@@ -246,12 +247,17 @@ def test_httpcore_contract() -> None:
         httpcore.Origin(b"http", b"127.0.0.1", 3128),
     )
     assert httpcore.HTTPConnection(origin=remote)._origin == remote
-    for module_name, class_name, method, _ in HOOKED:
+    for module_name, class_name, method, target_of in HOOKED:
         cls = getattr(importlib.import_module(module_name), class_name)
         assert _parameters(getattr(cls, method))[:2] == ["self", "request"]
         if "Tunnel" in class_name or "Socks" in class_name:
             made = cls(proxy_origin=proxy, remote_origin=remote)
             assert (made._proxy_origin, made._remote_origin) == (proxy, remote)
+            # The kind of proxy a pinned server's probe asks for a tunnel of its own.
+            kind = "socks5" if "Socks" in class_name else "http"
+            assert target_of(made) == Target(
+                host="nas.example", port=8443, proxy=("127.0.0.1", 3128), proxy_kind=kind
+            )
     sslcustomize.inject()
     for module_name, class_name, method, _ in HOOKED:
         cls = getattr(importlib.import_module(module_name), class_name)
@@ -300,6 +306,9 @@ def test_aiohttp_and_asyncio_contract() -> None:
     import aiohttp.connector
     from yarl import URL
 
+    from sslcustomize._connection._target import Target
+    from sslcustomize._inject import _aiohttp
+
     start_tls = aiohttp.connector.TCPConnector._start_tls_connection
     assert _parameters(start_tls)[:3] == ["self", "underlying_transport", "req"]
     loop = asyncio.new_event_loop()
@@ -313,6 +322,9 @@ def test_aiohttp_and_asyncio_contract() -> None:
     assert (request.host, request.port, request.server_hostname) == ("nas.example", 8443, None)
     assert request.proxy is not None
     assert (request.proxy.host, request.proxy.port) == ("127.0.0.1", 3128)
+    assert _aiohttp._tunnel_target(request) == Target(
+        host="nas.example", port=8443, proxy=("127.0.0.1", 3128), proxy_kind="http"
+    )
     create = asyncio.base_events.BaseEventLoop.create_connection
     assert _parameters(create)[:4] == ["self", "protocol_factory", "host", "port"]
     keywords = inspect.signature(create).parameters
@@ -552,8 +564,9 @@ def test_a_proxied_socket_is_forgotten_once_wrapped(
     enforce(_pinned(server[1], appliance.pin))
     sock = Proxy.from_url(socks5[0], rdns=True).connect("localhost", server[1], timeout=10)
     assert _target.proxied_target(sock) == _target.Target(
-        host="localhost", port=server[1], proxy=("127.0.0.1", _port(socks5[0]))
-    )
+        host="localhost", port=server[1], proxy=("127.0.0.1", _port(socks5[0])),
+        proxy_kind="socks5",
+    )  # fmt: skip
     assert _target.proxied_target(sock) is None
     # Forgotten: wrapped now, the socket's peer is the proxy, whose port no exception covers.
     with pytest.raises(sslcustomize.CertificateRejected) as caught:

@@ -139,10 +139,13 @@ def _connect_target(connection: Any) -> Target:
     tunnel_host, tunnel_port = connection._tunnel_host, connection._tunnel_port  # noqa: SLF001
     name = getattr(connection, "server_hostname", None)
     if tunnel_host:
+        # An HTTPS proxy (TLS in TLS) is of no kind a pinned server's probe knows.
+        scheme = getattr(getattr(connection, "proxy", None), "scheme", "http")
         return Target(
             host=name or tunnel_host,
             port=tunnel_port if isinstance(tunnel_port, int) else None,
             proxy=(host, port),
+            proxy_kind="http" if scheme == "http" else None,
         )
     return Target(host=name or host, port=port if isinstance(port, int) else None)
 
