@@ -9,6 +9,7 @@ gets it, and is refused. Each client runs in a fresh interpreter through the ``.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import ssl
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ import pytest
 import trustme
 
 from _proxy import serve_proxy
+from _servers import connect_proxy, socks5_proxy
 from test_connection_path import Recorder, World, _pin_of, client
 
 PATHS = """
@@ -266,11 +268,14 @@ def certificate_error(error):
     while seen is not None:
         if isinstance(seen, ssl.SSLCertVerificationError):
             return seen
-        seen = getattr(seen, "certificate_error", None) or seen.__cause__ or seen.__context__
+        seen = (
+            getattr(seen, "certificate_error", None) or getattr(seen, "reason", None)
+            or seen.__cause__ or seen.__context__
+        )
     return OSError(type(error).__name__)
 
-# aiohttp's requests are POSTs: it retries a GET once on a new connection, which would hide
-# a first connection refused for want of the certificate.
+# The HTTP clients POST: aiohttp retries a GET once on a new connection, which would hide a
+# first connection refused for want of the certificate.
 REQUEST = b"GET / HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n"
 
 def aiohttp_tunnel(ctx, port):
@@ -298,6 +303,15 @@ def httpx_socks(ctx, port):
     with httpx.Client(proxy=SOCKS_PROXY, verify=ctx, timeout=10) as client:
         return client.get(f"https://127.0.0.1:{port}/").text
 
+def requests_socks(ctx, port):
+    import requests
+    proxies = {"https": SOCKS_PROXY.replace("socks5:", "socks5h:")}
+    response = requests.post(
+        f"https://127.0.0.1:{port}/", data=b"x", proxies=proxies, timeout=10,
+        cert=args[1], verify=args[2] or True,
+    )
+    return response.text
+
 def python_socks(ctx, port):
     from python_socks.sync import Proxy
     sock = Proxy.from_url(SOCKS_PROXY).connect("127.0.0.1", port, timeout=10)
@@ -305,8 +319,7 @@ def python_socks(ctx, port):
         tls.sendall(REQUEST)
         return tls.recv(4096).split(b"\\r\\n\\r\\n")[-1].decode()
 
-HTTP_PROXY = f"http://127.0.0.1:{args[3]}"
-SOCKS_PROXY = f"socks5://127.0.0.1:{args[3]}"
+HTTP_PROXY = SOCKS_PROXY = args[3]
 
 def go(port):
     ctx = ssl.create_default_context(cafile=args[2] or None)
@@ -319,12 +332,14 @@ for port in args[4:]:
     print(outcome(lambda: go(int(port))))
 """
 
-#: Each client and what it asks the proxy for (the same proxy speaks CONNECT and SOCKS5).
+#: Each client and the proxy it goes through. Each proxy speaks only its own protocol: one
+#: that spoke both would open the CONNECT tunnel a probe that does not know SOCKS asks of it.
 PROXIED_PATHS = {
-    "aiohttp_tunnel": "CONNECT",
-    "aiohttp_socks": "SOCKS",
-    "httpx_socks": "SOCKS",
-    "python_socks": "SOCKS",
+    "aiohttp_tunnel": connect_proxy,
+    "aiohttp_socks": socks5_proxy,
+    "httpx_socks": socks5_proxy,
+    "python_socks": socks5_proxy,
+    "requests_socks": socks5_proxy,  # urllib3.contrib.socks: PySocks
 }
 
 
@@ -339,6 +354,11 @@ class _HTTPRecorder(Recorder):
                 data = b""
                 while b"\r\n\r\n" not in data and (chunk := tls.recv(4096)):
                     data += chunk
+                # The body too: closing with bytes unread would reset the connection.
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = re.search(rb"(?im)^content-length: *(\d+)", head)
+                while length and len(body) < int(length[1]) and (chunk := tls.recv(4096)):
+                    body += chunk
                 if data:
                     tls.sendall(
                         b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nOK"
@@ -380,14 +400,14 @@ def test_a_pinned_server_behind_a_proxy_gets_the_client_certificate(
         world, _pin_of(leaf.cert_chain_pems[0]), mode=mode.split("_", maxsplit=1)[0]
     )
     cafile = world.ca_file if mode == "report" else ""
-    with serve_proxy() as proxy:
-        lines = client(PROXIED, policy, path, key, cafile, proxy.port, real_port, real_port)
+    with PROXIED_PATHS[path]() as (proxy, tunnelled):
+        lines = client(PROXIED, policy, path, key, cafile, proxy, real_port, real_port)
     assert lines == ["OK", "OK"]
     assert real.client_certificates == [True, True]
     assert all(request.split(b" ", 1)[0] in {b"GET", b"POST"} for request in real.received)
     assert len(real.received) == 2
-    asked = f"{PROXIED_PATHS[path]} 127.0.0.1:{real_port}"
-    assert proxy.requests == [asked] * 3  # the probe's tunnel and the two connections'
+    # The probe's tunnel and the two connections'.
+    assert tunnelled == [f"127.0.0.1:{real_port}"] * 3
     assert not sink.exists()
 
 
@@ -410,10 +430,8 @@ def test_a_mitm_behind_the_proxy_never_gets_the_client_certificate(
         world, _pin_of(leaf.cert_chain_pems[0]), mode=mode.split("_", maxsplit=1)[0]
     )
     cafile = world.ca_file if mode == "report" else ""
-    with serve_proxy() as proxy:
-        lines = client(
-            PROXIED, policy, path, key, cafile, proxy.port, evil_port, real_port, evil_port
-        )
+    with PROXIED_PATHS[path]() as (proxy, _):
+        lines = client(PROXIED, policy, path, key, cafile, proxy, evil_port, real_port, evil_port)
     assert lines[0].startswith("REJECTED"), lines
     assert lines[1] == "OK"
     assert lines[2].startswith("REJECTED"), lines

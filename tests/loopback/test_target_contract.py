@@ -194,6 +194,26 @@ def test_urllib3_contract() -> None:
     assert _hooked(https._connect_tls_proxy)
 
 
+def test_urllib3_socks_contract() -> None:
+    """urllib3's SOCKS connections (PySocks) keep their proxy where the hook reads its kind."""
+    from urllib3.contrib.socks import SOCKSProxyManager
+
+    from sslcustomize._connection._target import Target
+    from sslcustomize._inject import _urllib3
+
+    for url, kind in [("socks5h://127.0.0.1:1080", "socks5"), ("socks4a://127.0.0.1:1080", None)]:
+        with SOCKSProxyManager(url) as manager:
+            pool = manager.connection_from_url("https://nas.example:8443/")
+            connection: Any = pool._new_conn()
+        options = connection._socks_options
+        assert options["socks_version"] == (2 if kind else 1)  # PySocks' PROXY_TYPE_SOCKS5/4
+        assert (options["proxy_host"], options["proxy_port"]) == ("127.0.0.1", 1080)
+        assert _urllib3._connect_target(connection) == Target(
+            host="nas.example", port=8443, proxy=("127.0.0.1", 1080) if kind else None,
+            proxy_kind=kind,
+        )  # fmt: skip
+
+
 def test_urllib3_through_a_tunnel(
     pki: _pki.TestPKI,
     tmp_path: Path,
