@@ -9,6 +9,9 @@ gets it, and is refused. Each client runs in a fresh interpreter through the ``.
 from __future__ import annotations
 
 import json
+import re
+import socket
+import ssl
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +19,8 @@ import pytest
 import trustme
 
 from _proxy import serve_proxy
-from test_connection_path import World, _pin_of, client
+from _servers import connect_proxy, socks5_proxy
+from test_connection_path import Recorder, World, _pin_of, client
 
 PATHS = """
 import asyncio, http.client, select
@@ -251,3 +255,187 @@ def test_report_mode_with_a_pinned_ca_sends_the_certificate_to_its_servers(
     assert lines[2].startswith("REJECTED"), lines
     assert True in real.client_certificates
     assert True not in evil.client_certificates
+
+
+# --- Through a SOCKS5 proxy and aiohttp's CONNECT tunnel -----------------------------------------
+
+PROXIED = """
+import asyncio
+
+def certificate_error(error):
+    # What each library raised, down to the rejection (aiohttp and httpx wrap it).
+    seen = error
+    while seen is not None:
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return seen
+        seen = (
+            getattr(seen, "certificate_error", None) or getattr(seen, "reason", None)
+            or seen.__cause__ or seen.__context__
+        )
+    return OSError(type(error).__name__)
+
+# The HTTP clients POST: aiohttp retries a GET once on a new connection, which would hide a
+# first connection refused for want of the certificate.
+REQUEST = b"GET / HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n"
+
+def aiohttp_tunnel(ctx, port):
+    import aiohttp
+    async def go():
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=20)) as session:
+            url = f"https://127.0.0.1:{port}/"
+            async with session.post(url, data=b"x", proxy=HTTP_PROXY, ssl=ctx) as r:
+                return await r.text()
+    return asyncio.run(go())
+
+def aiohttp_socks(ctx, port):
+    import aiohttp
+    from aiohttp_socks import ProxyConnector
+    async def go():
+        connector = ProxyConnector.from_url(SOCKS_PROXY)
+        timeout = aiohttp.ClientTimeout(total=20)
+        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+            async with session.post(f"https://127.0.0.1:{port}/", data=b"x", ssl=ctx) as r:
+                return await r.text()
+    return asyncio.run(go())
+
+def httpx_socks(ctx, port):
+    import httpx
+    with httpx.Client(proxy=SOCKS_PROXY, verify=ctx, timeout=10) as client:
+        return client.get(f"https://127.0.0.1:{port}/").text
+
+def requests_socks(ctx, port):
+    import requests
+    proxies = {"https": SOCKS_PROXY.replace("socks5:", "socks5h:")}
+    response = requests.post(
+        f"https://127.0.0.1:{port}/", data=b"x", proxies=proxies, timeout=10,
+        cert=args[1], verify=args[2] or True,
+    )
+    return response.text
+
+def python_socks(ctx, port):
+    from python_socks.sync import Proxy
+    sock = Proxy.from_url(SOCKS_PROXY).connect("127.0.0.1", port, timeout=10)
+    with ctx.wrap_socket(sock, server_hostname="127.0.0.1") as tls:
+        tls.sendall(REQUEST)
+        return tls.recv(4096).split(b"\\r\\n\\r\\n")[-1].decode()
+
+HTTP_PROXY = SOCKS_PROXY = args[3]
+
+def go(port):
+    ctx = ssl.create_default_context(cafile=args[2] or None)
+    ctx.load_cert_chain(args[1])
+    try:
+        return globals()[args[0]](ctx, port)
+    except Exception as error:
+        raise certificate_error(error) from None
+for port in args[4:]:
+    print(outcome(lambda: go(int(port))))
+"""
+
+#: Each client and the proxy it goes through. Each proxy speaks only its own protocol: one
+#: that spoke both would open the CONNECT tunnel a probe that does not know SOCKS asks of it.
+PROXIED_PATHS = {
+    "aiohttp_tunnel": connect_proxy,
+    "aiohttp_socks": socks5_proxy,
+    "httpx_socks": socks5_proxy,
+    "python_socks": socks5_proxy,
+    "requests_socks": socks5_proxy,  # urllib3.contrib.socks: PySocks
+}
+
+
+class _HTTPRecorder(Recorder):
+    """A :class:`Recorder` that answers one HTTP request with ``OK``, as these clients expect."""
+
+    def _handle(self, conn: socket.socket) -> None:
+        conn.settimeout(10)
+        try:
+            with self.context.wrap_socket(conn, server_side=True) as tls:
+                self.client_certificates.append(tls.getpeercert(binary_form=True) is not None)
+                data = b""
+                while b"\r\n\r\n" not in data and (chunk := tls.recv(4096)):
+                    data += chunk
+                # The body too: closing with bytes unread would reset the connection.
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = re.search(rb"(?im)^content-length: *(\d+)", head)
+                while length and len(body) < int(length[1]) and (chunk := tls.recv(4096)):
+                    body += chunk
+                if data:
+                    tls.sendall(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nOK"
+                    )
+                self.received.append(data)
+        except (OSError, ValueError):
+            conn.close()
+
+
+def _http_server(
+    world: World, ca: trustme.CA, client_ca: trustme.CA, *, required: bool
+) -> tuple[int, Recorder, trustme.LeafCert]:
+    """Start an HTTPS server with a certificate from ``ca`` that asks for a client's."""
+    leaf = ca.issue_cert("127.0.0.1", "localhost")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    leaf.configure_cert(context)
+    client_ca.configure_trust(context)
+    context.verify_mode = ssl.CERT_REQUIRED if required else ssl.CERT_OPTIONAL
+    recorder = _HTTPRecorder(context)
+    port = recorder.start()
+    world.servers.append(recorder)
+    return port, recorder, leaf
+
+
+@pytest.mark.parametrize("mode", ["report", "report_pin_only", "enforce"])
+@pytest.mark.parametrize("path", list(PROXIED_PATHS))
+def test_a_pinned_server_behind_a_proxy_gets_the_client_certificate(
+    world: World, path: str, mode: str
+) -> None:
+    """Through SOCKS5 or aiohttp's tunnel, the first connection sends the certificate too.
+
+    The probe asks the same proxy for a tunnel of its own (a third request to the proxy,
+    before the first connection's handshake); the server gets the certificate on the first
+    connection and on the next, and nothing is recorded.
+    """
+    client_ca, key = world.client_identity()
+    real_port, real, leaf = _http_server(world, world.ca, client_ca, required=True)
+    policy, sink = _policy(
+        world, _pin_of(leaf.cert_chain_pems[0]), mode=mode.split("_", maxsplit=1)[0]
+    )
+    cafile = world.ca_file if mode == "report" else ""
+    with PROXIED_PATHS[path]() as (proxy, tunnelled):
+        lines = client(PROXIED, policy, path, key, cafile, proxy, real_port, real_port)
+    assert lines == ["OK", "OK"]
+    assert real.client_certificates == [True, True]
+    assert all(request.split(b" ", 1)[0] in {b"GET", b"POST"} for request in real.received)
+    assert len(real.received) == 2
+    # The probe's tunnel and the two connections'.
+    assert tunnelled == [f"127.0.0.1:{real_port}"] * 3
+    assert not sink.exists()
+
+
+@pytest.mark.parametrize("mode", ["report", "report_pin_only", "enforce"])
+@pytest.mark.parametrize("path", list(PROXIED_PATHS))
+def test_a_mitm_behind_the_proxy_never_gets_the_client_certificate(
+    world: World, path: str, mode: str
+) -> None:
+    """The attack twin: the proxy leads to a MITM with its own CA's certificate.
+
+    Refused before the real server's key is seen (the probe sees the MITM's key: enforce
+    refuses before the caller's handshake, report mode's handshake verifies as Python
+    would) and after (the caller's handshake trusts exactly the real server's leaf). The
+    MITM never gets the certificate nor a byte of the request.
+    """
+    client_ca, key = world.client_identity()
+    evil_port, evil, _ = _http_server(world, world.attacker_ca, client_ca, required=False)
+    real_port, real, leaf = _http_server(world, world.ca, client_ca, required=False)
+    policy, _ = _policy(
+        world, _pin_of(leaf.cert_chain_pems[0]), mode=mode.split("_", maxsplit=1)[0]
+    )
+    cafile = world.ca_file if mode == "report" else ""
+    with PROXIED_PATHS[path]() as (proxy, _):
+        lines = client(PROXIED, policy, path, key, cafile, proxy, evil_port, real_port, evil_port)
+    assert lines[0].startswith("REJECTED"), lines
+    assert lines[1] == "OK"
+    assert lines[2].startswith("REJECTED"), lines
+    assert True not in evil.client_certificates
+    assert set(evil.received) <= {b""}
+    # The real server: the probe's handshake without the certificate, then the connection's.
+    assert real.client_certificates in ([True], [False, True])

@@ -194,6 +194,26 @@ def test_urllib3_contract() -> None:
     assert _hooked(https._connect_tls_proxy)
 
 
+def test_urllib3_socks_contract() -> None:
+    """urllib3's SOCKS connections (PySocks) keep their proxy where the hook reads its kind."""
+    from urllib3.contrib.socks import SOCKSProxyManager
+
+    from sslcustomize._connection._target import Target
+    from sslcustomize._inject import _urllib3
+
+    for url, kind in [("socks5h://127.0.0.1:1080", "socks5"), ("socks4a://127.0.0.1:1080", None)]:
+        with SOCKSProxyManager(url) as manager:
+            pool = manager.connection_from_url("https://nas.example:8443/")
+            connection: Any = pool._new_conn()
+        options = connection._socks_options
+        assert options["socks_version"] == (2 if kind else 1)  # PySocks' PROXY_TYPE_SOCKS5/4
+        assert (options["proxy_host"], options["proxy_port"]) == ("127.0.0.1", 1080)
+        assert _urllib3._connect_target(connection) == Target(
+            host="nas.example", port=8443, proxy=("127.0.0.1", 1080) if kind else None,
+            proxy_kind=kind,
+        )  # fmt: skip
+
+
 def test_urllib3_through_a_tunnel(
     pki: _pki.TestPKI,
     tmp_path: Path,
@@ -239,6 +259,7 @@ def test_httpcore_contract() -> None:
 
     import httpcore
 
+    from sslcustomize._connection._target import Target
     from sslcustomize._inject._httpcore import HOOKED
 
     remote, proxy = (
@@ -246,12 +267,17 @@ def test_httpcore_contract() -> None:
         httpcore.Origin(b"http", b"127.0.0.1", 3128),
     )
     assert httpcore.HTTPConnection(origin=remote)._origin == remote
-    for module_name, class_name, method, _ in HOOKED:
+    for module_name, class_name, method, target_of in HOOKED:
         cls = getattr(importlib.import_module(module_name), class_name)
         assert _parameters(getattr(cls, method))[:2] == ["self", "request"]
         if "Tunnel" in class_name or "Socks" in class_name:
             made = cls(proxy_origin=proxy, remote_origin=remote)
             assert (made._proxy_origin, made._remote_origin) == (proxy, remote)
+            # The kind of proxy a pinned server's probe asks for a tunnel of its own.
+            kind = "socks5" if "Socks" in class_name else "http"
+            assert target_of(made) == Target(
+                host="nas.example", port=8443, proxy=("127.0.0.1", 3128), proxy_kind=kind
+            )
     sslcustomize.inject()
     for module_name, class_name, method, _ in HOOKED:
         cls = getattr(importlib.import_module(module_name), class_name)
@@ -300,6 +326,9 @@ def test_aiohttp_and_asyncio_contract() -> None:
     import aiohttp.connector
     from yarl import URL
 
+    from sslcustomize._connection._target import Target
+    from sslcustomize._inject import _aiohttp
+
     start_tls = aiohttp.connector.TCPConnector._start_tls_connection
     assert _parameters(start_tls)[:3] == ["self", "underlying_transport", "req"]
     loop = asyncio.new_event_loop()
@@ -313,6 +342,9 @@ def test_aiohttp_and_asyncio_contract() -> None:
     assert (request.host, request.port, request.server_hostname) == ("nas.example", 8443, None)
     assert request.proxy is not None
     assert (request.proxy.host, request.proxy.port) == ("127.0.0.1", 3128)
+    assert _aiohttp._tunnel_target(request) == Target(
+        host="nas.example", port=8443, proxy=("127.0.0.1", 3128), proxy_kind="http"
+    )
     create = asyncio.base_events.BaseEventLoop.create_connection
     assert _parameters(create)[:4] == ["self", "protocol_factory", "host", "port"]
     keywords = inspect.signature(create).parameters
@@ -552,8 +584,9 @@ def test_a_proxied_socket_is_forgotten_once_wrapped(
     enforce(_pinned(server[1], appliance.pin))
     sock = Proxy.from_url(socks5[0], rdns=True).connect("localhost", server[1], timeout=10)
     assert _target.proxied_target(sock) == _target.Target(
-        host="localhost", port=server[1], proxy=("127.0.0.1", _port(socks5[0]))
-    )
+        host="localhost", port=server[1], proxy=("127.0.0.1", _port(socks5[0])),
+        proxy_kind="socks5",
+    )  # fmt: skip
     assert _target.proxied_target(sock) is None
     # Forgotten: wrapped now, the socket's peer is the proxy, whose port no exception covers.
     with pytest.raises(sslcustomize.CertificateRejected) as caught:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from sslcustomize._connection._contextstate import ContextState
+    from sslcustomize._connection._target import Target
 
 __all__ = ["connect"]
 
@@ -199,12 +200,12 @@ class _Call:
 
     __slots__ = (
         "arguments", "decision", "host", "name", "owner", "port", "runtime", "server_hostname",
-        "session",
+        "session", "target",
     )  # fmt: skip
 
     def __init__(
         self, state: ContextState, arguments: tuple[Any, ...], server_hostname: str | bytes | None,
-        port: int | None, *, owner: Any, session: Any,
+        port: int | None, *, owner: Any, session: Any, target: Target | None = None,
     ) -> None:  # fmt: skip
         # The runtime the context was made under: its policy plans, makes and judges.
         self.runtime = state.runtime
@@ -216,13 +217,14 @@ class _Call:
         self.port = port
         self.owner = owner
         self.session = session
+        self.target = target  # where it goes: through which proxy, for a pinned server's probe
         self.decision = self.runtime.decision(self.name, host, port)
 
     def plan(self, settings: Settings) -> Plan:
         """Plan the connection with ``settings``, a pinned server probed first if need be."""
         plan = self._plan(settings)
         if needs_probe(plan, settings):
-            probed = probe_pinned(self.runtime, settings, plan, self.arguments)
+            probed = probe_pinned(self.runtime, settings, plan, self.arguments, self.target)
             enforce = plan.decision.mode == "enforce"
             if probed is not None and not probed[0].accepted and enforce:
                 raise _refusal(self.decision, probed[0], probed[1], self.host, self.port)
@@ -310,6 +312,7 @@ def connect(
     *,
     owner: Any = None,
     session: Any = None,
+    target: Target | None = None,
 ) -> Gate:
     """Create a client connection of ``context`` under the policy it was made under.
 
@@ -321,11 +324,14 @@ def connect(
         port: The server's port, when known.
         owner: The ``SSLSocket``/``SSLObject`` being made.
         session: A session the caller offers for resumption.
+        target: Where the connection goes, as its hook stated it (the proxy it goes through).
 
     Raises:
         CertificateRejected: The policy cannot verify this connection as it must.
     """
-    call = _Call(state, arguments, server_hostname, port, owner=owner, session=session)
+    call = _Call(
+        state, arguments, server_hostname, port, owner=owner, session=session, target=target
+    )
     # The settings are read once. The plan, the engine and the verdict all follow from this
     # one reading: a change to the caller's context after it (by a setter, a C descriptor
     # called directly, another library's setter, another thread) reaches neither the engine

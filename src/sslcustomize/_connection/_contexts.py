@@ -188,8 +188,8 @@ class PolicyContext(StdlibContext):
         from sslcustomize._connection._target import socket_target  # noqa: PLC0415 - first handshake
 
         state = context_state(self)
-        port = socket_target(sock, server_hostname).port
-        return connect(self, state, (sock,), server_hostname, port, **kwargs)
+        target = socket_target(sock, server_hostname)
+        return connect(self, state, (sock,), server_hostname, target.port, target=target, **kwargs)
 
     def _wrap_bio(
         self,
@@ -206,8 +206,11 @@ class PolicyContext(StdlibContext):
         from sslcustomize._connection._target import transport_target  # noqa: PLC0415 - first handshake
 
         arguments = (incoming, outgoing)
-        port = transport_target(server_hostname).port
-        return connect(self, context_state(self), arguments, server_hostname, port, **kwargs)
+        target = transport_target(server_hostname)
+        state = context_state(self)
+        return connect(
+            self, state, arguments, server_hostname, target.port, target=target, **kwargs
+        )
 
     def freeze(self) -> None:
         """Refuse every later change: the context is about to be shared between callers.

@@ -61,11 +61,15 @@ class Target:
         host: The server's name (or address) as the client asked for it.
         port: The server's port; ``None`` when unknown (port-scoped exceptions do not apply).
         proxy: The ``(host, port)`` of the proxy the connection goes through, if any.
+        proxy_kind: What the proxy speaks, where the hook knows and a probe could ask it for
+            a tunnel of its own: ``"http"`` (CONNECT, in the clear) or ``"socks5"``;
+            ``None`` when unknown (a proxy spoken to in TLS, SOCKS4, no proxy).
     """
 
     host: str | None
     port: int | None
     proxy: tuple[str, int] | None = None
+    proxy_kind: str | None = None
 
 
 _STATED: contextvars.ContextVar[Target | None] = contextvars.ContextVar(

@@ -54,17 +54,24 @@ def _context(verified: bool) -> ssl.SSLContext:  # noqa: FBT001
 
 
 def _tunnel_target(req: Any) -> Target:
-    """The target of TLS in a CONNECT tunnel: the request's host and port, through its proxy."""
+    """The target of TLS in a CONNECT tunnel: the request's host and port, through its proxy.
+
+    The proxy is an HTTP one spoken to in the clear (``http://``): a pinned server's probe can
+    ask it for a tunnel of its own. One spoken to in TLS (``https://``) is of no kind a probe
+    knows.
+    """
     port = getattr(req, "port", None)
     proxy = getattr(req, "proxy", None)
     proxy_host, proxy_port = getattr(proxy, "host", None), getattr(proxy, "port", None)
     name = getattr(req, "server_hostname", None) or getattr(req, "host", None)
+    through = None
+    if isinstance(proxy_host, str) and isinstance(proxy_port, int):
+        through = (proxy_host, proxy_port)
     return Target(
         host=name if isinstance(name, str) else None,
         port=port if isinstance(port, int) else None,
-        proxy=(proxy_host, proxy_port)
-        if isinstance(proxy_host, str) and isinstance(proxy_port, int)
-        else None,
+        proxy=through,
+        proxy_kind="http" if through and getattr(proxy, "scheme", None) == "http" else None,
     )
 
 

@@ -31,6 +31,7 @@ def target_of(connection: Any) -> Target:
             host=tunnel_host,
             port=tunnel_port if isinstance(tunnel_port, int) else None,
             proxy=(host, port),
+            proxy_kind="http",  # http.client speaks to its proxy in the clear
         )
     return Target(host=host, port=port if isinstance(port, int) else None)
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["HOOKED", "patch"]
 
 
-def _target(origin: Any, proxy: Any = None) -> Target:
+def _target(origin: Any, proxy: Any = None, kind: str | None = None) -> Target:
     host = getattr(origin, "host", b"")
     port = getattr(origin, "port", None)
     through = None
@@ -37,6 +37,7 @@ def _target(origin: Any, proxy: Any = None) -> Target:
         host=bytes(host).decode("ascii", "replace") or None,
         port=port if isinstance(port, int) else None,
         proxy=through,
+        proxy_kind=kind if through is not None else None,
     )
 
 
@@ -46,10 +47,22 @@ def _direct(connection: Any, *args: Any, **kwargs: Any) -> Target:
     return _target(connection._origin)  # noqa: SLF001 - where httpcore keeps it
 
 
-def _through(connection: Any, *args: Any, **kwargs: Any) -> Target:
-    """The target of a tunnel or a SOCKS connection: its remote origin, through its proxy."""
+def _tunnel(connection: Any, *args: Any, **kwargs: Any) -> Target:
+    """The target of a CONNECT tunnel: its remote origin, through its proxy.
+
+    A proxy spoken to in the clear is ``"http"``; one spoken to in TLS is of no kind a
+    pinned server's probe knows.
+    """
     del args, kwargs
-    return _target(connection._remote_origin, connection._proxy_origin)  # noqa: SLF001
+    proxy = connection._proxy_origin  # noqa: SLF001 - where httpcore keeps it
+    kind = "http" if getattr(proxy, "scheme", None) == b"http" else None
+    return _target(connection._remote_origin, proxy, kind)  # noqa: SLF001
+
+
+def _socks5(connection: Any, *args: Any, **kwargs: Any) -> Target:
+    """The target of a SOCKS5 connection: its remote origin, through its proxy."""
+    del args, kwargs
+    return _target(connection._remote_origin, connection._proxy_origin, "socks5")  # noqa: SLF001
 
 
 #: ``(module, class, method, target)``: what the hook wraps, in httpcore's sync and async
@@ -57,10 +70,10 @@ def _through(connection: Any, *args: Any, **kwargs: Any) -> Target:
 HOOKED: tuple[tuple[str, str, str, Callable[..., Target]], ...] = (
     ("httpcore._sync.connection", "HTTPConnection", "_connect", _direct),
     ("httpcore._async.connection", "AsyncHTTPConnection", "_connect", _direct),
-    ("httpcore._sync.http_proxy", "TunnelHTTPConnection", "handle_request", _through),
-    ("httpcore._async.http_proxy", "AsyncTunnelHTTPConnection", "handle_async_request", _through),
-    ("httpcore._sync.socks_proxy", "Socks5Connection", "handle_request", _through),
-    ("httpcore._async.socks_proxy", "AsyncSocks5Connection", "handle_async_request", _through),
+    ("httpcore._sync.http_proxy", "TunnelHTTPConnection", "handle_request", _tunnel),
+    ("httpcore._async.http_proxy", "AsyncTunnelHTTPConnection", "handle_async_request", _tunnel),
+    ("httpcore._sync.socks_proxy", "Socks5Connection", "handle_request", _socks5),
+    ("httpcore._async.socks_proxy", "AsyncSocks5Connection", "handle_async_request", _socks5),
 )
 
 

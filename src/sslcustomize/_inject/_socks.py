@@ -41,6 +41,12 @@ CLASSES = {
 }
 
 
+#: The kind of each python-socks ``ProxyType`` (by name: python-socks is not imported) that a
+#: pinned server's probe can ask for a tunnel of its own; SOCKS4 and a proxy spoken to in TLS
+#: (``proxy_ssl``) are unknown to it.
+_KINDS = {"SOCKS5": "socks5", "HTTP": "http"}
+
+
 def target_of(
     proxy: Any, dest_host: Any = None, dest_port: Any = None, *args: Any, **kwargs: Any
 ) -> Target | None:
@@ -54,9 +60,14 @@ def target_of(
     proxy_port = getattr(proxy, "_proxy_port", None)
     through = (proxy_host, proxy_port) if isinstance(proxy_host, str) else None
     port = dest_port if isinstance(dest_port, int) else None
-    if getattr(proxy, "_proxy_ssl", None) is not None and proxy_host == dest_host:
+    proxy_ssl = getattr(proxy, "_proxy_ssl", None) is not None
+    if proxy_ssl and proxy_host == dest_host:
         port = None  # two TLS connections with one name: which is which is unknown
-    return Target(host=dest_host, port=port, proxy=through)  # type: ignore[arg-type]
+    kind = getattr(getattr(proxy, "_proxy_type", None), "name", None)
+    return Target(
+        host=dest_host, port=port, proxy=through,  # type: ignore[arg-type]
+        proxy_kind=None if proxy_ssl else _KINDS.get(kind),  # type: ignore[arg-type]
+    )  # fmt: skip
 
 
 def _remember(result: Any, target: Target | None) -> Any:

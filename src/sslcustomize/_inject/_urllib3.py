@@ -139,12 +139,30 @@ def _connect_target(connection: Any) -> Target:
     tunnel_host, tunnel_port = connection._tunnel_host, connection._tunnel_port  # noqa: SLF001
     name = getattr(connection, "server_hostname", None)
     if tunnel_host:
+        # An HTTPS proxy (TLS in TLS) is of no kind a pinned server's probe knows.
+        scheme = getattr(getattr(connection, "proxy", None), "scheme", "http")
         return Target(
             host=name or tunnel_host,
             port=tunnel_port if isinstance(tunnel_port, int) else None,
             proxy=(host, port),
+            proxy_kind="http" if scheme == "http" else None,
         )
-    return Target(host=name or host, port=port if isinstance(port, int) else None)
+    # Through a SOCKS5 proxy by PySocks (urllib3.contrib.socks keeps it in _socks_options,
+    # 1.26 to 2.x): a pinned server's probe asks it for a tunnel of its own.
+    options = getattr(connection, "_socks_options", None)
+    through, kind = None, None
+    if isinstance(options, dict) and options.get("socks_version") == _PYSOCKS_SOCKS5:
+        proxy_host, proxy_port = options.get("proxy_host"), options.get("proxy_port")
+        if isinstance(proxy_host, str) and isinstance(proxy_port, int):
+            through, kind = (proxy_host, proxy_port), "socks5"
+    return Target(
+        host=name or host, port=port if isinstance(port, int) else None, proxy=through,
+        proxy_kind=kind,
+    )  # fmt: skip
+
+
+#: PySocks' ``PROXY_TYPE_SOCKS5``, as urllib3.contrib.socks passes it (PySocks not imported).
+_PYSOCKS_SOCKS5 = 2
 
 
 def _proxy_target(connection: Any, hostname: Any, *args: Any, **kwargs: Any) -> Target:

@@ -59,4 +59,6 @@ def test_http_client_target_is_the_tunnels_end_not_the_proxy() -> None:
     assert target_of(direct) == Target(host="nas.example", port=8443)
     tunnelled = http.client.HTTPSConnection("127.0.0.1", 3128)
     tunnelled.set_tunnel("nas.example", 8443)
-    assert target_of(tunnelled) == Target(host="nas.example", port=8443, proxy=("127.0.0.1", 3128))
+    assert target_of(tunnelled) == Target(
+        host="nas.example", port=8443, proxy=("127.0.0.1", 3128), proxy_kind="http"
+    )
