@@ -68,7 +68,7 @@ def _run(python: str, env: dict[str, str], *, hooked: bool) -> float:
     return float(elapsed)
 
 
-def _wall(python: str, env: dict[str, str], code: str) -> float:
+def wall(python: str, env: dict[str, str], code: str) -> float:
     """Milliseconds from start to exit of ``python -c code``, timed from outside."""
     start = time.perf_counter()
     subprocess.run([python, "-c", code], env=env, capture_output=True, check=True)
@@ -84,9 +84,9 @@ def _process_costs(
     own: list[float] = []
     ours: list[float] = []
     for _ in range(rounds):
-        floor.append(_wall(base, clean, "import ssl"))
-        own.append(_wall(base, clean, first))
-        ours.append(_wall(hooked, warm_env, first))
+        floor.append(wall(base, clean, "import ssl"))
+        own.append(wall(base, clean, first))
+        ours.append(wall(hooked, warm_env, first))
     return floor, own, ours
 
 

@@ -32,26 +32,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from first_context import POLICY, wall  # the same policy and timer as the first-context benchmark
 
 FIRST = "import ssl; ssl.create_default_context()"
-POLICY = """\
-version = 1
-trust = ["system"]
-
-[[exception]]
-host = "appliance.example.internal"
-pin = ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]
-reason = "benchmark"
-expires = 2099-01-01
-"""
-
-
-def _wall(python: str, env: dict[str, str], code: str) -> float:
-    """Milliseconds from start to exit of ``python -c code``, timed from outside."""
-    start = time.perf_counter()
-    subprocess.run([python, "-c", code], env=env, capture_output=True, check=True)
-    return (time.perf_counter() - start) * 1000
 
 
 def main() -> None:
@@ -87,7 +71,7 @@ def main() -> None:
             ]
             shuffle(cases)
             for name, python, env, code in cases:
-                samples[name].append(_wall(python, env, code))
+                samples[name].append(wall(python, env, code))
     rounds = list(zip(*(samples[k] for k in ("floor", "python", "warm", "cold")), strict=True))
     own = statistics.median(p - f for f, p, _, _ in rounds)
     print(
