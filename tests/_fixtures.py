@@ -218,3 +218,20 @@ class ManualClock(Clock):
 def use_clock(clock: Clock) -> None:
     """Give the policy that inject() pinned a new runtime that reads ``clock``."""
     _state.set_policy(_state.current_policy(), pinned=True, clock=clock)
+
+
+def wrapped_rejection(error: BaseException) -> sslcustomize.CertificateRejected | None:
+    """Find the CertificateRejected a library wrapped in its own exceptions."""
+    seen: set[int] = set()
+    pending: list[object] = [error]
+    while pending:
+        item = pending.pop()
+        if not isinstance(item, BaseException) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, sslcustomize.CertificateRejected):
+            return item
+        pending.extend([item.__cause__, item.__context__, *item.args])
+        pending.append(getattr(item, "reason", None))
+        pending.append(getattr(item, "os_error", None))
+    return None

@@ -31,7 +31,7 @@ import pytest
 import _pki
 import _servers
 import sslcustomize
-from _fixtures import WritePolicy
+from _fixtures import WritePolicy, wrapped_rejection
 
 StartServer = Callable[..., _servers.ServerAddress]
 Fetch = Callable[[str, int], str]
@@ -80,25 +80,11 @@ def _outcome(fetch: Fetch, port: int) -> tuple[str, ...]:
     try:
         assert fetch("localhost", port) == "ok"
     except Exception as error:
-        found = _rejection(error)
+        found = wrapped_rejection(error)
         if found is None:
             raise
         return found.reasons
     return ()
-
-
-def _rejection(error: BaseException) -> sslcustomize.CertificateRejected | None:
-    pending: list[object] = [error]
-    seen: set[int] = set()
-    while pending:
-        item = pending.pop()
-        if not isinstance(item, BaseException) or id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, sslcustomize.CertificateRejected):
-            return item
-        pending.extend([item.__cause__, item.__context__, *item.args])
-    return None
 
 
 def _pinned(port: int, pin: str) -> str:

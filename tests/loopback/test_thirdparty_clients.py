@@ -28,7 +28,7 @@ import urllib3
 import _pki
 import _servers
 import sslcustomize
-from _fixtures import WritePolicy
+from _fixtures import WritePolicy, wrapped_rejection
 from sslcustomize._runtime import _state
 
 if TYPE_CHECKING:
@@ -97,29 +97,12 @@ CLIENTS: dict[str, Fetch] = {
 }
 
 
-def rejection(error: BaseException) -> sslcustomize.CertificateRejected | None:
-    """Find the CertificateRejected a library wrapped in its own exceptions."""
-    seen: set[int] = set()
-    pending: list[object] = [error]
-    while pending:
-        item = pending.pop()
-        if not isinstance(item, BaseException) or id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, sslcustomize.CertificateRejected):
-            return item
-        pending.extend([item.__cause__, item.__context__, *item.args])
-        pending.append(getattr(item, "reason", None))
-        pending.append(getattr(item, "os_error", None))
-    return None
-
-
 def reasons(fetch: Fetch, url: str, **options: Any) -> tuple[str, ...]:
     """Fetch; return () on success, else the rejection's reasons (fail if not a rejection)."""
     try:
         assert fetch(url, **options) == "ok"
     except Exception as error:
-        found = rejection(error)
+        found = wrapped_rejection(error)
         if found is None:
             raise
         return found.reasons
@@ -392,7 +375,7 @@ def test_httpx_http2_alpn(h2_server: Callable[[str], str], enforce: Callable[[st
         assert (response.http_version, response.text) == ("HTTP/2", "ok")
         with pytest.raises(httpx.ConnectError) as caught:
             client.get(h2_server("self_signed"))
-    found = rejection(caught.value)
+    found = wrapped_rejection(caught.value)
     assert found is not None
     assert found.reasons == ("self_signed",)
 
