@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,22 @@ def test_the_unit_check_sees_loopback_helpers() -> None:
     assert {"_servers", "https_server"} <= _uses(TESTS / "loopback" / "test_infra.py")
     assert "run_python" in _uses(TESTS / "loopback" / "test_startup.py")
     assert "run_in_overlays" in _uses(TESTS / "system" / "test_reach_system.py")
+
+
+def _version_in(path: Path, pattern: str) -> str:
+    found = re.search(pattern, path.read_text(encoding="utf-8"), re.MULTILINE)
+    assert found is not None, f"no version in {path}"
+    return found.group(1)
+
+
+def test_the_distributions_and_the_changelog_name_one_version() -> None:
+    """The package, the linter's distribution and the CHANGELOG's top entry agree."""
+    root = TESTS.parent
+    package = _version_in(root / "pyproject.toml", r'^version = "([^"]+)"')
+    module = _version_in(PACKAGE / "_support" / "_version.py", r'^__version__ = "([^"]+)"')
+    linter = _version_in(
+        root / "lint" / "src" / "sslcustomize_lint" / "_version.py", r'^__version__ = "([^"]+)"'
+    )
+    changelog = _version_in(root / "CHANGELOG.md", r"^## (\S+)")
+    assert package == module == linter
+    assert package.removesuffix(".dev0") == changelog

@@ -7,4 +7,4 @@ lint-apart contract forbids that path, indirect imports included).
 
 __all__ = ["__version__"]
 
-__version__ = "0.1.0"
+__version__ = "0.4.0.dev0"
