@@ -349,11 +349,12 @@ def find_mirror(mirrors: Path, project: Project) -> Path | None:
 def extract(git_dir: Path, commit: str, target: Path) -> int:
     """Write the Python files of one commit under ``target``; return how many.
 
-    Read from ``git archive`` (the commit, never a work tree). Members whose name would leave
-    ``target`` are skipped.
+    Read from ``git archive`` (the commit, never a work tree), asked for Python files only: a
+    snapshot mirror may lack its large data files' blobs, which would fail a whole-tree
+    archive. Members whose name would leave ``target`` are skipped.
     """
     archive = subprocess.run(
-        ["git", "-C", str(git_dir), "archive", "--format=tar", commit],
+        ["git", "-C", str(git_dir), "archive", "--format=tar", commit, "--", ":(glob)**/*.py"],
         capture_output=True,
         check=True,
     ).stdout
