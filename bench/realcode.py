@@ -1,8 +1,9 @@
 """Score TLS linters on real projects against hand labels at pinned commits (issue 36).
 
 The labels live in ``tests/lint/realcode/labels/<project>.toml``: the repository, the pinned
-commit, the project's set (``tuning`` or ``held-out``) and, per candidate site, its path, line,
-label and a one-line reason. Labels are
+commit, the project's set (``tuning`` or ``held-out``; a held-out file may name its round,
+``heldout_round``, 1 when absent) and, per candidate site, its path, line, label and a one-line
+reason. Labels are
 
 * ``a``: a weakening on by default;
 * ``b``: a weakening the user turns on through a documented option;
@@ -40,8 +41,10 @@ credited alike: any finding on a site's line finds it, whatever its code.
 
 Printed per project: sites (a, b), found, missed, false alarms (findings on a look-alike, and
 on a line with no label outside the unscored paths: those are printed in full so that a person
-can label them), then totals for the tuning set and the held-out set apart: recall of (a), of
-(a)+(b), precision (true sites reported over all sites and unlabelled lines reported).
+can label them), then totals for the tuning set and the two held-out sets apart: recall of
+(a), of (a)+(b), precision (true sites reported over all sites and unlabelled lines reported).
+The held-out rounds before :data:`FRESH_ROUND` have had their misses read ("held-out (seen)");
+only the fresh round still measures code nobody tuned the linter to ("held-out (fresh)").
 """
 
 from __future__ import annotations
@@ -73,6 +76,9 @@ LABELS = ROOT / "tests" / "lint" / "realcode" / "labels"
 MIRRORS_ENV = "SSLCUSTOMIZE_REALCODE_MIRRORS"
 LABEL_KINDS = ("a", "b", "c")
 SETS = ("tuning", "held-out")
+# The held-out round whose misses nobody has read yet; raise it when a new round is labelled.
+FRESH_ROUND = 2
+REPORT_SETS = ("tuning", "held-out (seen)", "held-out (fresh)")
 TOOLS = ("sslcustomize", "ruff", "bandit", "semgrep")
 RUFF_RULES = "S501,S502,S503,S504,S323"
 BANDIT_TESTS = "B501,B502,B503,B504,B323"
@@ -126,6 +132,14 @@ class Project:
     kind: str
     unscored: tuple[str, ...]
     sites: tuple[Site, ...]
+    heldout_round: int = 1
+
+    @property
+    def report_set(self) -> str:
+        """Return the set the report totals this project in (one of :data:`REPORT_SETS`)."""
+        if self.split != "held-out":
+            return self.split
+        return "held-out (fresh)" if self.heldout_round >= FRESH_ROUND else "held-out (seen)"
 
     def site_at(self, path: str, line: int) -> Site | None:
         """Return the site that a finding on this line belongs to, if any."""
@@ -168,6 +182,12 @@ def load_project(path: Path) -> Project:
         raise ValueError(f"{path}: split must be one of {SETS}")
     if not re.fullmatch(r"[0-9a-f]{40}", data["commit"]):
         raise ValueError(f"{path}: commit must be 40 hex digits")
+    heldout_round = data.get("heldout_round", 1)
+    # bool is an int: refuse it too, so that a typo like `heldout_round = true` is not round 1
+    if type(heldout_round) is not int or heldout_round < 1:
+        raise ValueError(f"{path}: heldout_round must be a whole number from 1")
+    if heldout_round != 1 and data["split"] != "held-out":
+        raise ValueError(f"{path}: heldout_round is for held-out projects only")
     sites = []
     for entry in data.get("site", []):
         if entry["label"] not in LABEL_KINDS:
@@ -196,6 +216,7 @@ def load_project(path: Path) -> Project:
         kind=data.get("kind", ""),
         unscored=DEFAULT_UNSCORED + tuple(data.get("unscored", ())),
         sites=tuple(sites),
+        heldout_round=heldout_round,
     )
 
 
@@ -328,11 +349,12 @@ def find_mirror(mirrors: Path, project: Project) -> Path | None:
 def extract(git_dir: Path, commit: str, target: Path) -> int:
     """Write the Python files of one commit under ``target``; return how many.
 
-    Read from ``git archive`` (the commit, never a work tree). Members whose name would leave
-    ``target`` are skipped.
+    Read from ``git archive`` (the commit, never a work tree), asked for Python files only: a
+    snapshot mirror may lack its large data files' blobs, which would fail a whole-tree
+    archive. Members whose name would leave ``target`` are skipped.
     """
     archive = subprocess.run(
-        ["git", "-C", str(git_dir), "archive", "--format=tar", commit],
+        ["git", "-C", str(git_dir), "archive", "--format=tar", commit, "--", ":(glob)**/*.py"],
         capture_output=True,
         check=True,
     ).stdout
@@ -469,8 +491,8 @@ def run_tool(argv: list[str], root: Path, repeat: int) -> tuple[float, str]:
 
 def _report(results: dict[str, dict[str, ProjectScore]], tools: list[str]) -> None:
     """Print per project, then totals per set and overall, then what a person should label."""
-    print(f"{'project':26} {'set':8} {'a':>3} {'b':>3} " + " ".join(f"{t:>24}" for t in tools))
-    print(f"{'':26} {'':8} {'':>3} {'':>3} " + " ".join(f"{'found a+b / fa':>24}" for _ in tools))
+    print(f"{'project':26} {'set':16} {'a':>3} {'b':>3} " + " ".join(f"{t:>24}" for t in tools))
+    print(f"{'':26} {'':16} {'':>3} {'':>3} " + " ".join(f"{'found a+b / fa':>24}" for _ in tools))
     for name, per_tool in results.items():
         any_score = next(iter(per_tool.values()))
         project = any_score.project
@@ -481,8 +503,11 @@ def _report(results: dict[str, dict[str, ProjectScore]], tools: list[str]) -> No
             score = per_tool[tool]
             found = score.count("ab")
             cells.append(f"{found}/{a + b} ({score.count('a')}a) fa {score.false_alarms}")
-        print(f"{name:26} {project.split:8} {a:>3} {b:>3} " + " ".join(f"{c:>24}" for c in cells))
-    for subset in (*SETS, "all"):
+        print(
+            f"{name:26} {project.report_set:16} {a:>3} {b:>3} "
+            + " ".join(f"{c:>24}" for c in cells)
+        )
+    for subset in (*REPORT_SETS, "all"):
         print(f"== {subset}")
         ruff_seconds = None
         sums = {}
@@ -490,7 +515,7 @@ def _report(results: dict[str, dict[str, ProjectScore]], tools: list[str]) -> No
             sums[tool] = totals(
                 per_tool[tool]
                 for per_tool in results.values()
-                if subset == "all" or per_tool[tool].project.split == subset
+                if subset == "all" or per_tool[tool].project.report_set == subset
             )
             if tool == "ruff":
                 ruff_seconds = sums[tool].seconds
@@ -534,7 +559,7 @@ def _markdown(results: dict[str, dict[str, ProjectScore]], tools: list[str]) -> 
             for t in tools
         ]
         print(
-            f"| {name} ({project.split}) | `{project.commit[:10]}` | {a} / {b} | "
+            f"| {name} ({project.report_set}) | `{project.commit[:10]}` | {a} / {b} | "
             + " | ".join(cells)
             + " |"
         )
@@ -623,6 +648,7 @@ def _write_json(path: Path, results: dict[str, dict[str, ProjectScore]]) -> None
             name: {
                 "commit": next(iter(per_tool.values())).project.commit,
                 "split": next(iter(per_tool.values())).project.split,
+                "set": next(iter(per_tool.values())).project.report_set,
                 "tools": {
                     tool: {
                         "found": [f"{s.path}:{s.line}" for s in score.found],

@@ -168,11 +168,15 @@ def _git(repo: Path, *args: str) -> str:
 
 @pytest.mark.skipif(GIT is None, reason="git is not installed")
 def test_extract_reads_the_pinned_commit_not_the_tree(tmp_path: Path) -> None:
-    """Files come from the commit: a later commit and the work tree do not leak in."""
+    """Files come from the commit: a later commit and the work tree do not leak in.
+
+    A missing blob of a file that is not Python does not stop the extraction.
+    """
     repo = tmp_path / "someone+fake" / "repo"
     (repo / "pkg").mkdir(parents=True)
     _git(repo, "init", "-q")
     (repo / "pkg" / "client.py").write_text("verify = False\n")
+    (repo / "setup.py").write_text("top = 1\n")
     (repo / "README.md").write_text("not Python\n")
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "pinned")
@@ -182,10 +186,14 @@ def test_extract_reads_the_pinned_commit_not_the_tree(tmp_path: Path) -> None:
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "later")
     (repo / "pkg" / "client.py").write_text("dirty = 1\n")
+    # a snapshot mirror may lack a large data file's blob: the Python files still come out
+    readme = _git(repo, "rev-parse", f"{pinned}:README.md")
+    (repo / ".git" / "objects" / readme[:2] / readme[2:]).unlink()
 
     target = tmp_path / "tree"
-    assert realcode.extract(repo, pinned, target) == 1
+    assert realcode.extract(repo, pinned, target) == 2
     assert (target / "pkg" / "client.py").read_text() == "verify = False\n"
+    assert (target / "setup.py").read_text() == "top = 1\n"
     assert not (target / "pkg" / "later.py").exists()
     assert not (target / "README.md").exists()
 
@@ -199,13 +207,46 @@ def test_extract_reads_the_pinned_commit_not_the_tree(tmp_path: Path) -> None:
 
 
 def test_every_real_label_file_is_well_formed_and_the_split_is_the_seeded_draw() -> None:
-    """Twenty projects or more; held out exactly the ones the recorded seed draws."""
+    """Round 1 held out exactly the seeded draw; round 2 is seven new projects, all held out."""
     projects = realcode.load_projects(LABELS)
-    assert len(projects) >= 15
     names = sorted(p.name for p in projects)
     assert names == sorted(path.stem for path in LABELS.glob("*.toml"))
     assert all("split_seed = 36" in path.read_text() for path in LABELS.glob("*.toml"))
-    held = sorted(random.Random(36).sample(names, round(len(names) / 3)))
-    assert sorted(p.name for p in projects if p.split == "held-out") == held
+    first = [p for p in projects if p.heldout_round == 1]
+    first_names = sorted(p.name for p in first)
+    assert len(first) == 20
+    held = sorted(random.Random(36).sample(first_names, round(len(first_names) / 3)))
+    assert sorted(p.name for p in first if p.split == "held-out") == held
+    assert {p.report_set for p in first if p.split == "held-out"} == {"held-out (seen)"}
+    fresh = [p for p in projects if p.heldout_round == 2]
+    assert len(fresh) >= 7
+    assert len(fresh) + len(first) == len(projects)
+    assert {(p.split, p.report_set) for p in fresh} == {("held-out", "held-out (fresh)")}
+    assert not {p.repo for p in fresh} & {p.repo for p in first}  # new repositories
+    assert sum(1 for p in fresh for site in p.sites if site.label in "ab") >= 20
     for project in projects:
         assert all(site.reason for site in project.sites), project.name
+
+
+def test_the_held_out_round_sorts_a_project_into_seen_or_fresh(tmp_path: Path) -> None:
+    """A held-out file without a round is seen; the fresh round is reported apart."""
+    path = tmp_path / "fake.toml"
+    path.write_text(FAKE)
+    assert realcode.load_project(path).report_set == "held-out (seen)"
+    path.write_text(FAKE.replace("split_seed = 1", "split_seed = 1\nheldout_round = 2"))
+    assert realcode.load_project(path).report_set == "held-out (fresh)"
+    path.write_text(FAKE.replace('split = "held-out"', 'split = "tuning"'))
+    assert realcode.load_project(path).report_set == "tuning"
+
+
+@pytest.mark.parametrize(
+    ("split", "value"),
+    [("held-out", "0"), ("held-out", "true"), ("held-out", '"2"'), ("tuning", "2")],
+)
+def test_a_malformed_held_out_round_is_refused(tmp_path: Path, split: str, value: str) -> None:
+    """No round 0, no boolean or string, no round on a tuning project."""
+    path = tmp_path / "bad.toml"
+    text = FAKE.replace('split = "held-out"', f'split = "{split}"')
+    path.write_text(text.replace("split_seed = 1", f"split_seed = 1\nheldout_round = {value}"))
+    with pytest.raises(ValueError, match="heldout_round"):
+        realcode.load_project(path)
