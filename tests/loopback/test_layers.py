@@ -48,12 +48,11 @@ FIRST_CONTEXT_MODULES = {
     "sslcustomize._support", "sslcustomize._support._clock", "sslcustomize._support._files",
     "sslcustomize._support._frozen",
     "sslcustomize._support._locks", "sslcustomize._support._notyping",
-    "sslcustomize._support._once", "sslcustomize._support._originals",
+    "sslcustomize._support._originals",
     "sslcustomize._support._sslclass",
     "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._anchorset",
     "sslcustomize._trust._checked_policy",
     "sslcustomize._trust._environment",
-    "sslcustomize.exceptions",
 }  # fmt: skip
 
 #: Standard-library modules the hook may add to what Python's own first context loads: the

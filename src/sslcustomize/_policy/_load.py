@@ -16,11 +16,11 @@ from sslcustomize._policy._merge import fallback_policy, merge_layers
 from sslcustomize._policy._model import LayerFile, Policy
 from sslcustomize._policy._read import read_layer
 from sslcustomize._support import _bootstrap as _startup
-from sslcustomize.exceptions import PolicyError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sslcustomize._policy._read import SourceCheck
+    from sslcustomize.exceptions import PolicyError
 
 __all__ = ["load_layers", "policy_files"]
 
@@ -73,7 +73,11 @@ def load_layers(
             continue
         try:
             layers.append(read_layer(layer, path, check_source=check_source))
-        except PolicyError as exc:
+        except Exception as exc:
+            from sslcustomize.exceptions import PolicyError  # noqa: PLC0415 - loaded with an error, not by a first context
+
+            if not isinstance(exc, PolicyError):
+                raise
             errors.append(exc)
     if errors:
         return fallback_policy(errors, layers)
