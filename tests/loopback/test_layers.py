@@ -42,7 +42,7 @@ FIRST_CONTEXT_MODULES = {
     "sslcustomize._inject", "sslcustomize._inject._patcher", "sslcustomize._inject._shared",
     "sslcustomize._inject._stdlib",
     "sslcustomize._policy", "sslcustomize._policy._hosts",
-    "sslcustomize._policy._load", "sslcustomize._policy._merge",
+    "sslcustomize._policy._load",
     "sslcustomize._policy._model", "sslcustomize._policy._read", "sslcustomize._policy._tomlcache",
     "sslcustomize._runtime", "sslcustomize._runtime._runtime", "sslcustomize._runtime._state",
     "sslcustomize._support", "sslcustomize._support._clock", "sslcustomize._support._files",
