@@ -39,7 +39,7 @@ FIRST_CONTEXT_MODULES = {
     "sslcustomize._connection", "sslcustomize._connection._contexts",
     "sslcustomize._connection._contextstate",
     "sslcustomize._decision", "sslcustomize._decision._decide", "sslcustomize._decision._recipe",
-    "sslcustomize._inject", "sslcustomize._inject._patcher", "sslcustomize._inject._shared",
+    "sslcustomize._inject", "sslcustomize._inject._patcher",
     "sslcustomize._inject._stdlib",
     "sslcustomize._policy", "sslcustomize._policy._hosts",
     "sslcustomize._policy._load",

@@ -7,8 +7,7 @@ import types
 from collections.abc import Callable
 
 from sslcustomize._inject import _stdlib
-from sslcustomize._inject._patcher import Patcher
-from sslcustomize._inject._shared import on_import
+from sslcustomize._inject._patcher import Patcher, on_import
 from sslcustomize._policy._load import policy_files
 from sslcustomize._policy._model import Policy
 from sslcustomize._runtime._state import announce, current_runtime, set_policy, unpin
