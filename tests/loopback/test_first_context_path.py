@@ -198,8 +198,9 @@ def test_a_failed_late_import_never_lets_a_bad_certificate_through(
     """Attack: a module the first connection imports late that cannot be imported fails closed.
 
     The first context defers the connection path (connect, gate, plan, engine, verdict, DER,
-    reports) to the first handshake. Whichever of those cannot be imported then, smtplib's
-    context still refuses a self-signed server that plain Python would accept.
+    reports, the public errors' classes) to the first handshake. Whichever of those cannot be
+    imported then, smtplib's context still refuses a self-signed server that plain Python
+    would accept.
     """
     root = tmp_path / "root.pem"
     root.write_bytes(pki.root_pem)
@@ -209,6 +210,7 @@ def test_a_failed_late_import_never_lets_a_bad_certificate_through(
     assert verdict == "REFUSED CertificateRejected"  # the twin: nothing blocked
     deferred = late.split()
     assert "sslcustomize._connection._connect" in deferred
+    assert "sslcustomize.exceptions" in deferred  # the errors' classes load with the first one
     assert "sslcustomize.exceptions" in deferred  # its classes load with the first rejection
     for name in deferred:
         outcome = _late(policy, bad, name)[0]
