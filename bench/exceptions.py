@@ -40,7 +40,7 @@ import trustme
 
 import sslcustomize
 from sslcustomize._decision._decide import decide, find_exception
-from sslcustomize._policy._merge import merge_layers
+from sslcustomize._policy._load import merge_layers
 from sslcustomize._runtime import _state
 from sslcustomize._trust._checked_policy import parse_policy
 

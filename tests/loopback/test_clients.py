@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from _fixtures import WritePolicy, run_python
-from sslcustomize._inject._shared import TARGET_HOOKS
+from sslcustomize._inject._patcher import TARGET_HOOKS
 from sslcustomize._support._bootstrap import CLIENTS, FACTORIES, watched_modules
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "clients.md"

@@ -13,8 +13,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
+import ssl
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,11 +25,14 @@ import pytest
 
 import _pki
 from _fixtures import WritePolicy, first_context_modules, run_python
+from _servers import server_context
 from sslcustomize._policy._hosts import parse_host_pattern
 from sslcustomize._policy._read import parse_policy
 from sslcustomize.exceptions import PolicyError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from conftest import StartServer
 
 needs_wheel = pytest.mark.skipif(
@@ -192,8 +198,9 @@ def test_a_failed_late_import_never_lets_a_bad_certificate_through(
     """Attack: a module the first connection imports late that cannot be imported fails closed.
 
     The first context defers the connection path (connect, gate, plan, engine, verdict, DER,
-    reports) to the first handshake. Whichever of those cannot be imported then, smtplib's
-    context still refuses a self-signed server that plain Python would accept.
+    reports, the public errors' classes) to the first handshake. Whichever of those cannot be
+    imported then, smtplib's context still refuses a self-signed server that plain Python
+    would accept.
     """
     root = tmp_path / "root.pem"
     root.write_bytes(pki.root_pem)
@@ -203,6 +210,8 @@ def test_a_failed_late_import_never_lets_a_bad_certificate_through(
     assert verdict == "REFUSED CertificateRejected"  # the twin: nothing blocked
     deferred = late.split()
     assert "sslcustomize._connection._connect" in deferred
+    assert "sslcustomize.exceptions" in deferred  # the errors' classes load with the first one
+    assert "sslcustomize.exceptions" in deferred  # its classes load with the first rejection
     for name in deferred:
         outcome = _late(policy, bad, name)[0]
         assert outcome.startswith("REFUSED"), f"{name} blocked: {outcome}"
@@ -217,3 +226,182 @@ def test_a_good_server_is_reached_when_every_late_import_works(
     root.write_bytes(pki.root_pem)
     policy = write_policy(f"trust = ['{root}']\n")
     assert _late(policy, https_server(pki["good"]))[0] == "OK"
+
+
+# --- The first connection after a first context made on the short path --------------------------
+
+
+class _Recorder:
+    """A loopback TLS server presenting one certificate case; keeps what each client sent."""
+
+    def __init__(self, case: _pki.CertCase) -> None:
+        self.context = server_context(case)
+        self.received: list[bytes] = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.listener.getsockname()[1])
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                raw, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._handle, args=(raw,), daemon=True).start()
+
+    def _handle(self, raw: socket.socket) -> None:
+        raw.settimeout(10)
+        data = b""
+        try:
+            with self.context.wrap_socket(raw, server_side=True) as tls:
+                while chunk := tls.recv(4096):
+                    data += chunk
+        except (OSError, ssl.SSLError):
+            pass  # the client refused the handshake, or went away: what it sent is kept
+        finally:
+            raw.close()
+        self.received.append(data)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.fixture
+def recorder() -> Iterator[Callable[[_pki.CertCase], _Recorder]]:
+    """Start recording servers (``recorder(case)``); close them after the test."""
+    started: list[_Recorder] = []
+
+    def start(case: _pki.CertCase) -> _Recorder:
+        started.append(_Recorder(case))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.close()
+
+
+#: A hooked child: its first context, then (implicit handshake) ``sendall`` of a secret to
+#: 127.0.0.1:argv[1]. It says whether the context was made without the connection path and
+#: without the exceptions' module (the short path), and what the connection did.
+_FIRST_SEND = """
+import socket, ssl, sys
+context = ssl.create_default_context()
+late = ("sslcustomize._connection._connect", "sslcustomize.exceptions")
+short = not any(name in sys.modules for name in late)
+raw = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+tls = context.wrap_socket(raw, server_hostname="127.0.0.1", do_handshake_on_connect=False)
+try:
+    tls.sendall(b"secret\\n")
+    print("SENT", short)
+except ssl.SSLCertVerificationError as error:
+    print("REFUSED", type(error).__name__, short)
+finally:
+    tls.close()
+"""
+
+
+def _child(code: str, policy: Path, *ports: int) -> list[str]:
+    result = subprocess.run(
+        [sys.executable, "-c", code, *map(str, ports)],
+        env={**os.environ, "SSLCUSTOMIZE_POLICY": str(policy)},
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert result.stderr == "", result.stderr
+    return result.stdout.splitlines()
+
+
+@needs_wheel
+def test_no_byte_reaches_a_mitm_on_the_first_connection_after_a_short_first_context(
+    pki: _pki.TestPKI,
+    recorder: Callable[[_pki.CertCase], _Recorder],
+    write_policy: WritePolicy,
+    tmp_path: Path,
+) -> None:
+    """Attack: the first connection of a process whose first context loaded no connection path.
+
+    The attacker's certificate is valid for the name but comes from a CA the policy does not
+    trust. The child's first context is made without the connection path or the exceptions'
+    module (loaded by this connection); ``sendall`` before any explicit handshake must be
+    refused, and the attacker must receive nothing.
+    """
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = write_policy(f"trust = ['{root}']\n")
+    attacker = recorder(pki["unknown_issuer"])
+    assert _child(_FIRST_SEND, policy, attacker.port) == ["REFUSED CertificateRejected True"]
+    assert attacker.received in ([], [b""])
+
+
+@needs_wheel
+def test_the_real_server_gets_the_bytes_of_that_first_connection(
+    pki: _pki.TestPKI,
+    recorder: Callable[[_pki.CertCase], _Recorder],
+    write_policy: WritePolicy,
+    tmp_path: Path,
+) -> None:
+    """Twin: the same child reaches a server the policy trusts, which gets what it sent."""
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = write_policy(f"trust = ['{root}']\n")
+    real = recorder(pki["good"])
+    assert _child(_FIRST_SEND, policy, real.port) == ["SENT True"]
+    for _ in range(100):  # the server thread records the connection once the client closed it
+        if real.received:
+            break
+        threading.Event().wait(0.05)
+    assert real.received == [b"secret\n"]
+
+
+#: A hooked child: its first context on the short path, then four threads released at once,
+#: each making the process's first connections: two with that context, two with a context each
+#: makes after the release; even threads go to argv[1] (trusted), odd ones to argv[2].
+_FIRST_RACE = """
+import json, socket, ssl, sys, threading
+shared = ssl.create_default_context()
+good, bad = int(sys.argv[1]), int(sys.argv[2])
+start = threading.Barrier(4)
+results = {}
+def connect(index):
+    start.wait()
+    port = good if index % 2 == 0 else bad
+    try:
+        context = shared if index < 2 else ssl.create_default_context()
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            with context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+                tls.sendall(b"x\\n")
+        results[index] = "OK"
+    except ssl.SSLCertVerificationError as error:
+        results[index] = "REFUSED " + type(error).__name__
+    except BaseException as error:
+        results[index] = "ERROR " + repr(error)
+threads = [threading.Thread(target=connect, args=(index,)) for index in range(4)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(json.dumps([results.get(index, "NONE") for index in range(4)]))
+"""
+
+
+@needs_wheel
+def test_threads_making_the_first_connections_at_once_all_get_verdicts(
+    pki: _pki.TestPKI,
+    recorder: Callable[[_pki.CertCase], _Recorder],
+    write_policy: WritePolicy,
+    tmp_path: Path,
+) -> None:
+    """Threads race the late imports of the first connection: each gets its own verdict.
+
+    Attack and twin at once: the threads sent to the attacker are refused, those sent to the
+    real server get through, and none meets a half-loaded module (an ``ImportError`` or
+    ``AttributeError`` would be an ``ERROR`` here). Fresh processes, several times over.
+    """
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    policy = write_policy(f"trust = ['{root}']\n")
+    real, attacker = recorder(pki["good"]), recorder(pki["unknown_issuer"])
+    refused = "REFUSED CertificateRejected"
+    for _ in range(4):
+        (line,) = _child(_FIRST_RACE, policy, real.port, attacker.port)
+        assert json.loads(line) == ["OK", refused, "OK", refused]
+    assert all(data == b"" for data in attacker.received)

@@ -10,15 +10,21 @@ CLI-only, lint-only or typing-only slips onto that path unnoticed.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+import _pki
 import _sslcustomize_startup
-from _fixtures import WritePolicy, first_context_modules
+from _fixtures import WritePolicy, first_context_modules, run_python
 from sslcustomize._support import _bootstrap
+
+if TYPE_CHECKING:
+    from conftest import StartServer
 
 pytestmark = pytest.mark.skipif(
     not any(os.path.isfile(os.path.join(p, "sslcustomize.pth")) for p in sys.path if p),
@@ -28,31 +34,51 @@ pytestmark = pytest.mark.skipif(
 #: The budget of the first context (issue 35 section 1): the package modules a warm first
 #: context loads, beyond the startup module and its leaf (`_support._bootstrap`, loaded with it
 #: at start-up): the layers a hooked process needs (support, policy, trust, decision, runtime,
-#: connection, inject). 36 modules, and no datetime even for a dated policy (37 and datetime
-#: before; -X importtime: 8.6 -> 7.8 ms on 3.12). Measured with bench/first_context_budget.py
-#: (3.12.1, OpenSSL 3.0.19, a shared machine: medians of per-round ratios to Python's own
-#: first context, whose cost is the 1.0x): warm 0.43-0.46x (0.42-0.51x with 37 modules and
-#: the collector running), cold 0.84-0.90x; goal 0.3x; see docs/benchmarks.md. Each module
-#: added here is a start-up cost.
+#: connection, inject). 32 modules (36 before: `exceptions` and `_support._once` now load with
+#: the first error or notice, `_inject._shared` with the first library hook, `_policy._merge`
+#: is part of `_policy._load`); -X importtime of the package modules, minimum self time of 15
+#: runs, 3.12.1: 7.28 -> 6.43 ms; the first `create_default_context()` call, hook's imports
+#: included, minimum of 40 processes: 10.9 -> 10.2 ms (Python's own: 27.2 ms). Measured with
+#: bench/first_context_budget.py (medians of per-round ratios to Python's own first context,
+#: whose cost is the 1.0x; OpenSSL 3.0.19, a shared machine): warm 0.43-0.46x before, goal
+#: 0.3x, floor 0.07x; see docs/benchmarks.md. Each module added here costs ~0.1 ms of finding,
+#: reading and unmarshalling before its body runs.
 FIRST_CONTEXT_MODULES = {
     "sslcustomize",
     "sslcustomize._connection", "sslcustomize._connection._contexts",
     "sslcustomize._connection._contextstate",
     "sslcustomize._decision", "sslcustomize._decision._decide", "sslcustomize._decision._recipe",
-    "sslcustomize._inject", "sslcustomize._inject._patcher", "sslcustomize._inject._shared",
+    "sslcustomize._inject", "sslcustomize._inject._patcher",
     "sslcustomize._inject._stdlib",
     "sslcustomize._policy", "sslcustomize._policy._hosts",
-    "sslcustomize._policy._load", "sslcustomize._policy._merge",
+    "sslcustomize._policy._load",
     "sslcustomize._policy._model", "sslcustomize._policy._read", "sslcustomize._policy._tomlcache",
     "sslcustomize._runtime", "sslcustomize._runtime._runtime", "sslcustomize._runtime._state",
     "sslcustomize._support", "sslcustomize._support._clock", "sslcustomize._support._files",
     "sslcustomize._support._frozen",
     "sslcustomize._support._locks", "sslcustomize._support._notyping",
-    "sslcustomize._support._once", "sslcustomize._support._originals",
+    "sslcustomize._support._originals",
     "sslcustomize._support._sslclass",
     "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._anchorset",
     "sslcustomize._trust._checked_policy",
     "sslcustomize._trust._environment",
+}  # fmt: skip
+
+#: What the first verified connection adds to a process whose first context loaded the
+#: budget above: the connection path (connect, gate, target, the pin probe, a rejection's
+#: text), the plan and the engine, the verdict, the DER reader, and the public errors. 15
+#: modules, -X importtime 4.05 ms (minimum self time of 12 runs, 3.12.1), beside 1.85 ms of
+#: the standard library (`encodings.idna`, which Python's own first connection loads too,
+#: `datetime`, `contextvars`). Each of them that cannot be imported then fails closed
+#: (tests/loopback/test_first_context_path.py).
+FIRST_CONNECTION_MODULES = {
+    "sslcustomize._connection._connect", "sslcustomize._connection._gate",
+    "sslcustomize._connection._pinprobe", "sslcustomize._connection._rejection",
+    "sslcustomize._connection._target",
+    "sslcustomize._decision._engine", "sslcustomize._decision._plan",
+    "sslcustomize._support._escape",
+    "sslcustomize._verdict", "sslcustomize._verdict._reasons", "sslcustomize._verdict._verify",
+    "sslcustomize._x509", "sslcustomize._x509._der", "sslcustomize._x509._replay",
     "sslcustomize.exceptions",
 }  # fmt: skip
 
@@ -113,6 +139,40 @@ def test_without_a_policy_the_first_context_loads_nothing_of_the_package() -> No
     """Twin: with no policy configured, Python's own first context loads no package module."""
     loaded = _first_context_modules({})
     assert not {name for name in loaded if name.startswith("sslcustomize")}
+
+
+#: A hooked child: its first context, then what its first connection (argv[1], a server the
+#: policy trusts) adds to ``sys.modules``.
+FIRST_CONNECTION_SCRIPT = """
+import json, socket, ssl, sys
+context = ssl.create_default_context()
+before = set(sys.modules)
+with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10) as raw:
+    with context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+        tls.sendall(b"GET / HTTP/1.0\\r\\n\\r\\n")
+        assert tls.recv(4096)
+print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+
+
+def test_a_first_connection_loads_only_the_listed_modules(
+    pki: _pki.TestPKI, https_server: StartServer, write_policy: WritePolicy, tmp_path: Path
+) -> None:
+    """The first verified connection adds the listed connection path and nothing heavier."""
+    root = tmp_path / "root.pem"
+    root.write_bytes(pki.root_pem)
+    env = {"SSLCUSTOMIZE_POLICY": str(write_policy(f"trust = ['{root}']\n"))}
+    server = https_server(pki["good"])
+    code = FIRST_CONNECTION_SCRIPT.replace("sys.argv[1]", str(server.port))
+    run_python(code, env=env)  # a warm cache
+    result = run_python(code, env=env)
+    assert result.stderr == "", result.stderr
+    loaded = set(json.loads(result.stdout))
+    assert {name for name in loaded if name.split(".")[0] == "sslcustomize"} == (
+        FIRST_CONNECTION_MODULES
+    )
+    heavy = NEVER_ON_THE_HOOK_PATH - {"datetime", "sslcustomize._verdict", "sslcustomize._x509"}
+    assert not loaded & heavy
 
 
 def _imports_of(path: str) -> set[str]:

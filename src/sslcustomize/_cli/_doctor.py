@@ -27,10 +27,11 @@ from sslcustomize._policy._load import policy_files
 from sslcustomize._policy._model import Policy
 from sslcustomize._support._originals import unwrap_factory
 from sslcustomize._support._paths import ENV_POLICY
-from sslcustomize._trust._anchors import TrustError, check_source, find_system_store
+from sslcustomize._trust._anchors import check_source, find_system_store
 from sslcustomize._trust._bundles import bundle_certificates
 from sslcustomize._trust._checked_policy import load_policy
 from sslcustomize._trust._environment import VARIABLES, pip_config_cert
+from sslcustomize.exceptions import TrustError
 
 __all__ = ["gather", "register"]
 

@@ -17,8 +17,8 @@ from sslcustomize._policy._load import policy_files
 from sslcustomize._policy._model import Policy
 from sslcustomize._support._files import atomic_write, trusted_path
 from sslcustomize._support._paths import ENV_POLICY, process_policy_paths
-from sslcustomize._trust._anchors import TrustError
 from sslcustomize._trust._checked_policy import load_policy
+from sslcustomize.exceptions import TrustError
 
 __all__ = ["register"]
 

@@ -27,10 +27,9 @@ from sslcustomize._policy._model import LayerFile
 from sslcustomize._runtime._state import set_policy
 from sslcustomize._support._files import atomic_write
 from sslcustomize._support._paths import policy_path_for_scope, pretty, unscoped_policy
-from sslcustomize._trust._anchors import TrustError
 from sslcustomize._trust._bundles import bundle_certificates
 from sslcustomize._trust._checked_policy import load_policy, parse_policy
-from sslcustomize.exceptions import PolicyError
+from sslcustomize.exceptions import PolicyError, TrustError
 
 __all__ = ["register"]
 

@@ -26,15 +26,15 @@ from sslcustomize._decision._recipe import generic_step, normalize, recorded_met
 from sslcustomize._policy._model import SYSTEM_TRUST
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._runtime._state import current_runtime
-from sslcustomize._support._once import first_time
 from sslcustomize._support._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
 from sslcustomize._support._sslclass import PYTHON_SSLCONTEXT, StdlibContext
-from sslcustomize._trust._anchors import TrustError, default_verify_locations
-from sslcustomize.exceptions import LegacyContextWarning, SharedContextError
+from sslcustomize._trust._anchors import default_verify_locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar, cast
+
+    from sslcustomize.exceptions import TrustError
 else:
     from sslcustomize._support._notyping import TypeVar, cast
 
@@ -223,6 +223,8 @@ class PolicyContext(StdlibContext):
 
     def _refuse_change(self, what: str, unchanged: bool) -> None:  # noqa: FBT001
         if not unchanged:
+            from sslcustomize.exceptions import SharedContextError  # noqa: PLC0415 - loaded with an error, not by a first context
+
             raise SharedContextError(
                 f"cannot change {what} of the context sslcustomize shares between "
                 f"{context_state(self).name} connections: the change would reach every other "
@@ -248,6 +250,8 @@ for _name in recorded_methods(PYTHON_SSLCONTEXT):
 
 
 def _say_once(message: str) -> None:
+    from sslcustomize._support._once import first_time  # noqa: PLC0415 - only when one is to be said
+
     if first_time("context", message):
         sys.stderr.write(f"sslcustomize: {message}\n")
 
@@ -275,6 +279,17 @@ def _apply_defaults(context: ssl.SSLContext, minimum_tls: str, *, client: bool =
         context.keylog_filename = keylog
 
 
+def _trust_error() -> type[TrustError]:
+    """Return :class:`~sslcustomize.TrustError`, imported when an ``except`` first meets one.
+
+    An ``except`` clause evaluates its classes only when an exception reaches it: so the
+    exceptions module loads with the first error, not with the first context.
+    """
+    from sslcustomize.exceptions import TrustError  # noqa: PLC0415 - loaded with an error, not by a first context
+
+    return TrustError
+
+
 def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
     """Load the decision's anchors; on a broken source, fall back to the system store."""
     state = context_state(context) if isinstance(context, PolicyContext) else None
@@ -283,7 +298,7 @@ def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
     trust = (state.runtime if state is not None else current_runtime()).trust
     try:
         trust.anchors_for(decision.trust_now(os.environ)).load_into(context)
-    except (TrustError, ssl.SSLError, OSError) as error:
+    except (_trust_error(), ssl.SSLError, OSError) as error:
         if decision.trust == SYSTEM_TRUST:
             raise
         _say_once(f"cannot use the policy's trust sources ({error}); using the system store")
@@ -595,6 +610,8 @@ def create_legacy_context(
     Returns:
         A new context.
     """
+    from sslcustomize.exceptions import LegacyContextWarning  # noqa: PLC0415 - a legacy context only
+
     name = caller_module()
     context = policy_context(name)
     state = context_state(context)

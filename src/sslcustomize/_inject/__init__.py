@@ -7,8 +7,7 @@ import types
 from collections.abc import Callable
 
 from sslcustomize._inject import _stdlib
-from sslcustomize._inject._patcher import Patcher
-from sslcustomize._inject._shared import on_import
+from sslcustomize._inject._patcher import Patcher, on_import
 from sslcustomize._policy._load import policy_files
 from sslcustomize._policy._model import Policy
 from sslcustomize._runtime._state import announce, current_runtime, set_policy, unpin
@@ -16,7 +15,6 @@ from sslcustomize._support import _bootstrap
 from sslcustomize._support._bootstrap import CLIENTS
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._trust._checked_policy import load_policy
-from sslcustomize.exceptions import LegacyContextWarning, PolicyError
 
 __all__ = [
     "CLIENTS",
@@ -87,6 +85,8 @@ def _check_bounded(policy: Policy) -> None:
     """
     system = load_policy(_system_layer())
     if system.locked and dict(policy.locked) != dict(system.locked):
+        from sslcustomize.exceptions import PolicyError  # noqa: PLC0415 - loaded with an error, not by a first context
+
         raise PolicyError(
             "the system policy locks "
             + ", ".join(sorted(system.locked))
@@ -156,6 +156,7 @@ def _opt_out_of_a_lock() -> bool:
             f"that the system layer locks ({', '.join(sorted(policy.locked))})"
         )
     from sslcustomize._report._records import warn_safely  # noqa: PLC0415 - only under a lock
+    from sslcustomize.exceptions import LegacyContextWarning  # noqa: PLC0415 - the same
 
     warn_safely(message, LegacyContextWarning, stacklevel=4)
     runtime.recorder.record_api_opt_out("extract", name=name, refused=refused)

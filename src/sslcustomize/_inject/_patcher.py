@@ -1,13 +1,20 @@
-"""Record every attribute an injection replaces, so that extraction restores it exactly."""
+"""Record every attribute an injection replaces, so that extraction restores it exactly.
+
+Also the patches that wait for a module's import (:func:`on_import`, :func:`state_targets`),
+each with its undo: what :func:`sslcustomize.inject` installs at the first context, without
+the library hooks' shared code (``._shared``), which loads with the first library hook.
+"""
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 
+from sslcustomize._support import _bootstrap
 from sslcustomize._support._frozen import dataclass
 from sslcustomize._support._originals import unwrap_factory
 
-__all__ = ["Patcher"]
+__all__ = ["TARGET_HOOKS", "Patcher", "on_import", "state_targets"]
 
 _MISSING = object()
 
@@ -62,3 +69,56 @@ class Patcher:
                     delattr(item.target, item.name)
                 else:
                     setattr(item.target, item.name, item.old)
+
+
+def on_import(
+    patcher: Patcher, module_name: str, patch: Callable[[types.ModuleType], None]
+) -> None:
+    """Run ``patch(module)`` once ``module_name`` is imported (now if it already is).
+
+    :meth:`Patcher.undo` forgets the hook if the module was never imported.
+    """
+
+    def callback(module: types.ModuleType) -> None:
+        patch(module)
+
+    patcher.on_undo(lambda: _bootstrap.hooks.unregister(callback))
+    _bootstrap.hooks.register(module_name, callback)
+
+
+_PYTHON_SOCKS = (
+    "python_socks.sync._proxy",
+    "python_socks.sync.v2._proxy",
+    "python_socks.async_.asyncio._proxy",
+    "python_socks.async_.asyncio.v2._proxy",
+    "python_socks.async_.anyio._proxy",
+    "python_socks.async_.anyio.v2._proxy",
+    "python_socks.async_.trio._proxy",
+    "python_socks.async_.trio.v2._proxy",
+)
+
+#: The modules whose connections are told their target by a hook of their own (see
+#: :mod:`._targets`), and the hook module of each (``patch(patcher, trigger, module)``).
+#: Not watched by the start-up hook: importing ``http.client`` or ``httpcore`` does not load
+#: sslcustomize; a connection needs a context first, and the first context installs these.
+TARGET_HOOKS: dict[str, str] = {
+    "http.client": "_httpclient",
+    "asyncio.base_events": "_asyncio",
+    "httpcore": "_httpcore",
+    **dict.fromkeys(_PYTHON_SOCKS, "_socks"),
+}
+
+
+def state_targets(patcher: Patcher) -> None:
+    """Install each of :data:`TARGET_HOOKS` once its module is imported (now if it is)."""
+
+    def hook(trigger: str, hooks: str) -> Callable[[types.ModuleType], None]:
+        def patch(module: types.ModuleType) -> None:
+            import importlib  # noqa: PLC0415 - only once a hooked module is imported
+
+            importlib.import_module(f"sslcustomize._inject.{hooks}").patch(patcher, trigger, module)
+
+        return patch
+
+    for trigger, hooks in TARGET_HOOKS.items():
+        on_import(patcher, trigger, hook(trigger, hooks))

@@ -1,7 +1,8 @@
-"""What the third-party hooks share: post-import hooks with an undo, and cached contexts.
+"""What the third-party hooks share: library contexts, opt-outs and cached contexts.
 
-Libraries are patched when they are imported (``_bootstrap.hooks``), whether that
-happens before :func:`sslcustomize.inject`, after it, or at startup through the ``.pth`` hook.
+Libraries are patched when they are imported (:func:`._patcher.on_import`), whether that
+happens before :func:`sslcustomize.inject`, after it, or at startup through the ``.pth`` hook;
+this module loads with the first library hook, not with the first context.
 
 Contexts that a library would build per connection, per session or per client are built once
 per policy and settings instead (:class:`ContextCache`), with what the library sets on them
@@ -12,7 +13,6 @@ then no-ops, and any other change raises instead of reaching every other connect
 from __future__ import annotations
 
 import ssl
-import types
 from collections.abc import Callable, Hashable
 
 from sslcustomize._connection._contexts import (
@@ -21,9 +21,7 @@ from sslcustomize._connection._contexts import (
     context_state,
     load_anchors,
 )
-from sslcustomize._inject._patcher import Patcher
 from sslcustomize._runtime._state import current_runtime
-from sslcustomize._support import _bootstrap
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,67 +29,11 @@ if TYPE_CHECKING:
 
 
 __all__ = [
-    "TARGET_HOOKS",
     "ContextCache",
     "LibraryContext",
     "library_context",
     "make_opt_out",
-    "on_import",
-    "state_targets",
 ]
-
-
-def on_import(
-    patcher: Patcher, module_name: str, patch: Callable[[types.ModuleType], None]
-) -> None:
-    """Run ``patch(module)`` once ``module_name`` is imported (now if it already is).
-
-    :meth:`Patcher.undo` forgets the hook if the module was never imported.
-    """
-
-    def callback(module: types.ModuleType) -> None:
-        patch(module)
-
-    patcher.on_undo(lambda: _bootstrap.hooks.unregister(callback))
-    _bootstrap.hooks.register(module_name, callback)
-
-
-_PYTHON_SOCKS = (
-    "python_socks.sync._proxy",
-    "python_socks.sync.v2._proxy",
-    "python_socks.async_.asyncio._proxy",
-    "python_socks.async_.asyncio.v2._proxy",
-    "python_socks.async_.anyio._proxy",
-    "python_socks.async_.anyio.v2._proxy",
-    "python_socks.async_.trio._proxy",
-    "python_socks.async_.trio.v2._proxy",
-)
-
-#: The modules whose connections are told their target by a hook of their own (see
-#: :mod:`._targets`), and the hook module of each (``patch(patcher, trigger, module)``).
-#: Not watched by the start-up hook: importing ``http.client`` or ``httpcore`` does not load
-#: sslcustomize; a connection needs a context first, and the first context installs these.
-TARGET_HOOKS: dict[str, str] = {
-    "http.client": "_httpclient",
-    "asyncio.base_events": "_asyncio",
-    "httpcore": "_httpcore",
-    **dict.fromkeys(_PYTHON_SOCKS, "_socks"),
-}
-
-
-def state_targets(patcher: Patcher) -> None:
-    """Install each of :data:`TARGET_HOOKS` once its module is imported (now if it is)."""
-
-    def hook(trigger: str, hooks: str) -> Callable[[types.ModuleType], None]:
-        def patch(module: types.ModuleType) -> None:
-            import importlib  # noqa: PLC0415 - only once a hooked module is imported
-
-            importlib.import_module(f"sslcustomize._inject.{hooks}").patch(patcher, trigger, module)
-
-        return patch
-
-    for trigger, hooks in TARGET_HOOKS.items():
-        on_import(patcher, trigger, hook(trigger, hooks))
 
 
 class LibraryContext(PolicyContext):

@@ -26,8 +26,7 @@ from sslcustomize._connection._contexts import (
     create_default_context,
     named_contexts,
 )
-from sslcustomize._inject._patcher import Patcher
-from sslcustomize._inject._shared import on_import, state_targets
+from sslcustomize._inject._patcher import Patcher, on_import, state_targets
 from sslcustomize._runtime._runtime import Runtime
 from sslcustomize._runtime._state import current_runtime
 from sslcustomize._support._bootstrap import FACTORIES, LEGACY

@@ -3,7 +3,7 @@
 Each such hook wraps the method where its library makes a connection, and states the
 connection's target (host, port, proxy) around the call (see :mod:`.._connection._target`):
 a port-scoped exception then matches the server's port, never a proxy's. Which modules are
-hooked so is :data:`._shared.TARGET_HOOKS`; urllib3's and aiohttp's targets are stated by
+hooked so is :data:`._patcher.TARGET_HOOKS`; urllib3's and aiohttp's targets are stated by
 their client hooks (:mod:`._urllib3`, :mod:`._aiohttp`).
 """
 

@@ -1,6 +1,6 @@
 """The policy as values: settings with their origins, trust sources, exceptions, layers.
 
-Frozen values only: reading files is :mod:`._read`, merging layers :mod:`._merge`.
+Frozen values only: reading files is :mod:`._read`, merging layers :mod:`._load`.
 """
 
 from __future__ import annotations

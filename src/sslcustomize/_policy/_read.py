@@ -24,7 +24,6 @@ from sslcustomize._policy._model import (
 )
 from sslcustomize._policy._tomlcache import CachedDate, cached_parse
 from sslcustomize._support._files import read_regular
-from sslcustomize.exceptions import PolicyError, TrustError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     from sslcustomize._policy._lines import KeyPath
+    from sslcustomize.exceptions import PolicyError
 
     #: Checks that a trust source works now; raises TrustError when it does not. The trust
     #: layer provides it (``_trust.check_source``): the policy layer does not reach up to it.
@@ -78,6 +78,8 @@ class _Reader:
         return Origin(layer=self.layer, path=self.path, line=None)
 
     def error(self, key: KeyPath, problem: str) -> PolicyError:
+        from sslcustomize.exceptions import PolicyError  # noqa: PLC0415 - loaded with an error, not by a first context
+
         return PolicyError(problem, path=self.path, line=self.origin(key).line, key=_dotted(key))
 
     def check_keys(self, table: Mapping[str, Any], allowed: tuple[str, ...], at: KeyPath) -> None:
@@ -144,7 +146,11 @@ class _Reader:
         """Check now that a source works, so that it never fails at a handshake."""
         try:
             self.check_source(source)
-        except TrustError as exc:
+        except Exception as exc:
+            from sslcustomize.exceptions import TrustError  # noqa: PLC0415 - loaded with an error, not by a first context
+
+            if not isinstance(exc, TrustError):
+                raise
             raise self.error(key, str(exc)) from None
         return source
 
@@ -193,6 +199,8 @@ def parse_policy(text: str, *, path: str, layer: str, check_source: SourceCheck)
     try:
         return _parse_policy(text, path=path, layer=layer, check_source=check_source)
     except RecursionError:
+        from sslcustomize.exceptions import PolicyError  # noqa: PLC0415 - loaded with an error, not by a first context
+
         raise PolicyError("nested too deeply to be a policy", path=path) from None
 
 
@@ -252,6 +260,8 @@ def _toml_tree(text: str, path: str) -> dict[str, Any]:
     try:
         tomllib = _toml_parser()
     except ImportError:
+        from sslcustomize.exceptions import PolicyError  # noqa: PLC0415 - loaded with an error, not by a first context
+
         raise PolicyError(
             "no TOML parser: this Python has no tomllib and tomli cannot be imported "
             "(pip install tomli, or reinstall sslcustomize)",
@@ -261,6 +271,8 @@ def _toml_tree(text: str, path: str) -> dict[str, Any]:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         import re  # noqa: PLC0415 - only for a broken file: not on the first context's path
+
+        from sslcustomize.exceptions import PolicyError  # noqa: PLC0415 - loaded with an error, not by a first context
 
         line = re.search(r"line (\d+)", str(exc))
         # "at end of document" names no line: the last one is where the document ended.
@@ -504,10 +516,13 @@ def read_text(path: str) -> str:
     """
     try:
         return read_regular(path, MAX_POLICY_SIZE).decode("utf-8")
-    except OSError as exc:
-        problem = exc.strerror or str(exc)
-        raise PolicyError(f"cannot read the policy file: {problem}", path=path) from None
-    except UnicodeDecodeError as exc:
-        raise PolicyError(f"cannot read the policy file: not UTF-8 ({exc})", path=path) from None
-    except ValueError as exc:
-        raise PolicyError(f"cannot read the policy file: {exc}", path=path) from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        from sslcustomize.exceptions import PolicyError  # noqa: PLC0415 - loaded with an error, not by a first context
+
+        if isinstance(exc, UnicodeDecodeError):
+            message = f"not UTF-8 ({exc})"
+        elif isinstance(exc, OSError):
+            message = exc.strerror or str(exc)
+        else:
+            message = str(exc)
+        raise PolicyError(f"cannot read the policy file: {message}", path=path) from None

@@ -15,7 +15,6 @@ from sslcustomize._support._clock import SYSTEM_CLOCK, Clock
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._trust._anchors import TrustCache
 from sslcustomize._trust._checked_policy import load_policy_with
-from sslcustomize.exceptions import PolicyWarning
 
 __all__ = ["announce", "current_policy", "current_runtime", "set_policy", "unpin"]
 
@@ -64,6 +63,7 @@ def announce(policy: Policy) -> None:
     if not policy.warnings:
         return
     from sslcustomize._report._records import warn_safely  # noqa: PLC0415 - only when there is one to say
+    from sslcustomize.exceptions import PolicyWarning  # noqa: PLC0415 - the same
 
     for message in policy.warnings:
         # Never raised, even under -W error: a lock must not break the first connection.

@@ -23,7 +23,6 @@ from sslcustomize._support._clock import SYSTEM_CLOCK, Clock
 from sslcustomize._support._frozen import dataclass
 from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._trust._anchorset import Anchors
-from sslcustomize.exceptions import TrustError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,7 +33,6 @@ __all__ = [
     "Anchors",
     "SystemStore",
     "TrustCache",
-    "TrustError",
     "check_source",
     "default_verify_locations",
     "find_system_store",
@@ -125,6 +123,8 @@ def find_system_store() -> SystemStore:
     directory = next((d for d in DISTRO_DIRS if is_hashed_directory(d)), None)
     if file or directory:
         return SystemStore(file=file, directory=directory, found_by="distribution locations")
+    from sslcustomize.exceptions import TrustError  # noqa: PLC0415 - loaded with an error, not by a first context
+
     raise TrustError(
         "no system trust store found (looked at OpenSSL's default paths and "
         f"{', '.join(DISTRO_FILES)}); install the ca-certificates package or name a CA "
@@ -147,6 +147,8 @@ def _certifi_bundle() -> str:
     try:
         import certifi  # noqa: PLC0415 - optional dependency
     except ImportError:
+        from sslcustomize.exceptions import TrustError  # noqa: PLC0415 - loaded with an error, not by a first context
+
         raise TrustError(
             "trust names 'certifi' but certifi is not installed: "
             "pip install 'sslcustomize[certifi]'"
@@ -316,7 +318,11 @@ class TrustCache:
             return
         try:
             new = self._resolve(key)
-        except (TrustError, OSError):
+        except Exception as exc:
+            from sslcustomize.exceptions import TrustError  # noqa: PLC0415 - loaded with an error, not by a first context
+
+            if not isinstance(exc, (TrustError, OSError)):
+                raise
             del self._resolved[key]  # asked again, it raises
             self._generation += 1
             return
@@ -346,7 +352,11 @@ class TrustCache:
             elif source.kind == "certifi":
                 try:
                     paths.append(_certifi_bundle())
-                except TrustError:
+                except Exception as exc:
+                    from sslcustomize.exceptions import TrustError  # noqa: PLC0415 - loaded with an error, not by a first context
+
+                    if not isinstance(exc, TrustError):
+                        raise
                     paths.append(None)
             else:
                 paths.append(source.path)
@@ -366,6 +376,8 @@ class TrustCache:
         if source.kind == "directory":
             if is_hashed_directory(source.path):
                 return Anchors(directories=(source.path,))
+            from sslcustomize.exceptions import TrustError  # noqa: PLC0415 - loaded with an error, not by a first context
+
             raise TrustError(
                 f"{source.path!r} is not an OpenSSL hashed directory; run 'openssl rehash' on it"
             )

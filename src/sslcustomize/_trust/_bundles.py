@@ -26,7 +26,6 @@ from sslcustomize._support._files import cache_directory, private_directory, rea
 from sslcustomize._support._frozen import dataclass
 from sslcustomize._support._sslclass import StdlibContext
 from sslcustomize._trust._anchorset import Anchors
-from sslcustomize.exceptions import TrustError
 
 __all__ = ["MAX_BUNDLE_SIZE", "bundle_anchors", "bundle_certificates"]
 
@@ -52,9 +51,11 @@ def _read_bytes(path: str) -> bytes:
     """Read a bundle: a regular file (never a FIFO or a device), at most MAX_BUNDLE_SIZE."""
     try:
         return read_regular(path, MAX_BUNDLE_SIZE)
-    except OSError as exc:
-        raise TrustError(f"cannot read CA bundle {path!r}: {exc.strerror or exc}") from None
-    except ValueError as exc:
+    except (OSError, ValueError) as exc:
+        from sslcustomize.exceptions import TrustError  # noqa: PLC0415 - loaded with an error, not by a first context
+
+        if isinstance(exc, OSError):
+            raise TrustError(f"cannot read CA bundle {path!r}: {exc.strerror or exc}") from None
         raise TrustError(f"CA bundle {path!r}: {exc}") from None
 
 
@@ -80,6 +81,8 @@ def _openssl_read(data: bytes, path: str) -> _Bundle:
         try:
             context.load_verify_locations(cafile=temporary)
         except ssl.SSLError as exc:
+            from sslcustomize.exceptions import TrustError  # noqa: PLC0415 - loaded with an error, not by a first context
+
             raise TrustError(
                 f"CA bundle {path!r} holds no certificate OpenSSL can read ({exc.reason or exc})"
             ) from None
@@ -93,6 +96,8 @@ def _openssl_read(data: bytes, path: str) -> _Bundle:
         and _TRUSTED_BLOCK not in data
     )
     if not stats["x509"]:
+        from sslcustomize.exceptions import TrustError  # noqa: PLC0415 - loaded with an error, not by a first context
+
         raise TrustError(f"CA bundle {path!r} holds no certificate")
     return _Bundle(
         sha256=_sha256(data),

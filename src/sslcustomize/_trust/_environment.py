@@ -19,9 +19,7 @@ import sys
 from collections.abc import Mapping
 
 from sslcustomize._policy._model import EnvState, EnvTrust, Origin, TrustSource, clients_text
-from sslcustomize._support._once import first_time
 from sslcustomize._trust._anchors import TrustCache, is_hashed_directory
-from sslcustomize.exceptions import TrustError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,7 +99,11 @@ def _check(full: str, trust: TrustCache) -> _Outcome:
         return None, f"{full!r} is not an OpenSSL hashed directory"
     try:
         trust.check(TrustSource(kind="file", path=full))
-    except TrustError as error:
+    except Exception as error:
+        from sslcustomize.exceptions import TrustError  # noqa: PLC0415 - loaded with an error, not by a first context
+
+        if not isinstance(error, TrustError):
+            raise
         return None, str(error)
     return "file", ""
 
@@ -172,6 +174,8 @@ def entry_for_path(environment: tuple[EnvTrust, ...], path: str, name: str) -> E
 
 def first_notice(variable: str) -> bool:
     """Tell whether ``variable`` has not been announced in this process yet (and mark it)."""
+    from sslcustomize._support._once import first_time  # noqa: PLC0415 - only when one is to be said
+
     return first_time("CA variable", variable)
 
 

@@ -17,7 +17,7 @@ from sslcustomize._connection._target import Target
 from sslcustomize._decision._decide import decide
 from sslcustomize._decision._engine import Settings, settings_of
 from sslcustomize._decision._plan import Plan, make_plan
-from sslcustomize._policy._merge import merge_layers
+from sslcustomize._policy._load import merge_layers
 from sslcustomize._trust._checked_policy import parse_policy
 
 PIN = "sha256/" + "B" * 43 + "="

@@ -12,7 +12,7 @@ import pytest
 from sslcustomize._decision._decide import decide
 from sslcustomize._decision._engine import python_defaults, settings_of, weakened_flags
 from sslcustomize._decision._plan import weakenings
-from sslcustomize._policy._merge import merge_layers
+from sslcustomize._policy._load import merge_layers
 from sslcustomize._policy._model import Policy
 from sslcustomize._trust._checked_policy import parse_policy
 
@@ -124,7 +124,7 @@ def test_unencodable_host_gets_the_default() -> None:
 
 def test_fallback_flag_carries_through() -> None:
     """Decisions made under the strict fallback say so."""
-    from sslcustomize._policy._merge import fallback_policy
+    from sslcustomize._policy._load import fallback_policy
     from sslcustomize.exceptions import PolicyError
 
     policy = fallback_policy([PolicyError("bad", path="/x")], [])

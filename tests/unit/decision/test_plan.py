@@ -10,7 +10,7 @@ import pytest
 from sslcustomize._decision._decide import Decision, decide
 from sslcustomize._decision._engine import EngineSpec, Settings, settings_of
 from sslcustomize._decision._plan import Plan, make_plan
-from sslcustomize._policy._merge import merge_layers
+from sslcustomize._policy._load import merge_layers
 from sslcustomize._trust._checked_policy import parse_policy
 
 TODAY = dt.date(2026, 12, 3)

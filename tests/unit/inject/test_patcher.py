@@ -1,10 +1,11 @@
-"""The patcher: every replaced attribute restored exactly, newest first."""
+"""The patcher: every replaced attribute restored exactly, newest first; hooks on import."""
 
 from __future__ import annotations
 
+import sys
 import types
 
-from sslcustomize._inject._patcher import Patcher
+from sslcustomize._inject._patcher import Patcher, on_import
 from sslcustomize._support._originals import STAND_IN_ORIGINAL
 
 
@@ -68,3 +69,20 @@ def test_undo_actions_run_in_reverse_order_with_the_replacements() -> None:
     patcher.on_undo(lambda: seen.append(("last", vars(module)["factory"])))
     patcher.undo()
     assert seen == [("last", "hook"), ("first", "original")]
+
+
+def test_a_hook_runs_now_for_an_imported_module_and_undo_forgets_a_pending_one() -> None:
+    """An imported module is patched at once; a hook for one never imported is dropped."""
+    seen: list[str] = []
+    patcher = Patcher()
+    on_import(patcher, "json", lambda module: seen.append(module.__name__))
+    assert seen == ["json"]
+    name = "sslcustomize_test_never_imported"
+    on_import(patcher, name, lambda module: seen.append(module.__name__))
+    patcher.undo()
+    sys.modules[name] = types.ModuleType(name)
+    try:
+        __import__(name)
+    finally:
+        del sys.modules[name]
+    assert seen == ["json"]

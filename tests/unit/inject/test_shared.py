@@ -1,10 +1,8 @@
-"""What the library hooks share: post-import hooks, library contexts, opt-outs, the cache."""
+"""What the library hooks share: library contexts, opt-outs, the cache."""
 
 from __future__ import annotations
 
 import ssl
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -12,25 +10,7 @@ import pytest
 import _pki
 import sslcustomize
 from _fixtures import memory_handshake
-from sslcustomize._inject._patcher import Patcher
-from sslcustomize._inject._shared import ContextCache, library_context, make_opt_out, on_import
-
-
-def test_a_hook_runs_now_for_an_imported_module_and_undo_forgets_a_pending_one() -> None:
-    """An imported module is patched at once; a hook for one never imported is dropped."""
-    seen: list[str] = []
-    patcher = Patcher()
-    on_import(patcher, "json", lambda module: seen.append(module.__name__))
-    assert seen == ["json"]
-    name = "sslcustomize_test_never_imported"
-    on_import(patcher, name, lambda module: seen.append(module.__name__))
-    patcher.undo()
-    sys.modules[name] = types.ModuleType(name)
-    try:
-        __import__(name)
-    finally:
-        del sys.modules[name]
-    assert seen == ["json"]
+from sslcustomize._inject._shared import ContextCache, library_context, make_opt_out
 
 
 @pytest.mark.usefixtures("inject_pki_root")

@@ -12,7 +12,7 @@ import trustme
 from _fixtures import WritePolicy
 from sslcustomize import PolicyError
 from sslcustomize._policy._lines import locate_keys
-from sslcustomize._policy._merge import merge_layers
+from sslcustomize._policy._load import merge_layers
 from sslcustomize._policy._tomlcache import entry_path
 from sslcustomize._trust._checked_policy import load_policy, parse_policy
 

@@ -18,7 +18,7 @@ import sslcustomize
 from _fixtures import WritePolicy
 from _reports import read_records
 from sslcustomize._diagnosis._spools import dropped_records
-from sslcustomize._policy._merge import merge_layers
+from sslcustomize._policy._load import merge_layers
 from sslcustomize._report import _records as _report
 from sslcustomize._report._recording import is_quiet, sink_name
 from sslcustomize._report._records import (

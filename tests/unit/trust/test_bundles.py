@@ -9,8 +9,9 @@ import pytest
 
 import _pki
 from _fixtures import memory_handshake
-from sslcustomize._trust._anchors import Anchors, TrustError
+from sslcustomize._trust._anchors import Anchors
 from sslcustomize._trust._bundles import MAX_BUNDLE_SIZE, bundle_anchors, bundle_certificates
+from sslcustomize.exceptions import TrustError
 
 
 def _client(anchors: Anchors) -> ssl.SSLContext:

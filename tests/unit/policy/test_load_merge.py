@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sslcustomize._policy._merge import fallback_policy, merge_layers
+from sslcustomize._policy._load import fallback_policy, merge_layers
 from sslcustomize._policy._model import LayerFile, TrustSource
 from sslcustomize._policy._read import parse_policy
 from sslcustomize.exceptions import PolicyError
