@@ -152,8 +152,9 @@ def _lead_search(lead: int) -> tuple[re.Pattern[bytes], tuple[tuple[int, int, by
 
 
 # One search per lead byte: nine passes over a file instead of one ``find`` pass per pattern
-# (28), which made half the time of a lint without the accelerator.
-_LEAD_SEARCHES = tuple(_lead_search(lead) for lead in _LEADS)
+# (28), which made half the time of a lint without the accelerator. Compiled at the first
+# search, not at import: with the accelerator they are never used (and cost 1 ms to make).
+_LEAD_SEARCHES: list[tuple[re.Pattern[bytes], tuple[tuple[int, int, bytes], ...]]] = []
 
 
 def python_matches(low: bytes) -> list[tuple[int, int]]:
@@ -163,6 +164,8 @@ def python_matches(low: bytes) -> list[tuple[int, int]]:
     replayed: the leftmost place wins, a tie goes to the pattern listed first, and the search
     resumes after the match.
     """
+    if not _LEAD_SEARCHES:
+        _LEAD_SEARCHES.extend(_lead_search(lead) for lead in _LEADS)
     found: list[tuple[int, int, int]] = []
     startswith = low.startswith
     for search, members in _LEAD_SEARCHES:
