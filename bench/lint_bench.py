@@ -5,6 +5,7 @@ nothing), and ``sslcustomize_lint`` importable (installed, or ``PYTHONPATH=lint/
 
     python bench/lint_bench.py [--site-packages DIR] [--tree NAME=DIR] [--repeat N]
                                [--ruff-select CODES] [--skip-bandit-trees] [--semgrep-rules DIR]
+                               [--before DIR] [--skip-corpus]
 
 In one run, on the same trees, it measures:
 
@@ -28,7 +29,12 @@ In one run, on the same trees, it measures:
   hidden from the process), as ``sslcustomize-lint`` and ``sslcustomize-lint[fast]`` would.
   The tools take turns, round after round, and the ratio of ruff's time to each variant's in
   each round is printed too (median and range): the development VM's speed drifts by a third
-  over seconds.
+  over seconds. So is the CPU time of each run (user + system, all its processes), which the
+  load of a shared machine disturbs less than the wall clock.
+* with ``--before DIR`` (a directory that holds another version's ``sslcustomize_lint``, such
+  as ``lint/src`` of a checkout of the main branch), that version too, with and without the
+  extra (``sslcustomize-before``, ``sslcustomize-before-noextra``), in the same rounds: the
+  ratio of its time to this version's per round, and whether both find the same.
 
 The linter's modules are compiled to bytecode first, as an installed package's are.
 Each tree is first read once by ``cat``-like reading so that no tool pays for a cold page cache
@@ -44,6 +50,7 @@ import argparse
 import compileall
 import json
 import os
+import resource
 import shutil
 import site
 import statistics
@@ -85,9 +92,13 @@ def _tool(name: str) -> list[str]:
     return [found]
 
 
-def _env() -> dict[str, str]:
+BEFORE: list[str] = []  # the --before directory, when given
+
+
+def _env(tool: str) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "lint" / "src"), env.get("PYTHONPATH", "")])
+    source = BEFORE[0] if "-before" in tool else str(ROOT / "lint" / "src")
+    env["PYTHONPATH"] = os.pathsep.join([source, env.get("PYTHONPATH", "")])
     return env
 
 
@@ -112,7 +123,7 @@ def command(tool: str, paths: list[str], *, speed: bool = False) -> list[str]:
         return [
             sys.executable,
             "-c",
-            _OURS_NOEXTRA if tool == "sslcustomize-noextra" else _OURS,
+            _OURS_NOEXTRA if tool.endswith("-noextra") else _OURS,
             "--isolated",
             "--format",
             "json",
@@ -138,10 +149,21 @@ def command(tool: str, paths: list[str], *, speed: bool = False) -> list[str]:
 
 def _timed(tool: str, paths: list[str], *, speed: bool = False) -> tuple[float, str]:
     """Run a tool once; return its wall time and its output."""
+    wall, _, out = _measured(tool, paths, speed=speed)
+    return wall, out
+
+
+def _measured(tool: str, paths: list[str], *, speed: bool = False) -> tuple[float, float, str]:
+    """Run a tool once; return its wall time, its CPU time (all its processes) and its output."""
     argv = command(tool, paths, speed=speed)
+    env = _env(tool)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, env=_env(), check=False)
-    return time.perf_counter() - start, proc.stdout
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu, proc.stdout
 
 
 def _hits(tool: str, out: str) -> list[tuple[str, int, str]]:
@@ -165,17 +187,23 @@ def run(tool: str, paths: list[str]) -> list[tuple[str, int, str]]:
     return _hits(tool, _timed(tool, paths)[1])
 
 
-def race(tools: tuple[str, ...], paths: list[str], repeat: int) -> dict[str, list[float]]:
+def race(
+    tools: tuple[str, ...], paths: list[str], repeat: int, cpu: dict[str, list[float]] | None = None
+) -> dict[str, list[float]]:
     """Time tools on the same paths, taking turns, ``repeat`` rounds; return each one's times.
 
     Taking turns (and changing who goes first each round) puts the tools in the same state of
     a shared machine, whose speed drifts by a third over seconds on the development VM.
+    ``cpu``, if given, receives each run's CPU time by tool.
     """
     times: dict[str, list[float]] = {tool: [] for tool in tools}
     for round_ in range(repeat):
         order = tools if round_ % 2 == 0 else tools[::-1]
         for tool in order:
-            times[tool].append(_timed(tool, paths, speed=True)[0])
+            wall, seconds, _ = _measured(tool, paths, speed=True)
+            times[tool].append(wall)
+            if cpu is not None:
+                cpu.setdefault(tool, []).append(seconds)
     return times
 
 
@@ -212,6 +240,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--skip-bandit-trees", action="store_true", help="bandit on corpus only")
     parser.add_argument("--semgrep-rules", help="a directory of semgrep rules: semgrep on corpus")
+    parser.add_argument("--before", help="another version's sslcustomize_lint parent directory")
+    parser.add_argument("--skip-corpus", action="store_true", help="time the trees only")
     args = parser.parse_args()
     RUFF_SPEED_RULES[:] = [args.ruff_select]
     tools: tuple[str, ...] = ("sslcustomize", "ruff", "bandit")
@@ -223,7 +253,29 @@ def main() -> None:
     # An installed package has its bytecode; the sources here may not (PYTHONDONTWRITEBYTECODE),
     # and compiling the linter at each run would be timed as its start-up.
     compileall.compile_dir(str(ROOT / "lint" / "src" / "sslcustomize_lint"), quiet=1)
+    if args.before:
+        BEFORE.append(str(Path(args.before).resolve()))
+        compileall.compile_dir(str(Path(BEFORE[0]) / "sslcustomize_lint"), quiet=1)
+    if not args.skip_corpus:
+        corpus(tools)
+    trees = {
+        "stdlib": tree_paths(sysconfig.get_paths()["stdlib"]),
+        "site-packages": tree_paths(args.site_packages),
+    }
+    for given in args.tree:
+        name, _, directory = given.partition("=")
+        trees[name] = tree_paths(directory)
+    ours: tuple[str, ...] = ("sslcustomize",)
+    if accelerated_matches:
+        ours += ("sslcustomize-noextra",)
+    if BEFORE:
+        ours += tuple(variant.replace("sslcustomize", "sslcustomize-before") for variant in ours)
+    for name, paths in trees.items():
+        time_tree(name, paths, ours, repeat=args.repeat, bandit=not args.skip_bandit_trees)
 
+
+def corpus(tools: tuple[str, ...]) -> None:
+    """Score each tool on the labelled corpus (recall and precision) and print it."""
     print(f"== corpus {CORPUS}")
     labels = load_labels(CORPUS)
     corpus_files = [str(p) for p in sorted(CORPUS.glob("*.py"))]
@@ -252,17 +304,6 @@ def main() -> None:
             print(f"{'':13} findings per family: {_families(hits)}")
     temporary.cleanup()
 
-    trees = {
-        "stdlib": tree_paths(sysconfig.get_paths()["stdlib"]),
-        "site-packages": tree_paths(args.site_packages),
-    }
-    for given in args.tree:
-        name, _, directory = given.partition("=")
-        trees[name] = tree_paths(directory)
-    ours = ("sslcustomize", "sslcustomize-noextra") if accelerated_matches else ("sslcustomize",)
-    for name, paths in trees.items():
-        time_tree(name, paths, ours, repeat=args.repeat, bandit=not args.skip_bandit_trees)
-
 
 def time_tree(
     name: str, paths: list[str], ours: tuple[str, ...], *, repeat: int, bandit: bool
@@ -272,17 +313,19 @@ def time_tree(
     print(f"== {name}: {len(files)} files under {Path(paths[0]).parent}")
     _warm(files)
     hits = {tool: _hits(tool, _timed(tool, paths, speed=True)[1]) for tool in (*ours, "ruff")}
-    times = race((*ours, "ruff"), paths, repeat)
+    cpu: dict[str, list[float]] = {}
+    times = race((*ours, "ruff"), paths, repeat, cpu)
     if bandit:
         # bandit is ~50x slower: once is enough to place it, and repeating it would load
         # the machine while the others are timed.
-        seconds, out = _timed("bandit", paths)
-        times["bandit"], hits["bandit"] = [seconds], _hits("bandit", out)
+        once, out = _timed("bandit", paths)
+        times["bandit"], hits["bandit"] = [once], _hits("bandit", out)
     for tool, seconds in times.items():
         best = min(seconds)
+        used = f"  CPU {min(cpu[tool]):.2f} s (best)" if tool in cpu else ""
         print(
             f"{tool:13} {best:8.2f} s  {len(files) / best:9.0f} files/s  "
-            f"{len(hits[tool]):5} findings"
+            f"{len(hits[tool]):5} findings{used}"
         )
         if tool == "sslcustomize":
             print(f"{'':13} findings per family: {_families(hits[tool])}")
@@ -291,12 +334,23 @@ def time_tree(
         for other in ("bandit", "ruff"):
             if other in times:
                 print(f"  {variant} / {other}: {min(times[other]) / best:.2f}x files/s")
-        rounds = sorted(r / o for o, r in zip(times[variant], times["ruff"], strict=True))
-        print(
-            f"  per round, ruff's time / {variant}'s: median "
-            f"{statistics.median(rounds):.2f}x, {rounds[0]:.2f}x to {rounds[-1]:.2f}x over "
-            f"{len(rounds)} rounds"
-        )
+        _per_round(f"ruff's time / {variant}'s", times["ruff"], times[variant])
+        _per_round(f"ruff's CPU time / {variant}'s", cpu["ruff"], cpu[variant])
+        before = variant.replace("sslcustomize", "sslcustomize-before")
+        if before != variant and before in times:
+            _per_round(f"{before}'s time / {variant}'s", times[before], times[variant])
+            _per_round(f"{before}'s CPU time / {variant}'s", cpu[before], cpu[variant])
+            same = sorted(hits[before]) == sorted(hits[variant])
+            print(f"  {variant} and {before}: {'the same' if same else 'DIFFERENT'} findings")
+
+
+def _per_round(what: str, numerators: list[float], denominators: list[float]) -> None:
+    """Print the median and range of a ratio of two tools' times taken in the same rounds."""
+    rounds = sorted(n / d for n, d in zip(numerators, denominators, strict=True))
+    print(
+        f"  per round, {what}: median {statistics.median(rounds):.2f}x, "
+        f"{rounds[0]:.2f}x to {rounds[-1]:.2f}x over {len(rounds)} rounds"
+    )
 
 
 if __name__ == "__main__":

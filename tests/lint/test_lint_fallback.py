@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import sys
 import sysconfig
 from pathlib import Path
@@ -10,7 +11,13 @@ import pytest
 
 from sslcustomize_lint import _prefilter, lint_files
 from sslcustomize_lint._files import discover
-from sslcustomize_lint._prefilter import _PATTERNS, accelerated_matches, python_matches
+from sslcustomize_lint._prefilter import (
+    _LEADS,
+    _PATTERNS,
+    accelerated_matches,
+    python_matches,
+    word_places,
+)
 
 CORPUS = Path(__file__).parent / "corpus"
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "sslcustomize"
@@ -30,6 +37,52 @@ def test_python_matches_is_leftmost_first() -> None:
         (b"verify", 23),
         (b"tls", 36),
     ]
+
+
+def _every_place_replayed(low: bytes) -> list[tuple[int, int]]:
+    """The leftmost-first matches from one ``bytes.find`` pass per pattern (the reference)."""
+    found = []
+    for index, pattern in enumerate(_PATTERNS):
+        place = low.find(pattern)
+        while place >= 0:
+            found.append((place, index, len(pattern)))
+            place = low.find(pattern, place + 1)
+    result = []
+    resume = 0
+    for place, index, size in sorted(found):
+        if place >= resume:
+            result.append((index, place))
+            resume = place + size
+    return result
+
+
+def test_every_pattern_holds_a_lead_byte() -> None:
+    """The pure search starts from a lead byte: a pattern without one would never be found."""
+    assert all(any(lead in pattern for lead in _LEADS) for pattern in _PATTERNS)
+
+
+def test_python_matches_finds_overlapping_and_adjacent_patterns() -> None:
+    """Patterns glued together, overlapping and cut short give the reference's matches."""
+    pieces = [*_PATTERNS, *(p[: len(p) // 2] for p in _PATTERNS), *(p[1:] for p in _PATTERNS)]
+    pieces += [b" ", b"\n", b"s", b"l", b"q", b"x"]
+    chooser = random.Random(35)
+    for _ in range(400):
+        low = b"".join(chooser.choice(pieces) for _ in range(chooser.randrange(1, 12)))
+        assert python_matches(low) == _every_place_replayed(low), low
+    glued = b"sslssltlsslverifyverify=cert_reqcert_checkcurlcurl --no-check-certificate"
+    assert python_matches(glued) == _every_place_replayed(glued)
+    assert len(python_matches(glued)) >= 10
+
+
+def test_word_places_answers_again_for_the_same_bytes() -> None:
+    """The last file's places are given again for the same bytes, and new ones for others."""
+    weak = b"import ssl\nctx = ssl._create_unverified_context()\n"
+    clean = b"import os\nprint(os.getcwd())\n"
+    first = word_places(weak)
+    assert first is not None
+    assert word_places(weak) is first
+    assert word_places(clean) is None
+    assert word_places(bytes(bytearray(weak))) == first
 
 
 @needs_accelerator
