@@ -49,11 +49,12 @@ from sslcustomize_lint._core import (
     _Scope,
     _sessionish,
     _Sibling,
+    constructed_attributes,
     unrelated,
 )
 from sslcustomize_lint._family import FAMILIES, CallSite, Family
 from sslcustomize_lint._prefilter import lines_of, places_of
-from sslcustomize_lint._siblings import sibling_file
+from sslcustomize_lint._siblings import sibling_definition, sibling_file
 from sslcustomize_lint._values import (
     UNKNOWN,
     Const,
@@ -229,6 +230,8 @@ class Analyzer(AnalyzerCore):
         if sibling is not None:
             for alias in node.names:
                 self.scopes[-1][alias.asname or alias.name] = _Sibling(sibling, alias.name, node)
+                if len(self.scopes) == 1:
+                    self._sibling_imports[alias.asname or alias.name] = (sibling, alias.name)
             if node.level or not node.module:
                 return
         elif node.level or not node.module:
@@ -256,11 +259,13 @@ class Analyzer(AnalyzerCore):
         for expr in [*node.bases, *node.decorator_list]:
             self.visit(expr)
         outer = self.class_attrs
-        self.class_attrs = {}  # filled by ``self.x = ...`` as the methods are visited
+        attrs: _Scope = {}  # filled by ``self.x = ...`` as the methods are visited
+        self.class_attrs = attrs
         self._class_names_by_attrs[id(self.class_attrs)] = node.name
         bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
         if bases:
             self.class_attrs[_BASE] = Instance(bases[0].qualname)
+        self._inherit_attributes(node)
         body: _Scope = {}
         self.scopes.append(body)
         self.visit_body(node.body)
@@ -273,6 +278,28 @@ class Analyzer(AnalyzerCore):
         self.scopes[-1][node.name] = UNKNOWN
         if len(self.scopes) == 1:  # a module's class: its attributes are read by name
             self._classes[node.name] = (body, _class_kind(bases))
+            self._module_class_attrs[node.name] = attrs
+            self._class_nodes[node.name] = node
+
+    def _inherit_attributes(self, node: ast.ClassDef) -> None:
+        """Let ``self.x`` in a subclass read what a base class of this module stored.
+
+        ``class Base: def __init__(self, verify_ssl=False): self.verify_ssl = verify_ssl``,
+        then ``requests.post(url, verify=self.verify_ssl)`` in a subclass: the base's default
+        reaches the subclass's sink. Only the attributes the subclass neither sets itself
+        nor passes to its base by name (``super().__init__(verify_ssl=True)``) are inherited.
+        """
+        if len(self.scopes) != 1 or self.class_attrs is None:
+            return
+        inherited = [
+            self._module_class_attrs[base.id]
+            for base in node.bases
+            if isinstance(base, ast.Name)
+            and base.id in self._module_class_attrs
+            and self.module_scope.get(base.id) is UNKNOWN  # still the class, not rebound
+        ]
+        if inherited:
+            self._inherited[id(self.class_attrs)] = (inherited, _overridden_attributes(node))
 
     def _visit_function(
         self, node: _FunctionNode, scopes: list[_Scope], class_attrs: _Scope | None
@@ -483,6 +510,12 @@ class Analyzer(AnalyzerCore):
         ):
             self._bind_parsed_arguments(name, call.func.value.id)
             return
+        cls = self._constructed_class(call.func)
+        if cls is not None:
+            # ``settings = Settings(url)``: ``settings.verify_ssl`` is the constructor's default
+            for attr, value in constructed_attributes(cls, call).items():
+                self.scopes[-1][f"{name}.{attr}"] = value
+            return
         if not call.keywords:  # a namespace holds only what it was given by keyword
             return
         callee = self.resolve(call.func)
@@ -491,6 +524,23 @@ class Analyzer(AnalyzerCore):
                 if keyword.arg is not None:
                     key = f"{name}.{keyword.arg}"
                     self.scopes[-1][key] = self._resolve_located(keyword.value)
+
+    def _constructed_class(self, func: ast.expr) -> ast.ClassDef | None:
+        """The class a call constructs: one of this module, or one imported from a sibling.
+
+        Only a module-level name that still holds the class (not rebound, not shadowed by a
+        local) counts.
+        """
+        if not isinstance(func, ast.Name) or any(func.id in scope for scope in self.scopes[1:]):
+            return None
+        name = func.id
+        if name in self._class_nodes and self.module_scope.get(name) is UNKNOWN:
+            return self._class_nodes[name]
+        imported = self._sibling_imports.get(name)
+        if imported is None:
+            return None
+        found = sibling_definition(*imported)
+        return found if isinstance(found, ast.ClassDef) else None
 
     def _bind_parsed_arguments(self, name: str, parser: str) -> None:
         """``args = parser.parse_args()``: ``args.verify`` is the default of ``--verify``.
@@ -1003,6 +1053,25 @@ def _argument_dest(call: ast.Call, keywords: dict[str, ast.expr]) -> str | None:
     longs = [n for n in names if n.startswith("--")]
     chosen = longs[0][2:] if longs else names[0].lstrip("-")
     return chosen.replace("-", "_") or None
+
+
+def _overridden_attributes(node: ast.ClassDef) -> frozenset[str]:
+    """The attributes a class sets on ``self`` and the keywords it gives its base's ``__init__``."""
+    names: set[str] = set()
+    for item in ast.walk(node):
+        if (
+            isinstance(item, ast.Attribute)
+            and isinstance(item.ctx, ast.Store)
+            and _is_self(item.value)
+        ):
+            names.add(item.attr)
+        elif (
+            isinstance(item, ast.Call)
+            and isinstance(item.func, ast.Attribute)
+            and item.func.attr == "__init__"
+        ):
+            names.update(keyword.arg for keyword in item.keywords if keyword.arg is not None)
+    return frozenset(names)
 
 
 def _target_name(target: ast.expr) -> str | None:

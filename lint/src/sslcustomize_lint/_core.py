@@ -29,7 +29,7 @@ from sslcustomize_lint._evaluation import (
     _constant_result,
 )
 from sslcustomize_lint._prefilter import hot_lines, is_tls_name
-from sslcustomize_lint._siblings import sibling_constants
+from sslcustomize_lint._siblings import sibling_constants, sibling_definition
 from sslcustomize_lint._values import (
     UNKNOWN,
     Const,
@@ -96,6 +96,9 @@ __all__ = [
     "_spec_default",
     "_starttls_spec",
     "_tokens",
+    "constructed_attributes",
+    "foreign_dict",
+    "foreign_value",
     "negated_option",
     "unrelated",
 ]
@@ -118,8 +121,139 @@ class _Sibling:
         self.node = node
 
     def read(self) -> Value:
-        """Return the name's value: a literal the sibling module assigns it, or unknown."""
-        return _constant(sibling_constants(self.path, (self.name,)).get(self.name), self.node)
+        """Return the name's value: a literal or an option dict the sibling module assigns it.
+
+        A dict's entries are located at the import: a finding about one points where the
+        dict is used in this module (see ``AnalyzerCore._keywords``).
+        """
+        text = sibling_constants(self.path, (self.name,)).get(self.name)
+        if text is not None:
+            return _constant(text, self.node)
+        found = sibling_definition(self.path, self.name)
+        if isinstance(found, ast.Dict | ast.Call):
+            return foreign_dict(found, self.node)
+        return UNKNOWN
+
+
+def foreign_value(node: ast.AST, at: ast.AST) -> Value:
+    """The value of an expression written in another module, for the literals rules test.
+
+    The other module's names are not known here: only constants (``False``, ``0``, ``""``),
+    ``not`` of one, and ``ssl``'s constants by their own names (``ssl.CERT_NONE``,
+    ``CERT_NONE``, ``ssl.PROTOCOL_TLSv1``) are read; ``at`` is where a finding points.
+    """
+    if isinstance(node, ast.Constant):
+        return Const(node.value, at)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = foreign_value(node.operand, at)
+        return Const(not inner.value, at) if isinstance(inner, Const) else UNKNOWN
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return UNKNOWN
+    if node.id == "ssl" and parts:
+        return Ref(t.normalize(".".join(["ssl", *parts])))
+    if not parts and node.id.startswith(_SSL_CONSTANT_PREFIXES):
+        return Ref(t.normalize(f"ssl.{node.id}"))  # ``from ssl import CERT_NONE``
+    return UNKNOWN
+
+
+# ``ssl``'s constants that rules test, by the prefix of their names.
+_SSL_CONSTANT_PREFIXES = ("CERT_", "PROTOCOL_", "OP_")
+
+
+def foreign_dict(node: ast.Dict | ast.Call, at: ast.AST) -> DictVal:
+    """An option dict written in another module (a display or ``dict(...)``) as a value."""
+    entries: dict[str, Value] = {}
+    if isinstance(node, ast.Dict):
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                entries[key.value] = foreign_value(value, at)
+    else:
+        for keyword in node.keywords:
+            if keyword.arg is not None:
+                entries[keyword.arg] = foreign_value(keyword.value, at)
+    unknown = isinstance(node, ast.Call) and any(k.arg is None for k in node.keywords)
+    spread = isinstance(node, ast.Dict) and any(key is None for key in node.keys)
+    return DictVal(entries, at, has_unknown=unknown or spread)
+
+
+def constructed_attributes(cls: ast.ClassDef, call: ast.Call) -> dict[str, Value]:
+    """The attributes an instance keeps from its constructor's defaults, for one construction.
+
+    ``class Settings: def __init__(self, url, verify_ssl=False): self.verify_ssl = verify_ssl``
+    made as ``Settings(url)`` keeps ``verify_ssl`` False; a dataclass keeps its fields'
+    defaults. A parameter the call gives (by keyword or position) is the caller's; a call
+    that spreads ``*args`` or ``**kwargs`` gives unknown ones, so nothing is kept. Values are
+    read as ``foreign_value`` reads them, located at the call.
+    """
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return {}
+    params, stored = _constructor(cls)
+    given = {k.arg for k in call.keywords} | set(params[: len(call.args)])
+    found: dict[str, Value] = {}
+    for attr, (param, default) in stored.items():
+        if param not in given and default is not None:
+            value = foreign_value(default, call)
+            if value is not UNKNOWN:
+                found[attr] = value
+    return found
+
+
+def _constructor(cls: ast.ClassDef) -> tuple[list[str], dict[str, tuple[str, ast.expr | None]]]:
+    """A class's positional parameters after ``self``, and the attributes stored from them.
+
+    Each attribute maps to its parameter and the parameter's default; an attribute set more
+    than once in ``__init__`` is left out (which value it keeps depends on the path taken).
+    """
+    init = next(
+        (s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+    )
+    if init is None:
+        if not any(_written_name(d).endswith("dataclass") for d in cls.decorator_list):
+            return [], {}
+        fields = [
+            s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        ]
+        names = [f.target.id for f in fields if isinstance(f.target, ast.Name)]
+        return names, {name: (name, f.value) for name, f in zip(names, fields, strict=True)}
+    args = init.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)][1:]
+    defaults: dict[str, ast.expr | None] = dict.fromkeys(positional)
+    firsts = [*args.posonlyargs, *args.args]
+    for arg, default in zip(firsts[len(firsts) - len(args.defaults) :], args.defaults, strict=True):
+        defaults[arg.arg] = default
+    for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        defaults[arg.arg] = kw_default
+    stored: dict[str, tuple[str, ast.expr | None]] = {}
+    twice: set[str] = set()
+    for node in ast.walk(init):
+        if not isinstance(node, ast.Assign | ast.AnnAssign):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if isinstance(target, ast.Attribute) and _is_self(target.value):
+                if target.attr in stored or target.attr in twice:
+                    twice.add(target.attr)
+                    stored.pop(target.attr, None)
+                elif isinstance(node.value, ast.Name) and node.value.id in defaults:
+                    stored[target.attr] = (node.value.id, defaults[node.value.id])
+                else:
+                    twice.add(target.attr)  # set from something else: not the parameter
+    return positional, stored
+
+
+def _written_name(node: ast.expr) -> str:
+    """The last name of a decorator: ``dataclass`` of ``@dataclasses.dataclass(frozen=True)``."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 _Scope = dict[str, "Value | _Sibling"]
@@ -563,6 +697,14 @@ class AnalyzerCore:
         # name and its ``__init__``, whose callers are the class's constructions.
         self._init_params: dict[int, tuple[str, _FunctionNode]] = {}
         self._class_names_by_attrs: dict[int, str] = {}  # id(class_attrs) -> the class's name
+        # A module-level class's name -> its ``class_attrs``; and, by ``id(class_attrs)``,
+        # those of its bases in this module with the attributes it overrides.
+        self._module_class_attrs: dict[str, _Scope] = {}
+        self._inherited: dict[int, tuple[list[_Scope], frozenset[str]]] = {}
+        # Classes that constructions bound to a name are read from: the module's own, and
+        # names imported from a sibling module (its file and the name there).
+        self._class_nodes: dict[str, ast.ClassDef] = {}
+        self._sibling_imports: dict[str, tuple[str, str]] = {}
         self._hot: list[bool] | None = hot  # computed from the module's names when not given
         self.findings: set[RawFinding] = set()
         self.module_scope: _Scope = {}
@@ -695,8 +837,11 @@ class AnalyzerCore:
             if keyword.arg is not None:
                 kwmap[keyword.arg] = (value, _location(value, keyword))
             elif isinstance(value, DictVal):
+                # A dict imported from a sibling module is reported where it is spread here.
+                foreign = isinstance(value.node, ast.ImportFrom)
                 for key, entry in value.entries.items():
-                    kwmap[key] = (entry, _location(entry, _entry_node(value.node, key)))
+                    where = keyword if foreign else _entry_node(value.node, key)
+                    kwmap[key] = (entry, _location(entry, where))
                 has_star = has_star or value.has_unknown
             else:
                 has_star = True
@@ -808,8 +953,12 @@ class AnalyzerCore:
 
     def _resolve_attribute(self, node: ast.Attribute) -> Value:
         """``self.x`` of the class, a class member, a module's name, or an object's method."""
-        if _is_self(node.value) and self.class_attrs and node.attr in self.class_attrs:
-            return _settle(self.class_attrs, node.attr, self.class_attrs[node.attr])
+        if _is_self(node.value) and self.class_attrs is not None:
+            if node.attr in self.class_attrs:
+                return _settle(self.class_attrs, node.attr, self.class_attrs[node.attr])
+            inherited = self._inherited_attribute(self.class_attrs, node.attr)
+            if inherited is not None:
+                return inherited
         if isinstance(node.value, ast.Name | ast.Attribute):
             member = self._member(node)
             if member is not None:
@@ -820,6 +969,22 @@ class AnalyzerCore:
         if isinstance(base, Instance):
             return Method(base.qualname, node.attr, base)
         return Method(None, node.attr, base)
+
+    def _inherited_attribute(self, attrs: _Scope, name: str) -> Value | None:
+        """Return ``self.name`` as a base class of this module stored it, if not overridden.
+
+        See ``Analyzer._inherit_attributes``; bases are searched depth first, a simple MRO.
+        """
+        found = self._inherited.get(id(attrs))
+        if found is None or name in found[1]:
+            return None
+        for base in found[0]:
+            if name in base:
+                return _settle(base, name, base[name])
+            deeper = self._inherited_attribute(base, name)
+            if deeper is not None:
+                return deeper
+        return None
 
     def _resolve_dict(self, node: ast.Dict) -> DictVal:
         """A dict display: its string keys' values, and the entries of known dicts spread in."""

@@ -1,18 +1,23 @@
-"""Constants imported by name from a sibling module of the same package.
+"""Constants, option dicts and classes imported by name from a sibling module of a package.
 
 ``from .settings import VERIFY_SSL`` (or ``from mypkg.settings import VERIFY_SSL`` inside
 ``mypkg``) is followed to that module's file, where a module-level assignment of a literal
 (``VERIFY_SSL = False``, ``MODE = ssl.CERT_NONE``) is read with one regular expression: no
 parse, and each file read once per process.
+
+An option dict (``DEFAULTS = {"verify": False}``, ``dict(...)``) or a class (whose
+constructor's defaults its instances keep) imported the same way is read from the module's
+tree: the file is parsed only when its text defines that name so, once per process.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from functools import lru_cache
 
-__all__ = ["sibling_constants", "sibling_file"]
+__all__ = ["sibling_constants", "sibling_definition", "sibling_file"]
 
 # ``NAME = literal`` at the start of a line, for the literals that rules test. It starts with
 # the newline before the name, which the regex engine finds fast (four times faster than ``^``
@@ -85,12 +90,7 @@ def _module_file(directory: str, level: int, module: str | None) -> str | None:
 @lru_cache(maxsize=256)
 def _constants(path: str) -> dict[str, str]:
     """Return the module-level literal assignments of a file (read once per process)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return {}
-    return {m.group(1).decode(): m.group(2).decode() for m in _ASSIGNMENT.finditer(b"\n" + data)}
+    return {m.group(1).decode(): m.group(2).decode() for m in _ASSIGNMENT.finditer(_source(path))}
 
 
 def sibling_constants(path: str, names: tuple[str, ...]) -> dict[str, str]:
@@ -105,3 +105,79 @@ def sibling_constants(path: str, names: tuple[str, ...]) -> dict[str, str]:
     """
     found = _constants(path)
     return {name: found[name] for name in names if name in found}
+
+
+@lru_cache(maxsize=256)
+def _source(path: str) -> bytes:
+    """Return a sibling file's bytes with a newline before them (read once per process)."""
+    try:
+        with open(path, "rb") as handle:
+            return b"\n" + handle.read()
+    except OSError:
+        return b"\n"
+
+
+# A module-level class, or a module-level name bound to a dict display or ``dict(...)``.
+_DEFINITION = re.compile(
+    rb"\n(?:class ([A-Za-z_]\w*)\b|([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\{|dict\())"
+)
+
+# Words without which no definition of a file can hold a weakening that rules test: a false
+# literal or a verification constant (``verify=False``, ``"cert_reqs": ssl.CERT_NONE``).
+_WEAK_WORDS = (b"False", b"CERT_NONE", b"PROTOCOL_", b"VERIFY_NONE")
+
+
+@lru_cache(maxsize=256)
+def _definition_names(path: str) -> frozenset[str]:
+    """The module-level classes and dict-bound names of a file that may hold a weakening."""
+    data = _source(path)
+    if not any(word in data for word in _WEAK_WORDS):
+        return frozenset()
+    return frozenset(
+        (m.group(1) or m.group(2)).decode("ascii", "replace") for m in _DEFINITION.finditer(data)
+    )
+
+
+@lru_cache(maxsize=64)
+def _definitions(path: str) -> dict[str, ast.expr | ast.ClassDef]:
+    """Parse a file once: its module-level classes and the values of its plain assignments."""
+    try:
+        tree = ast.parse(_source(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found: dict[str, ast.expr | ast.ClassDef] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef):
+            found[stmt.name] = stmt
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if isinstance(target, ast.Name):
+                found[target.id] = stmt.value
+        elif (
+            isinstance(stmt, ast.AnnAssign)
+            and stmt.value is not None
+            and isinstance(stmt.target, ast.Name)
+        ):
+            found[stmt.target.id] = stmt.value
+    return found
+
+
+def sibling_definition(path: str, name: str) -> ast.expr | ast.ClassDef | None:
+    """Return a sibling module's class or dict named ``name``, from its tree.
+
+    Args:
+        path: The module's file.
+        name: The name imported from it.
+
+    Returns:
+        The ``ClassDef``, or the dict display or ``dict(...)`` call last assigned to the name
+        at module level; ``None`` when the module defines neither (then it is not parsed).
+    """
+    if name not in _definition_names(path):
+        return None
+    found = _definitions(path).get(name)
+    if isinstance(found, ast.ClassDef | ast.Dict):
+        return found
+    if isinstance(found, ast.Call) and isinstance(found.func, ast.Name) and found.func.id == "dict":
+        return found
+    return None

@@ -1,0 +1,180 @@
+"""Value flow across the modules of a package and the classes of a module (issue 36).
+
+Each shape is a small package written to a temporary directory: the weakening, and its safe
+twin that must stay silent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sslcustomize_lint import lint_files
+from sslcustomize_lint._files import discover
+
+
+def _findings(root: Path, files: dict[str, str]) -> set[tuple[str, int, str]]:
+    """Write a package's files under ``root`` and return its findings (file, line, code)."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    found, _ = discover([str(root)])
+    result = lint_files(found, jobs=1)
+    assert not result.errors
+    return {(Path(f.path).relative_to(root).as_posix(), f.line, f.code) for f in result.findings}
+
+
+_BASE = (
+    "import requests\n"
+    "\n"
+    "class Auth:\n"
+    "    def __init__(self, timeout=5, verify_ssl=False):\n"
+    "        self.timeout = timeout\n"
+    "        self.verify_ssl = verify_ssl\n"
+    "\n"
+    "class TicketAuth(Auth):\n"
+    "    def __init__(self, url, **kwargs):\n"
+    "        super().__init__({passed}**kwargs)\n"
+    "        self.url = url\n"
+    "{extra}"
+    "\n"
+    "    def renew(self):\n"
+    "        return requests.post(self.url, verify=self.verify_ssl, timeout=self.timeout)\n"
+)
+
+
+def test_base_class_default_reaches_a_subclass_sink(tmp_path: Path) -> None:
+    """A base class's ``verify_ssl=False`` stored on self reaches a subclass's request."""
+    source = _BASE.format(passed="", extra="")
+    assert _findings(tmp_path, {"auth.py": source}) == {("auth.py", 4, "SSC101")}
+
+
+def test_subclass_that_overrides_the_attribute_is_silent(tmp_path: Path) -> None:
+    """A subclass that passes ``verify_ssl=True`` to its base, or sets it, is not reported."""
+    passed = _BASE.format(passed="verify_ssl=True, ", extra="")
+    own = _BASE.format(passed="", extra="        self.verify_ssl = True\n")
+    assert _findings(tmp_path / "a", {"auth.py": passed}) == set()
+    assert _findings(tmp_path / "b", {"auth.py": own}) == set()
+
+
+def test_base_class_with_a_verifying_default_is_silent(tmp_path: Path) -> None:
+    """The same flow with ``verify_ssl=True`` is silent."""
+    source = _BASE.format(passed="", extra="").replace("verify_ssl=False", "verify_ssl=True")
+    assert _findings(tmp_path, {"auth.py": source}) == set()
+
+
+_OPTIONS = (
+    "import ssl\n"
+    "\n"
+    "DEFAULT_SSL_OPTIONS = {{'cert_reqs': {mode}, 'maxsize': 4}}\n"
+    "DEFAULT_TLS_OPTIONS = dict(verify={verify}, timeout=5)\n"
+)
+
+_USER = (
+    "import requests\n"
+    "import urllib3\n"
+    "\n"
+    "from .options import DEFAULT_SSL_OPTIONS, DEFAULT_TLS_OPTIONS\n"
+    "\n"
+    "def pool():\n"
+    "    return urllib3.PoolManager(**DEFAULT_SSL_OPTIONS)\n"
+    "\n"
+    "def get(url):\n"
+    "    return requests.get(url, **DEFAULT_TLS_OPTIONS)\n"
+)
+
+
+def test_option_dicts_of_a_sibling_module_are_followed(tmp_path: Path) -> None:
+    """Option dicts made in one module and spread in another are reported where spread.
+
+    The spreading file must hold a rule word (here the dicts' names) to be analyzed at all.
+    """
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/options.py": _OPTIONS.format(mode="ssl.CERT_NONE", verify="False"),
+        "pkg/client.py": _USER,
+    }
+    assert _findings(tmp_path, files) == {
+        ("pkg/client.py", 7, "SSC104"),
+        ("pkg/client.py", 10, "SSC101"),
+    }
+
+
+def test_verifying_option_dicts_of_a_sibling_module_are_silent(tmp_path: Path) -> None:
+    """The same dicts with ``CERT_REQUIRED`` and ``verify=True`` are silent."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/options.py": _OPTIONS.format(mode="ssl.CERT_REQUIRED", verify="True"),
+        "pkg/client.py": _USER,
+    }
+    assert _findings(tmp_path, files) == set()
+
+
+_SETTINGS = (
+    "class Settings:\n"
+    "    def __init__(self, url, verify_ssl={default}, timeout=5):\n"
+    "        self.url = url\n"
+    "        self.verify_ssl = verify_ssl\n"
+    "\n"
+    "\n"
+    "{dataclass}"
+    "class Options:\n"
+    "    url: str = ''\n"
+    "    verify_tls: bool = {default}\n"
+)
+
+_READER = (
+    "import requests\n"
+    "\n"
+    "from pkg.settings import Options, Settings\n"
+    "\n"
+    "def get(url):\n"
+    "    settings = Settings(url{given})\n"
+    "    return requests.get(settings.url, verify=settings.verify_ssl)\n"
+    "\n"
+    "def get2(url):\n"
+    "    options = Options(url{given})\n"
+    "    return requests.get(options.url, verify=options.verify_tls)\n"
+)
+
+
+def test_constructor_defaults_of_a_sibling_class_are_followed(tmp_path: Path) -> None:
+    """A sibling class made with its ``verify_ssl=False`` default gives that to the sink."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/settings.py": _SETTINGS.format(default="False", dataclass="@dataclass\n"),
+        "pkg/client.py": _READER.format(given=""),
+    }
+    assert _findings(tmp_path, files) == {
+        ("pkg/client.py", 7, "SSC101"),
+        ("pkg/client.py", 11, "SSC101"),
+    }
+
+
+def test_constructor_defaults_given_or_verifying_are_silent(tmp_path: Path) -> None:
+    """The caller's own value, a verifying default, or a plain class's field is silent."""
+    given = {
+        "pkg/__init__.py": "",
+        "pkg/settings.py": _SETTINGS.format(default="False", dataclass="@dataclass\n"),
+        "pkg/client.py": _READER.format(given=", True"),
+    }
+    verifying = {
+        "pkg/__init__.py": "",
+        "pkg/settings.py": _SETTINGS.format(default="True", dataclass="@dataclass\n"),
+        "pkg/client.py": _READER.format(given=""),
+    }
+    assert _findings(tmp_path / "given", given) == set()
+    assert _findings(tmp_path / "verifying", verifying) == set()
+
+
+def test_constructor_defaults_of_a_class_of_the_module_are_followed(tmp_path: Path) -> None:
+    """The same construction with the class in the module itself, and its safe twin.
+
+    ``Options`` is no dataclass here: its class attribute is no constructor default.
+    """
+    weak = _SETTINGS.format(default="False", dataclass="") + _READER.format(given="").replace(
+        "from pkg.settings import Options, Settings\n", ""
+    )
+    assert _findings(tmp_path / "weak", {"app.py": weak}) == {("app.py", 15, "SSC101")}
+    safe = weak.replace("verify_ssl=False", "verify_ssl=True")
+    assert _findings(tmp_path / "safe", {"app.py": safe}) == set()
