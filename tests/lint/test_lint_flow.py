@@ -178,3 +178,38 @@ def test_constructor_defaults_of_a_class_of_the_module_are_followed(tmp_path: Pa
     assert _findings(tmp_path / "weak", {"app.py": weak}) == {("app.py", 15, "SSC101")}
     safe = weak.replace("verify_ssl=False", "verify_ssl=True")
     assert _findings(tmp_path / "safe", {"app.py": safe}) == set()
+
+
+_OPTION_SOURCES = (
+    "import argparse\n"
+    "import configparser\n"
+    "\n"
+    "def parse(argv):\n"
+    "    parser = argparse.ArgumentParser()\n"
+    "    parser.add_argument('--ssl-verify', default=None)\n"
+    "    parser.add_argument(\n"
+    "        '--no-ssl-verify', dest='{dest}', action='store_false'\n"
+    "    )\n"
+    "    return parser.parse_args(argv)\n"
+    "\n"
+    "class Config:\n"
+    "    def __init__(self, path):\n"
+    "        config = configparser.ConfigParser()\n"
+    "        config.read(path)\n"
+    "        self.ssl_verify = config.getboolean('global', '{key}')\n"
+)
+
+
+def test_config_key_and_flag_of_verification_are_noted(tmp_path: Path) -> None:
+    """A config file's ``ssl_verify`` and a ``store_false`` flag into it are SSC801 notes."""
+    source = _OPTION_SOURCES.format(dest="ssl_verify", key="ssl_verify")
+    assert _findings(tmp_path, {"cli.py": source}) == {
+        ("cli.py", 8, "SSC801"),
+        ("cli.py", 16, "SSC801"),
+    }
+
+
+def test_config_key_and_flag_of_other_options_are_silent(tmp_path: Path) -> None:
+    """The same reads of an unrelated option (``color``, ``ssl_color``) are silent."""
+    source = _OPTION_SOURCES.format(dest="ssl_color", key="ssl_color")
+    assert _findings(tmp_path, {"cli.py": source}) == set()

@@ -889,8 +889,37 @@ class Analyzer(AnalyzerCore):
                 args = args[1:]  # the unbound ``__init__`` is given ``self`` first
         kwmap, has_star = self._keywords(keywords)
         self._check_call(node, qualname, attr, callee, args, kwmap, has_star)
+        if attr in _OPTION_SOURCES:
+            self._check_option_source(node, attr)
         if isinstance(callee, Method) and isinstance(node.func, ast.Attribute):
             self._mutate_dict(node.func.value, attr, args, kwmap)
+
+    def _check_option_source(self, node: ast.Call, attr: str) -> None:
+        """Note where a user's option of verification enters: a config key, a command flag.
+
+        ``config.getboolean("global", "ssl_verify")`` reads a switch from a configuration
+        file, and ``add_argument("--no-ssl-verify", dest="ssl_verify", action="store_false")``
+        gives the command a flag that turns it off: each is a configurable weakening (SSC801),
+        wherever its value goes. A flag that says the opposite (``--insecure``,
+        ``store_true``) is noted where it is used (``verify=not args.insecure``).
+        """
+        keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        if attr == "getboolean":
+            if "fallback" in keywords:
+                return  # the value when nothing is configured: judged where it goes
+            key = keywords.get("option") or (node.args[1] if len(node.args) >= 2 else None)
+            name = _str(self.resolve(key)) if key is not None else None
+            if name is not None and _VERIFY_OPTION.fullmatch(name.lower()):
+                self.report(_CONFIGURABLE_NOTE, node)
+            return
+        action = keywords.get("action")
+        if not (isinstance(action, ast.Constant) and action.value == "store_false"):
+            return
+        dest = _argument_dest(node, keywords)
+        if dest is not None and _VERIFY_OPTION.fullmatch(dest.lower()):
+            # At ``action="store_false"``: the word that makes the flag turn it off.
+            where = next(k for k in node.keywords if k.arg == "action")
+            self.report(_CONFIGURABLE_NOTE, where)
 
     def _mutate_dict(
         self, receiver: ast.expr, attr: str, args: list[ast.expr], kwmap: _KwMap
@@ -1072,6 +1101,21 @@ def _overridden_attributes(node: ast.ClassDef) -> frozenset[str]:
         ):
             names.update(keyword.arg for keyword in item.keywords if keyword.arg is not None)
     return frozenset(names)
+
+
+# Calls through which a user's option enters: a configuration file's boolean, a command flag.
+_OPTION_SOURCES = frozenset({"getboolean", "add_argument"})
+
+# The note of a configurable weakening (``_core``'s ``SSC801``).
+_CONFIGURABLE_NOTE = "SSC801"
+
+# An option's name that is the switch of verification itself (``verify``, ``ssl_verify``,
+# ``verify_certs``, ``validate_certs``, ``check_hostname``), lowered.
+_VERIFY_OPTION = re.compile(
+    r"(?:(?:ssl|tls|https)[_-]?)?(?:verify|validate|check)"
+    r"(?:[_-]?(?:ssl|tls|certs?|certificates?|hostname|peer|server))?"
+    r"|(?:ssl|tls|cert|certificate)[_-]?(?:verify|verification|validation|check)"
+)
 
 
 def _target_name(target: ast.expr) -> str | None:
