@@ -213,3 +213,31 @@ def test_config_key_and_flag_of_other_options_are_silent(tmp_path: Path) -> None
     """The same reads of an unrelated option (``color``, ``ssl_color``) are silent."""
     source = _OPTION_SOURCES.format(dest="ssl_color", key="ssl_color")
     assert _findings(tmp_path, {"cli.py": source}) == set()
+
+
+_VERSION_TABLES = (
+    "import ssl\n"
+    "\n"
+    "from OpenSSL import SSL\n"
+    "\n"
+    "SSL_VERSION_CHOICES = {{\n"
+    "    'ssl3': 'PROTOCOL_{first}',\n"
+    "    'tls1.2': 'PROTOCOL_TLSv1_2',\n"
+    "}}\n"
+    "METHODS = {{'TLS': SSL.SSLv23_METHOD, 'TLSv1.1': SSL.{second}_METHOD}}\n"
+)
+
+
+def test_tables_from_option_names_to_weak_versions_are_noted(tmp_path: Path) -> None:
+    """A table that lets a user pick SSLv3 or TLS 1.1 by name notes each weak entry."""
+    source = _VERSION_TABLES.format(first="SSLv3", second="TLSv1_1")
+    assert _findings(tmp_path, {"versions.py": source}) == {
+        ("versions.py", 6, "SSC801"),
+        ("versions.py", 9, "SSC801"),
+    }
+
+
+def test_tables_of_strong_versions_only_are_silent(tmp_path: Path) -> None:
+    """The same tables whose every entry is TLS 1.2 or negotiated are silent."""
+    source = _VERSION_TABLES.format(first="TLS_CLIENT", second="TLSv1_2")
+    assert _findings(tmp_path, {"versions.py": source}) == set()

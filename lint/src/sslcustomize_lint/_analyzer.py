@@ -778,7 +778,29 @@ class Analyzer(AnalyzerCore):
                 weak = _weak_setting(key.value, self.resolve(value))
                 if weak is not None:
                     self.report(weak, value)
+        self._check_version_table(node)
         self.generic_visit(node)
+
+    def _check_version_table(self, node: ast.Dict) -> None:
+        """Note the weak entries of a table from option names to protocol versions.
+
+        ``{"tls1": "PROTOCOL_TLSv1", "tls1.2": "PROTOCOL_TLSv1_2"}`` (a command's ``--ssl``
+        choices) or ``{"TLSv1.0": SSL.TLSv1_METHOD, "TLS": SSL.SSLv23_METHOD}`` (a
+        setting's): the user picks a weak version by name, a configurable weakening
+        (SSC801). Only a table of two or more string keys whose every value names a version
+        and at least one a version that is not weak: a single weak value is a setting,
+        reported where it is used.
+        """
+        if len(node.keys) < 2 or not all(
+            isinstance(key, ast.Constant) and isinstance(key.value, str) for key in node.keys
+        ):
+            return
+        kinds = [_version_kind(self.resolve(value)) for value in node.values]
+        if None in kinds or "weak" not in kinds or "strong" not in kinds:
+            return
+        for value, kind in zip(node.values, kinds, strict=True):
+            if kind == "weak":
+                self.report(_CONFIGURABLE_NOTE, value)
 
     def _visit_if(self, node: ast.If) -> None:
         """A branch taken only when a caller opts out through a parameter stays quiet.
@@ -1116,6 +1138,28 @@ _VERIFY_OPTION = re.compile(
     r"(?:[_-]?(?:ssl|tls|certs?|certificates?|hostname|peer|server))?"
     r"|(?:ssl|tls|cert|certificate)[_-]?(?:verify|verification|validation|check)"
 )
+
+
+def _version_kind(value: Value) -> str | None:
+    """``weak`` or ``strong`` for a value that names a protocol version; else ``None``.
+
+    A constant (``ssl.PROTOCOL_TLSv1``, ``ssl.TLSVersion.TLSv1_2``, ``SSL.TLSv1_METHOD``)
+    or its name as a string (``"PROTOCOL_SSLv3"``, which ``getattr(ssl, name)`` reads).
+    """
+    if isinstance(value, Ref):
+        name = value.qualname
+    elif isinstance(value, Const) and isinstance(value.value, str):
+        text = value.value
+        name = f"ssl.{text}" if text.startswith("PROTOCOL_") else f"OpenSSL.SSL.{text}"
+    else:
+        return None
+    if name in t.WEAK_PROTOCOLS or name in t.WEAK_VERSIONS:
+        return "weak"
+    if name.startswith(("ssl.PROTOCOL_", "ssl.TLSVersion.")) or (
+        name.startswith("OpenSSL.SSL.") and name.endswith(("_METHOD", "_VERSION"))
+    ):
+        return "strong"
+    return None
 
 
 def _target_name(target: ast.expr) -> str | None:
