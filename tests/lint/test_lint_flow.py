@@ -241,3 +241,59 @@ def test_tables_of_strong_versions_only_are_silent(tmp_path: Path) -> None:
     """The same tables whose every entry is TLS 1.2 or negotiated are silent."""
     source = _VERSION_TABLES.format(first="TLS_CLIENT", second="TLSv1_2")
     assert _findings(tmp_path, {"versions.py": source}) == set()
+
+
+_MODULE_SETTINGS = (
+    "VERIFY = {value}\n"
+    "\n"
+    "class Settings:\n"
+    "    def __init__(self, verify_ssl={value}):\n"
+    "        self.verify_ssl = verify_ssl\n"
+)
+
+_MODULE_USER = (
+    "import requests\n"
+    "from . import settings\n"
+    "import mypkg.settings as conf\n"
+    "from mypkg.settings import VERIFY\n"
+    "\n"
+    "def get(url):\n"
+    "    return requests.get(url, verify=settings.VERIFY)\n"
+    "\n"
+    "def get2(url):\n"
+    "    made = conf.Settings()\n"
+    "    return requests.get(url, verify=made.verify_ssl)\n"
+    "\n"
+    "def get3(url):\n"
+    "    return requests.get(url, verify=VERIFY)\n"
+    "\n"
+    "def get4(url, settings):\n"
+    "    return requests.get(url, verify=settings.VERIFY)\n"
+)
+
+
+def test_modules_of_the_package_imported_whole_are_followed(tmp_path: Path) -> None:
+    """``from . import settings``, ``import mypkg.settings as conf`` and an absolute import.
+
+    A parameter that shadows the module's name (``get4``) is not the module.
+    """
+    files = {
+        "mypkg/__init__.py": "",
+        "mypkg/settings.py": _MODULE_SETTINGS.format(value="False"),
+        "mypkg/client.py": _MODULE_USER,
+    }
+    assert _findings(tmp_path, files) == {
+        ("mypkg/client.py", 7, "SSC101"),
+        ("mypkg/client.py", 11, "SSC101"),
+        ("mypkg/client.py", 14, "SSC101"),
+    }
+
+
+def test_modules_of_the_package_with_verifying_values_are_silent(tmp_path: Path) -> None:
+    """The same imports of a module whose values verify are silent."""
+    files = {
+        "mypkg/__init__.py": "",
+        "mypkg/settings.py": _MODULE_SETTINGS.format(value="True"),
+        "mypkg/client.py": _MODULE_USER,
+    }
+    assert _findings(tmp_path, files) == set()

@@ -10,6 +10,7 @@ through its attribute changes to its use, so that server contexts stay silent.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Callable
 
@@ -221,11 +222,44 @@ class Analyzer(AnalyzerCore):
             root = alias.name.split(".")[0]
             self.imported.add(root)
             if alias.asname:
-                self.scopes[-1][alias.asname] = Ref(t.normalize(alias.name))
+                module = self.scopes[-1][alias.asname] = Ref(t.normalize(alias.name))
+                self._note_sibling_module(alias.asname, 0, alias.name, module)
             else:
                 self.scopes[-1][root] = Ref(root)
 
+    def _note_sibling_module(self, name: str, level: int, module: str, bound: Value) -> bool:
+        """Remember a module of this package bound to ``name`` (``import mypkg.x as x``).
+
+        ``x.VERIFY`` and ``x.Settings(...)`` are then read from its file, while ``name``
+        still holds ``bound``. Returns whether ``module`` is such a module.
+        """
+        if len(self.scopes) != 1 or (not level and "." not in module):
+            return False
+        found = sibling_file(self.path, level, module)
+        if found is None:
+            return False
+        self._sibling_modules[name] = (found, bound)
+        return True
+
+    def _import_sibling_modules(self, node: ast.ImportFrom) -> bool:
+        """Bind ``from . import settings`` (a module of the package); tell if all names were."""
+        if not node.level or len(self.scopes) != 1:
+            return False
+        parent = node.module or ""
+        package = os.path.basename(os.path.dirname(self.path or ""))
+        for alias in node.names:
+            if alias.name == "*" or not alias.name.islower():
+                continue
+            name = alias.asname or alias.name
+            module = Ref(f"{package}.{alias.name}")
+            dotted = f"{parent}.{alias.name}" if parent else alias.name
+            if self._note_sibling_module(name, node.level, dotted, module):
+                self.scopes[-1][name] = module
+        return all(name in self._sibling_modules for name in _bound_names(node))
+
     def _visit_import_from(self, node: ast.ImportFrom) -> None:
+        if self._import_sibling_modules(node):
+            return
         sibling = sibling_file(self.path, node.level, node.module)
         if sibling is not None:
             for alias in node.names:
@@ -244,7 +278,12 @@ class Analyzer(AnalyzerCore):
                 self._star_modules.append(node.module)
                 continue
             qualname = t.normalize(f"{node.module}.{alias.name}")
-            self.scopes[-1][alias.asname or alias.name] = Ref(qualname)
+            if sibling is not None:
+                # ``from mypkg.settings import VERIFY`` inside ``mypkg``: its literal, if any
+                bound: Value | _Sibling = _Sibling(sibling, alias.name, node, Ref(qualname))
+            else:
+                bound = Ref(qualname)
+            self.scopes[-1][alias.asname or alias.name] = bound
 
     def _visit_function_def(self, node: _FunctionNode) -> None:
         for decorator in node.decorator_list:
@@ -529,8 +568,12 @@ class Analyzer(AnalyzerCore):
         """The class a call constructs: one of this module, or one imported from a sibling.
 
         Only a module-level name that still holds the class (not rebound, not shadowed by a
-        local) counts.
+        local) counts; ``settings.Settings`` of a sibling module ``settings`` too.
         """
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            path = self.sibling_module(func.value.id)
+            found = sibling_definition(path, func.attr) if path is not None else None
+            return found if isinstance(found, ast.ClassDef) else None
         if not isinstance(func, ast.Name) or any(func.id in scope for scope in self.scopes[1:]):
             return None
         name = func.id
@@ -1104,6 +1147,11 @@ def _argument_dest(call: ast.Call, keywords: dict[str, ast.expr]) -> str | None:
     longs = [n for n in names if n.startswith("--")]
     chosen = longs[0][2:] if longs else names[0].lstrip("-")
     return chosen.replace("-", "_") or None
+
+
+def _bound_names(node: ast.ImportFrom) -> list[str]:
+    """The names an import binds (``from . import a as b`` binds ``b``)."""
+    return [alias.asname or alias.name for alias in node.names]
 
 
 def _overridden_attributes(node: ast.ClassDef) -> frozenset[str]:

@@ -113,12 +113,16 @@ class _Sibling:
     of the analysis on a site-packages tree.
     """
 
-    __slots__ = ("name", "node", "path")
+    __slots__ = ("fallback", "name", "node", "path")
 
-    def __init__(self, path: str, name: str, node: ast.AST) -> None:
+    def __init__(self, path: str, name: str, node: ast.AST, fallback: Value = UNKNOWN) -> None:
         self.path = path
         self.name = name
         self.node = node
+        # What the name is when the module gives it no literal: ``Ref("pkg.mod.name")`` for
+        # an absolute import (``from mypkg.settings import VERIFY``), so that a package's own
+        # classes keep their qualified names.
+        self.fallback = fallback
 
     def read(self) -> Value:
         """Return the name's value: a literal or an option dict the sibling module assigns it.
@@ -132,7 +136,7 @@ class _Sibling:
         found = sibling_definition(self.path, self.name)
         if isinstance(found, ast.Dict | ast.Call):
             return foreign_dict(found, self.node)
-        return UNKNOWN
+        return self.fallback
 
 
 def foreign_value(node: ast.AST, at: ast.AST) -> Value:
@@ -705,6 +709,9 @@ class AnalyzerCore:
         # names imported from a sibling module (its file and the name there).
         self._class_nodes: dict[str, ast.ClassDef] = {}
         self._sibling_imports: dict[str, tuple[str, str]] = {}
+        # A module of the package bound to a name (``import mypkg.x as x``): its file, and
+        # the value the name holds while it is that module.
+        self._sibling_modules: dict[str, tuple[str, Value]] = {}
         self._hot: list[bool] | None = hot  # computed from the module's names when not given
         self.findings: set[RawFinding] = set()
         self.module_scope: _Scope = {}
@@ -951,7 +958,7 @@ class AnalyzerCore:
             return self._resolve_subscript(node)
         return self._resolve_rest(node)
 
-    def _resolve_attribute(self, node: ast.Attribute) -> Value:
+    def _resolve_attribute(self, node: ast.Attribute) -> Value:  # noqa: PLR0911 - per source
         """``self.x`` of the class, a class member, a module's name, or an object's method."""
         if _is_self(node.value) and self.class_attrs is not None:
             if node.attr in self.class_attrs:
@@ -963,12 +970,23 @@ class AnalyzerCore:
             member = self._member(node)
             if member is not None:
                 return member
+        if self._sibling_modules and isinstance(node.value, ast.Name):
+            path = self.sibling_module(node.value.id)
+            if path is not None:  # ``settings.VERIFY`` of ``from . import settings``
+                return _Sibling(path, node.attr, node, UNKNOWN).read()
         base = self.resolve(node.value)
         if isinstance(base, Ref):
             return Ref(t.normalize(f"{base.qualname}.{node.attr}"))
         if isinstance(base, Instance):
             return Method(base.qualname, node.attr, base)
         return Method(None, node.attr, base)
+
+    def sibling_module(self, name: str) -> str | None:
+        """Return the file of the package's module that ``name`` holds here, if it does."""
+        found = self._sibling_modules.get(name)
+        if found is None or self.lookup(name) is not found[1]:
+            return None
+        return found[0]
 
     def _inherited_attribute(self, attrs: _Scope, name: str) -> Value | None:
         """Return ``self.name`` as a base class of this module stored it, if not overridden.
