@@ -297,3 +297,36 @@ def test_modules_of_the_package_with_verifying_values_are_silent(tmp_path: Path)
         "mypkg/client.py": _MODULE_USER,
     }
     assert _findings(tmp_path, files) == set()
+
+
+_CHOICE = (
+    "import ssl\n"
+    "\n"
+    "from urllib3.util.ssl_ import create_urllib3_context\n"
+    "\n"
+    "def make_context(verify, host, ciphers=None):\n"
+    "    return create_urllib3_context(\n"
+    "        ciphers=ciphers,\n"
+    "        cert_reqs=ssl.CERT_REQUIRED if {test} else ssl.{other},\n"
+    "    )\n"
+)
+
+
+def test_keyword_chosen_by_a_callers_option_is_noted(tmp_path: Path) -> None:
+    """``cert_reqs=CERT_REQUIRED if verify else CERT_NONE``: the caller's opt-out, a note."""
+    source = _CHOICE.format(test="verify", other="CERT_NONE")
+    assert _findings(tmp_path, {"adapter.py": source}) == {("adapter.py", 8, "SSC801")}
+
+
+def test_keyword_chosen_between_verifying_values_or_by_another_test_is_silent(
+    tmp_path: Path,
+) -> None:
+    """Both branches verifying, or a test on an unrelated parameter's flag, stay silent.
+
+    ``host`` is no option of verification: the weak branch is no caller's opt-out, and
+    with no default to decide it, the choice is left unknown (flow-insensitive).
+    """
+    verifying = _CHOICE.format(test="verify", other="CERT_REQUIRED")
+    assert _findings(tmp_path / "a", {"adapter.py": verifying}) == set()
+    unrelated = _CHOICE.format(test="host", other="CERT_NONE")
+    assert _findings(tmp_path / "b", {"adapter.py": unrelated}) == set()

@@ -954,10 +954,40 @@ class Analyzer(AnalyzerCore):
                 args = args[1:]  # the unbound ``__init__`` is given ``self`` first
         kwmap, has_star = self._keywords(keywords)
         self._check_call(node, qualname, attr, callee, args, kwmap, has_star)
+        for name, branches in self._optout_choices(keywords):
+            # ``cert_reqs=CERT_REQUIRED if verify else CERT_NONE``: each branch as the call
+            # would get it, the weak one as the caller's opt-out (a note).
+            self._optout += 1
+            for value, where in branches:
+                choice = {**kwmap, name: (value, where)}
+                self._check_call(node, qualname, attr, callee, args, choice, has_star)
+            self._optout -= 1
         if attr in _OPTION_SOURCES:
             self._check_option_source(node, attr)
         if isinstance(callee, Method) and isinstance(node.func, ast.Attribute):
             self._mutate_dict(node.func.value, attr, args, kwmap)
+
+    def _optout_choices(
+        self, keywords: list[ast.keyword]
+    ) -> list[tuple[str, list[tuple[Value, ast.AST]]]]:
+        """The keywords that choose between two literals on a caller's option of verification.
+
+        ``x if verify else y`` where ``verify`` is a parameter with no default (whose default
+        would decide it, see ``_default_truth``), and the test reads an option of
+        verification (not ``protocol == "http"``): each branch's value, located at it.
+        """
+        found = []
+        for keyword in keywords:
+            value = keyword.value
+            if keyword.arg is None or not isinstance(value, ast.IfExp):
+                continue
+            uses, truth = self._guard(value.test)
+            if not uses or truth is not None:
+                continue
+            branches = [(self.resolve(b), b) for b in (value.body, value.orelse)]
+            if all(isinstance(v, Const | Ref) for v, _ in branches):
+                found.append((keyword.arg, [(v, _location(v, b)) for v, b in branches]))
+        return found
 
     def _check_option_source(self, node: ast.Call, attr: str) -> None:
         """Note where a user's option of verification enters: a config key, a command flag.
