@@ -330,3 +330,50 @@ def test_keyword_chosen_between_verifying_values_or_by_another_test_is_silent(
     assert _findings(tmp_path / "a", {"adapter.py": verifying}) == set()
     unrelated = _CHOICE.format(test="host", other="CERT_NONE")
     assert _findings(tmp_path / "b", {"adapter.py": unrelated}) == set()
+
+
+_SETTER = (
+    "import ssl\n"
+    "\n"
+    "class Client:\n"
+    "    def tls_set(self):\n"
+    "        self._ssl_context = ssl.create_default_context()\n"
+    "\n"
+    "    def tls_insecure_set(self, value):\n"
+    "        self._ssl_context.check_hostname = {expression}\n"
+)
+
+
+def test_check_hostname_set_to_a_negated_parameter_is_noted(tmp_path: Path) -> None:
+    """``check_hostname = not value``: the caller's true value turns the check off."""
+    source = _SETTER.format(expression="not value")
+    assert _findings(tmp_path, {"client.py": source}) == {("client.py", 8, "SSC801")}
+
+
+def test_check_hostname_set_to_a_parameter_is_silent(tmp_path: Path) -> None:
+    """``check_hostname = value`` passes the caller's choice on as it is: silent."""
+    source = _SETTER.format(expression="value")
+    assert _findings(tmp_path, {"client.py": source}) == set()
+
+
+_HELPER = (
+    "def single(topic, tls=None, client=None):\n"
+    "    if isinstance(tls, dict):\n"
+    "        insecure = tls.pop({key!r}, {default})\n"
+    "        client.tls_set(**tls)\n"
+    "        if insecure:\n"
+    "            client.tls_insecure_set(insecure)\n"
+)
+
+
+def test_insecure_key_of_an_options_dict_is_noted(tmp_path: Path) -> None:
+    """``tls.pop("insecure", False)``: a key that exists only to turn verification off."""
+    source = _HELPER.format(key="insecure", default="False")
+    assert _findings(tmp_path, {"publish.py": source}) == {("publish.py", 3, "SSC801")}
+
+
+def test_other_keys_of_an_options_dict_are_silent(tmp_path: Path) -> None:
+    """Another key (``insecure_mode``, ``ca_certs``) read the same way is silent."""
+    for key in ("insecure_mode", "ca_certs"):
+        source = _HELPER.format(key=key, default="None")
+        assert _findings(tmp_path / key, {"publish.py": source}) == set()

@@ -640,6 +640,13 @@ class Analyzer(AnalyzerCore):
             # Storing a parameter: its default is checked where the caller's value is.
             self._assign_parameter(base, target, value, state, stmt)
             return
+        if self._negated_option(value_node) and (
+            attr == "check_hostname" or (attr == "verify" and self._session_target(base, target))
+        ):
+            # ``ctx.check_hostname = not value`` in ``tls_insecure_set(self, value)``: the
+            # caller's true value turns the check off, a configurable weakening.
+            self.report(_CONFIGURABLE_NOTE, stmt)
+            return
         self.client_rules.check_attribute_value(attr, value, stmt)
         if (
             state is None
@@ -967,6 +974,42 @@ class Analyzer(AnalyzerCore):
         if isinstance(callee, Method) and isinstance(node.func, ast.Attribute):
             self._mutate_dict(node.func.value, attr, args, kwmap)
 
+    def _negated_option(self, node: ast.expr) -> bool:
+        """Tell whether ``node`` is ``not PARAM`` of a parameter that is true on opting out.
+
+        A parameter with no default, or with a false one (``insecure=False``), that the
+        caller sets to opt out; one whose default is true makes the default path weak, and
+        is left to the rules of defaults.
+        """
+        if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            return False
+        value = self.resolve(node.operand)
+        if not isinstance(value, Param):
+            return False
+        default = value.default
+        return default is None or (isinstance(default, Const) and not default.value)
+
+    def _check_option_key(
+        self, node: ast.Call, key: ast.expr, default: ast.expr | None, *, verify_sense: bool
+    ) -> None:
+        """Note a lookup of an option that turns verification off when the user sets it.
+
+        A key that names the switch itself (``ssl_verify``: ``verify_sense``), or one that
+        exists only to turn it off (``insecure``) with no default or a false one.
+        """
+        name = _str(self.resolve(key))
+        if name is None:
+            return
+        name = name.lower()
+        if verify_sense and _VERIFY_OPTION.fullmatch(name):
+            self.report(_CONFIGURABLE_NOTE, node)
+            return
+        value = self.resolve(default) if default is not None else None
+        if _INSECURE_OPTION.fullmatch(name) and (
+            value is None or (isinstance(value, Const) and not value.value)
+        ):
+            self.report(_CONFIGURABLE_NOTE, node)
+
     def _optout_choices(
         self, keywords: list[ast.keyword]
     ) -> list[tuple[str, list[tuple[Value, ast.AST]]]]:
@@ -999,13 +1042,21 @@ class Analyzer(AnalyzerCore):
         ``store_true``) is noted where it is used (``verify=not args.insecure``).
         """
         keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        if attr in {"get", "pop"}:
+            # ``tls.pop("insecure", False)``: a key that exists only to turn it off, read
+            # from options the caller or a file gave, off unless they ask
+            if len(node.args) in {1, 2}:
+                default = node.args[1] if len(node.args) == 2 else None
+                self._check_option_key(node, node.args[0], default, verify_sense=False)
+            return
         if attr == "getboolean":
-            if "fallback" in keywords:
-                return  # the value when nothing is configured: judged where it goes
-            key = keywords.get("option") or (node.args[1] if len(node.args) >= 2 else None)
-            name = _str(self.resolve(key)) if key is not None else None
-            if name is not None and _VERIFY_OPTION.fullmatch(name.lower()):
-                self.report(_CONFIGURABLE_NOTE, node)
+            option = keywords.get("option") or (node.args[1] if len(node.args) >= 2 else None)
+            if option is not None:
+                fallback = keywords.get("fallback")
+                # A verify-sense key's fallback is the value when nothing is configured:
+                # judged where it goes (a false one is a default weakening).
+                verify_sense = fallback is None
+                self._check_option_key(node, option, fallback, verify_sense=verify_sense)
             return
         action = keywords.get("action")
         if not (isinstance(action, ast.Constant) and action.value == "store_false"):
@@ -1203,8 +1254,17 @@ def _overridden_attributes(node: ast.ClassDef) -> frozenset[str]:
     return frozenset(names)
 
 
-# Calls through which a user's option enters: a configuration file's boolean, a command flag.
-_OPTION_SOURCES = frozenset({"getboolean", "add_argument"})
+# Calls through which a user's option enters: a configuration file's boolean, a command flag,
+# a key of an options dict.
+_OPTION_SOURCES = frozenset({"getboolean", "add_argument", "get", "pop"})
+
+# An option's name that exists only to turn verification off (``insecure``, ``tls_insecure``,
+# ``no_verify``, ``skip_ssl_verify``, ``ignore_certs``, ``disable_ssl_verification``), lowered.
+_INSECURE_OPTION = re.compile(
+    r"(?:(?:ssl|tls|https|allow)[_-]?)?insecure(?:[_-]?(?:ssl|tls|skip[_-]?verify))?"
+    r"|(?:no|skip|ignore|disable|without)[_-]?(?:(?:ssl|tls)[_-]?)?"
+    r"(?:verify|verification|validation|certs?|certificates?|cert[_-]?check)"
+)
 
 # The note of a configurable weakening (``_core``'s ``SSC801``).
 _CONFIGURABLE_NOTE = "SSC801"
