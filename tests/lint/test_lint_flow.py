@@ -377,3 +377,47 @@ def test_other_keys_of_an_options_dict_are_silent(tmp_path: Path) -> None:
     for key in ("insecure_mode", "ca_certs"):
         source = _HELPER.format(key=key, default="None")
         assert _findings(tmp_path / key, {"publish.py": source}) == set()
+
+
+_TRANSPORT = (
+    "class Transport:\n"
+    "    def __init__(self, host, verify={default}):\n"
+    "        self.host = host\n"
+    "        self.verify = verify\n"
+)
+
+_API = (
+    "import requests\n"
+    "\n"
+    "from .transport import Transport\n"
+    "\n"
+    "class Api:\n"
+    "    def __init__(self, url):\n"
+    "        self.transport = Transport(url)\n"
+    "\n"
+    "    def get(self, url):\n"
+    "        return requests.get(url, verify=self.transport.verify)\n"
+)
+
+
+def test_instance_kept_on_self_gives_its_default_to_every_method(tmp_path: Path) -> None:
+    """``self.transport = Transport(url)`` in ``__init__``, ``self.transport.verify`` later."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/transport.py": _TRANSPORT.format(default="False"),
+        "pkg/api.py": _API,
+    }
+    assert _findings(tmp_path, files) == {("pkg/api.py", 10, "SSC101")}
+
+
+def test_instance_kept_on_self_with_a_verifying_default_is_silent(tmp_path: Path) -> None:
+    """The same with ``verify=True``, or the caller's ``verify=True``, is silent."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/transport.py": _TRANSPORT.format(default="True"),
+        "pkg/api.py": _API,
+    }
+    assert _findings(tmp_path / "a", files) == set()
+    files["pkg/transport.py"] = _TRANSPORT.format(default="False")
+    files["pkg/api.py"] = _API.replace("Transport(url)", "Transport(url, verify=True)")
+    assert _findings(tmp_path / "b", files) == set()

@@ -512,6 +512,8 @@ class Analyzer(AnalyzerCore):
         if isinstance(target, ast.Attribute):
             self.visit(target.value)
             self._assign_attribute(target, value, value_node, stmt)
+            if isinstance(value_node, ast.Call) and _is_self(target.value):
+                self._bind_self_construction(target.attr, value_node)
         elif isinstance(target, ast.Subscript):
             self.visit(target.value)
             self.visit(target.slice)
@@ -563,6 +565,19 @@ class Analyzer(AnalyzerCore):
                 if keyword.arg is not None:
                     key = f"{name}.{keyword.arg}"
                     self.scopes[-1][key] = self._resolve_located(keyword.value)
+
+    def _bind_self_construction(self, name: str, call: ast.Call) -> None:
+        """``self.transport = Transport(url)``: ``self.transport.verify`` in every method.
+
+        Kept as ``"transport.verify"`` in the class's attributes (no attribute has a dot),
+        from ``__init__`` only, where the instance is set up before any method runs.
+        """
+        if self.class_attrs is None or _name_of(self.function) != "__init__":
+            return
+        cls = self._constructed_class(call.func)
+        if cls is not None:
+            for attr, value in constructed_attributes(cls, call).items():
+                self.class_attrs.setdefault(f"{name}.{attr}", value)
 
     def _constructed_class(self, func: ast.expr) -> ast.ClassDef | None:
         """The class a call constructs: one of this module, or one imported from a sibling.

@@ -29,7 +29,11 @@ from sslcustomize_lint._evaluation import (
     _constant_result,
 )
 from sslcustomize_lint._prefilter import hot_lines, is_tls_name
-from sslcustomize_lint._siblings import sibling_constants, sibling_definition
+from sslcustomize_lint._siblings import (
+    may_keep_weak_defaults,
+    sibling_constants,
+    sibling_definition,
+)
 from sslcustomize_lint._values import (
     UNKNOWN,
     Const,
@@ -206,6 +210,17 @@ def constructed_attributes(cls: ast.ClassDef, call: ast.Call) -> dict[str, Value
             if value is not UNKNOWN:
                 found[attr] = value
     return found
+
+
+def weak_defaults(cls: ast.ClassDef) -> bool:
+    """Tell whether a class keeps a false or ``CERT_NONE`` constructor default on ``self``."""
+    for _, default in _constructor(cls)[1].values():
+        value = foreign_value(default, cls) if default is not None else UNKNOWN
+        if (isinstance(value, Const) and value.value in (False, "")) or _ref_in(
+            value, t.CERT_NONE_NAMES
+        ):
+            return True
+    return False
 
 
 def _constructor(cls: ast.ClassDef) -> tuple[list[str], dict[str, tuple[str, ast.expr | None]]]:
@@ -744,10 +759,23 @@ class AnalyzerCore:
                 for name, value in self.module_scope.items()
                 if _suspect(_settle(self.module_scope, name, value))
             }
+            # So do classes whose instances keep a weak constructor default
+            # (``self.transport = Transport(url)``, then ``self.transport.verify``).
+            names.update(name.lower().encode() for name in self._weak_classes())
             self._hot = hot_lines(self.source, tuple(names))
         first = getattr(node, "lineno", 1) - 1
         last = getattr(node, "end_lineno", None) or len(self._hot)
         return any(self._hot[first:last])
+
+    def _weak_classes(self) -> list[str]:
+        """The names of this module's and imported sibling classes that keep a weak default."""
+        found = [name for name, cls in self._class_nodes.items() if weak_defaults(cls)]
+        for name, (path, original) in self._sibling_imports.items():
+            if may_keep_weak_defaults(path):
+                cls = sibling_definition(path, original)
+                if isinstance(cls, ast.ClassDef) and weak_defaults(cls):
+                    found.append(name)
+        return found
 
     def may_hold_url_flags(self) -> bool:
         """Tell whether the module's text can spell a URL that turns verification off.
@@ -960,6 +988,15 @@ class AnalyzerCore:
 
     def _resolve_attribute(self, node: ast.Attribute) -> Value:  # noqa: PLR0911 - per source
         """``self.x`` of the class, a class member, a module's name, or an object's method."""
+        owner = node.value
+        if (
+            isinstance(owner, ast.Attribute)
+            and self.class_attrs
+            and _is_self(owner.value)
+            and f"{owner.attr}.{node.attr}" in self.class_attrs
+        ):  # ``self.transport.verify`` of ``self.transport = Transport(url)``
+            key = f"{owner.attr}.{node.attr}"
+            return _settle(self.class_attrs, key, self.class_attrs[key])
         if _is_self(node.value) and self.class_attrs is not None:
             if node.attr in self.class_attrs:
                 return _settle(self.class_attrs, node.attr, self.class_attrs[node.attr])

@@ -17,7 +17,12 @@ import os
 import re
 from functools import lru_cache
 
-__all__ = ["sibling_constants", "sibling_definition", "sibling_file"]
+__all__ = [
+    "may_keep_weak_defaults",
+    "sibling_constants",
+    "sibling_definition",
+    "sibling_file",
+]
 
 # ``NAME = literal`` at the start of a line, for the literals that rules test. It starts with
 # the newline before the name, which the regex engine finds fast (four times faster than ``^``
@@ -181,3 +186,19 @@ def sibling_definition(path: str, name: str) -> ast.expr | ast.ClassDef | None:
     if isinstance(found, ast.Call) and isinstance(found.func, ast.Name) and found.func.id == "dict":
         return found
     return None
+
+
+# A constructor with a false or ``CERT_NONE`` default, or a dataclass field with a false one.
+_WEAK_INIT = re.compile(
+    rb"def __init__\((?:[^()]|\([^()]*\))*?=[ \t]*(?:False|(?:ssl\.)?CERT_NONE)\b"
+    rb"|\n[ \t]+\w+[ \t]*:[^=\n]*=[ \t]*False\b"
+)
+
+
+@lru_cache(maxsize=256)
+def may_keep_weak_defaults(path: str) -> bool:
+    """Tell whether a file's text may hold a class that keeps a weak constructor default.
+
+    Read without a parse: a file that answers no is never parsed for its classes.
+    """
+    return _WEAK_INIT.search(_source(path)) is not None
