@@ -421,3 +421,18 @@ def test_instance_kept_on_self_with_a_verifying_default_is_silent(tmp_path: Path
     files["pkg/transport.py"] = _TRANSPORT.format(default="False")
     files["pkg/api.py"] = _API.replace("Transport(url)", "Transport(url, verify=True)")
     assert _findings(tmp_path / "b", files) == set()
+
+
+def test_insecure_attribute_of_an_options_object_is_noted(tmp_path: Path) -> None:
+    """``getattr(opts, "insecure", False)``: the same key read as an attribute."""
+    source = (
+        "import requests\n"
+        "\n"
+        "def get(url, opts):\n"
+        "    return requests.get(url, verify=not getattr(opts, {key!r}, {default}))\n"
+    )
+    noted = source.format(key="insecure", default="False")
+    assert _findings(tmp_path / "a", {"get.py": noted}) == {("get.py", 4, "SSC801")}
+    for key, default in (("timeout", "None"), ("insecure", "True")):
+        other = source.format(key=key, default=default)
+        assert _findings(tmp_path / key / default, {"get.py": other}) == set()

@@ -1057,6 +1057,12 @@ class Analyzer(AnalyzerCore):
         ``store_true``) is noted where it is used (``verify=not args.insecure``).
         """
         keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        if attr == "getattr":
+            # ``getattr(opts, "insecure", False)``: the same key, as an attribute
+            if len(node.args) in {2, 3}:
+                default = node.args[2] if len(node.args) == 3 else None
+                self._check_option_key(node, node.args[1], default, verify_sense=False)
+            return
         if attr in {"get", "pop"}:
             # ``tls.pop("insecure", False)``: a key that exists only to turn it off, read
             # from options the caller or a file gave, off unless they ask
@@ -1270,8 +1276,8 @@ def _overridden_attributes(node: ast.ClassDef) -> frozenset[str]:
 
 
 # Calls through which a user's option enters: a configuration file's boolean, a command flag,
-# a key of an options dict.
-_OPTION_SOURCES = frozenset({"getboolean", "add_argument", "get", "pop"})
+# a key of an options dict or an attribute of an options object.
+_OPTION_SOURCES = frozenset({"getboolean", "add_argument", "get", "pop", "getattr"})
 
 # An option's name that exists only to turn verification off (``insecure``, ``tls_insecure``,
 # ``no_verify``, ``skip_ssl_verify``, ``ignore_certs``, ``disable_ssl_verification``), lowered.
