@@ -28,9 +28,9 @@ _BASE = (
     "import requests\n"
     "\n"
     "class Auth:\n"
-    "    def __init__(self, timeout=5, verify_ssl=False):\n"
+    "    def __init__(self, timeout=5, verify=False):\n"
     "        self.timeout = timeout\n"
-    "        self.verify_ssl = verify_ssl\n"
+    "        self.verify = verify\n"
     "\n"
     "class TicketAuth(Auth):\n"
     "    def __init__(self, url, **kwargs):\n"
@@ -39,27 +39,27 @@ _BASE = (
     "{extra}"
     "\n"
     "    def renew(self):\n"
-    "        return requests.post(self.url, verify=self.verify_ssl, timeout=self.timeout)\n"
+    "        return requests.post(self.url, verify=self.verify, timeout=self.timeout)\n"
 )
 
 
 def test_base_class_default_reaches_a_subclass_sink(tmp_path: Path) -> None:
-    """A base class's ``verify_ssl=False`` stored on self reaches a subclass's request."""
+    """A base class's ``verify=False`` stored on self reaches a subclass's request."""
     source = _BASE.format(passed="", extra="")
     assert _findings(tmp_path, {"auth.py": source}) == {("auth.py", 4, "SSC101")}
 
 
 def test_subclass_that_overrides_the_attribute_is_silent(tmp_path: Path) -> None:
-    """A subclass that passes ``verify_ssl=True`` to its base, or sets it, is not reported."""
-    passed = _BASE.format(passed="verify_ssl=True, ", extra="")
-    own = _BASE.format(passed="", extra="        self.verify_ssl = True\n")
+    """A subclass that passes ``verify=True`` to its base, or sets it, is not reported."""
+    passed = _BASE.format(passed="verify=True, ", extra="")
+    own = _BASE.format(passed="", extra="        self.verify = True\n")
     assert _findings(tmp_path / "a", {"auth.py": passed}) == set()
     assert _findings(tmp_path / "b", {"auth.py": own}) == set()
 
 
 def test_base_class_with_a_verifying_default_is_silent(tmp_path: Path) -> None:
-    """The same flow with ``verify_ssl=True`` is silent."""
-    source = _BASE.format(passed="", extra="").replace("verify_ssl=False", "verify_ssl=True")
+    """The same flow with ``verify=True`` is silent."""
+    source = _BASE.format(passed="", extra="").replace("verify=False", "verify=True")
     assert _findings(tmp_path, {"auth.py": source}) == set()
 
 
@@ -146,6 +146,7 @@ def test_constructor_defaults_of_a_sibling_class_are_followed(tmp_path: Path) ->
         "pkg/client.py": _READER.format(given=""),
     }
     assert _findings(tmp_path, files) == {
+        ("pkg/settings.py", 2, "SSC101"),  # the flag's default itself (a library's default)
         ("pkg/client.py", 7, "SSC101"),
         ("pkg/client.py", 11, "SSC101"),
     }
@@ -163,7 +164,8 @@ def test_constructor_defaults_given_or_verifying_are_silent(tmp_path: Path) -> N
         "pkg/settings.py": _SETTINGS.format(default="True", dataclass="@dataclass\n"),
         "pkg/client.py": _READER.format(given=""),
     }
-    assert _findings(tmp_path / "given", given) == set()
+    # The module's own default is still reported there (a library's default); not the use.
+    assert _findings(tmp_path / "given", given) == {("pkg/settings.py", 2, "SSC101")}
     assert _findings(tmp_path / "verifying", verifying) == set()
 
 
@@ -175,7 +177,10 @@ def test_constructor_defaults_of_a_class_of_the_module_are_followed(tmp_path: Pa
     weak = _SETTINGS.format(default="False", dataclass="") + _READER.format(given="").replace(
         "from pkg.settings import Options, Settings\n", ""
     )
-    assert _findings(tmp_path / "weak", {"app.py": weak}) == {("app.py", 15, "SSC101")}
+    assert _findings(tmp_path / "weak", {"app.py": weak}) == {
+        ("app.py", 2, "SSC101"),  # the flag's default itself
+        ("app.py", 15, "SSC101"),
+    }
     safe = weak.replace("verify_ssl=False", "verify_ssl=True")
     assert _findings(tmp_path / "safe", {"app.py": safe}) == set()
 
@@ -283,6 +288,7 @@ def test_modules_of_the_package_imported_whole_are_followed(tmp_path: Path) -> N
         "mypkg/client.py": _MODULE_USER,
     }
     assert _findings(tmp_path, files) == {
+        ("mypkg/settings.py", 4, "SSC101"),  # the flag's default itself
         ("mypkg/client.py", 7, "SSC101"),
         ("mypkg/client.py", 11, "SSC101"),
         ("mypkg/client.py", 14, "SSC101"),
@@ -436,3 +442,31 @@ def test_insecure_attribute_of_an_options_object_is_noted(tmp_path: Path) -> Non
     for key, default in (("timeout", "None"), ("insecure", "True")):
         other = source.format(key=key, default=default)
         assert _findings(tmp_path / key / default, {"get.py": other}) == set()
+
+
+_FACTORY = (
+    "class ContextFactory:\n"
+    "    def __init__(self, method=None, *args, verify_certificates={default}, **kwargs):\n"
+    "        self._verify_certificates = verify_certificates\n"
+    "\n"
+    "    def creator_for(self, hostname):\n"
+    "        if not self._verify_certificates:\n"
+    "            return _AcceptAnyOptions(hostname)\n"
+    "        return _VerifyingOptions(hostname)\n"
+)
+
+
+def test_verification_flag_defaulting_off_is_reported(tmp_path: Path) -> None:
+    """A context factory's ``verify_certificates=False`` default is the library's default."""
+    source = _FACTORY.format(default="False")
+    assert _findings(tmp_path, {"factory.py": source}) == {("factory.py", 2, "SSC101")}
+
+
+def test_verification_flag_defaulting_on_or_in_an_opt_out_is_silent(tmp_path: Path) -> None:
+    """``True`` or ``None`` defaults, and a function named for the opt-out, are silent."""
+    for default in ("True", "None"):
+        source = _FACTORY.format(default=default)
+        assert _findings(tmp_path / default, {"factory.py": source}) == set()
+    opt_out = "def create_unverified_context(*, check_hostname=False, verify_certs=False):\n"
+    opt_out += "    return (check_hostname, verify_certs)\n"
+    assert _findings(tmp_path / "optout", {"factory.py": opt_out}) == set()

@@ -130,6 +130,8 @@ class Analyzer(AnalyzerCore):
             )
         }
         self.families = tuple(named.get(kind) or kind(self) for kind in FAMILIES)
+        # Defaults of verification flags, reported unless their use is (``_check_flag_default``)
+        self._flag_defaults: list[tuple[str, ast.AST]] = []
 
     # -- driving -------------------------------------------------------------------------
 
@@ -147,6 +149,7 @@ class Analyzer(AnalyzerCore):
         if callers:
             self._finish_param_sinks(self.tree)
         self.context_rules.finish_contexts()
+        self._report_flag_defaults()
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
 
     @property
@@ -361,12 +364,46 @@ class Analyzer(AnalyzerCore):
                 # Keep where the default was written: the finding points there.
                 scope[arg.arg] = Param(arg.arg, _located(value, default))
                 self.version_rules.check_default(arg.arg, value, default)
+                self._check_flag_default(node, arg.arg, value, default)
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
             scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
         self.scopes = [*scopes, scope]
         self.function = node
         self.visit_body(node.body)
         self.scopes, self.class_attrs, self.function = saved
+
+    def _check_flag_default(
+        self, function: _FunctionNode, name: str, value: Value, default: ast.expr
+    ) -> None:
+        """A parameter named for certificate verification whose default turns it off.
+
+        ``def __init__(self, verify_certificates=False)`` of a context factory, or
+        ``validate_certs=False``: whatever the value then selects (a library's own options
+        class, a branch), the library's default is not to verify, reported at the default
+        as a weak protocol default is. Only names that say certificates or host names
+        (``verify`` alone is also a signature's); ``None`` is the usual "library default";
+        not in a function named for the opt-out (``create_unverified_context``).
+        """
+        if (
+            _CERT_FLAG.fullmatch(name.lower())
+            and isinstance(value, Const)
+            and value.value is not None
+            and not value.value
+            and not _OPTOUT_FUNCTION.search(function.name.lower())
+        ):
+            code = "SSC202" if "hostname" in name.lower() else "SSC101"
+            self._flag_defaults.append((code, default))
+
+    def _report_flag_defaults(self) -> None:
+        """Report the flag defaults on lines where no rule reported their use already.
+
+        A default that reaches a known sink (``session.verify = verify_ssl``) is reported
+        there with the sink's own code, at the same default: once is enough.
+        """
+        lines = {line for _, line, _ in self.findings}
+        for code, node in self._flag_defaults:
+            if getattr(node, "lineno", 0) not in lines:
+                self.report(code, node)
 
     def _visit_lambda(self, node: ast.Lambda) -> None:
         args = node.args
@@ -1274,6 +1311,18 @@ def _overridden_attributes(node: ast.ClassDef) -> frozenset[str]:
             names.update(keyword.arg for keyword in item.keywords if keyword.arg is not None)
     return frozenset(names)
 
+
+# A parameter's name that says it switches certificate or host name verification (not
+# ``verify`` alone: JWT and signature libraries have one too), lowered.
+_CERT_FLAG = re.compile(
+    r"(?:ssl_|tls_|https_)?(?:verify|validate|check)_(?:certs?|certificates?|ssl|tls"
+    r"|ssl_certs?|tls_certs?|hostname|host_name|server_cert|peer_cert)"
+    r"|(?:ssl|tls|cert|certificate)_(?:verify|verification|validation|check_hostname)"
+    r"|check_hostname"
+)
+
+# A function whose name says it is the opt-out itself (``_create_unverified_context``).
+_OPTOUT_FUNCTION = re.compile(r"unverified|insecure|no_?verify")
 
 # Calls through which a user's option enters: a configuration file's boolean, a command flag,
 # a key of an options dict or an attribute of an options object.
