@@ -55,7 +55,11 @@ from sslcustomize_lint._core import (
 )
 from sslcustomize_lint._family import FAMILIES, CallSite, Family
 from sslcustomize_lint._prefilter import lines_of, places_of
-from sslcustomize_lint._siblings import sibling_definition, sibling_file
+from sslcustomize_lint._siblings import (
+    may_keep_weak_defaults,
+    sibling_definition,
+    sibling_file,
+)
 from sslcustomize_lint._values import (
     UNKNOWN,
     Const,
@@ -341,7 +345,7 @@ class Analyzer(AnalyzerCore):
             and self.module_scope.get(base.id) is UNKNOWN  # still the class, not rebound
         ]
         if inherited:
-            self._inherited[id(self.class_attrs)] = (inherited, _overridden_attributes(node))
+            self._inherited[id(self.class_attrs)] = (inherited, node)
 
     def _visit_function(
         self, node: _FunctionNode, scopes: list[_Scope], class_attrs: _Scope | None
@@ -624,7 +628,9 @@ class Analyzer(AnalyzerCore):
         """
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             path = self.sibling_module(func.value.id)
-            found = sibling_definition(path, func.attr) if path is not None else None
+            if path is None or not may_keep_weak_defaults(path):
+                return None  # a class without a weak default gives nothing to follow
+            found = sibling_definition(path, func.attr)
             return found if isinstance(found, ast.ClassDef) else None
         if not isinstance(func, ast.Name) or any(func.id in scope for scope in self.scopes[1:]):
             return None
@@ -632,7 +638,7 @@ class Analyzer(AnalyzerCore):
         if name in self._class_nodes and self.module_scope.get(name) is UNKNOWN:
             return self._class_nodes[name]
         imported = self._sibling_imports.get(name)
-        if imported is None:
+        if imported is None or not may_keep_weak_defaults(imported[0]):
             return None
         found = sibling_definition(*imported)
         return found if isinstance(found, ast.ClassDef) else None
@@ -893,7 +899,9 @@ class Analyzer(AnalyzerCore):
         and at least one a version that is not weak: a single weak value is a setting,
         reported where it is used.
         """
-        if len(node.keys) < 2 or not all(
+        if len(node.keys) < 2 or not any(_names_old_version(value) for value in node.values):
+            return  # most dicts: no value so much as names SSLv2/3 or TLSv1/1.1
+        if not all(
             isinstance(key, ast.Constant) and isinstance(key.value, str) for key in node.keys
         ):
             return
@@ -1293,25 +1301,6 @@ def _bound_names(node: ast.ImportFrom) -> list[str]:
     return [alias.asname or alias.name for alias in node.names]
 
 
-def _overridden_attributes(node: ast.ClassDef) -> frozenset[str]:
-    """The attributes a class sets on ``self`` and the keywords it gives its base's ``__init__``."""
-    names: set[str] = set()
-    for item in ast.walk(node):
-        if (
-            isinstance(item, ast.Attribute)
-            and isinstance(item.ctx, ast.Store)
-            and _is_self(item.value)
-        ):
-            names.add(item.attr)
-        elif (
-            isinstance(item, ast.Call)
-            and isinstance(item.func, ast.Attribute)
-            and item.func.attr == "__init__"
-        ):
-            names.update(keyword.arg for keyword in item.keywords if keyword.arg is not None)
-    return frozenset(names)
-
-
 # A parameter's name that says it switches certificate or host name verification (not
 # ``verify`` alone: JWT and signature libraries have one too), lowered.
 _CERT_FLAG = re.compile(
@@ -1346,6 +1335,17 @@ _VERIFY_OPTION = re.compile(
     r"(?:[_-]?(?:ssl|tls|certs?|certificates?|hostname|peer|server))?"
     r"|(?:ssl|tls|cert|certificate)[_-]?(?:verify|verification|validation|check)"
 )
+
+
+def _names_old_version(node: ast.expr) -> bool:
+    """Tell whether an expression's own text names SSL 2/3 or TLS 1.0/1.1 (before resolving)."""
+    if isinstance(node, ast.Constant):
+        text = node.value if isinstance(node.value, str) else ""
+    elif isinstance(node, ast.Attribute):
+        text = node.attr
+    else:
+        text = node.id if isinstance(node, ast.Name) else ""
+    return "SSLv" in text or "TLSv1" in text
 
 
 def _version_kind(value: Value) -> str | None:

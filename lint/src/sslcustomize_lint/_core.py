@@ -33,6 +33,7 @@ from sslcustomize_lint._siblings import (
     may_keep_weak_defaults,
     sibling_constants,
     sibling_definition,
+    sibling_dict,
 )
 from sslcustomize_lint._values import (
     UNKNOWN,
@@ -104,6 +105,7 @@ __all__ = [
     "foreign_dict",
     "foreign_value",
     "negated_option",
+    "overridden_attributes",
     "unrelated",
 ]
 
@@ -137,8 +139,8 @@ class _Sibling:
         text = sibling_constants(self.path, (self.name,)).get(self.name)
         if text is not None:
             return _constant(text, self.node)
-        found = sibling_definition(self.path, self.name)
-        if isinstance(found, ast.Dict | ast.Call):
+        found = sibling_dict(self.path, self.name)
+        if found is not None:
             return foreign_dict(found, self.node)
         return self.fallback
 
@@ -210,6 +212,25 @@ def constructed_attributes(cls: ast.ClassDef, call: ast.Call) -> dict[str, Value
             if value is not UNKNOWN:
                 found[attr] = value
     return found
+
+
+def overridden_attributes(node: ast.ClassDef) -> frozenset[str]:
+    """The attributes a class sets on ``self`` and the keywords it gives its base's ``__init__``."""
+    names: set[str] = set()
+    for item in ast.walk(node):
+        if (
+            isinstance(item, ast.Attribute)
+            and isinstance(item.ctx, ast.Store)
+            and _is_self(item.value)
+        ):
+            names.add(item.attr)
+        elif (
+            isinstance(item, ast.Call)
+            and isinstance(item.func, ast.Attribute)
+            and item.func.attr == "__init__"
+        ):
+            names.update(keyword.arg for keyword in item.keywords if keyword.arg is not None)
+    return frozenset(names)
 
 
 def weak_defaults(cls: ast.ClassDef) -> bool:
@@ -719,7 +740,8 @@ class AnalyzerCore:
         # A module-level class's name -> its ``class_attrs``; and, by ``id(class_attrs)``,
         # those of its bases in this module with the attributes it overrides.
         self._module_class_attrs: dict[str, _Scope] = {}
-        self._inherited: dict[int, tuple[list[_Scope], frozenset[str]]] = {}
+        self._inherited: dict[int, tuple[list[_Scope], ast.ClassDef]] = {}
+        self._overridden: dict[int, frozenset[str]] = {}  # by id(class_attrs), when asked
         # Classes that constructions bound to a name are read from: the module's own, and
         # names imported from a sibling module (its file and the name there).
         self._class_nodes: dict[str, ast.ClassDef] = {}
@@ -1031,15 +1053,21 @@ class AnalyzerCore:
         See ``Analyzer._inherit_attributes``; bases are searched depth first, a simple MRO.
         """
         found = self._inherited.get(id(attrs))
-        if found is None or name in found[1]:
+        if found is None:
             return None
+        value = None
         for base in found[0]:
-            if name in base:
-                return _settle(base, name, base[name])
-            deeper = self._inherited_attribute(base, name)
-            if deeper is not None:
-                return deeper
-        return None
+            value = _settle(base, name, base[name]) if name in base else None
+            value = value if value is not None else self._inherited_attribute(base, name)
+            if value is not None:
+                break
+        if value is None:
+            return None
+        # Only now, for a name a base holds: which names the subclass sets itself.
+        overridden = self._overridden.get(id(attrs))
+        if overridden is None:
+            overridden = self._overridden[id(attrs)] = overridden_attributes(found[1])
+        return None if name in overridden else value
 
     def _resolve_dict(self, node: ast.Dict) -> DictVal:
         """A dict display: its string keys' values, and the entries of known dicts spread in."""

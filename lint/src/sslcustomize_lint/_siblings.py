@@ -21,6 +21,7 @@ __all__ = [
     "may_keep_weak_defaults",
     "sibling_constants",
     "sibling_definition",
+    "sibling_dict",
     "sibling_file",
 ]
 
@@ -127,6 +128,9 @@ _DEFINITION = re.compile(
     rb"\n(?:class ([A-Za-z_]\w*)\b|([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\{|dict\())"
 )
 
+# A dict entry or keyword whose value a rule tests: false, ``CERT_NONE``, a protocol.
+_WEAK_ENTRY = re.compile(rb"[:=][ \t]*(?:False|(?:ssl\.)?(?:CERT_NONE|PROTOCOL_)|0\b|''|\"\")")
+
 # Words without which no definition of a file can hold a weakening that rules test: a false
 # literal or a verification constant (``verify=False``, ``"cert_reqs": ssl.CERT_NONE``).
 _WEAK_WORDS = (b"False", b"CERT_NONE", b"PROTOCOL_", b"VERIFY_NONE")
@@ -143,32 +147,30 @@ def _definition_names(path: str) -> frozenset[str]:
     )
 
 
-@lru_cache(maxsize=64)
-def _definitions(path: str) -> dict[str, ast.expr | ast.ClassDef]:
-    """Parse a file once: its module-level classes and the values of its plain assignments."""
-    try:
-        tree = ast.parse(_source(path))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
-    found: dict[str, ast.expr | ast.ClassDef] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.ClassDef):
-            found[stmt.name] = stmt
-        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            target = stmt.targets[0]
-            if isinstance(target, ast.Name):
-                found[target.id] = stmt.value
-        elif (
-            isinstance(stmt, ast.AnnAssign)
-            and stmt.value is not None
-            and isinstance(stmt.target, ast.Name)
-        ):
-            found[stmt.target.id] = stmt.value
-    return found
+@lru_cache(maxsize=256)
+def _dict_names(path: str) -> frozenset[str]:
+    """The module-level names a file binds to a dict that may hold a weak entry."""
+    data = _source(path)
+    if _WEAK_ENTRY.search(data) is None:
+        return frozenset()
+    return frozenset(
+        m.group(2).decode("ascii", "replace") for m in _DEFINITION.finditer(data) if m.group(2)
+    )
+
+
+def sibling_dict(path: str, name: str) -> ast.Dict | ast.Call | None:
+    """Return the dict display or ``dict(...)`` a sibling module binds ``name`` to, if any.
+
+    The file is parsed only when its text binds the name so and holds a weak entry.
+    """
+    if name not in _dict_names(path):
+        return None
+    found = sibling_definition(path, name)
+    return found if isinstance(found, ast.Dict | ast.Call) else None
 
 
 def sibling_definition(path: str, name: str) -> ast.expr | ast.ClassDef | None:
-    """Return a sibling module's class or dict named ``name``, from its tree.
+    """Return a sibling module's class or dict named ``name``, from its text.
 
     Args:
         path: The module's file.
@@ -176,22 +178,51 @@ def sibling_definition(path: str, name: str) -> ast.expr | ast.ClassDef | None:
 
     Returns:
         The ``ClassDef``, or the dict display or ``dict(...)`` call last assigned to the name
-        at module level; ``None`` when the module defines neither (then it is not parsed).
+        at module level; ``None`` when the module defines neither. Only that statement is
+        parsed (from its line, decorators included, to the next line at the margin), once.
     """
     if name not in _definition_names(path):
         return None
-    found = _definitions(path).get(name)
-    if isinstance(found, ast.ClassDef | ast.Dict):
-        return found
-    if isinstance(found, ast.Call) and isinstance(found.func, ast.Name) and found.func.id == "dict":
-        return found
+    return _definition(path, name)
+
+
+# A line that starts a statement at the margin (not a comment, a blank or a closing bracket).
+_MARGIN_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
+
+
+@lru_cache(maxsize=256)
+def _definition(path: str, name: str) -> ast.expr | ast.ClassDef | None:
+    """Parse the statement that defines ``name`` last at module level (see above)."""
+    data = _source(path)
+    word = re.escape(name.encode("ascii", "replace"))
+    pattern = rb"(?:\n@[^\n]*)*\nclass " + word + rb"\b|\n" + word + rb"[ \t]*(?::[^=\n]*)?="
+    starts = list(re.finditer(pattern, data))
+    if not starts:
+        return None
+    start = starts[-1]
+    end = _MARGIN_LINE.search(data, start.end())
+    try:
+        piece = ast.parse(data[start.start() : end.start() if end else len(data)])
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    stmt = piece.body[-1] if piece.body else None
+    if isinstance(stmt, ast.ClassDef):
+        return stmt
+    value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+    if isinstance(value, ast.Dict) or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
+    ):
+        return value
     return None
 
 
-# A constructor with a false or ``CERT_NONE`` default, or a dataclass field with a false one.
-_WEAK_INIT = re.compile(
-    rb"def __init__\((?:[^()]|\([^()]*\))*?=[ \t]*(?:False|(?:ssl\.)?CERT_NONE)\b"
-    rb"|\n[ \t]+\w+[ \t]*:[^=\n]*=[ \t]*False\b"
+# A parameter or a dataclass field named for verification (``verify_ssl``, ``validate``,
+# ``cert_reqs``, ``check_hostname``, ``insecure``, ``verifySsl``...) whose default is false or
+# ``CERT_NONE``: a flag of another name gives a sink nothing to report. The first letter of a
+# word may be a capital (camelCase); no IGNORECASE, which makes the search slower.
+_WEAK_PARAMETER = re.compile(
+    rb"(?:erif|alid|ert|ssl|tls|SSL|TLS|ecur|heck)\w*[ \t]*(?::[^=,()\n]*)?="
+    rb"[ \t]*(?:False|(?:ssl\.)?CERT_NONE)\b"
 )
 
 
@@ -199,6 +230,15 @@ _WEAK_INIT = re.compile(
 def may_keep_weak_defaults(path: str) -> bool:
     """Tell whether a file's text may hold a class that keeps a weak constructor default.
 
-    Read without a parse: a file that answers no is never parsed for its classes.
+    Read without a parse, each ``__init__`` signature (or, in a file that names
+    ``dataclass``, the whole text) searched: a file that answers no is never parsed for its
+    classes.
     """
-    return _WEAK_INIT.search(_source(path)) is not None
+    data = _source(path)
+    start = data.find(b"def __init__(")
+    while start != -1:
+        end = data.find(b":\n", start)
+        if _WEAK_PARAMETER.search(data, start, end if end != -1 else len(data)):
+            return True
+        start = data.find(b"def __init__(", start + 1)
+    return b"dataclass" in data and _WEAK_PARAMETER.search(data) is not None
