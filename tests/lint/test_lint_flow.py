@@ -470,3 +470,43 @@ def test_verification_flag_defaulting_on_or_in_an_opt_out_is_silent(tmp_path: Pa
     opt_out = "def create_unverified_context(*, check_hostname=False, verify_certs=False):\n"
     opt_out += "    return (check_hostname, verify_certs)\n"
     assert _findings(tmp_path / "optout", {"factory.py": opt_out}) == set()
+
+
+def test_sibling_definitions_are_read_statement_by_statement(tmp_path: Path) -> None:
+    """A sibling's class (with its decorators) and its last dict are parsed alone."""
+    import ast
+
+    from sslcustomize_lint._siblings import may_keep_weak_defaults, sibling_definition
+
+    module = tmp_path / "settings.py"
+    module.write_text(
+        "import dataclasses\n"
+        "OPTIONS = {'verify': True}\n"
+        "OPTIONS = {\n"
+        "    'verify': False,\n"
+        "}\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Options:\n"
+        "    verifySsl: bool = False\n"
+        "class Plain:\n"
+        "    def __init__(self, timeout=(5, 10), debug=False):\n"
+        "        self.debug = debug\n",
+        encoding="utf-8",
+    )
+    options = sibling_definition(str(module), "OPTIONS")
+    assert isinstance(options, ast.Dict)
+    assert [ast.literal_eval(v) for v in options.values] == [False]  # the last one
+    found = sibling_definition(str(module), "Options")
+    assert isinstance(found, ast.ClassDef)
+    assert len(found.decorator_list) == 1
+    assert sibling_definition(str(module), "MISSING") is None
+    assert may_keep_weak_defaults(str(module))  # the dataclass's ``verifySsl`` field
+
+    plain = tmp_path / "plain.py"
+    plain.write_text(
+        "class Plain:\n"
+        "    def __init__(self, timeout=(5, 10), debug=False):\n"
+        "        self.debug = debug\n",
+        encoding="utf-8",
+    )
+    assert not may_keep_weak_defaults(str(plain))  # ``debug`` is no flag of verification
