@@ -1465,6 +1465,11 @@ class AnalyzerCore:
         if isinstance(base, Ref) and base.qualname in _VERB_MODULES:
             # ``getattr(requests, verb)``: whichever verb, it is a request.
             return Ref(f"{base.qualname}.request")
+        if len(node.args) == 3 and attr and not isinstance(base, Ref):
+            # ``getattr(settings, "VERIFY_SSL", False)``: the value when nothing is set, as
+            # ``d.get(key, default)``'s (``_lookup_or_default``)
+            default = self._resolve_located(node.args[2])
+            return default if isinstance(default, Const) else UNKNOWN
         return UNKNOWN
 
     def _resolve_len_or_bool(self, name: str, node: ast.Call) -> Value:
