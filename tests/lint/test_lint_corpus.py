@@ -98,7 +98,6 @@ KNOWN_MISSES = {
     # Independent round 22-25: what static analysis does not reach (docs/lint.md, "Limits").
     "held_out_25": {
         "held_out_25:50 SSC101",  # a settings dict returned by a function, read back by key
-        "held_out_25:70 SSC511",  # a client class passed in as a parameter: its keywords
     },
     # Independent round 30-31: a weak protocol a function returns is reported where it is used.
     "held_out_30": {

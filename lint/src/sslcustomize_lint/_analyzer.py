@@ -10,6 +10,7 @@ through its attribute changes to its use, so that server contexts stay silent.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Callable
 
@@ -49,11 +50,16 @@ from sslcustomize_lint._core import (
     _Scope,
     _sessionish,
     _Sibling,
+    constructed_attributes,
     unrelated,
 )
 from sslcustomize_lint._family import FAMILIES, CallSite, Family
 from sslcustomize_lint._prefilter import lines_of, places_of
-from sslcustomize_lint._siblings import sibling_file
+from sslcustomize_lint._siblings import (
+    may_keep_weak_defaults,
+    sibling_definition,
+    sibling_file,
+)
 from sslcustomize_lint._values import (
     UNKNOWN,
     Const,
@@ -128,6 +134,8 @@ class Analyzer(AnalyzerCore):
             )
         }
         self.families = tuple(named.get(kind) or kind(self) for kind in FAMILIES)
+        # Defaults of verification flags, reported unless their use is (``_check_flag_default``)
+        self._flag_defaults: list[tuple[str, ast.AST]] = []
 
     # -- driving -------------------------------------------------------------------------
 
@@ -145,6 +153,7 @@ class Analyzer(AnalyzerCore):
         if callers:
             self._finish_param_sinks(self.tree)
         self.context_rules.finish_contexts()
+        self._report_flag_defaults()
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
 
     @property
@@ -220,15 +229,50 @@ class Analyzer(AnalyzerCore):
             root = alias.name.split(".")[0]
             self.imported.add(root)
             if alias.asname:
-                self.scopes[-1][alias.asname] = Ref(t.normalize(alias.name))
+                module = self.scopes[-1][alias.asname] = Ref(t.normalize(alias.name))
+                self._note_sibling_module(alias.asname, 0, alias.name, module)
             else:
                 self.scopes[-1][root] = Ref(root)
 
+    def _note_sibling_module(self, name: str, level: int, module: str, bound: Value) -> bool:
+        """Remember a module of this package bound to ``name`` (``import mypkg.x as x``).
+
+        ``x.VERIFY`` and ``x.Settings(...)`` are then read from its file, while ``name``
+        still holds ``bound``. Returns whether ``module`` is such a module.
+        """
+        if len(self.scopes) != 1 or (not level and "." not in module):
+            return False
+        found = sibling_file(self.path, level, module)
+        if found is None:
+            return False
+        self._sibling_modules[name] = (found, bound)
+        return True
+
+    def _import_sibling_modules(self, node: ast.ImportFrom) -> bool:
+        """Bind ``from . import settings`` (a module of the package); tell if all names were."""
+        if not node.level or len(self.scopes) != 1:
+            return False
+        parent = node.module or ""
+        package = os.path.basename(os.path.dirname(self.path or ""))
+        for alias in node.names:
+            if alias.name == "*" or not alias.name.islower():
+                continue
+            name = alias.asname or alias.name
+            module = Ref(f"{package}.{alias.name}")
+            dotted = f"{parent}.{alias.name}" if parent else alias.name
+            if self._note_sibling_module(name, node.level, dotted, module):
+                self.scopes[-1][name] = module
+        return all(name in self._sibling_modules for name in _bound_names(node))
+
     def _visit_import_from(self, node: ast.ImportFrom) -> None:
+        if self._import_sibling_modules(node):
+            return
         sibling = sibling_file(self.path, node.level, node.module)
         if sibling is not None:
             for alias in node.names:
                 self.scopes[-1][alias.asname or alias.name] = _Sibling(sibling, alias.name, node)
+                if len(self.scopes) == 1:
+                    self._sibling_imports[alias.asname or alias.name] = (sibling, alias.name)
             if node.level or not node.module:
                 return
         elif node.level or not node.module:
@@ -241,7 +285,12 @@ class Analyzer(AnalyzerCore):
                 self._star_modules.append(node.module)
                 continue
             qualname = t.normalize(f"{node.module}.{alias.name}")
-            self.scopes[-1][alias.asname or alias.name] = Ref(qualname)
+            if sibling is not None:
+                # ``from mypkg.settings import VERIFY`` inside ``mypkg``: its literal, if any
+                bound: Value | _Sibling = _Sibling(sibling, alias.name, node, Ref(qualname))
+            else:
+                bound = Ref(qualname)
+            self.scopes[-1][alias.asname or alias.name] = bound
 
     def _visit_function_def(self, node: _FunctionNode) -> None:
         for decorator in node.decorator_list:
@@ -256,11 +305,13 @@ class Analyzer(AnalyzerCore):
         for expr in [*node.bases, *node.decorator_list]:
             self.visit(expr)
         outer = self.class_attrs
-        self.class_attrs = {}  # filled by ``self.x = ...`` as the methods are visited
+        attrs: _Scope = {}  # filled by ``self.x = ...`` as the methods are visited
+        self.class_attrs = attrs
         self._class_names_by_attrs[id(self.class_attrs)] = node.name
         bases = [base for base in map(self.resolve, node.bases) if isinstance(base, Ref)]
         if bases:
             self.class_attrs[_BASE] = Instance(bases[0].qualname)
+        self._inherit_attributes(node)
         body: _Scope = {}
         self.scopes.append(body)
         self.visit_body(node.body)
@@ -273,6 +324,28 @@ class Analyzer(AnalyzerCore):
         self.scopes[-1][node.name] = UNKNOWN
         if len(self.scopes) == 1:  # a module's class: its attributes are read by name
             self._classes[node.name] = (body, _class_kind(bases))
+            self._module_class_attrs[node.name] = attrs
+            self._class_nodes[node.name] = node
+
+    def _inherit_attributes(self, node: ast.ClassDef) -> None:
+        """Let ``self.x`` in a subclass read what a base class of this module stored.
+
+        ``class Base: def __init__(self, verify_ssl=False): self.verify_ssl = verify_ssl``,
+        then ``requests.post(url, verify=self.verify_ssl)`` in a subclass: the base's default
+        reaches the subclass's sink. Only the attributes the subclass neither sets itself
+        nor passes to its base by name (``super().__init__(verify_ssl=True)``) are inherited.
+        """
+        if len(self.scopes) != 1 or self.class_attrs is None:
+            return
+        inherited = [
+            self._module_class_attrs[base.id]
+            for base in node.bases
+            if isinstance(base, ast.Name)
+            and base.id in self._module_class_attrs
+            and self.module_scope.get(base.id) is UNKNOWN  # still the class, not rebound
+        ]
+        if inherited:
+            self._inherited[id(self.class_attrs)] = (inherited, node)
 
     def _visit_function(
         self, node: _FunctionNode, scopes: list[_Scope], class_attrs: _Scope | None
@@ -295,12 +368,46 @@ class Analyzer(AnalyzerCore):
                 # Keep where the default was written: the finding points there.
                 scope[arg.arg] = Param(arg.arg, _located(value, default))
                 self.version_rules.check_default(arg.arg, value, default)
+                self._check_flag_default(node, arg.arg, value, default)
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
             scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
         self.scopes = [*scopes, scope]
         self.function = node
         self.visit_body(node.body)
         self.scopes, self.class_attrs, self.function = saved
+
+    def _check_flag_default(
+        self, function: _FunctionNode, name: str, value: Value, default: ast.expr
+    ) -> None:
+        """A parameter named for certificate verification whose default turns it off.
+
+        ``def __init__(self, verify_certificates=False)`` of a context factory, or
+        ``validate_certs=False``: whatever the value then selects (a library's own options
+        class, a branch), the library's default is not to verify, reported at the default
+        as a weak protocol default is. Only names that say certificates or host names
+        (``verify`` alone is also a signature's); ``None`` is the usual "library default";
+        not in a function named for the opt-out (``create_unverified_context``).
+        """
+        if (
+            _CERT_FLAG.fullmatch(name.lower())
+            and isinstance(value, Const)
+            and value.value is not None
+            and not value.value
+            and not _OPTOUT_FUNCTION.search(function.name.lower())
+        ):
+            code = "SSC202" if "hostname" in name.lower() else "SSC101"
+            self._flag_defaults.append((code, default))
+
+    def _report_flag_defaults(self) -> None:
+        """Report the flag defaults on lines where no rule reported their use already.
+
+        A default that reaches a known sink (``session.verify = verify_ssl``) is reported
+        there with the sink's own code, at the same default: once is enough.
+        """
+        lines = {line for _, line, _ in self.findings}
+        for code, node in self._flag_defaults:
+            if getattr(node, "lineno", 0) not in lines:
+                self.report(code, node)
 
     def _visit_lambda(self, node: ast.Lambda) -> None:
         args = node.args
@@ -446,6 +553,8 @@ class Analyzer(AnalyzerCore):
         if isinstance(target, ast.Attribute):
             self.visit(target.value)
             self._assign_attribute(target, value, value_node, stmt)
+            if isinstance(value_node, ast.Call) and _is_self(target.value):
+                self._bind_self_construction(target.attr, value_node)
         elif isinstance(target, ast.Subscript):
             self.visit(target.value)
             self.visit(target.slice)
@@ -483,6 +592,12 @@ class Analyzer(AnalyzerCore):
         ):
             self._bind_parsed_arguments(name, call.func.value.id)
             return
+        cls = self._constructed_class(call.func)
+        if cls is not None:
+            # ``settings = Settings(url)``: ``settings.verify_ssl`` is the constructor's default
+            for attr, value in constructed_attributes(cls, call).items():
+                self.scopes[-1][f"{name}.{attr}"] = value
+            return
         if not call.keywords:  # a namespace holds only what it was given by keyword
             return
         callee = self.resolve(call.func)
@@ -491,6 +606,42 @@ class Analyzer(AnalyzerCore):
                 if keyword.arg is not None:
                     key = f"{name}.{keyword.arg}"
                     self.scopes[-1][key] = self._resolve_located(keyword.value)
+
+    def _bind_self_construction(self, name: str, call: ast.Call) -> None:
+        """``self.transport = Transport(url)``: ``self.transport.verify`` in every method.
+
+        Kept as ``"transport.verify"`` in the class's attributes (no attribute has a dot),
+        from ``__init__`` only, where the instance is set up before any method runs.
+        """
+        if self.class_attrs is None or _name_of(self.function) != "__init__":
+            return
+        cls = self._constructed_class(call.func)
+        if cls is not None:
+            for attr, value in constructed_attributes(cls, call).items():
+                self.class_attrs.setdefault(f"{name}.{attr}", value)
+
+    def _constructed_class(self, func: ast.expr) -> ast.ClassDef | None:
+        """The class a call constructs: one of this module, or one imported from a sibling.
+
+        Only a module-level name that still holds the class (not rebound, not shadowed by a
+        local) counts; ``settings.Settings`` of a sibling module ``settings`` too.
+        """
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            path = self.sibling_module(func.value.id)
+            if path is None or not may_keep_weak_defaults(path):
+                return None  # a class without a weak default gives nothing to follow
+            found = sibling_definition(path, func.attr)
+            return found if isinstance(found, ast.ClassDef) else None
+        if not isinstance(func, ast.Name) or any(func.id in scope for scope in self.scopes[1:]):
+            return None
+        name = func.id
+        if name in self._class_nodes and self.module_scope.get(name) is UNKNOWN:
+            return self._class_nodes[name]
+        imported = self._sibling_imports.get(name)
+        if imported is None or not may_keep_weak_defaults(imported[0]):
+            return None
+        found = sibling_definition(*imported)
+        return found if isinstance(found, ast.ClassDef) else None
 
     def _bind_parsed_arguments(self, name: str, parser: str) -> None:
         """``args = parser.parse_args()``: ``args.verify`` is the default of ``--verify``.
@@ -546,6 +697,13 @@ class Analyzer(AnalyzerCore):
         if isinstance(value, Param):
             # Storing a parameter: its default is checked where the caller's value is.
             self._assign_parameter(base, target, value, state, stmt)
+            return
+        if self._negated_option(value_node) and (
+            attr == "check_hostname" or (attr == "verify" and self._session_target(base, target))
+        ):
+            # ``ctx.check_hostname = not value`` in ``tls_insecure_set(self, value)``: the
+            # caller's true value turns the check off, a configurable weakening.
+            self.report(_CONFIGURABLE_NOTE, stmt)
             return
         self.client_rules.check_attribute_value(attr, value, stmt)
         if (
@@ -728,7 +886,31 @@ class Analyzer(AnalyzerCore):
                 weak = _weak_setting(key.value, self.resolve(value))
                 if weak is not None:
                     self.report(weak, value)
+        self._check_version_table(node)
         self.generic_visit(node)
+
+    def _check_version_table(self, node: ast.Dict) -> None:
+        """Note the weak entries of a table from option names to protocol versions.
+
+        ``{"tls1": "PROTOCOL_TLSv1", "tls1.2": "PROTOCOL_TLSv1_2"}`` (a command's ``--ssl``
+        choices) or ``{"TLSv1.0": SSL.TLSv1_METHOD, "TLS": SSL.SSLv23_METHOD}`` (a
+        setting's): the user picks a weak version by name, a configurable weakening
+        (SSC801). Only a table of two or more string keys whose every value names a version
+        and at least one a version that is not weak: a single weak value is a setting,
+        reported where it is used.
+        """
+        if len(node.keys) < 2 or not any(_names_old_version(value) for value in node.values):
+            return  # most dicts: no value so much as names SSLv2/3 or TLSv1/1.1
+        if not all(
+            isinstance(key, ast.Constant) and isinstance(key.value, str) for key in node.keys
+        ):
+            return
+        kinds = [_version_kind(self.resolve(value)) for value in node.values]
+        if None in kinds or "weak" not in kinds or "strong" not in kinds:
+            return
+        for value, kind in zip(node.values, kinds, strict=True):
+            if kind == "weak":
+                self.report(_CONFIGURABLE_NOTE, value)
 
     def _visit_if(self, node: ast.If) -> None:
         """A branch taken only when a caller opts out through a parameter stays quiet.
@@ -839,8 +1021,117 @@ class Analyzer(AnalyzerCore):
                 args = args[1:]  # the unbound ``__init__`` is given ``self`` first
         kwmap, has_star = self._keywords(keywords)
         self._check_call(node, qualname, attr, callee, args, kwmap, has_star)
+        for name, branches in self._optout_choices(keywords):
+            # ``cert_reqs=CERT_REQUIRED if verify else CERT_NONE``: each branch as the call
+            # would get it, the weak one as the caller's opt-out (a note).
+            self._optout += 1
+            for value, where in branches:
+                choice = {**kwmap, name: (value, where)}
+                self._check_call(node, qualname, attr, callee, args, choice, has_star)
+            self._optout -= 1
+        if attr in _OPTION_SOURCES:
+            self._check_option_source(node, attr)
         if isinstance(callee, Method) and isinstance(node.func, ast.Attribute):
             self._mutate_dict(node.func.value, attr, args, kwmap)
+
+    def _negated_option(self, node: ast.expr) -> bool:
+        """Tell whether ``node`` is ``not PARAM`` of a parameter that is true on opting out.
+
+        A parameter with no default, or with a false one (``insecure=False``), that the
+        caller sets to opt out; one whose default is true makes the default path weak, and
+        is left to the rules of defaults.
+        """
+        if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            return False
+        value = self.resolve(node.operand)
+        if not isinstance(value, Param):
+            return False
+        default = value.default
+        return default is None or (isinstance(default, Const) and not default.value)
+
+    def _check_option_key(
+        self, node: ast.Call, key: ast.expr, default: ast.expr | None, *, verify_sense: bool
+    ) -> None:
+        """Note a lookup of an option that turns verification off when the user sets it.
+
+        A key that names the switch itself (``ssl_verify``: ``verify_sense``), or one that
+        exists only to turn it off (``insecure``) with no default or a false one.
+        """
+        name = _str(self.resolve(key))
+        if name is None:
+            return
+        name = name.lower()
+        if verify_sense and _VERIFY_OPTION.fullmatch(name):
+            self.report(_CONFIGURABLE_NOTE, node)
+            return
+        value = self.resolve(default) if default is not None else None
+        if _INSECURE_OPTION.fullmatch(name) and (
+            value is None or (isinstance(value, Const) and not value.value)
+        ):
+            self.report(_CONFIGURABLE_NOTE, node)
+
+    def _optout_choices(
+        self, keywords: list[ast.keyword]
+    ) -> list[tuple[str, list[tuple[Value, ast.AST]]]]:
+        """The keywords that choose between two literals on a caller's option of verification.
+
+        ``x if verify else y`` where ``verify`` is a parameter with no default (whose default
+        would decide it, see ``_default_truth``), and the test reads an option of
+        verification (not ``protocol == "http"``): each branch's value, located at it.
+        """
+        found = []
+        for keyword in keywords:
+            value = keyword.value
+            if keyword.arg is None or not isinstance(value, ast.IfExp):
+                continue
+            uses, truth = self._guard(value.test)
+            if not uses or truth is not None:
+                continue
+            branches = [(self.resolve(b), b) for b in (value.body, value.orelse)]
+            if all(isinstance(v, Const | Ref) for v, _ in branches):
+                found.append((keyword.arg, [(v, _location(v, b)) for v, b in branches]))
+        return found
+
+    def _check_option_source(self, node: ast.Call, attr: str) -> None:
+        """Note where a user's option of verification enters: a config key, a command flag.
+
+        ``config.getboolean("global", "ssl_verify")`` reads a switch from a configuration
+        file, and ``add_argument("--no-ssl-verify", dest="ssl_verify", action="store_false")``
+        gives the command a flag that turns it off: each is a configurable weakening (SSC801),
+        wherever its value goes. A flag that says the opposite (``--insecure``,
+        ``store_true``) is noted where it is used (``verify=not args.insecure``).
+        """
+        keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        if attr == "getattr":
+            # ``getattr(opts, "insecure", False)``: the same key, as an attribute
+            if len(node.args) in {2, 3}:
+                default = node.args[2] if len(node.args) == 3 else None
+                self._check_option_key(node, node.args[1], default, verify_sense=False)
+            return
+        if attr in {"get", "pop"}:
+            # ``tls.pop("insecure", False)``: a key that exists only to turn it off, read
+            # from options the caller or a file gave, off unless they ask
+            if len(node.args) in {1, 2}:
+                default = node.args[1] if len(node.args) == 2 else None
+                self._check_option_key(node, node.args[0], default, verify_sense=False)
+            return
+        if attr == "getboolean":
+            option = keywords.get("option") or (node.args[1] if len(node.args) >= 2 else None)
+            if option is not None:
+                fallback = keywords.get("fallback")
+                # A verify-sense key's fallback is the value when nothing is configured:
+                # judged where it goes (a false one is a default weakening).
+                verify_sense = fallback is None
+                self._check_option_key(node, option, fallback, verify_sense=verify_sense)
+            return
+        action = keywords.get("action")
+        if not (isinstance(action, ast.Constant) and action.value == "store_false"):
+            return
+        dest = _argument_dest(node, keywords)
+        if dest is not None and _VERIFY_OPTION.fullmatch(dest.lower()):
+            # At ``action="store_false"``: the word that makes the flag turn it off.
+            where = next(k for k in node.keywords if k.arg == "action")
+            self.report(_CONFIGURABLE_NOTE, where)
 
     def _mutate_dict(
         self, receiver: ast.expr, attr: str, args: list[ast.expr], kwmap: _KwMap
@@ -1003,6 +1294,80 @@ def _argument_dest(call: ast.Call, keywords: dict[str, ast.expr]) -> str | None:
     longs = [n for n in names if n.startswith("--")]
     chosen = longs[0][2:] if longs else names[0].lstrip("-")
     return chosen.replace("-", "_") or None
+
+
+def _bound_names(node: ast.ImportFrom) -> list[str]:
+    """The names an import binds (``from . import a as b`` binds ``b``)."""
+    return [alias.asname or alias.name for alias in node.names]
+
+
+# A parameter's name that says it switches certificate or host name verification (not
+# ``verify`` alone: JWT and signature libraries have one too), lowered.
+_CERT_FLAG = re.compile(
+    r"(?:ssl_|tls_|https_)?(?:verify|validate|check)_(?:certs?|certificates?|ssl|tls"
+    r"|ssl_certs?|tls_certs?|hostname|host_name|server_cert|peer_cert)"
+    r"|(?:ssl|tls|cert|certificate)_(?:verify|verification|validation|check_hostname)"
+    r"|check_hostname"
+)
+
+# A function whose name says it is the opt-out itself (``_create_unverified_context``).
+_OPTOUT_FUNCTION = re.compile(r"unverified|insecure|no_?verify")
+
+# Calls through which a user's option enters: a configuration file's boolean, a command flag,
+# a key of an options dict or an attribute of an options object.
+_OPTION_SOURCES = frozenset({"getboolean", "add_argument", "get", "pop", "getattr"})
+
+# An option's name that exists only to turn verification off (``insecure``, ``tls_insecure``,
+# ``no_verify``, ``skip_ssl_verify``, ``ignore_certs``, ``disable_ssl_verification``), lowered.
+_INSECURE_OPTION = re.compile(
+    r"(?:(?:ssl|tls|https|allow)[_-]?)?insecure(?:[_-]?(?:ssl|tls|skip[_-]?verify))?"
+    r"|(?:no|skip|ignore|disable|without)[_-]?(?:(?:ssl|tls)[_-]?)?"
+    r"(?:verify|verification|validation|certs?|certificates?|cert[_-]?check)"
+)
+
+# The note of a configurable weakening (``_core``'s ``SSC801``).
+_CONFIGURABLE_NOTE = "SSC801"
+
+# An option's name that is the switch of verification itself (``verify``, ``ssl_verify``,
+# ``verify_certs``, ``validate_certs``, ``check_hostname``), lowered.
+_VERIFY_OPTION = re.compile(
+    r"(?:(?:ssl|tls|https)[_-]?)?(?:verify|validate|check)"
+    r"(?:[_-]?(?:ssl|tls|certs?|certificates?|hostname|peer|server))?"
+    r"|(?:ssl|tls|cert|certificate)[_-]?(?:verify|verification|validation|check)"
+)
+
+
+def _names_old_version(node: ast.expr) -> bool:
+    """Tell whether an expression's own text names SSL 2/3 or TLS 1.0/1.1 (before resolving)."""
+    if isinstance(node, ast.Constant):
+        text = node.value if isinstance(node.value, str) else ""
+    elif isinstance(node, ast.Attribute):
+        text = node.attr
+    else:
+        text = node.id if isinstance(node, ast.Name) else ""
+    return "SSLv" in text or "TLSv1" in text
+
+
+def _version_kind(value: Value) -> str | None:
+    """``weak`` or ``strong`` for a value that names a protocol version; else ``None``.
+
+    A constant (``ssl.PROTOCOL_TLSv1``, ``ssl.TLSVersion.TLSv1_2``, ``SSL.TLSv1_METHOD``)
+    or its name as a string (``"PROTOCOL_SSLv3"``, which ``getattr(ssl, name)`` reads).
+    """
+    if isinstance(value, Ref):
+        name = value.qualname
+    elif isinstance(value, Const) and isinstance(value.value, str):
+        text = value.value
+        name = f"ssl.{text}" if text.startswith("PROTOCOL_") else f"OpenSSL.SSL.{text}"
+    else:
+        return None
+    if name in t.WEAK_PROTOCOLS or name in t.WEAK_VERSIONS:
+        return "weak"
+    if name.startswith(("ssl.PROTOCOL_", "ssl.TLSVersion.")) or (
+        name.startswith("OpenSSL.SSL.") and name.endswith(("_METHOD", "_VERSION"))
+    ):
+        return "strong"
+    return None
 
 
 def _target_name(target: ast.expr) -> str | None:

@@ -29,7 +29,12 @@ from sslcustomize_lint._evaluation import (
     _constant_result,
 )
 from sslcustomize_lint._prefilter import hot_lines, is_tls_name
-from sslcustomize_lint._siblings import sibling_constants
+from sslcustomize_lint._siblings import (
+    may_keep_weak_defaults,
+    sibling_constants,
+    sibling_definition,
+    sibling_dict,
+)
 from sslcustomize_lint._values import (
     UNKNOWN,
     Const,
@@ -96,7 +101,11 @@ __all__ = [
     "_spec_default",
     "_starttls_spec",
     "_tokens",
+    "constructed_attributes",
+    "foreign_dict",
+    "foreign_value",
     "negated_option",
+    "overridden_attributes",
     "unrelated",
 ]
 
@@ -110,16 +119,181 @@ class _Sibling:
     of the analysis on a site-packages tree.
     """
 
-    __slots__ = ("name", "node", "path")
+    __slots__ = ("fallback", "name", "node", "path")
 
-    def __init__(self, path: str, name: str, node: ast.AST) -> None:
+    def __init__(self, path: str, name: str, node: ast.AST, fallback: Value = UNKNOWN) -> None:
         self.path = path
         self.name = name
         self.node = node
+        # What the name is when the module gives it no literal: ``Ref("pkg.mod.name")`` for
+        # an absolute import (``from mypkg.settings import VERIFY``), so that a package's own
+        # classes keep their qualified names.
+        self.fallback = fallback
 
     def read(self) -> Value:
-        """Return the name's value: a literal the sibling module assigns it, or unknown."""
-        return _constant(sibling_constants(self.path, (self.name,)).get(self.name), self.node)
+        """Return the name's value: a literal or an option dict the sibling module assigns it.
+
+        A dict's entries are located at the import: a finding about one points where the
+        dict is used in this module (see ``AnalyzerCore._keywords``).
+        """
+        text = sibling_constants(self.path, (self.name,)).get(self.name)
+        if text is not None:
+            return _constant(text, self.node)
+        found = sibling_dict(self.path, self.name)
+        if found is not None:
+            return foreign_dict(found, self.node)
+        return self.fallback
+
+
+def foreign_value(node: ast.AST, at: ast.AST) -> Value:
+    """The value of an expression written in another module, for the literals rules test.
+
+    The other module's names are not known here: only constants (``False``, ``0``, ``""``),
+    ``not`` of one, and ``ssl``'s constants by their own names (``ssl.CERT_NONE``,
+    ``CERT_NONE``, ``ssl.PROTOCOL_TLSv1``) are read; ``at`` is where a finding points.
+    """
+    if isinstance(node, ast.Constant):
+        return Const(node.value, at)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = foreign_value(node.operand, at)
+        return Const(not inner.value, at) if isinstance(inner, Const) else UNKNOWN
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return UNKNOWN
+    if node.id == "ssl" and parts:
+        return Ref(t.normalize(".".join(["ssl", *parts])))
+    if not parts and node.id.startswith(_SSL_CONSTANT_PREFIXES):
+        return Ref(t.normalize(f"ssl.{node.id}"))  # ``from ssl import CERT_NONE``
+    return UNKNOWN
+
+
+# ``ssl``'s constants that rules test, by the prefix of their names.
+_SSL_CONSTANT_PREFIXES = ("CERT_", "PROTOCOL_", "OP_")
+
+
+def foreign_dict(node: ast.Dict | ast.Call, at: ast.AST) -> DictVal:
+    """An option dict written in another module (a display or ``dict(...)``) as a value."""
+    entries: dict[str, Value] = {}
+    if isinstance(node, ast.Dict):
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                entries[key.value] = foreign_value(value, at)
+    else:
+        for keyword in node.keywords:
+            if keyword.arg is not None:
+                entries[keyword.arg] = foreign_value(keyword.value, at)
+    unknown = isinstance(node, ast.Call) and any(k.arg is None for k in node.keywords)
+    spread = isinstance(node, ast.Dict) and any(key is None for key in node.keys)
+    return DictVal(entries, at, has_unknown=unknown or spread)
+
+
+def constructed_attributes(cls: ast.ClassDef, call: ast.Call) -> dict[str, Value]:
+    """The attributes an instance keeps from its constructor's defaults, for one construction.
+
+    ``class Settings: def __init__(self, url, verify_ssl=False): self.verify_ssl = verify_ssl``
+    made as ``Settings(url)`` keeps ``verify_ssl`` False; a dataclass keeps its fields'
+    defaults. A parameter the call gives (by keyword or position) is the caller's; a call
+    that spreads ``*args`` or ``**kwargs`` gives unknown ones, so nothing is kept. Values are
+    read as ``foreign_value`` reads them, located at the call.
+    """
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return {}
+    params, stored = _constructor(cls)
+    given = {k.arg for k in call.keywords} | set(params[: len(call.args)])
+    found: dict[str, Value] = {}
+    for attr, (param, default) in stored.items():
+        if param not in given and default is not None:
+            value = foreign_value(default, call)
+            if value is not UNKNOWN:
+                found[attr] = value
+    return found
+
+
+def overridden_attributes(node: ast.ClassDef) -> frozenset[str]:
+    """The attributes a class sets on ``self`` and the keywords it gives its base's ``__init__``."""
+    names: set[str] = set()
+    for item in ast.walk(node):
+        if (
+            isinstance(item, ast.Attribute)
+            and isinstance(item.ctx, ast.Store)
+            and _is_self(item.value)
+        ):
+            names.add(item.attr)
+        elif (
+            isinstance(item, ast.Call)
+            and isinstance(item.func, ast.Attribute)
+            and item.func.attr == "__init__"
+        ):
+            names.update(keyword.arg for keyword in item.keywords if keyword.arg is not None)
+    return frozenset(names)
+
+
+def weak_defaults(cls: ast.ClassDef) -> bool:
+    """Tell whether a class keeps a false or ``CERT_NONE`` constructor default on ``self``."""
+    for _, default in _constructor(cls)[1].values():
+        value = foreign_value(default, cls) if default is not None else UNKNOWN
+        if (isinstance(value, Const) and value.value in (False, "")) or _ref_in(
+            value, t.CERT_NONE_NAMES
+        ):
+            return True
+    return False
+
+
+def _constructor(cls: ast.ClassDef) -> tuple[list[str], dict[str, tuple[str, ast.expr | None]]]:
+    """A class's positional parameters after ``self``, and the attributes stored from them.
+
+    Each attribute maps to its parameter and the parameter's default; an attribute set more
+    than once in ``__init__`` is left out (which value it keeps depends on the path taken).
+    """
+    init = next(
+        (s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+    )
+    if init is None:
+        if not any(_written_name(d).endswith("dataclass") for d in cls.decorator_list):
+            return [], {}
+        fields = [
+            s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        ]
+        names = [f.target.id for f in fields if isinstance(f.target, ast.Name)]
+        return names, {name: (name, f.value) for name, f in zip(names, fields, strict=True)}
+    args = init.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)][1:]
+    defaults: dict[str, ast.expr | None] = dict.fromkeys(positional)
+    firsts = [*args.posonlyargs, *args.args]
+    for arg, default in zip(firsts[len(firsts) - len(args.defaults) :], args.defaults, strict=True):
+        defaults[arg.arg] = default
+    for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        defaults[arg.arg] = kw_default
+    stored: dict[str, tuple[str, ast.expr | None]] = {}
+    twice: set[str] = set()
+    for node in ast.walk(init):
+        if not isinstance(node, ast.Assign | ast.AnnAssign):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if isinstance(target, ast.Attribute) and _is_self(target.value):
+                if target.attr in stored or target.attr in twice:
+                    twice.add(target.attr)
+                    stored.pop(target.attr, None)
+                elif isinstance(node.value, ast.Name) and node.value.id in defaults:
+                    stored[target.attr] = (node.value.id, defaults[node.value.id])
+                else:
+                    twice.add(target.attr)  # set from something else: not the parameter
+    return positional, stored
+
+
+def _written_name(node: ast.expr) -> str:
+    """The last name of a decorator: ``dataclass`` of ``@dataclasses.dataclass(frozen=True)``."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 _Scope = dict[str, "Value | _Sibling"]
@@ -563,6 +737,18 @@ class AnalyzerCore:
         # name and its ``__init__``, whose callers are the class's constructions.
         self._init_params: dict[int, tuple[str, _FunctionNode]] = {}
         self._class_names_by_attrs: dict[int, str] = {}  # id(class_attrs) -> the class's name
+        # A module-level class's name -> its ``class_attrs``; and, by ``id(class_attrs)``,
+        # those of its bases in this module with the attributes it overrides.
+        self._module_class_attrs: dict[str, _Scope] = {}
+        self._inherited: dict[int, tuple[list[_Scope], ast.ClassDef]] = {}
+        self._overridden: dict[int, frozenset[str]] = {}  # by id(class_attrs), when asked
+        # Classes that constructions bound to a name are read from: the module's own, and
+        # names imported from a sibling module (its file and the name there).
+        self._class_nodes: dict[str, ast.ClassDef] = {}
+        self._sibling_imports: dict[str, tuple[str, str]] = {}
+        # A module of the package bound to a name (``import mypkg.x as x``): its file, and
+        # the value the name holds while it is that module.
+        self._sibling_modules: dict[str, tuple[str, Value]] = {}
         self._hot: list[bool] | None = hot  # computed from the module's names when not given
         self.findings: set[RawFinding] = set()
         self.module_scope: _Scope = {}
@@ -595,10 +781,23 @@ class AnalyzerCore:
                 for name, value in self.module_scope.items()
                 if _suspect(_settle(self.module_scope, name, value))
             }
+            # So do classes whose instances keep a weak constructor default
+            # (``self.transport = Transport(url)``, then ``self.transport.verify``).
+            names.update(name.lower().encode() for name in self._weak_classes())
             self._hot = hot_lines(self.source, tuple(names))
         first = getattr(node, "lineno", 1) - 1
         last = getattr(node, "end_lineno", None) or len(self._hot)
         return any(self._hot[first:last])
+
+    def _weak_classes(self) -> list[str]:
+        """The names of this module's and imported sibling classes that keep a weak default."""
+        found = [name for name, cls in self._class_nodes.items() if weak_defaults(cls)]
+        for name, (path, original) in self._sibling_imports.items():
+            if may_keep_weak_defaults(path):
+                cls = sibling_definition(path, original)
+                if isinstance(cls, ast.ClassDef) and weak_defaults(cls):
+                    found.append(name)
+        return found
 
     def may_hold_url_flags(self) -> bool:
         """Tell whether the module's text can spell a URL that turns verification off.
@@ -695,8 +894,11 @@ class AnalyzerCore:
             if keyword.arg is not None:
                 kwmap[keyword.arg] = (value, _location(value, keyword))
             elif isinstance(value, DictVal):
+                # A dict imported from a sibling module is reported where it is spread here.
+                foreign = isinstance(value.node, ast.ImportFrom)
                 for key, entry in value.entries.items():
-                    kwmap[key] = (entry, _location(entry, _entry_node(value.node, key)))
+                    where = keyword if foreign else _entry_node(value.node, key)
+                    kwmap[key] = (entry, _location(entry, where))
                 has_star = has_star or value.has_unknown
             else:
                 has_star = True
@@ -806,20 +1008,66 @@ class AnalyzerCore:
             return self._resolve_subscript(node)
         return self._resolve_rest(node)
 
-    def _resolve_attribute(self, node: ast.Attribute) -> Value:
+    def _resolve_attribute(self, node: ast.Attribute) -> Value:  # noqa: PLR0911 - per source
         """``self.x`` of the class, a class member, a module's name, or an object's method."""
-        if _is_self(node.value) and self.class_attrs and node.attr in self.class_attrs:
-            return _settle(self.class_attrs, node.attr, self.class_attrs[node.attr])
+        owner = node.value
+        if (
+            isinstance(owner, ast.Attribute)
+            and self.class_attrs
+            and _is_self(owner.value)
+            and f"{owner.attr}.{node.attr}" in self.class_attrs
+        ):  # ``self.transport.verify`` of ``self.transport = Transport(url)``
+            key = f"{owner.attr}.{node.attr}"
+            return _settle(self.class_attrs, key, self.class_attrs[key])
+        if _is_self(node.value) and self.class_attrs is not None:
+            if node.attr in self.class_attrs:
+                return _settle(self.class_attrs, node.attr, self.class_attrs[node.attr])
+            inherited = self._inherited_attribute(self.class_attrs, node.attr)
+            if inherited is not None:
+                return inherited
         if isinstance(node.value, ast.Name | ast.Attribute):
             member = self._member(node)
             if member is not None:
                 return member
+        if self._sibling_modules and isinstance(node.value, ast.Name):
+            path = self.sibling_module(node.value.id)
+            if path is not None:  # ``settings.VERIFY`` of ``from . import settings``
+                return _Sibling(path, node.attr, node, UNKNOWN).read()
         base = self.resolve(node.value)
         if isinstance(base, Ref):
             return Ref(t.normalize(f"{base.qualname}.{node.attr}"))
         if isinstance(base, Instance):
             return Method(base.qualname, node.attr, base)
         return Method(None, node.attr, base)
+
+    def sibling_module(self, name: str) -> str | None:
+        """Return the file of the package's module that ``name`` holds here, if it does."""
+        found = self._sibling_modules.get(name)
+        if found is None or self.lookup(name) is not found[1]:
+            return None
+        return found[0]
+
+    def _inherited_attribute(self, attrs: _Scope, name: str) -> Value | None:
+        """Return ``self.name`` as a base class of this module stored it, if not overridden.
+
+        See ``Analyzer._inherit_attributes``; bases are searched depth first, a simple MRO.
+        """
+        found = self._inherited.get(id(attrs))
+        if found is None:
+            return None
+        value = None
+        for base in found[0]:
+            value = _settle(base, name, base[name]) if name in base else None
+            value = value if value is not None else self._inherited_attribute(base, name)
+            if value is not None:
+                break
+        if value is None:
+            return None
+        # Only now, for a name a base holds: which names the subclass sets itself.
+        overridden = self._overridden.get(id(attrs))
+        if overridden is None:
+            overridden = self._overridden[id(attrs)] = overridden_attributes(found[1])
+        return None if name in overridden else value
 
     def _resolve_dict(self, node: ast.Dict) -> DictVal:
         """A dict display: its string keys' values, and the entries of known dicts spread in."""
@@ -1217,6 +1465,11 @@ class AnalyzerCore:
         if isinstance(base, Ref) and base.qualname in _VERB_MODULES:
             # ``getattr(requests, verb)``: whichever verb, it is a request.
             return Ref(f"{base.qualname}.request")
+        if len(node.args) == 3 and attr and not isinstance(base, Ref):
+            # ``getattr(settings, "VERIFY_SSL", False)``: the value when nothing is set, as
+            # ``d.get(key, default)``'s (``_lookup_or_default``)
+            default = self._resolve_located(node.args[2])
+            return default if isinstance(default, Const) else UNKNOWN
         return UNKNOWN
 
     def _resolve_len_or_bool(self, name: str, node: ast.Call) -> Value:
