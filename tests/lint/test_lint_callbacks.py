@@ -135,3 +135,61 @@ CASES = [
 def test_callback_shapes(body: str, expected: set[tuple[str, int]]) -> None:
     """Each shape is reported where the weakening is chosen; its twin stays silent."""
     assert _found(body) == expected
+
+
+_PIN_BRANCH = """\
+import ssl
+import urllib3
+
+def pool(host, fingerprint=None):
+    ctx = ssl.create_default_context()
+    if fingerprint:
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        return urllib3.HTTPSConnectionPool(host, ssl_context=ctx{extra})
+    return urllib3.HTTPSConnectionPool(host, ssl_context=ctx)
+"""
+
+_PIN_DIGEST = """\
+import hashlib
+import ssl
+
+PIN = "ab" * 32
+
+def connect(sock, host):
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    conn = ctx.wrap_socket(sock, server_hostname=host)
+    digest = hashlib.sha256(conn.getpeercert(True)).hexdigest()
+    {check}
+    return conn
+"""
+
+PIN_CASES = [
+    # verification replaced by a pin that urllib3 checks (``assert_fingerprint``): silent
+    pytest.param(_PIN_BRANCH.format(extra=", assert_fingerprint=fingerprint"), set(), id="pool"),
+    # the same branch with nothing that checks the pin: an opt-out, reported
+    pytest.param(_PIN_BRANCH.format(extra=""), {("SSC202", 7), ("SSC201", 8)}, id="pool-unchecked"),
+    # the peer's certificate hashed and compared with the pin: silent
+    pytest.param(
+        _PIN_DIGEST.format(check="if digest != PIN:\n        raise ssl.SSLError(host)"),
+        set(),
+        id="digest",
+    ),
+    # hashed but never compared (only logged): reported
+    pytest.param(
+        _PIN_DIGEST.format(check="print(digest)"),
+        {("SSC202", 8), ("SSC201", 9)},
+        id="digest-unchecked",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), PIN_CASES)
+def test_pinning_is_not_an_opt_out(source: str, expected: set[tuple[str, int]]) -> None:
+    """Chain verification off where a pin is checked instead is silent; unchecked, reported."""
+    result = LintResult()
+    lint_source(source.encode(), "pinned.py", result)
+    assert not result.errors
+    assert {(f.code, f.line) for f in result.findings} == expected

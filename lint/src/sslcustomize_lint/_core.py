@@ -28,6 +28,7 @@ from sslcustomize_lint._evaluation import (
     _UNARY,
     _constant_result,
 )
+from sslcustomize_lint._pinning import PINNABLE, pinned_lines
 from sslcustomize_lint._prefilter import hot_lines, is_tls_name
 from sslcustomize_lint._siblings import sibling_constants
 from sslcustomize_lint._values import (
@@ -583,6 +584,7 @@ class AnalyzerCore:
         self._cut_classes: dict[str, tuple[_Scope, str] | None] = {}  # read by ``_cut_class``
         self._class_names: dict[str, int] | None = None  # module-level ``class NAME``: offset
         self._url_flags: bool | None = None  # see ``may_hold_url_flags``
+        self._pinned: set[int] | None = None  # see ``_pinning.pinned_lines``
 
     def _is_hot(self, node: ast.AST) -> bool:
         """Tell whether a function may hold a finding (see ``source``)."""
@@ -622,6 +624,11 @@ class AnalyzerCore:
         if self._optout and code not in _ALWAYS:
             code = _CONFIGURABLE
         line = getattr(node, "lineno", 1)
+        if code in PINNABLE:  # verification off where a pin is checked instead: not an opt-out
+            if self._pinned is None:
+                self._pinned = pinned_lines(self.tree, self.source)
+            if line in self._pinned:
+                return
         col = getattr(node, "col_offset", 0) + 1
         self.findings.add((code, line, col))
 

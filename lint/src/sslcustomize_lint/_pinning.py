@@ -1,0 +1,97 @@
+"""Certificate pinning: where code turns chain verification off to check a pin itself.
+
+``check_hostname = False`` and ``CERT_NONE`` in a branch taken when a fingerprint is
+configured (urllib3's ``assert_fingerprint`` then compares the peer's certificate), or in a
+function that hashes the peer's certificate (``getpeercert(True)``) and compares the digest,
+replace the chain by a pin: not a plain opt-out. The same without the comparison stays a
+finding.
+"""
+
+from __future__ import annotations
+
+import ast
+
+__all__ = ["PINNABLE", "pinned_lines"]
+
+# Codes of verification turned off that a pin checked in the same place replaces.
+PINNABLE = frozenset(
+    {"SSC101", "SSC102", "SSC103", "SSC104", "SSC201", "SSC202", "SSC203", "SSC204", "SSC205"}
+)
+# Words of a configured pin in a branch's test (``if config.ssl_assert_fingerprint:``).
+_PIN_WORDS = ("fingerprint", "thumbprint", "pinned", "pinning")
+# Calls that compare digests in constant time.
+_COMPARISONS = frozenset({"compare_digest"})
+# Calls that hash bytes (``hashlib.sha256(der).hexdigest()``, ``cert.digest("sha256")``).
+_HASHES = frozenset(
+    {"sha1", "sha256", "sha384", "sha512", "md5", "new", "digest", "hexdigest", "fingerprint"}
+)
+
+
+def _called_name(node: ast.Call) -> str:
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def _peer_certificate_bytes(node: ast.Call) -> bool:
+    """``sock.getpeercert(True)`` / ``getpeercert(binary_form=True)``, pyOpenSSL's peer cert."""
+    name = _called_name(node)
+    if name == "getpeercert":
+        given = [*node.args, *(k.value for k in node.keywords if k.arg == "binary_form")]
+        return any(isinstance(v, ast.Constant) and v.value is True for v in given)
+    return name in {"get_peer_certificate", "get_peer_cert_chain"}
+
+
+def _compares_peer_digest(function: ast.AST) -> bool:
+    """Tell whether a function hashes the peer's certificate and compares the result."""
+    peer = hashed = compared = False
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            name = _called_name(node)
+            peer = peer or _peer_certificate_bytes(node)
+            hashed = hashed or name in _HASHES
+            compared = compared or name in _COMPARISONS
+        elif isinstance(node, ast.Compare) and any(
+            isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn) for op in node.ops
+        ):
+            compared = True
+    return peer and hashed and compared
+
+
+def _reads_pin(test: ast.expr) -> bool:
+    """Tell whether a branch's test reads a name or attribute that names a pin."""
+    for node in ast.walk(test):
+        word = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+        if isinstance(word, str) and any(pin in word.lower() for pin in _PIN_WORDS):
+            return True
+    return False
+
+
+def pinned_lines(tree: ast.Module, source: bytes | None) -> set[int]:
+    """Return the lines where verification is off because a pin is checked instead.
+
+    The body of a branch whose test reads a pin option, in a file that hands the pin to
+    urllib3 (``assert_fingerprint``) or compares the peer's digest itself; and the whole of a
+    function that compares the peer's digest.
+    """
+    if source is None or not (
+        b"fingerprint" in source or b"getpeercert" in source or b"get_peer_cert" in source
+    ):
+        return set()
+    checks = b"assert_fingerprint" in source
+    functions = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _compares_peer_digest(node)
+    ]
+    lines: set[int] = set()
+    for function in functions:
+        lines.update(range(function.lineno, (function.end_lineno or function.lineno) + 1))
+    if not (checks or functions):
+        return lines
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and node.body and _reads_pin(node.test):
+            end = node.body[-1].end_lineno or node.body[-1].lineno
+            lines.update(range(node.body[0].lineno, end + 1))
+    return lines
