@@ -1,17 +1,18 @@
-"""Certificate pinning: where code turns chain verification off to check a pin itself.
+"""Pinning and late name checks: where code turns a check off to do it itself.
 
 ``check_hostname = False`` and ``CERT_NONE`` in a branch taken when a fingerprint is
 configured (urllib3's ``assert_fingerprint`` then compares the peer's certificate), or in a
 function that hashes the peer's certificate (``getpeercert(True)``) and compares the digest,
 replace the chain by a pin: not a plain opt-out. The same without the comparison stays a
-finding.
+finding. Likewise ``check_hostname = False`` in a class or function that matches the host name
+itself after the handshake (``match_hostname(sock.getpeercert(), host)``).
 """
 
 from __future__ import annotations
 
 import ast
 
-__all__ = ["PINNABLE", "pinned_lines"]
+__all__ = ["PINNABLE", "name_checked_lines", "pinned_lines"]
 
 # Codes of verification turned off that a pin checked in the same place replaces.
 PINNABLE = frozenset(
@@ -94,4 +95,52 @@ def pinned_lines(tree: ast.Module, source: bytes | None) -> set[int]:
         if isinstance(node, ast.If) and node.body and _reads_pin(node.test):
             end = node.body[-1].end_lineno or node.body[-1].lineno
             lines.update(range(node.body[0].lineno, end + 1))
+    return lines
+
+
+# Functions that match a peer certificate against a host name: ssl's (before 3.12, and
+# vendored copies of it) and service_identity's.
+_HOST_MATCHES = frozenset(
+    {
+        "match_hostname",
+        "verify_hostname",
+        "verify_ip_address",
+        "verify_service_identity",
+        "verify_certificate_hostname",
+    }
+)
+
+
+def _calls_any(function: ast.AST, names: frozenset[str] | set[str]) -> bool:
+    return any(isinstance(n, ast.Call) and _called_name(n) in names for n in ast.walk(function))
+
+
+def name_checked_lines(tree: ast.Module, source: bytes | None) -> set[int]:
+    """Return the lines where ``check_hostname = False`` moves the name check, not drops it.
+
+    A class with a method that matches the host name (``match_hostname``, service_identity's
+    ``verify_hostname``) checks it after the handshake in any of its methods; a module-level
+    function does when it matches the name itself or calls, by name, a function of the file
+    that does.
+    """
+    if source is None or not any(name.encode() in source for name in _HOST_MATCHES):
+        return set()
+    functions = [
+        node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    checkers = {f.name for f in functions if _calls_any(f, _HOST_MATCHES)}
+    lines: set[int] = set()
+    for node in tree.body:
+        methods = [
+            m
+            for m in getattr(node, "body", [])
+            if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        checked = isinstance(node, ast.ClassDef) and any(
+            _calls_any(m, _HOST_MATCHES | checkers) for m in methods
+        )
+        if not checked and node in functions:
+            checked = _calls_any(node, _HOST_MATCHES | checkers)
+        if checked:
+            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
     return lines
