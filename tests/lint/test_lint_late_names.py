@@ -57,3 +57,46 @@ def test_late_name_check_is_not_an_opt_out(source: str, expected: set[tuple[str,
     lint_source(source.encode(), "late.py", result)
     assert not result.errors
     assert {(f.code, f.line) for f in result.findings} == expected
+
+
+_PIN_IN_CLASS = """\
+import hashlib
+import ssl
+
+class PinnedClient:
+    def __init__(self, pin):
+        self.pin = pin
+        self.ctx = ssl.create_default_context()
+        self.ctx.check_hostname = False
+        self.ctx.verify_mode = ssl.CERT_NONE
+
+    def connect(self, sock, host):
+        conn = self.ctx.wrap_socket(sock, server_hostname=host)
+        digest = hashlib.sha256(conn.getpeercert(binary_form=True)).hexdigest()
+        {check}
+        return conn
+"""
+
+PINS_IN_CLASSES = [
+    # the pin compared in another method of the class: silent
+    pytest.param(
+        _PIN_IN_CLASS.format(check="if digest != self.pin:\n            raise ssl.SSLError(host)"),
+        set(),
+        id="class",
+    ),
+    # twin: the digest only logged
+    pytest.param(
+        _PIN_IN_CLASS.format(check="print(digest)"),
+        {("SSC202", 8), ("SSC201", 9)},
+        id="class-unchecked",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), PINS_IN_CLASSES)
+def test_pin_checked_in_another_method(source: str, expected: set[tuple[str, int]]) -> None:
+    """Verification off in a class that compares the peer's digest after the handshake."""
+    result = LintResult()
+    lint_source(source.encode(), "pinned.py", result)
+    assert not result.errors
+    assert {(f.code, f.line) for f in result.findings} == expected

@@ -11,6 +11,7 @@ itself after the handshake (``match_hostname(sock.getpeercert(), host)``).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 __all__ = ["PINNABLE", "name_checked_lines", "pinned_lines"]
 
@@ -45,11 +46,16 @@ def _peer_certificate_bytes(node: ast.Call) -> bool:
 
 
 def _compares_peer_digest(function: ast.AST) -> bool:
-    """Tell whether a function hashes the peer's certificate and compares the result."""
+    """Tell whether a function hashes the peer's certificate and compares the result.
+
+    urllib3's ``assert_fingerprint(cert, fingerprint)`` does all three.
+    """
     peer = hashed = compared = False
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
             name = _called_name(node)
+            if name == "assert_fingerprint":
+                return True
             peer = peer or _peer_certificate_bytes(node)
             hashed = hashed or name in _HASHES
             compared = compared or name in _COMPARISONS
@@ -81,15 +87,15 @@ def pinned_lines(tree: ast.Module, source: bytes | None) -> set[int]:
     ):
         return set()
     checks = b"assert_fingerprint" in source
-    functions = [
-        node
+    pinners = {
+        node.name
         for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _compares_peer_digest(node)
-    ]
-    lines: set[int] = set()
-    for function in functions:
-        lines.update(range(function.lineno, (function.end_lineno or function.lineno) + 1))
-    if not (checks or functions):
+    }
+    # A class one of whose methods compares the peer's digest, a function that does or that
+    # calls such a function of the file by name: the pin is checked after the handshake.
+    lines = _scopes_calling(tree, pinners, _compares_peer_digest)
+    if not (checks or pinners):
         return lines
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and node.body and _reads_pin(node.test):
@@ -125,22 +131,33 @@ def name_checked_lines(tree: ast.Module, source: bytes | None) -> set[int]:
     """
     if source is None or not any(name.encode() in source for name in _HOST_MATCHES):
         return set()
-    functions = [
-        node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-    ]
-    checkers = {f.name for f in functions if _calls_any(f, _HOST_MATCHES)}
+    checkers = {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and _calls_any(node, _HOST_MATCHES)
+    }
+    return _scopes_calling(tree, checkers, lambda f: _calls_any(f, _HOST_MATCHES))
+
+
+def _scopes_calling(
+    tree: ast.Module, names: set[str], checks: Callable[[ast.AST], bool]
+) -> set[int]:
+    """The lines of the module's classes and functions that check, or call a checker.
+
+    A class checks when one of its methods ``checks`` or calls one of ``names``; a
+    module-level function likewise.
+    """
     lines: set[int] = set()
     for node in tree.body:
-        methods = [
-            m
-            for m in getattr(node, "body", [])
-            if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
-        ]
-        checked = isinstance(node, ast.ClassDef) and any(
-            _calls_any(m, _HOST_MATCHES | checkers) for m in methods
-        )
-        if not checked and node in functions:
-            checked = _calls_any(node, _HOST_MATCHES | checkers)
-        if checked:
+        if isinstance(node, ast.ClassDef):
+            scopes: list[ast.AST] = [
+                m for m in node.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
+            ]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            scopes = [node]
+        else:
+            continue
+        if any(checks(scope) or _calls_any(scope, names) for scope in scopes):
             lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
     return lines
