@@ -11,9 +11,12 @@ __all__ = [
     "_VERIFY_FLAGS",
     "_FunctionNode",
     "_always_returns",
+    "_always_true",
+    "_factory_product",
     "_keyword_value",
     "_or_operands",
     "_returns_true_always",
+    "_swallowed_cert_error",
     "_truthy_constant",
 ]
 
@@ -40,6 +43,13 @@ def _truthy_constant(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is not None and bool(node.value)
 
 
+def _always_true(node: ast.AST) -> bool:
+    """Tell whether an expression is true whatever it reads: ``True``, ``1``, ``ok or True``."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return any(map(_always_true, node.values))
+    return _truthy_constant(node)
+
+
 def _returns_true_always(function: _FunctionNode) -> bool:
     """Tell whether every way out of ``function`` returns a true constant (``return True``).
 
@@ -56,7 +66,7 @@ def _returns_true_always(function: _FunctionNode) -> bool:
         if isinstance(node, ast.Raise):
             return False
         if isinstance(node, ast.Return) and not (
-            node.value is not None and _truthy_constant(node.value)
+            node.value is not None and _always_true(node.value)
         ):
             return False
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
@@ -80,3 +90,92 @@ def _always_returns(body: list[ast.stmt]) -> bool:
     if isinstance(last, ast.With | ast.AsyncWith):
         return _always_returns(last.body)
     return False
+
+
+def _factory_product(factory: _FunctionNode) -> ast.Lambda | _FunctionNode | None:
+    """Return the callback a factory makes: ``def make(...): def cb(...): ...; return cb``.
+
+    Only when the factory ends in ``return NAME`` of a function defined in its own body, or in
+    ``return lambda ...``: the callback a caller gets (``cb = self._make_cb(host)``).
+    """
+    last = factory.body[-1] if factory.body else None
+    if not isinstance(last, ast.Return) or last.value is None:
+        return None
+    if isinstance(last.value, ast.Lambda):
+        return last.value
+    if not isinstance(last.value, ast.Name):
+        return None
+    made = None
+    for stmt in factory.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == last.value.id:
+            made = stmt
+    return made
+
+
+# Errors of a certificate or host-name check, by their last dotted name (``ssl``'s,
+# ``service_identity``'s, OpenSSL's, Twisted's).
+_CERT_ERRORS = frozenset(
+    {
+        "CertificateError",
+        "SSLCertVerificationError",
+        "SSLError",
+        "VerificationError",
+        "CertificateVerificationError",
+        "VerifyHostnameError",
+    }
+)
+# A handler that calls one of these refuses the connection rather than carrying on.
+_REFUSALS = frozenset(
+    {"close", "shutdown", "abort", "abortConnection", "loseConnection", "set_exception", "fail"}
+)
+
+
+def _error_names(handler: ast.ExceptHandler) -> list[str]:
+    """The last dotted names of the exception types an ``except`` clause catches."""
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    names = []
+    for kind in kinds:
+        if isinstance(kind, ast.Name):
+            names.append(kind.id)
+        elif isinstance(kind, ast.Attribute):
+            names.append(kind.attr)
+    return names
+
+
+def _carries_on(handler: ast.ExceptHandler) -> bool:
+    """Tell whether an ``except`` clause lets the code go on: no raise, return or refusal."""
+    for node in (n for stmt in handler.body for n in ast.walk(stmt)):
+        if isinstance(node, ast.Raise | ast.Return):
+            return False
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _REFUSALS:
+                return False
+    return True
+
+
+def _swallowed_cert_error(function: ast.Lambda | _FunctionNode) -> ast.ExceptHandler | None:
+    """Return the ``except`` clause of ``function`` that catches a certificate error and goes on.
+
+    ``try: verify_hostname(conn, host)`` / ``except (CertificateError, VerificationError):
+    log(...)``: a mismatch is only logged, the connection is kept. Not in functions defined
+    inside it (they are judged where they are used).
+    """
+    if isinstance(function, ast.Lambda):
+        return None
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        # ``try`` and ``try``/``except*`` (``ast.TryStar``, Python 3.11+) alike.
+        for handler in getattr(node, "handlers", ()):
+            if (
+                isinstance(handler, ast.ExceptHandler)
+                and handler.type is not None
+                and any(name in _CERT_ERRORS for name in _error_names(handler))
+                and _carries_on(handler)
+            ):
+                return handler
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(node))
+    return None

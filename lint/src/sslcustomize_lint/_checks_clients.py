@@ -89,6 +89,16 @@ class ClientChecks(Family):
             if _TESTS[test](value):
                 self.core.report(code, stmt)
 
+    def check_default(self, name: str, value: Value, default: ast.expr) -> None:
+        """A parameter's default that says verification is off, wherever it goes.
+
+        ``def __init__(self, *, verify_certificates=False)``: what a caller gets without
+        asking, reported at the default (the parameter's use may be in another method).
+        """
+        distinctive = t.DISTINCTIVE_DEFAULTS.get(name)
+        if distinctive is not None and _TESTS[distinctive[0]](value):
+            self.core.report(distinctive[1], default)
+
     def _check_flag_sinks(self, site: CallSite) -> None:
         """Verification flags given to a call: known sinks, HTTP verbs, distinctive keywords."""
         qualname, attr, args, kwmap = site.qualname, site.attr, site.args, site.kwmap

@@ -6,15 +6,18 @@ Their creation, their settings, and their first use by a client.
 from __future__ import annotations
 
 import ast
+import re
 
 from sslcustomize_lint import _tables as t
 from sslcustomize_lint._callbacks import (
     _VERIFY_FLAGS,
+    _always_true,
+    _factory_product,
     _FunctionNode,
     _keyword_value,
     _or_operands,
     _returns_true_always,
-    _truthy_constant,
+    _swallowed_cert_error,
 )
 from sslcustomize_lint._core import (
     _CONTEXT_KEYWORDS,
@@ -58,6 +61,18 @@ _NAME_CHECK_WORDS = (
 )
 
 
+# A function named as an info callback (``info_callback``, Twisted's
+# ``_identityVerifyingInfoCallback``).
+_INFO_CALLBACK_DEF = re.compile(rb"def\s+(\w*(?:InfoCallback|info_callback)\w*)\s*\(")
+
+# How many bindings, partials and factories a callback argument is followed through.
+_BINDINGS_FOLLOWED = 3
+
+TYPE_CHECKING = False  # not typing's: the lint command does not import typing
+if TYPE_CHECKING:
+    from sslcustomize_lint._analyzer import Analyzer
+
+
 @register
 class ContextChecks(Family):
     """Checks of ``ssl`` and pyOpenSSL contexts (SSC2xx)."""
@@ -65,8 +80,39 @@ class ContextChecks(Family):
     def visit_call(self, site: CallSite) -> None:
         """Follow the contexts a call makes, configures or is given."""
         self._check_contexts(site)
+        if site.attr == "set_info_callback" and site.args:
+            # An info callback that logs a failed name check and goes on keeps the connection.
+            function = self.callback_function(site.args[0])
+            if function is not None and _swallowed_cert_error(function) is not None:
+                self._info_callbacks.add(function)
+                self.core.weaken(None, "SSC208", site.node)
+
+    def _finish_info_callbacks(self) -> None:
+        """A method named as an info callback that swallows a failed name check.
+
+        Twisted's ``ClientTLSOptions`` checks the host name in its
+        ``_identityVerifyingInfoCallback``; a subclass that overrides it and only logs the
+        ``CertificateError`` keeps every connection. Reported at the ``except`` clause, unless
+        it was reported where it is handed to ``set_info_callback``.
+        """
+        source = self.core.source
+        if source is None or not (b"InfoCallback" in source or b"info_callback" in source):
+            return
+        for match in _INFO_CALLBACK_DEF.finditer(source):
+            function = self.core.function_named(match.group(1).decode("ascii"))
+            if function is None or function in self._info_callbacks:
+                continue
+            handler = _swallowed_cert_error(function)
+            if handler is not None:
+                self.core.report("SSC208", handler)
+
+    def __init__(self, core: Analyzer) -> None:
+        super().__init__(core)
+        # Info callbacks reported where they are handed to ``set_info_callback``.
+        self._info_callbacks: set[ast.AST] = set()
 
     def finish_contexts(self) -> None:
+        self._finish_info_callbacks()
         for state in self.core.contexts.values():
             if state.optout:
                 continue
@@ -258,18 +304,73 @@ class ContextChecks(Family):
         )
 
     def _accepts_all(self, callback: ast.AST) -> bool:
-        """Tell whether a verify callback returns true whatever the ``ok`` it is given."""
-        if isinstance(callback, ast.Lambda):
-            return _truthy_constant(callback.body)
-        name = None
-        if isinstance(callback, ast.Name):
-            name = callback.id
-        elif isinstance(callback, ast.Attribute):
-            name = callback.attr  # ``self.verify_cb``: a method of this file, by its name
-        if name is None:
+        """Tell whether a verify callback accepts what OpenSSL or a name check refused.
+
+        It returns true whatever the ``ok`` it is given, or it catches a failed name check
+        (``CertificateError``) and goes on.
+        """
+        function = self.callback_function(callback)
+        if function is None:
             return False
-        function = self.core.function_named(name)
-        return function is not None and _returns_true_always(function)
+        if isinstance(function, ast.Lambda):
+            return _always_true(function.body)
+        return _returns_true_always(function) or _swallowed_cert_error(function) is not None
+
+    def callback_function(
+        self, callback: ast.AST, depth: int = 0
+    ) -> ast.Lambda | _FunctionNode | None:
+        """Return the function a callback argument is, where this file shows it.
+
+        A lambda; a function or method of the file by its name (``cb``, ``self.cb``,
+        ``Verifier.accept``: a staticmethod or classmethod alike); a name bound in the calling
+        function to one of these; ``functools.partial(cb, ...)``; or what a factory of the file
+        returns (``cb = self._make_cb(host)`` where ``_make_cb`` ends in ``return inner``).
+        """
+        if isinstance(callback, ast.Lambda):
+            return callback
+        if depth > _BINDINGS_FOLLOWED:
+            return None
+        if isinstance(callback, ast.Name | ast.Attribute):
+            name = callback.id if isinstance(callback, ast.Name) else callback.attr
+            function = self.core.function_named(name)
+            if function is not None or not isinstance(callback, ast.Name):
+                return function
+            bound = _bound_in(self.core.function, name)
+            return None if bound is None else self.callback_function(bound, depth + 1)
+        return self._made_callback(callback, depth) if isinstance(callback, ast.Call) else None
+
+    def _made_callback(self, call: ast.Call, depth: int) -> ast.Lambda | _FunctionNode | None:
+        """The callback a call makes: a ``functools.partial`` of one, or a factory's product."""
+        callee = self.core.resolve(call.func)
+        if isinstance(callee, Ref) and callee.qualname == "functools.partial":
+            first = call.args[0] if call.args else None
+            return None if first is None else self.callback_function(first, depth + 1)
+        factory = self.callback_function(call.func, depth + 1)
+        return None if isinstance(factory, ast.Lambda | None) else _factory_product(factory)
+
+
+def _bound_in(scope: ast.AST, name: str) -> ast.expr | None:
+    """Return the value last assigned to ``name`` by a plain ``name = value`` in a function.
+
+    Only in the function's own body (not in functions nested in it); ``None`` when the
+    scope is the module or nothing binds the name so.
+    """
+    if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    bound = None
+    stack: list[ast.AST] = list(scope.body)
+    while stack:
+        node = stack.pop(0)
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == name
+        ):
+            bound = node.value
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(node))
+    return bound
 
 
 def _wrapped(state: ContextState, kwmap: _KwMap) -> None:

@@ -28,6 +28,7 @@ from sslcustomize_lint._evaluation import (
     _UNARY,
     _constant_result,
 )
+from sslcustomize_lint._pinning import PINNABLE, name_checked_lines, pinned_lines
 from sslcustomize_lint._prefilter import hot_lines, is_tls_name
 from sslcustomize_lint._siblings import (
     may_keep_weak_defaults,
@@ -769,6 +770,8 @@ class AnalyzerCore:
         self._cut_classes: dict[str, tuple[_Scope, str] | None] = {}  # read by ``_cut_class``
         self._class_names: dict[str, int] | None = None  # module-level ``class NAME``: offset
         self._url_flags: bool | None = None  # see ``may_hold_url_flags``
+        self._pinned: set[int] | None = None  # see ``_pinning.pinned_lines``
+        self._name_checked: set[int] | None = None  # see ``_pinning.name_checked_lines``
 
     def _is_hot(self, node: ast.AST) -> bool:
         """Tell whether a function may hold a finding (see ``source``)."""
@@ -821,6 +824,16 @@ class AnalyzerCore:
         if self._optout and code not in _ALWAYS:
             code = _CONFIGURABLE
         line = getattr(node, "lineno", 1)
+        if code in PINNABLE:  # verification off where a pin is checked instead: not an opt-out
+            if self._pinned is None:
+                self._pinned = pinned_lines(self.tree, self.source)
+            if line in self._pinned:
+                return
+        if code == "SSC202":  # the host name matched after the handshake: the check moved
+            if self._name_checked is None:
+                self._name_checked = name_checked_lines(self.tree, self.source)
+            if line in self._name_checked:
+                return
         col = getattr(node, "col_offset", 0) + 1
         self.findings.add((code, line, col))
 

@@ -217,11 +217,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         code="SSC208",
         name="pyopenssl-verify-none",
-        message="pyOpenSSL `set_verify(VERIFY_NONE)` accepts any certificate",
+        message="pyOpenSSL `set_verify(VERIFY_NONE)`, or a callback that accepts what "
+        "verification refused, accepts any certificate",
         why="A pyOpenSSL context with `VERIFY_NONE` completes the handshake with any peer. "
         "`VERIFY_NONE` is 0: OR-ed with other flags but not `VERIFY_PEER` "
         "(`VERIFY_NONE | VERIFY_CLIENT_ONCE`) it still verifies nothing, and `VERIFY_PEER` with "
-        "a callback that returns true whatever it is given accepts every certificate too.",
+        "a callback that returns true whatever it is given accepts every certificate too. A "
+        "verify or info callback that catches a failed host-name check (`CertificateError`, "
+        "`VerificationError`) and goes on keeps a connection to the wrong host.",
         fix="Call `ctx.set_verify(SSL.VERIFY_PEER)` with `ctx.set_default_verify_paths()` (or "
         f"`load_verify_locations(CA)`), and check the host name. {_TRUST}",
         bad="ctx.set_verify(SSL.VERIFY_NONE, None)",

@@ -417,6 +417,7 @@ DISTINCTIVE_KEYWORDS: dict[str, tuple[str, str]] = {
     "VERIFY_SERVER_CERT": ("false", "SSC101"),  # Elastic APM's settings
     "verify_server_cert": ("false", "SSC101"),  # Elastic APM's Client
     "tls_insecure": ("true", "SSC504"),  # aiomqtt's Client
+    "verify_certificates": ("false", "SSC101"),  # a Twisted-style context factory's switch
 }
 # Celery's TLS options for its broker and result backend: ``ssl.wrap_socket``'s keywords.
 SSL_OPTION_DICTS = frozenset(
@@ -433,6 +434,14 @@ DISTINCTIVE_ATTRIBUTES: dict[str, tuple[str, str]] = {
     "VERIFY_SSL_CERT": ("false", "SSC511"),  # libcloud.security's switch
     "DOWNLOAD_VERIFY_CERTIFICATES": ("false", "SSC101"),  # a settings module's constant
 }
+# Parameters whose default alone says that verification is off by default
+# (``def __init__(self, *, verify_certificates=False)``), whatever the function does with
+# them: the distinctive keywords, with a missing value (``None``) left alone. Not the
+# distinctive attributes: ``verify_ssl`` is reported with the code of the client it reaches.
+DISTINCTIVE_DEFAULTS: dict[str, tuple[str, str]] = {
+    name: ("cert_none" if test == "cert_none_or_none" else test, code)
+    for name, (test, code) in DISTINCTIVE_KEYWORDS.items()
+}
 # pycurl options that switch verification off when set to 0.
 PYCURL_VERIFY_OPTIONS = frozenset(
     {"SSL_VERIFYPEER", "SSL_VERIFYHOST", "PROXY_SSL_VERIFYPEER", "PROXY_SSL_VERIFYHOST"}
@@ -440,6 +449,7 @@ PYCURL_VERIFY_OPTIONS = frozenset(
 __all__ += [
     "BROWSER_INSECURE_SWITCHES",
     "DISTINCTIVE_ATTRIBUTES",
+    "DISTINCTIVE_DEFAULTS",
     "DISTINCTIVE_KEYWORDS",
     "LDAP_NO_CHECK",
     "LDAP_REQUIRE_CERT",

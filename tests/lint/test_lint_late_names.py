@@ -1,0 +1,102 @@
+"""A host name matched after the handshake: ``check_hostname = False`` moved the check."""
+
+from __future__ import annotations
+
+import pytest
+
+from sslcustomize_lint import LintResult, lint_source
+
+_LATE_NAME_CHECK = """\
+import ssl
+
+class Client:
+    def context(self):
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        return ctx
+
+    def connect(self, sock, host):
+        conn = self.context().wrap_socket(sock, server_hostname=host)
+        {after}
+        return conn
+"""
+
+LATE_NAME_CHECKS = [
+    # the class matches the host name after the handshake, in another method: silent
+    pytest.param(
+        _LATE_NAME_CHECK.format(after="ssl.match_hostname(conn.getpeercert(), host)"),
+        set(),
+        id="class",
+    ),
+    # a module function that calls the file's own matcher: silent
+    pytest.param(
+        "import ssl\ndef _check(conn, host):\n    ssl.match_hostname(conn.getpeercert(), host)\n"
+        "def connect(sock, host):\n    ctx = ssl.create_default_context()\n"
+        "    ctx.check_hostname = False\n"
+        "    conn = ctx.wrap_socket(sock, server_hostname=host)\n    _check(conn, host)\n",
+        set(),
+        id="helper",
+    ),
+    # twins: no match anywhere in the class; a matcher that this function never calls
+    pytest.param(_LATE_NAME_CHECK.format(after="pass"), {("SSC202", 6)}, id="class-unchecked"),
+    pytest.param(
+        "import ssl\ndef _check(conn, host):\n    ssl.match_hostname(conn.getpeercert(), host)\n"
+        "def connect(sock, host):\n    ctx = ssl.create_default_context()\n"
+        "    ctx.check_hostname = False\n"
+        "    return ctx.wrap_socket(sock, server_hostname=host)\n",
+        {("SSC202", 6)},
+        id="helper-unused",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), LATE_NAME_CHECKS)
+def test_late_name_check_is_not_an_opt_out(source: str, expected: set[tuple[str, int]]) -> None:
+    """``check_hostname = False`` where the class or function matches the name itself later."""
+    result = LintResult()
+    lint_source(source.encode(), "late.py", result)
+    assert not result.errors
+    assert {(f.code, f.line) for f in result.findings} == expected
+
+
+_PIN_IN_CLASS = """\
+import hashlib
+import ssl
+
+class PinnedClient:
+    def __init__(self, pin):
+        self.pin = pin
+        self.ctx = ssl.create_default_context()
+        self.ctx.check_hostname = False
+        self.ctx.verify_mode = ssl.CERT_NONE
+
+    def connect(self, sock, host):
+        conn = self.ctx.wrap_socket(sock, server_hostname=host)
+        digest = hashlib.sha256(conn.getpeercert(binary_form=True)).hexdigest()
+        {check}
+        return conn
+"""
+
+PINS_IN_CLASSES = [
+    # the pin compared in another method of the class: silent
+    pytest.param(
+        _PIN_IN_CLASS.format(check="if digest != self.pin:\n            raise ssl.SSLError(host)"),
+        set(),
+        id="class",
+    ),
+    # twin: the digest only logged
+    pytest.param(
+        _PIN_IN_CLASS.format(check="print(digest)"),
+        {("SSC202", 8), ("SSC201", 9)},
+        id="class-unchecked",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), PINS_IN_CLASSES)
+def test_pin_checked_in_another_method(source: str, expected: set[tuple[str, int]]) -> None:
+    """Verification off in a class that compares the peer's digest after the handshake."""
+    result = LintResult()
+    lint_source(source.encode(), "pinned.py", result)
+    assert not result.errors
+    assert {(f.code, f.line) for f in result.findings} == expected
