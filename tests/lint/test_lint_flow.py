@@ -237,8 +237,8 @@ def test_tables_from_option_names_to_weak_versions_are_noted(tmp_path: Path) -> 
     """A table that lets a user pick SSLv3 or TLS 1.1 by name notes each weak entry."""
     source = _VERSION_TABLES.format(first="SSLv3", second="TLSv1_1")
     assert _findings(tmp_path, {"versions.py": source}) == {
-        ("versions.py", 6, "SSC801"),
-        ("versions.py", 9, "SSC801"),
+        ("versions.py", 6, "SSC802"),
+        ("versions.py", 9, "SSC802"),
     }
 
 

@@ -368,6 +368,10 @@ class Analyzer(AnalyzerCore):
                 # Keep where the default was written: the finding points there.
                 scope[arg.arg] = Param(arg.arg, _located(value, default))
                 self.version_rules.check_default(arg.arg, value, default)
+                if not _OPTOUT_FUNCTION.search(node.name.lower()):
+                    # ``verify_certs=False``: a client's switch off by default, not in the
+                    # function that is the opt-out itself (``create_unverified_context``).
+                    self.client_rules.check_default(arg.arg, value, default)
                 self._check_flag_default(node, arg.arg, value, default)
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
             scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
@@ -895,9 +899,9 @@ class Analyzer(AnalyzerCore):
         ``{"tls1": "PROTOCOL_TLSv1", "tls1.2": "PROTOCOL_TLSv1_2"}`` (a command's ``--ssl``
         choices) or ``{"TLSv1.0": SSL.TLSv1_METHOD, "TLS": SSL.SSLv23_METHOD}`` (a
         setting's): the user picks a weak version by name, a configurable weakening
-        (SSC801). Only a table of two or more string keys whose every value names a version
-        and at least one a version that is not weak: a single weak value is a setting,
-        reported where it is used.
+        (SSC802, in SSC801's family). Only a table of two or more string keys whose every
+        value names a version and at least one a version that is not weak: a single weak
+        value is a setting, reported where it is used.
         """
         if len(node.keys) < 2 or not any(_names_old_version(value) for value in node.values):
             return  # most dicts: no value so much as names SSLv2/3 or TLSv1/1.1
@@ -910,7 +914,7 @@ class Analyzer(AnalyzerCore):
             return
         for value, kind in zip(node.values, kinds, strict=True):
             if kind == "weak":
-                self.report(_CONFIGURABLE_NOTE, value)
+                self.report(_WEAK_VERSION_NOTE, value)
 
     def _visit_if(self, node: ast.If) -> None:
         """A branch taken only when a caller opts out through a parameter stays quiet.
@@ -1327,6 +1331,8 @@ _INSECURE_OPTION = re.compile(
 
 # The note of a configurable weakening (``_core``'s ``SSC801``).
 _CONFIGURABLE_NOTE = "SSC801"
+# The note of a table that lets a user choose a weak protocol version by name.
+_WEAK_VERSION_NOTE = "SSC802"
 
 # An option's name that is the switch of verification itself (``verify``, ``ssl_verify``,
 # ``verify_certs``, ``validate_certs``, ``check_hostname``), lowered.

@@ -77,8 +77,6 @@ class VersionChecks(Family):
             self.core.report("SSC701", default)
         elif name in t.MIN_VERSION_KEYWORDS and _weak_setting(name, value):
             self.core.report("SSC702", default)
-        else:  # ``verify_certificates=False``: the other families' defaults, seen here once
-            self.core.client_rules.check_default(name, value, default)
 
     def _check_weak_method(
         self, qualname: str | None, attr: str, args: list[ast.expr], kwmap: _KwMap

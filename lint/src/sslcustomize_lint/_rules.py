@@ -641,6 +641,22 @@ RULES: tuple[Rule, ...] = (
         fails=False,
     ),
     Rule(
+        code="SSC802",
+        name="weak-version-option",
+        message="a table of the versions users can choose includes SSL 3 or TLS 1.0/1.1 (an "
+        "option that weakens TLS)",
+        why="A mapping from a setting's or a command-line option's names to protocol versions "
+        '(`{"TLSv1.0": ssl.TLSVersion.TLSv1, "TLSv1.2": ...}`, `{"tls1": "PROTOCOL_TLSv1"}`) '
+        "is where a user turns a deprecated protocol on (RFC 8996): not the default, but one "
+        "option away. Listed for a security review, with the other configurable weakenings.",
+        fix="Drop the versions below TLS 1.2 from the table, so that the option can only raise "
+        "the minimum; a peer that needs an old version should be upgraded.",
+        bad='VERSIONS = {"TLSv1.0": ssl.TLSVersion.TLSv1, "TLSv1.2": ssl.TLSVersion.TLSv1_2}',
+        good='VERSIONS = {"TLSv1.2": ssl.TLSVersion.TLSv1_2, "TLSv1.3": ssl.TLSVersion.TLSv1_3}',
+        level="note",
+        fails=False,
+    ),
+    Rule(
         code="SSC901",
         name="legacy-context-opt-out",
         message="`sslcustomize.create_legacy_context()`: a visible opt-out of verification, "

@@ -156,3 +156,12 @@ def legacy_wrap(sock):
     if not hasattr(ssl, "SSLContext"):
         return ssl.wrap_socket(sock, ca_certs="ca.pem")  # expect: none
     return ssl.create_default_context().wrap_socket(sock)
+
+
+# -- (b) a table of the versions a setting or an option chooses from, holding weak ones ---------
+
+SETTING_VERSIONS = {
+    "TLSv1.0": ssl.TLSVersion.TLSv1,  # expect: SSC802
+    "TLSv1.2": ssl.TLSVersion.TLSv1_2,
+}
+OPTION_VERSIONS = {"tls1.2": "PROTOCOL_TLSv1_2", "tls": "PROTOCOL_TLS_CLIENT"}  # expect: none
