@@ -100,3 +100,37 @@ def test_pin_checked_in_another_method(source: str, expected: set[tuple[str, int
     lint_source(source.encode(), "pinned.py", result)
     assert not result.errors
     assert {(f.code, f.line) for f in result.findings} == expected
+
+
+_SWALLOWED = """\
+    try:
+        ssl.match_hostname(conn.getpeercert(), host)
+    except {caught}:
+        {then}
+"""
+
+
+@pytest.mark.parametrize(
+    ("caught", "then", "expected"),
+    [
+        # Python 3.12 removed ssl.match_hostname: a fallback that returns checks nothing
+        ("AttributeError", "return None", {("SSC202", 4)}),
+        ("(ValueError, ssl.CertificateError)", "pass", {("SSC202", 4)}),
+        # twin: a handler that raises still fails the connection
+        ("ssl.CertificateError", "raise", set()),
+    ],
+)
+def test_late_name_check_that_swallows_its_failure_is_no_check(
+    caught: str, then: str, expected: set[tuple[str, int]]
+) -> None:
+    """A late match whose failure a handler swallows does not excuse ``check_hostname``."""
+    source = (
+        "import ssl\ndef connect(sock, host):\n    ctx = ssl.create_default_context()\n"
+        "    ctx.check_hostname = False\n    conn = ctx.wrap_socket(sock, server_hostname=host)\n"
+        + _SWALLOWED.format(caught=caught, then=then)
+        + "    return conn\n"
+    )
+    result = LintResult()
+    lint_source(source.encode(), "late.py", result)
+    assert not result.errors
+    assert {(f.code, f.line) for f in result.findings} == expected

@@ -54,6 +54,7 @@ from sslcustomize_lint._core import (
     unrelated,
 )
 from sslcustomize_lint._family import FAMILIES, CallSite, Family
+from sslcustomize_lint._pinning import calls_host_match
 from sslcustomize_lint._prefilter import lines_of, places_of
 from sslcustomize_lint._siblings import (
     may_keep_weak_defaults,
@@ -1242,21 +1243,7 @@ def _matches_host_itself(scope: ast.AST | None) -> bool:
     """Tell whether a function calls a host-name match of its own (``match_hostname``)."""
     if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
-    return any(
-        isinstance(node, ast.Call) and _written(node.func) in _HOST_MATCHES
-        for node in ast.walk(scope)
-    )
-
-
-def _written(func: ast.expr) -> str:
-    if isinstance(func, ast.Name):
-        return func.id
-    return func.attr if isinstance(func, ast.Attribute) else ""
-
-
-# Functions that match a peer certificate against a host name: ssl's (before 3.12, and
-# vendored copies of it) and service_identity's.
-_HOST_MATCHES = frozenset({"match_hostname", "verify_hostname", "verify_certificate_hostname"})
+    return calls_host_match(scope)
 
 
 def _python2_branch(test: ast.expr) -> bool | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-__all__ = ["PINNABLE", "name_checked_lines", "pinned_lines"]
+__all__ = ["PINNABLE", "calls_host_match", "name_checked_lines", "pinned_lines"]
 
 # Codes of verification turned off that a pin checked in the same place replaces.
 PINNABLE = frozenset(
@@ -115,6 +115,41 @@ _HOST_MATCHES = frozenset(
         "verify_certificate_hostname",
     }
 )
+# Errors whose handler, when it neither raises nor re-raises, lets a failed match pass:
+# ``except AttributeError: return`` where Python 3.12 removed ``ssl.match_hostname``,
+# ``except ValueError`` where the certificate is empty because nothing verified it.
+_MATCH_ESCAPES = frozenset({"AttributeError", "ValueError", "Exception", "BaseException"})
+
+
+def _swallows_a_failed_match(handler: ast.ExceptHandler) -> bool:
+    """Tell whether an ``except`` clause catches a failed match and carries on."""
+    if any(isinstance(node, ast.Raise) for node in ast.walk(handler)):
+        return False
+    if handler.type is None:
+        return True
+    caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(
+        (c.attr if isinstance(c, ast.Attribute) else getattr(c, "id", "")) in _MATCH_ESCAPES
+        for c in caught
+    )
+
+
+def calls_host_match(function: ast.AST) -> bool:
+    """Tell whether a function (or class) matches the host name itself after a handshake.
+
+    A match inside a ``try`` whose handler swallows its failure (``except AttributeError:
+    return``) does not count: where it fails, nothing is checked.
+    """
+    swallowed: set[int] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Try) and any(map(_swallows_a_failed_match, node.handlers)):
+            swallowed.update(id(inner) for stmt in node.body for inner in ast.walk(stmt))
+    return any(
+        isinstance(node, ast.Call)
+        and id(node) not in swallowed
+        and _called_name(node) in _HOST_MATCHES
+        for node in ast.walk(function)
+    )
 
 
 def _calls_any(function: ast.AST, names: frozenset[str] | set[str]) -> bool:
@@ -134,10 +169,9 @@ def name_checked_lines(tree: ast.Module, source: bytes | None) -> set[int]:
     checkers = {
         node.name
         for node in tree.body
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        and _calls_any(node, _HOST_MATCHES)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and calls_host_match(node)
     }
-    return _scopes_calling(tree, checkers, lambda f: _calls_any(f, _HOST_MATCHES))
+    return _scopes_calling(tree, checkers, calls_host_match)
 
 
 def _scopes_calling(
