@@ -222,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         return fail(str(error), as_json=args.json)
     summary = Summary(since)  # records are summarised as they are read, and not kept
-    reading = Reading(summary.add)
+    reading = Reading(take=summary.take)
     if paths is None:
         spools_only = source.startswith("the spools")
         problem = _read_journal(args, journal_since, reading, journal=not spools_only)

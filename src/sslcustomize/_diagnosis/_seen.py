@@ -74,6 +74,13 @@ class SightingIndex:
             if isinstance(subject, str):
                 self._seen[subject] = where
 
+    def saw(self, subjects: list[Any], host: Any, port: Any, time: Any) -> None:
+        """Take the intermediates a record of ``host`` and ``port`` at ``time`` names."""
+        seen = self._seen
+        for subject in subjects:
+            if isinstance(subject, str):
+                seen[subject] = (host, port, time)
+
     def __contains__(self, subject: object) -> bool:
         """Tell whether ``subject`` was seen."""
         return subject in self._seen
