@@ -55,7 +55,7 @@ __all__ = [
     "shared_key",
     "sink_time",
     "validate",
-    "varying_valid",
+    "varying_fields",
 ]
 
 #: The most bytes read from one file (a sink's file, an export, a spool part).
@@ -369,17 +369,18 @@ def _check_choices(entry: dict[str, Any], record: dict[str, Any]) -> str:
 
 # --- Checked once per distinct value ----------------------------------------------------------
 
-#: The fields one program's records of one server share and the summary reads, texts or
-#: ``None`` but ``port``: with ``reasons`` and ``intermediates``, the key of a plan.
+#: The fields one program's records of one server share and the summary reads, the key of
+#: a plan: texts or ``None``, then two numbers and two lists of texts.
 _SHARED = (
     "verdict", "host", "program", "context", "rule", "top_issuer", "starttls", "expired_host",
-    "expired_origin", "expired_layer", "version", "port",
+    "expired_origin", "expired_layer", "version", "port", "reasons", "intermediates",
 )  # fmt: skip
-#: The fields checked on every record (they vary, or the summary does not read them) that
-#: the sinks always write: ``time``, ``pid``, the chain, then texts (or ``None``).
+#: The fields checked on every record: they vary, or the summary does not read them. The
+#: sinks always write them: ``time``, ``pid``, ``machine``, then the program's and the
+#: chain's (texts or ``None``, the chain a list of texts).
 _VARYING = (
-    "time", "pid", "chain_sha256", "mode", "origin", "machine", "leaf_subject",
-    "issuer", "not_after", "pin",
+    "time", "pid", "machine", "mode", "origin", "leaf_subject", "issuer", "not_after", "pin",
+    "chain_sha256",
 )  # fmt: skip
 # One C call fetches them all from a sink's record; a journal's names only what it has.
 _shared_values = operator.itemgetter(*_SHARED)
@@ -401,8 +402,7 @@ def shared_key(entry: dict[str, Any]) -> tuple[Any, ...] | None:
         values = _shared_values(entry)
     except KeyError:  # a journal's record, or a record written by hand
         values = tuple(map(entry.get, _SHARED))
-    port, version = values[-1], values[-2]
-    reasons, intermediates = entry.get("reasons"), entry.get("intermediates")
+    version, port, reasons, intermediates = values[-4:]
     if (
         (port is not None and port.__class__ is not int)
         or (version is not None and version.__class__ is not int)
@@ -410,7 +410,7 @@ def shared_key(entry: dict[str, Any]) -> tuple[Any, ...] | None:
         or intermediates.__class__ is not list
     ):
         return None
-    return (values, tuple(reasons), tuple(intermediates))
+    return (values[:-2], tuple(reasons), tuple(intermediates))
 
 
 def sink_time(value: str) -> bool:
@@ -428,24 +428,43 @@ def sink_time(value: str) -> bool:
     return True
 
 
-def varying_valid(entry: dict[str, Any]) -> bool:
-    """Tell whether the fields of ``entry`` outside :func:`shared_key` pass :func:`validate`.
+def varying_fields(entry: dict[str, Any], known: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """Check the fields of ``entry`` outside :func:`shared_key` as :func:`validate` does.
 
-    Only in the common shape: a time as the sinks write it, every field of :data:`_VARYING`
-    present. ``False`` sends the entry to :func:`validate`, which decides, and names the
-    first field that is wrong.
+    Returns its program's and chain's fields (``mode`` to ``chain_sha256`` of
+    :data:`_VARYING`) when every field passes; ``None`` sends the entry to :func:`validate`,
+    which decides and names the first field that is wrong. Only in the common shape: a time
+    as the sinks write it, every field of :data:`_VARYING` present.
+
+    ``known`` holds those fields of a record that passed (the last of the same plan): equal
+    ones pass without a check, as equal values of JSON are of the same type but for numbers
+    (a text equals only a text, a list of texts only such a list).
     """
     try:
         values = _varying_values(entry)
     except KeyError:
-        return False
-    time, pid, chain = values[0], values[1], values[2]
+        return None
+    time, pid, machine = values[0], values[1], values[2]
     get = entry.get
-    return (
+    uid, comm = get("uid"), get("comm")  # only the journal's records have them
+    if not (
         time.__class__ is str
         and sink_time(time)
-        and _counts((pid, get("uid")))
-        and _texts((*values[3:], get("comm")))
+        and (pid is None or (pid.__class__ is int and 0 <= pid <= _LARGEST))
+        and (uid is None or _counts((uid,)))
+        and (machine is None or (machine.__class__ is str and len(machine) <= MAX_TEXT))
+        and (comm is None or _texts((comm,)))
+    ):
+        return None
+    rest = values[3:]
+    return rest if rest == known or _program_and_chain(rest) else None
+
+
+def _program_and_chain(values: tuple[Any, ...]) -> bool:
+    """Tell whether the texts and then the chain (``mode`` to ``chain_sha256``) are valid."""
+    chain = values[-1]
+    return (
+        _texts(values[:-1])
         and chain.__class__ is list
         and len(chain) <= MAX_ITEMS
         and _texts(chain, absent=False)
@@ -576,7 +595,31 @@ def _split(body: bytes) -> list[str | None]:
 
 def _read_jsonl(file: BinaryIO, source: str, reading: Reading, owner: int | None) -> None:
     """Read JSON lines (sink files, spools, ``journalctl -o json`` exports) into ``reading``."""
-    add = reading.add
+    take = reading._take  # noqa: SLF001 - this module's own class
+    if take is None:
+        for entry, journal in _entries(file, source, reading):
+            reading.add(entry, source, owner=owner, journal=journal)
+    else:
+        # Counted here, once per file: the reader's bookkeeping is not per record.
+        kept = 0
+        for entry, journal in _entries(file, source, reading):
+            why = take(entry, source, owner, journal)
+            if why:
+                _not_a_record(reading, source, why)
+            else:
+                kept += 1
+        if kept:
+            reading.kept += kept
+            reading.files.setdefault(source, [0, 0])[0] += kept
+    if file.read(1):
+        reading.skip(source, f"file longer than {MAX_FILE_BYTES} bytes (the rest not read)")
+
+
+def _entries(file: BinaryIO, source: str, reading: Reading) -> Iterator[tuple[Any, bool]]:
+    """Yield each line's JSON value and whether it is a journal entry; count what is not one.
+
+    A journal entry is given as the record it holds (another program's is passed over).
+    """
     raw_decode = _raw_decode
     for block in _line_blocks(file):
         for line in block:
@@ -601,9 +644,7 @@ def _read_jsonl(file: BinaryIO, source: str, reading: Reading, owner: int | None
                 entry = record_from_journal(entry)
                 if entry is None:
                     continue  # another program's journal entry in an export: not ours to count
-            add(entry, source, owner=owner, journal=journal)
-    if file.read(1):
-        reading.skip(source, f"file longer than {MAX_FILE_BYTES} bytes (the rest not read)")
+            yield entry, journal
 
 
 def _not_a_record(reading: Reading, source: str, why: str) -> None:

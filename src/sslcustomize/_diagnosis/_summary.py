@@ -24,7 +24,7 @@ from sslcustomize._diagnosis._reading import (
     shared_key,
     sink_time,
     validate,
-    varying_valid,
+    varying_fields,
 )
 from sslcustomize._diagnosis._seen import SightingIndex
 from sslcustomize._verdict._reasons import target_text
@@ -161,7 +161,7 @@ class _Plan:
     """
 
     __slots__ = (
-        "breaks", "context", "entry", "fixing", "group", "host", "intermediates", "key",
+        "breaks", "context", "entry", "fixing", "group", "host", "intermediates", "key", "known",
         "latest", "port", "program", "reasons", "rule", "settled", "top", "view",
     )  # fmt: skip
 
@@ -190,6 +190,9 @@ class _Plan:
             get("expired_layer"),
         )  # fmt: skip
         self.intermediates: list[Any] = record["intermediates"]
+        #: The program's and chain's fields of its last record that passed (see
+        #: :func:`._reading.varying_fields`): equal ones need no check.
+        self.known: tuple[Any, ...] = ()
         self.settled = False
         self.group: _Group = cast("_Group", None)
         self.entry: _Entry | None = None
@@ -238,6 +241,9 @@ class Summary:
         self._span_parsed: list[dt.datetime] = []
         #: Plans by the fields records share (:func:`._reading.shared_key`).
         self._plans: dict[tuple[Any, ...], _Plan] = {}
+        #: The source of the last record counted on an entry, and its number.
+        self._source: Any = None
+        self._source_number = 0
 
     def take(self, entry: Any, source: str, owner: int | None, journal: bool) -> str:  # noqa: FBT001 - the reader's hot call
         """Check one decoded entry and summarise it; "" when taken, else why it is skipped.
@@ -258,10 +264,13 @@ class Summary:
                     plan = self._plans.get(key)
                 except TypeError:  # a value JSON made unhashable (a list or an object)
                     plan = None
-        if plan is not None and varying_valid(entry):
-            uid = owner if owner is not None else (entry.get("uid") if journal else None)
-            self._take(plan, entry["time"], None, entry.get("machine"), source, uid)
-            return ""
+        if plan is not None:
+            known = varying_fields(entry, plan.known)
+            if known is not None:
+                plan.known = known
+                uid = owner if owner is not None else (entry.get("uid") if journal else None)
+                self._take(plan, entry["time"], None, entry.get("machine"), source, uid)
+                return ""
         record, why = validate(entry)
         if record is None:
             return why
@@ -362,7 +371,9 @@ class Summary:
         if uid is not None:  # the journal's trusted _UID, a spool's owner
             entry.uids[uid] = None
         if source is not None:
-            number = self._number(source)
+            if source is not self._source:  # records come a file at a time
+                self._source, self._source_number = source, self._number(source)
+            number = self._source_number
             if not entry.sources.bits >> number & 1:
                 entry.sources.add(number)
         if not machine:  # a validated machine is a text or None ("" counts as unknown too)
