@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gc
 import html
 import os
 import sys
@@ -22,9 +23,6 @@ from sslcustomize._diagnosis._reading import (
 from sslcustomize._diagnosis._spools import dropped_records, spools_for_report
 from sslcustomize._diagnosis._summary import Summary, where
 from sslcustomize._report._journal import IDENTIFIER
-from sslcustomize._report._recording import sink_name
-from sslcustomize._report._records import default_path
-from sslcustomize._runtime._state import current_policy
 from sslcustomize._support._escape import visible
 from sslcustomize._support._files import atomic_write
 
@@ -186,6 +184,11 @@ def _source(args: argparse.Namespace) -> tuple[str, list[str] | None]:
         return ", ".join(args.path), list(args.path)
     if args.journal:
         return "the systemd journal", None
+    # Only without --path: a fleet's report needs none of the policy's machinery.
+    from sslcustomize._report._recording import sink_name  # noqa: PLC0415
+    from sslcustomize._report._records import default_path  # noqa: PLC0415
+    from sslcustomize._runtime._state import current_policy  # noqa: PLC0415
+
     policy = current_policy()
     sink = sink_name(policy)
     if sink == "journal":
@@ -223,11 +226,19 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(error), as_json=args.json)
     summary = Summary(since)  # records are summarised as they are read, and not kept
     reading = Reading(take=summary.take)
-    if paths is None:
-        spools_only = source.startswith("the spools")
-        problem = _read_journal(args, journal_since, reading, journal=not spools_only)
-    else:
-        problem = _read_paths(paths, reading)
+    # Records are JSON trees and the summary holds no cycle: the cyclic collector would only
+    # walk the summary's growing state again and again (a tenth of a million records' time).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        if paths is None:
+            spools_only = source.startswith("the spools")
+            problem = _read_journal(args, journal_since, reading, journal=not spools_only)
+        else:
+            problem = _read_paths(paths, reading)
+    finally:
+        if collecting:
+            gc.enable()
     if problem is not None:
         return fail(problem, as_json=args.json)
     skipped = reading.skipped_list()

@@ -382,6 +382,8 @@ _VARYING = (
     "time", "pid", "machine", "mode", "origin", "leaf_subject", "issuer", "not_after", "pin",
     "chain_sha256",
 )  # fmt: skip
+#: The fields besides the lists that the sinks write as ``null`` when unset.
+_SINK_TEXTS = tuple(name for name in (*_SHARED, *_VARYING) if name not in TUPLE_FIELDS)
 # One C call fetches them all from a sink's record; a journal's names only what it has.
 _shared_values = operator.itemgetter(*_SHARED)
 _varying_values = operator.itemgetter(*_VARYING)
@@ -620,15 +622,15 @@ def _entries(file: BinaryIO, source: str, reading: Reading) -> Iterator[tuple[An
 
     A journal entry is given as the record it holds (another program's is passed over).
     """
-    raw_decode = _raw_decode
+    scan = _scan_once
     for block in _line_blocks(file):
         for line in block:
             if line is None:
                 _not_a_record(reading, source, f"line longer than {MAX_LINE} bytes")
                 continue
             try:
-                entry, end = raw_decode(line)
-            except (ValueError, RecursionError):
+                entry, end = scan(line, 0)
+            except (StopIteration, ValueError, RecursionError):
                 end = -1
             if end != len(line):  # not one JSON value alone: json.loads decides
                 entry = _json_text(line)
@@ -657,6 +659,9 @@ def _not_a_record(reading: Reading, source: str, why: str) -> None:
 _NOT_JSON = object()
 _BLANK = object()
 _raw_decode = json.JSONDecoder().raw_decode
+#: What ``raw_decode`` calls (the C scanner): ``StopIteration`` where it raises
+#: ``JSONDecodeError``, and one Python frame less per line.
+_scan_once = json.JSONDecoder().scan_once
 #: What JSON counts as white space (``str.strip()`` would take more: ``\x0b``, ``\x1c``...).
 _JSON_SPACE = " \t\n\r"
 #: What ``bytes.strip()`` takes: a line of only these is blank.
@@ -925,6 +930,8 @@ def record_from_journal(entry: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     for name in TUPLE_FIELDS:
         record.setdefault(name, [])
+    for name in _SINK_TEXTS:  # absent is null, as the sinks write it (and as validate reads it)
+        record.setdefault(name, None)
     for name, trusted in (("machine", "_HOSTNAME"), ("uid", "_UID"), ("comm", "_COMM")):
         if trusted in entry:
             text = _journal_text(entry[trusted])

@@ -235,7 +235,8 @@ class Summary:
         self._opt_outs: dict[str, _Entry] = {}
         self._programs: dict[str, tuple[dict[str, None], dict[str, None], dict[str, None]]] = {}
         self._fixing: dict[tuple[str, Any], _Fixing] = {}
-        self._days: dict[tuple[str, Any], int] = {}
+        #: Records per UTC day, and per reason (or its token) that day.
+        self._days: dict[str, dict[Any, int]] = {}
         # The first and last times as the sinks write them (compared as text), and of others.
         self._first, self._last = "~", ""
         self._span_parsed: list[dt.datetime] = []
@@ -336,10 +337,11 @@ class Summary:
     def _count_time(self, reasons: list[Any], time: str, parsed: dt.datetime | None) -> None:
         """Count a record by UTC day and reason; keep the first and last time."""
         day = time[:10] if parsed is None else parsed.date().isoformat()
-        days = self._days
+        counts = self._days.get(day)
+        if counts is None:
+            counts = self._days[day] = {}
         for reason in reasons or _NONE:
-            counted = (day, reason)
-            days[counted] = days.get(counted, 0) + 1
+            counts[reason] = counts.get(reason, 0) + 1
         if parsed is not None:
             self._span(self._span_parsed, parsed)
             return
@@ -467,9 +469,10 @@ class Summary:
     def by_day(self) -> dict[tuple[str, str], int]:
         """Records per UTC day and reason (a record without reasons counts as ``(none)``)."""
         counts: dict[tuple[str, str], int] = {}
-        for (day, reason), count in self._days.items():
-            name = self._resolve({reason: None})[0]
-            counts[day, name] = counts.get((day, name), 0) + count
+        for day, reasons in self._days.items():
+            for reason, count in reasons.items():
+                name = self._resolve({reason: None})[0]
+                counts[day, name] = counts.get((day, name), 0) + count
         return counts
 
     def hosts(self) -> list[dict[str, Any]]:

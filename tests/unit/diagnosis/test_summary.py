@@ -204,8 +204,8 @@ def _sink(record: dict[str, Any]) -> dict[str, Any]:
     """``record`` with every field the jsonl sink writes (``null`` or ``[]`` where unset)."""
     from sslcustomize._report._records import Record
 
-    empty = {name: [] if name in ("reasons", "chain_sha256", "intermediates") else None
-             for name in Record.__slots__}  # fmt: skip
+    lists = ("reasons", "chain_sha256", "intermediates")
+    empty: dict[str, Any] = {name: [] if name in lists else None for name in Record.__slots__}
     return {**empty, **record}
 
 
