@@ -227,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
     summary = Summary(since)  # records are summarised as they are read, and not kept
     reading = Reading(take=summary.take)
     # Records are JSON trees and the summary holds no cycle: the cyclic collector would only
-    # walk the summary's growing state again and again (a tenth of a million records' time).
+    # walk the summary's growing state again and again as it grows.
     collecting = gc.isenabled()
     gc.disable()
     try:

@@ -33,7 +33,8 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, BinaryIO
+from json.scanner import make_scanner
+from typing import Any, BinaryIO, cast
 
 from sslcustomize._report._journal import FIELD_PREFIX, IDENTIFIER, INTEGER_FIELDS, TUPLE_FIELDS
 from sslcustomize._report._records import SPOOL_SUFFIX, spool_parts
@@ -415,13 +416,18 @@ def shared_key(entry: dict[str, Any]) -> tuple[Any, ...] | None:
     return (values[:-2], tuple(reasons), tuple(intermediates))
 
 
-def sink_time(value: str) -> bool:
+def sink_time(value: Any) -> bool:
     """Tell whether ``value`` is a valid time as the sinks write it: ``2026-12-01T10:00:00+00:00``.
 
     Such times compare as text in time order, and their UTC day is their first ten
     characters (the other layouts ``datetime`` reads, such as week dates, do not).
     """
-    if len(value) != _SINK_TIME or value[4::3] != _SINK_SEPARATORS or not value.endswith("+00:00"):
+    if (
+        value.__class__ is not str
+        or len(value) != _SINK_TIME
+        or value[4::3] != _SINK_SEPARATORS
+        or not value.endswith("+00:00")
+    ):
         return False
     try:
         dt.datetime.fromisoformat(value)
@@ -450,12 +456,10 @@ def varying_fields(entry: dict[str, Any], known: tuple[Any, ...]) -> tuple[Any, 
     get = entry.get
     uid, comm = get("uid"), get("comm")  # only the journal's records have them
     if not (
-        time.__class__ is str
-        and sink_time(time)
+        sink_time(time)
         and (pid is None or (pid.__class__ is int and 0 <= pid <= _LARGEST))
-        and (uid is None or _counts((uid,)))
         and (machine is None or (machine.__class__ is str and len(machine) <= MAX_TEXT))
-        and (comm is None or _texts((comm,)))
+        and ((uid is None and comm is None) or (_counts((uid,)) and _texts((comm,))))
     ):
         return None
     rest = values[3:]
@@ -659,9 +663,9 @@ def _not_a_record(reading: Reading, source: str, why: str) -> None:
 _NOT_JSON = object()
 _BLANK = object()
 _raw_decode = json.JSONDecoder().raw_decode
-#: What ``raw_decode`` calls (the C scanner): ``StopIteration`` where it raises
-#: ``JSONDecodeError``, and one Python frame less per line.
-_scan_once = json.JSONDecoder().scan_once
+#: What ``raw_decode`` calls (the C scanner, made as ``JSONDecoder`` makes it):
+#: ``StopIteration`` where ``raw_decode`` raises ``JSONDecodeError``, one Python frame less.
+_scan_once = make_scanner(cast("Any", json.JSONDecoder()))  # typeshed: the scanner's own type
 #: What JSON counts as white space (``str.strip()`` would take more: ``\x0b``, ``\x1c``...).
 _JSON_SPACE = " \t\n\r"
 #: What ``bytes.strip()`` takes: a line of only these is blank.
