@@ -906,6 +906,52 @@ def _journal_values(value: Any) -> list[str]:
     return [_journal_text(value)]
 
 
+def _journal_field(name: str, value: Any) -> Any:
+    """The value of the record's field ``name`` that a journal field holds."""
+    values = _journal_values(value)
+    if name in TUPLE_FIELDS:
+        return values
+    if name in INTEGER_FIELDS:
+        try:
+            return int(values[0])
+        except ValueError:
+            return values[0]
+    return values[0]
+
+
+#: The record's fields by their journal names (``SSLCUSTOMIZE_HOST``: ``host``).
+_JOURNAL_NAMES = {
+    FIELD_PREFIX + name.upper(): name
+    for name in (*_SINK_TEXTS, *sorted(TUPLE_FIELDS), "uid", "comm")
+}
+
+_JOURNAL_KNOWN = frozenset(_JOURNAL_NAMES.values())
+
+
+def _journal_fields(entry: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The record's fields an entry holds, or ``None`` if one is named otherwise.
+
+    Each field as :func:`_journal_field` reads it, a text without its calls. A field that
+    :func:`validate` does not know is left out (it would drop it); one named in other than
+    upper case (``SSLCUSTOMIZE_Host``) is left to the caller, which reads every field.
+    """
+    record: dict[str, Any] = {}
+    names = _JOURNAL_NAMES
+    for key, value in entry.items():
+        name = names.get(key)
+        if name is None:
+            if key.startswith(FIELD_PREFIX) and key[len(FIELD_PREFIX) :].lower() in _JOURNAL_KNOWN:
+                return None
+        elif value.__class__ is not str:
+            record[name] = _journal_field(name, value)
+        elif name in INTEGER_FIELDS:
+            # int() reads any run of decimal digits; anything else as _journal_field does.
+            record[name] = int(value) if value.isdecimal() else _journal_field(name, value)
+        else:
+            record[name] = [value] if name in TUPLE_FIELDS else value
+    return record
+
+
 def record_from_journal(entry: Mapping[str, Any]) -> dict[str, Any] | None:
     """Return the record one ``journalctl -o json`` entry holds (``None``: not a record).
 
@@ -915,21 +961,13 @@ def record_from_journal(entry: Mapping[str, Any]) -> dict[str, Any] | None:
     """
     if _journal_text(entry.get("SYSLOG_IDENTIFIER", "")) != IDENTIFIER:
         return None
-    record: dict[str, Any] = {}
-    for key, value in entry.items():
-        if not key.startswith(FIELD_PREFIX):
-            continue
-        name = key[len(FIELD_PREFIX) :].lower()
-        values = _journal_values(value)
-        if name in TUPLE_FIELDS:
-            record[name] = values
-        elif name in INTEGER_FIELDS:
-            try:
-                record[name] = int(values[0])
-            except ValueError:
-                record[name] = values[0]
-        else:
-            record[name] = values[0]
+    record = _journal_fields(entry)
+    if record is None:  # a field not named as journald names it: every field, one by one
+        record = {}
+        for key, value in entry.items():
+            if key.startswith(FIELD_PREFIX):
+                name = key[len(FIELD_PREFIX) :].lower()
+                record[name] = _journal_field(name, value)
     if "verdict" not in record:
         return None
     for name in TUPLE_FIELDS:
