@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gc
 import html
 import os
 import sys
+from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
 from sslcustomize._cli import EXIT_OK
@@ -22,9 +24,6 @@ from sslcustomize._diagnosis._reading import (
 from sslcustomize._diagnosis._spools import dropped_records, spools_for_report
 from sslcustomize._diagnosis._summary import Summary, where
 from sslcustomize._report._journal import IDENTIFIER
-from sslcustomize._report._recording import sink_name
-from sslcustomize._report._records import default_path
-from sslcustomize._runtime._state import current_policy
 from sslcustomize._support._escape import visible
 from sslcustomize._support._files import atomic_write
 
@@ -186,6 +185,11 @@ def _source(args: argparse.Namespace) -> tuple[str, list[str] | None]:
         return ", ".join(args.path), list(args.path)
     if args.journal:
         return "the systemd journal", None
+    # Only without --path: a fleet's report needs none of the policy's machinery.
+    from sslcustomize._report._recording import sink_name  # noqa: PLC0415
+    from sslcustomize._report._records import default_path  # noqa: PLC0415
+    from sslcustomize._runtime._state import current_policy  # noqa: PLC0415
+
     policy = current_policy()
     sink = sink_name(policy)
     if sink == "journal":
@@ -222,12 +226,20 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         return fail(str(error), as_json=args.json)
     summary = Summary(since)  # records are summarised as they are read, and not kept
-    reading = Reading(summary.add)
-    if paths is None:
-        spools_only = source.startswith("the spools")
-        problem = _read_journal(args, journal_since, reading, journal=not spools_only)
-    else:
-        problem = _read_paths(paths, reading)
+    reading = Reading(take=summary.take)
+    # Records are JSON trees and the summary holds no cycle: the cyclic collector would only
+    # walk the summary's growing state again and again as it grows.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        if paths is None:
+            spools_only = source.startswith("the spools")
+            problem = _read_journal(args, journal_since, reading, journal=not spools_only)
+        else:
+            problem = _read_paths(paths, reading)
+    finally:
+        if collecting:
+            gc.enable()
     if problem is not None:
         return fail(problem, as_json=args.json)
     skipped = reading.skipped_list()
@@ -603,59 +615,17 @@ def _html(
     skipped: list[dict[str, Any]] | None = None,
     dropped: int = 0,
     since: str | None = None,
-) -> str:
-    """A standalone page: the summary line, a view per program, the fix per server, the rest.
+) -> Iterator[str]:
+    """A standalone page, in pieces: the summary line, a view per program, the fix per server.
 
     Every value from a record is escaped (control characters made visible), and each command
     is in its own ``<code class="command">``; the page loads nothing (its CSP forbids it).
+    The tables of servers come a row at a time: a fleet's page is tens of megabytes.
     """
     e = _e
     analysis = analysis or summarised.analysis()
     skipped = skipped or []
     summary = analysis["summary"]
-    rows = "\n".join(
-        "<tr>"
-        + "".join(
-            f"<td>{e(value)}</td>"
-            for value in (
-                where(g["host"], g["port"]),
-                g["count"],
-                ", ".join(g["reasons"]),
-                ", ".join(map(str, g["programs"])),
-                ", ".join(map(str, g["machines"])),
-                ", ".join(map(str, g["contexts"])),
-                str(g["first_seen"])[:16].replace("T", " "),
-                str(g["last_seen"])[:16].replace("T", " "),
-            )
-        )
-        + "</tr>"
-        for g in groups
-    )
-    if analysis["would_break"]:
-        items = "\n".join(
-            f'<tr class="host"><td>{_server_html(entry)}</td>'
-            f"<td>{e(', '.join(entry['reasons']))}</td>"
-            f"<td>{e(', '.join(entry['programs']))}</td>"
-            f"<td>{e(', '.join(entry['machines']))}</td>"
-            f"<td>{e(', '.join(_user_names(entry['uids']))) or '-'}</td>"
-            f'<td class="from">{e(", ".join(entry["sources"]))}</td>'
-            f"<td>{entry['count']}</td><td>"
-            + "<br>".join(
-                f'{e(fix["reason"])}: <span class="fix">{_fix_html(fix)}</span>'
-                for fix in entry["fixes"]
-            )
-            + "</td></tr>"
-            for entry in analysis["would_break"]
-        )
-        enforce = (
-            '<table id="would-break"><tr><th>server</th><th>reasons</th><th>programs</th>'
-            "<th>machines</th><th>users</th><th>from</th><th>count</th><th>fix</th></tr>\n"
-            f"{items}\n</table>"
-        )
-    else:
-        enforce = (
-            '<p id="would-break" class="none">Nothing: every recorded connection verified.</p>'
-        )
     if analysis["opt_outs"]:
         opt_items = "\n".join(
             f"<li>{_server_html(entry)}: {e(', '.join(entry['programs']))} "
@@ -668,7 +638,7 @@ def _html(
     clean = "" if summary["programs"] else ' class="clean"'
     generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     total = sum(item["count"] for item in skipped)
-    return f"""<!DOCTYPE html>
+    yield f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>sslcustomize report</title><style>{_STYLE}</style></head><body>
@@ -681,7 +651,17 @@ def _html(
 <h2>By program (who to talk to)</h2>
 {_programs_html(analysis)}
 <h2>What would break under enforce, and the fix</h2>
-{enforce}
+"""
+    if analysis["would_break"]:
+        yield (
+            '<table id="would-break"><tr><th>server</th><th>reasons</th><th>programs</th>'
+            "<th>machines</th><th>users</th><th>from</th><th>count</th><th>fix</th></tr>\n"
+        )
+        yield from _lines(_break_row(entry) for entry in analysis["would_break"])
+        yield "\n</table>"
+    else:
+        yield '<p id="would-break" class="none">Nothing: every recorded connection verified.</p>'
+    yield f"""
 <h2>Code that turns verification off here</h2>
 <p class="muted">Enforce still allows these (the code asked for it); they are not breakage.
 <code>sslcustomize lint</code> finds the lines, <code>allow_code_opt_out = false</code> refuses
@@ -692,7 +672,9 @@ them.</p>
 <h2>Servers</h2>
 <table id="hosts"><tr><th>server</th><th>count</th><th>reasons</th><th>programs</th>
 <th>machines</th><th>contexts</th><th>first seen</th><th>last seen</th></tr>
-{rows}
+"""
+    yield from _lines(_host_row(group) for group in groups)
+    yield f"""
 </table>
 <h2>Skipped (not valid records)</h2>
 <p class="muted">Records are read as hostile input: a record whose fields have the wrong type or
@@ -700,3 +682,50 @@ range, or a file that is not a regular file of records, is skipped and counted h
 {_skipped_html(skipped)}
 </body></html>
 """
+
+
+def _lines(rows: Iterable[str]) -> Iterator[str]:
+    """Each of ``rows``, a newline between two."""
+    for index, row in enumerate(rows):
+        yield f"\n{row}" if index else row
+
+
+def _break_row(entry: dict[str, Any]) -> str:
+    """A server that would break under enforce, as a row of the page: reasons, who, the fix."""
+    e = _e
+    return (
+        f'<tr class="host"><td>{_server_html(entry)}</td>'
+        f"<td>{e(', '.join(entry['reasons']))}</td>"
+        f"<td>{e(', '.join(entry['programs']))}</td>"
+        f"<td>{e(', '.join(entry['machines']))}</td>"
+        f"<td>{e(', '.join(_user_names(entry['uids']))) or '-'}</td>"
+        f'<td class="from">{e(", ".join(entry["sources"]))}</td>'
+        f"<td>{entry['count']}</td><td>"
+        + "<br>".join(
+            f'{e(fix["reason"])}: <span class="fix">{_fix_html(fix)}</span>'
+            for fix in entry["fixes"]
+        )
+        + "</td></tr>"
+    )
+
+
+def _host_row(group: dict[str, Any]) -> str:
+    """A server among every record, as a row of the page."""
+    e = _e
+    return (
+        "<tr>"
+        + "".join(
+            f"<td>{e(value)}</td>"
+            for value in (
+                where(group["host"], group["port"]),
+                group["count"],
+                ", ".join(group["reasons"]),
+                ", ".join(map(str, group["programs"])),
+                ", ".join(map(str, group["machines"])),
+                ", ".join(map(str, group["contexts"])),
+                str(group["first_seen"])[:16].replace("T", " "),
+                str(group["last_seen"])[:16].replace("T", " "),
+            )
+        )
+        + "</tr>"
+    )

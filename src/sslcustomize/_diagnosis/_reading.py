@@ -28,11 +28,13 @@ import contextlib
 import datetime as dt
 import ipaddress
 import json
+import operator
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, BinaryIO
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from json.scanner import make_scanner
+from typing import Any, BinaryIO, cast
 
 from sslcustomize._report._journal import FIELD_PREFIX, IDENTIFIER, INTEGER_FIELDS, TUPLE_FIELDS
 from sslcustomize._report._records import SPOOL_SUFFIX, spool_parts
@@ -51,7 +53,10 @@ __all__ = [
     "read_path",
     "read_spool_of",
     "record_from_journal",
+    "shared_key",
+    "sink_time",
     "validate",
+    "varying_fields",
 ]
 
 #: The most bytes read from one file (a sink's file, an export, a spool part).
@@ -104,10 +109,21 @@ class Reading:
     small file), never for what a fleet sends.
     """
 
-    def __init__(self, accept: Callable[[dict[str, Any]], object] | None = None) -> None:
-        """Start with nothing read; hand each valid record to ``accept``."""
+    def __init__(
+        self,
+        accept: Callable[[dict[str, Any]], object] | None = None,
+        *,
+        take: Callable[[Any, str, int | None, bool], str] | None = None,
+    ) -> None:
+        """Start with nothing read; hand each valid record to ``accept``.
+
+        With ``take`` instead, each decoded entry goes to it unchecked, with its source, the
+        owner that vouches for its uid and whether it came from the journal: ``take`` checks
+        it as :func:`validate` does and returns why it refuses it ("" when it took it).
+        """
         self.records: list[dict[str, Any]] = []
         self._accept = self.records.append if accept is None else accept
+        self._take = take
         #: How many valid records were handed on.
         self.kept = 0
         self.skipped: dict[tuple[str, str], int] = {}
@@ -128,6 +144,19 @@ class Reading:
         journal's trusted ``_UID`` (``journal``), or the owner of a user's spool (``owner``,
         from ``fstat``). A uid a line of a file claims is checked, then dropped.
         """
+        take = self._take
+        if take is not None:
+            why = take(entry, source, owner, journal)
+            counts = self.files.get(source)
+            if counts is None:
+                counts = self.files[source] = [0, 0]
+            if why:
+                self.skip(source, why)
+                counts[1] += 1
+            else:
+                self.kept += 1
+                counts[0] += 1
+            return
         record, why = validate(entry)
         if record is None:
             self.skip(source, why)
@@ -339,6 +368,133 @@ def _check_choices(entry: dict[str, Any], record: dict[str, Any]) -> str:
     return ""
 
 
+# --- Checked once per distinct value ----------------------------------------------------------
+
+#: The fields one program's records of one server share and the summary reads, the key of
+#: a plan: texts or ``None``, then two numbers and two lists of texts.
+_SHARED = (
+    "verdict", "host", "program", "context", "rule", "top_issuer", "starttls", "expired_host",
+    "expired_origin", "expired_layer", "version", "port", "reasons", "intermediates",
+)  # fmt: skip
+#: The fields checked on every record: they vary, or the summary does not read them. The
+#: sinks always write them: ``time``, ``pid``, ``machine``, then the program's and the
+#: chain's (texts or ``None``, the chain a list of texts).
+_VARYING = (
+    "time", "pid", "machine", "mode", "origin", "leaf_subject", "issuer", "not_after", "pin",
+    "chain_sha256",
+)  # fmt: skip
+#: The fields besides the lists that the sinks write as ``null`` when unset.
+_SINK_TEXTS = tuple(name for name in (*_SHARED, *_VARYING) if name not in TUPLE_FIELDS)
+# One C call fetches them all from a sink's record; a journal's names only what it has.
+_shared_values = operator.itemgetter(*_SHARED)
+_varying_values = operator.itemgetter(*_VARYING)
+#: Where the sinks' times have their separators (every third character from the fifth).
+_SINK_SEPARATORS = "--T::+:"
+
+
+def shared_key(entry: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The values of ``entry``'s shared fields, as a key; ``None`` if their shape is unusual.
+
+    A key equal to the key of a record :func:`validate` passed has valid values: a JSON
+    value equal to a text is that text, to ``None`` is ``None``, to a tuple of texts a list
+    of those texts. Only numbers compare equal across types (``443 == 443.0``, ``1 == True``),
+    so ``port`` and ``version`` must be ``int`` here; a list or object where a text belongs
+    makes the key unhashable (``TypeError`` where it is looked up).
+    """
+    try:
+        values = _shared_values(entry)
+    except KeyError:  # a journal's record, or a record written by hand
+        values = tuple(map(entry.get, _SHARED))
+    version, port, reasons, intermediates = values[-4:]
+    if (
+        (port is not None and port.__class__ is not int)
+        or (version is not None and version.__class__ is not int)
+        or reasons.__class__ is not list
+        or intermediates.__class__ is not list
+    ):
+        return None
+    return (values[:-2], tuple(reasons), tuple(intermediates))
+
+
+def sink_time(value: Any) -> bool:
+    """Tell whether ``value`` is a valid time as the sinks write it: ``2026-12-01T10:00:00+00:00``.
+
+    Such times compare as text in time order, and their UTC day is their first ten
+    characters (the other layouts ``datetime`` reads, such as week dates, do not).
+    """
+    if (
+        value.__class__ is not str
+        or len(value) != _SINK_TIME
+        or value[4::3] != _SINK_SEPARATORS
+        or not value.endswith("+00:00")
+    ):
+        return False
+    try:
+        dt.datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def varying_fields(entry: dict[str, Any], known: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """Check the fields of ``entry`` outside :func:`shared_key` as :func:`validate` does.
+
+    Returns its program's and chain's fields (``mode`` to ``chain_sha256`` of
+    :data:`_VARYING`) when every field passes; ``None`` sends the entry to :func:`validate`,
+    which decides and names the first field that is wrong. Only in the common shape: a time
+    as the sinks write it, every field of :data:`_VARYING` present.
+
+    ``known`` holds those fields of a record that passed (the last of the same plan): equal
+    ones pass without a check, as equal values of JSON are of the same type but for numbers
+    (a text equals only a text, a list of texts only such a list).
+    """
+    try:
+        values = _varying_values(entry)
+    except KeyError:
+        return None
+    time, pid, machine = values[0], values[1], values[2]
+    get = entry.get
+    uid, comm = get("uid"), get("comm")  # only the journal's records have them
+    if not (
+        sink_time(time)
+        and (pid is None or (pid.__class__ is int and 0 <= pid <= _LARGEST))
+        and (machine is None or (machine.__class__ is str and len(machine) <= MAX_TEXT))
+        and ((uid is None and comm is None) or (_counts((uid,)) and _texts((comm,))))
+    ):
+        return None
+    rest = values[3:]
+    return rest if rest == known or _program_and_chain(rest) else None
+
+
+def _program_and_chain(values: tuple[Any, ...]) -> bool:
+    """Tell whether the texts and then the chain (``mode`` to ``chain_sha256``) are valid."""
+    chain = values[-1]
+    return (
+        _texts(values[:-1])
+        and chain.__class__ is list
+        and len(chain) <= MAX_ITEMS
+        and _texts(chain, absent=False)
+    )
+
+
+def _counts(values: tuple[Any, ...]) -> bool:
+    """Tell whether each of ``values`` is ``None`` or an integer 0-2**32."""
+    for value in values:
+        if value is not None and (value.__class__ is not int or not 0 <= value <= _LARGEST):
+            return False
+    return True
+
+
+def _texts(values: Iterable[Any], *, absent: bool = True) -> bool:
+    """Tell whether each of ``values`` is a text of at most :data:`MAX_TEXT` (or ``None``)."""
+    for value in values:
+        if value.__class__ is not str or len(value) > MAX_TEXT:
+            if value is None and absent:
+                continue
+            return False
+    return True
+
+
 # --- Files --------------------------------------------------------------------------------------
 
 
@@ -385,48 +541,150 @@ def read_lines(file: BinaryIO, limit: int | None = None) -> Iterator[bytes | Non
         yield None
 
 
+#: How many bytes :func:`_line_blocks` reads at a time (at most :data:`MAX_LINE`).
+_BLOCK = 64 << 10
+
+
+def _line_blocks(file: BinaryIO, limit: int | None = None) -> Iterator[list[str | None]]:
+    """Yield the lines of ``file`` a block at a time, each decoded and without its newline.
+
+    The same lines as :func:`read_lines` (``None`` for one longer than :data:`MAX_LINE`,
+    to ``limit``, :data:`MAX_FILE_BYTES` unless given), cut from blocks read whole: a block
+    of complete lines is decoded in one call and split at its newlines, and a line is never
+    held past :data:`MAX_LINE` bytes. Decoding lines together gives the text each gives
+    alone: a newline byte is never part of a UTF-8 sequence, so no replacement of a broken
+    sequence reaches across it.
+    """
+    budget = MAX_FILE_BYTES if limit is None else limit
+    pending = b""  # the start of a line whose newline is not read yet
+    long = False  # inside a line longer than MAX_LINE, passed over
+    while budget > 0:
+        chunk = file.read(min(_BLOCK, budget))
+        if not chunk:
+            break
+        budget -= len(chunk)
+        lines: list[str | None] = []
+        start = 0
+        if long:
+            start = chunk.find(b"\n") + 1
+            if not start:
+                continue
+            long = False
+            lines.append(None)
+        last = chunk.rfind(b"\n")
+        if last < start:
+            pending += chunk[start:]
+            if len(pending) > MAX_LINE:
+                pending, long = b"", True
+        else:
+            lines += _split(pending + chunk[start : last + 1])
+            pending = chunk[last + 1 :]
+        if lines:
+            yield lines
+    if long:
+        yield [None]
+    elif pending:
+        yield [pending.decode("utf-8", "replace")]
+
+
+def _split(body: bytes) -> list[str | None]:
+    """The lines of ``body`` (complete lines), decoded; ``None`` for one over :data:`MAX_LINE`."""
+    if len(body) <= MAX_LINE:
+        lines: list[str | None] = list(body.decode("utf-8", "replace").split("\n"))
+        lines.pop()  # what follows the last newline: nothing
+        return lines
+    return [
+        line.decode("utf-8", "replace") if len(line) < MAX_LINE else None
+        for line in body.split(b"\n")[:-1]
+    ]
+
+
 def _read_jsonl(file: BinaryIO, source: str, reading: Reading, owner: int | None) -> None:
     """Read JSON lines (sink files, spools, ``journalctl -o json`` exports) into ``reading``."""
-    add = reading.add
-    for line in read_lines(file):
-        if line is None:
-            reading.skip(source, f"line longer than {MAX_LINE} bytes")
-            reading.files.setdefault(source, [0, 0])[1] += 1
-            continue
-        entry = _json_line(line)
-        if entry is _NOT_JSON:
-            reading.skip(source, "line is not JSON (a torn write?)")
-            reading.files.setdefault(source, [0, 0])[1] += 1
-            continue
-        if entry is _BLANK:
-            continue
-        journal = isinstance(entry, dict) and ("__CURSOR" in entry or "SYSLOG_IDENTIFIER" in entry)
-        if journal:
-            entry = record_from_journal(entry)
-            if entry is None:
-                continue  # another program's journal entry in an export: not ours to count
-        add(entry, source, owner=owner, journal=journal)
+    take = reading._take  # noqa: SLF001 - this module's own class
+    if take is None:
+        for entry, journal in _entries(file, source, reading):
+            reading.add(entry, source, owner=owner, journal=journal)
+    else:
+        # Counted here, once per file: the reader's bookkeeping is not per record.
+        kept = 0
+        for entry, journal in _entries(file, source, reading):
+            why = take(entry, source, owner, journal)
+            if why:
+                _not_a_record(reading, source, why)
+            else:
+                kept += 1
+        if kept:
+            reading.kept += kept
+            reading.files.setdefault(source, [0, 0])[0] += kept
     if file.read(1):
         reading.skip(source, f"file longer than {MAX_FILE_BYTES} bytes (the rest not read)")
+
+
+def _entries(file: BinaryIO, source: str, reading: Reading) -> Iterator[tuple[Any, bool]]:
+    """Yield each line's JSON value and whether it is a journal entry; count what is not one.
+
+    A journal entry is given as the record it holds (another program's is passed over).
+    """
+    scan = _scan_once
+    for block in _line_blocks(file):
+        for line in block:
+            if line is None:
+                _not_a_record(reading, source, f"line longer than {MAX_LINE} bytes")
+                continue
+            try:
+                entry, end = scan(line, 0)
+            except (StopIteration, ValueError, RecursionError):
+                end = -1
+            if end != len(line):  # not one JSON value alone: json.loads decides
+                entry = _json_text(line)
+                if entry is _NOT_JSON:
+                    _not_a_record(reading, source, "line is not JSON (a torn write?)")
+                    continue
+                if entry is _BLANK:
+                    continue
+            journal = entry.__class__ is dict and (
+                "__CURSOR" in entry or "SYSLOG_IDENTIFIER" in entry
+            )
+            if journal:
+                entry = record_from_journal(entry)
+                if entry is None:
+                    continue  # another program's journal entry in an export: not ours to count
+            yield entry, journal
+
+
+def _not_a_record(reading: Reading, source: str, why: str) -> None:
+    """Count a line of ``source`` that is not a record."""
+    reading.skip(source, why)
+    reading.files.setdefault(source, [0, 0])[1] += 1
 
 
 #: What :func:`_json_line` returns for a line that is not JSON, and for a blank line.
 _NOT_JSON = object()
 _BLANK = object()
 _raw_decode = json.JSONDecoder().raw_decode
+#: What ``raw_decode`` calls (the C scanner, made as ``JSONDecoder`` makes it):
+#: ``StopIteration`` where ``raw_decode`` raises ``JSONDecodeError``, one Python frame less.
+_scan_once = make_scanner(cast("Any", json.JSONDecoder()))  # typeshed: the scanner's own type
 #: What JSON counts as white space (``str.strip()`` would take more: ``\x0b``, ``\x1c``...).
 _JSON_SPACE = " \t\n\r"
+#: What ``bytes.strip()`` takes: a line of only these is blank.
+_ASCII_SPACE = " \t\n\r\x0b\x0c"
 
 
 def _json_line(line: bytes) -> Any:
-    """The value of one line of JSON, or :data:`_NOT_JSON`, or :data:`_BLANK` (white space).
+    """The value of one line of JSON, or :data:`_NOT_JSON`, or :data:`_BLANK` (white space)."""
+    return _json_text(line.decode("utf-8", "replace"))
+
+
+def _json_text(text: str) -> Any:
+    """The value of one decoded line of JSON, or :data:`_NOT_JSON`, or :data:`_BLANK`.
 
     Exactly what ``json.loads`` accepts, without its two regular-expression scans in the
-    common case (a line that starts with its value and ends with a newline): a line that
-    does not decode so is handed to ``json.loads`` itself. Nesting deep enough to exhaust
-    the decoder's recursion is not JSON here either.
+    common case (a line that starts with its value and ends with it or white space): a line
+    that does not decode so is handed to ``json.loads`` itself. Nesting deep enough to
+    exhaust the decoder's recursion is not JSON here either.
     """
-    text = line.decode("utf-8", "replace")
     try:
         value, end = _raw_decode(text)
     except (ValueError, RecursionError):
@@ -434,7 +692,7 @@ def _json_line(line: bytes) -> Any:
     else:
         if end == len(text) or not text[end:].strip(_JSON_SPACE):
             return value
-    if not line.strip():
+    if not text.strip(_ASCII_SPACE):
         return _BLANK
     try:
         return json.loads(text)
@@ -648,6 +906,52 @@ def _journal_values(value: Any) -> list[str]:
     return [_journal_text(value)]
 
 
+def _journal_field(name: str, value: Any) -> Any:
+    """The value of the record's field ``name`` that a journal field holds."""
+    values = _journal_values(value)
+    if name in TUPLE_FIELDS:
+        return values
+    if name in INTEGER_FIELDS:
+        try:
+            return int(values[0])
+        except ValueError:
+            return values[0]
+    return values[0]
+
+
+#: The record's fields by their journal names (``SSLCUSTOMIZE_HOST``: ``host``).
+_JOURNAL_NAMES = {
+    FIELD_PREFIX + name.upper(): name
+    for name in (*_SINK_TEXTS, *sorted(TUPLE_FIELDS), "uid", "comm")
+}
+
+_JOURNAL_KNOWN = frozenset(_JOURNAL_NAMES.values())
+
+
+def _journal_fields(entry: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The record's fields an entry holds, or ``None`` if one is named otherwise.
+
+    Each field as :func:`_journal_field` reads it, a text without its calls. A field that
+    :func:`validate` does not know is left out (it would drop it); one named in other than
+    upper case (``SSLCUSTOMIZE_Host``) is left to the caller, which reads every field.
+    """
+    record: dict[str, Any] = {}
+    names = _JOURNAL_NAMES
+    for key, value in entry.items():
+        name = names.get(key)
+        if name is None:
+            if key.startswith(FIELD_PREFIX) and key[len(FIELD_PREFIX) :].lower() in _JOURNAL_KNOWN:
+                return None
+        elif value.__class__ is not str:
+            record[name] = _journal_field(name, value)
+        elif name in INTEGER_FIELDS:
+            # int() reads any run of decimal digits; anything else as _journal_field does.
+            record[name] = int(value) if value.isdecimal() else _journal_field(name, value)
+        else:
+            record[name] = [value] if name in TUPLE_FIELDS else value
+    return record
+
+
 def record_from_journal(entry: Mapping[str, Any]) -> dict[str, Any] | None:
     """Return the record one ``journalctl -o json`` entry holds (``None``: not a record).
 
@@ -657,25 +961,19 @@ def record_from_journal(entry: Mapping[str, Any]) -> dict[str, Any] | None:
     """
     if _journal_text(entry.get("SYSLOG_IDENTIFIER", "")) != IDENTIFIER:
         return None
-    record: dict[str, Any] = {}
-    for key, value in entry.items():
-        if not key.startswith(FIELD_PREFIX):
-            continue
-        name = key[len(FIELD_PREFIX) :].lower()
-        values = _journal_values(value)
-        if name in TUPLE_FIELDS:
-            record[name] = values
-        elif name in INTEGER_FIELDS:
-            try:
-                record[name] = int(values[0])
-            except ValueError:
-                record[name] = values[0]
-        else:
-            record[name] = values[0]
+    record = _journal_fields(entry)
+    if record is None:  # a field not named as journald names it: every field, one by one
+        record = {}
+        for key, value in entry.items():
+            if key.startswith(FIELD_PREFIX):
+                name = key[len(FIELD_PREFIX) :].lower()
+                record[name] = _journal_field(name, value)
     if "verdict" not in record:
         return None
     for name in TUPLE_FIELDS:
         record.setdefault(name, [])
+    for name in _SINK_TEXTS:  # absent is null, as the sinks write it (and as validate reads it)
+        record.setdefault(name, None)
     for name, trusted in (("machine", "_HOSTNAME"), ("uid", "_UID"), ("comm", "_COMM")):
         if trusted in entry:
             text = _journal_text(entry[trusted])

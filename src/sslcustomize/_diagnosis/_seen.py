@@ -20,13 +20,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sslcustomize._diagnosis._reading import Reading, read_path
-from sslcustomize._policy._model import Policy
-from sslcustomize._report._records import default_path
 from sslcustomize._verdict._reasons import target_text
-from sslcustomize._x509._der import DERError, parse_certificate
+
+if TYPE_CHECKING:
+    from sslcustomize._policy._model import Policy
 
 __all__ = [
     "Sighting",
@@ -74,6 +74,13 @@ class SightingIndex:
             if isinstance(subject, str):
                 self._seen[subject] = where
 
+    def saw(self, subjects: list[Any], host: Any, port: Any, time: Any) -> None:
+        """Take the intermediates a record of ``host`` and ``port`` at ``time`` names."""
+        seen = self._seen
+        for subject in subjects:
+            if isinstance(subject, str):
+                seen[subject] = (host, port, time)
+
     def __contains__(self, subject: object) -> bool:
         """Tell whether ``subject`` was seen."""
         return subject in self._seen
@@ -107,6 +114,8 @@ def sightings(records: Iterable[Mapping[str, Any]]) -> dict[str, Sighting]:
 
 def report_file(policy: Policy) -> str | None:
     """The report database the policy writes to, if its sink keeps a file."""
+    from sslcustomize._report._records import default_path  # noqa: PLC0415 - not for report
+
     sink = policy.report_sink.value
     if sink not in ("sqlite", "jsonl"):
         return None
@@ -145,6 +154,9 @@ def missing_intermediate(chain: Sequence[bytes], seen: Mapping[str, Sighting]) -
     """
     if not chain or not seen:
         return None
+    # Only check and scan parse certificates: report's start-up does without the parser.
+    from sslcustomize._x509._der import DERError, parse_certificate  # noqa: PLC0415
+
     try:
         top = parse_certificate(chain[-1])
     except DERError:

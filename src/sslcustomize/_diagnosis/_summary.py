@@ -15,14 +15,25 @@ been relabelled before it was summarised.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 from sslcustomize._diagnosis._advice import Fix, fix_for, safe_target
-from sslcustomize._diagnosis._reading import parse_time
+from sslcustomize._diagnosis._reading import (
+    parse_time,
+    shared_key,
+    sink_time,
+    validate,
+    varying_fields,
+)
 from sslcustomize._diagnosis._seen import SightingIndex
 from sslcustomize._verdict._reasons import target_text
 
-__all__ = ["Summary", "where"]
+__all__ = ["MAX_PLANS", "Summary", "where"]
+
+#: The most plans a summary keeps (see :class:`_Plan`): past it they are dropped and made
+#: again as records need them, so a fleet of endless variety costs time, never memory.
+MAX_PLANS = 1 << 14
 
 
 def where(host: Any, port: Any) -> str:
@@ -123,6 +134,72 @@ class _Fixing:
         self.missing: dict[str, int] = {}
 
 
+#: A program's view: its machines, the servers it would break on, those it opts out for.
+_View = tuple[dict[Any, None], dict[str, None], dict[str, None]]
+#: What a record without reasons is counted as, per day.
+_NONE = ("(none)",)
+
+
+def _add_all(values: dict[Any, None], new: Iterable[Any]) -> None:
+    """Add each of ``new`` to the ordered set ``values``."""
+    for value in new:
+        values[value] = None
+
+
+def _add_some(values: dict[Any, None], value: Any) -> None:
+    """Add ``value`` to the ordered set ``values``, unless it is ``None``."""
+    if value is not None:
+        values[value] = None
+
+
+class _Plan:
+    """What every record with the same shared fields (:func:`._reading.shared_key`) does alike.
+
+    Made from the first such record, once its fields are validated; the records after it
+    only add what varies (time, machine, source, uid). Where its values go (server, entry,
+    program view, fix) is found at its first counted record (:meth:`Summary._settle`).
+    """
+
+    __slots__ = (
+        "breaks", "context", "entry", "fixing", "group", "host", "intermediates", "key", "known",
+        "latest", "port", "program", "reasons", "rule", "settled", "top", "view",
+    )  # fmt: skip
+
+    def __init__(self, record: dict[str, Any], unknown: dict[str, _Unknown]) -> None:
+        """Prepare what a valid ``record`` (and each record sharing its fields) adds."""
+        host, port, reasons = record["host"], record["port"], record["reasons"]
+        get = record.get
+        self.host, self.port = host, port
+        self.key = (host if host.__class__ is str else str(host), port)
+        self.top = None
+        if "unknown_issuer" in reasons:
+            top = self.top = str(get("top_issuer"))
+            token = unknown.get(top)
+            if token is None:
+                token = unknown[top] = _Unknown(top)
+            reasons = [token if reason == "unknown_issuer" else reason for reason in reasons]
+        self.reasons: list[Any] = reasons
+        verdict = record["verdict"]
+        #: True: it would break; False: code opted out; None: neither (counted, no more).
+        self.breaks: bool | None = verdict == "rejected" or None
+        if "code_opt_out" in reasons or verdict == "opt_out":
+            self.breaks = False
+        self.program, self.context, self.rule = get("program"), get("context"), get("rule")
+        self.latest = (
+            host, port, get("starttls"), get("expired_host"), get("expired_origin"),
+            get("expired_layer"),
+        )  # fmt: skip
+        self.intermediates: list[Any] = record["intermediates"]
+        #: The program's and chain's fields of its last record that passed (see
+        #: :func:`._reading.varying_fields`): equal ones need no check.
+        self.known: tuple[Any, ...] = ()
+        self.settled = False
+        self.group: _Group = cast("_Group", None)
+        self.entry: _Entry | None = None
+        self.view: _View | None = None
+        self.fixing: _Fixing | None = None
+
+
 #: The length of a time as the sinks write it (``2026-12-01T10:00:00+00:00``). Such times
 #: compare as text in time order, and their UTC day is their first ten characters; any other
 #: ISO 8601 text is parsed.
@@ -158,159 +235,209 @@ class Summary:
         self._opt_outs: dict[str, _Entry] = {}
         self._programs: dict[str, tuple[dict[str, None], dict[str, None], dict[str, None]]] = {}
         self._fixing: dict[tuple[str, Any], _Fixing] = {}
-        self._days: dict[tuple[str, Any], int] = {}
+        #: Records per UTC day, and per reason (or its token) that day.
+        self._days: dict[str, dict[Any, int]] = {}
         # The first and last times as the sinks write them (compared as text), and of others.
         self._first, self._last = "~", ""
         self._span_parsed: list[dt.datetime] = []
+        #: Plans by the fields records share (:func:`._reading.shared_key`).
+        self._plans: dict[tuple[Any, ...], _Plan] = {}
+        #: The source of the last record counted on an entry, and its number.
+        self._source: Any = None
+        self._source_number = 0
 
-    def add(self, record: dict[str, Any]) -> None:  # noqa: PLR0912, PLR0915 - one pass, one place
+    def take(self, entry: Any, source: str, owner: int | None, journal: bool) -> str:  # noqa: FBT001 - the reader's hot call
+        """Check one decoded entry and summarise it; "" when taken, else why it is skipped.
+
+        The same as :func:`._reading.validate` then :meth:`add` (the record labelled with
+        ``source``, and ``uid`` only where ``owner`` or the journal vouches for it), done in
+        one reading of the fields: those every record of one program's connections to one
+        server shares (:func:`._reading.shared_key`) are checked once per distinct value and
+        their summary prepared once (a :class:`_Plan`); what varies from record to record
+        (time, pid, uid, machine, the chain) is checked on every record. Anything out of the
+        common shape goes through :func:`._reading.validate`, which also names the reason.
+        """
+        plan = None
+        if entry.__class__ is dict:
+            key = shared_key(entry)
+            if key is not None:
+                try:
+                    plan = self._plans.get(key)
+                except TypeError:  # a value JSON made unhashable (a list or an object)
+                    plan = None
+        if plan is not None:
+            known = varying_fields(entry, plan.known)
+            if known is not None:
+                plan.known = known
+                uid = owner if owner is not None else (entry.get("uid") if journal else None)
+                self._take(plan, entry["time"], None, entry.get("machine"), source, uid)
+                return ""
+        record, why = validate(entry)
+        if record is None:
+            return why
+        uid = owner if owner is not None else (record.get("uid") if journal else None)
+        time = record["time"]
+        parsed = None if sink_time(time) else parse_time(time)
+        self._take(self._plan(record), time, parsed, record.get("machine"), source, uid)
+        return ""
+
+    def add(self, record: dict[str, Any]) -> None:
         """Take one valid record (see :func:`._reading.validate`), oldest first.
 
-        It runs once per record of a fleet: what it does is written out, not called.
+        Its plan is made for it alone: only what :func:`._reading.validate` passed (in
+        :meth:`take`) is kept for other records to share.
         """
-        if record["intermediates"]:
-            self.sightings.add(record)
         time: str = record["time"]
-        if (
-            len(time) == _SINK_TIME
-            and time[19:] == "+00:00"
-            and time[10] == "T"
-            and time[4] == time[7] == "-"
-            and time[13] == time[16] == ":"
-        ):
-            parsed = None  # as the sinks write it
-        else:
-            parsed = parse_time(time)
-        if self._since is not None:
-            if parsed is not None:
-                if parsed < self._since:
-                    return
-            elif time < self._since_text or (self._since_strict and time == self._since_text):
-                return
-        self.count += 1
-        host, port, reasons = record["host"], record["port"], record["reasons"]
-        names = self._names
-        key = (host if host.__class__ is str else str(host), port)
+        parsed = None if sink_time(time) else parse_time(time)
         get = record.get
-        top = None
-        if "unknown_issuer" in reasons:
-            top = str(get("top_issuer"))
-            token = self._unknown.get(top)
-            if token is None:
-                token = self._unknown[top] = _Unknown(top)
-            reasons = [token if reason == "unknown_issuer" else reason for reason in reasons]
-        group = self._groups.get(key)
-        if group is None:
-            group = self._groups[key] = _Group(
-                key[0], port, suspicious=not safe_target(host, port), time=time,
-                name=where(host, port),
-            )  # fmt: skip
+        plan = _Plan(record, self._unknown)
+        self._take(plan, time, parsed, get("machine"), get("source"), get("uid"))
+
+    def _plan(self, record: dict[str, Any]) -> _Plan:
+        """The plan of a validated record's shared fields (made once, kept under their key)."""
+        key = shared_key(record)
+        plan = None if key is None else self._plans.get(key)
+        if plan is None:
+            plan = _Plan(record, self._unknown)
+            if key is not None:
+                if len(self._plans) >= MAX_PLANS:
+                    self._plans.clear()  # bounded: a fleet of endless variety costs time only
+                self._plans[key] = plan
+        return plan
+
+    def _take(  # noqa: PLR0917 - once per record: positional is the cheapest call
+        self, plan: _Plan, time: str, parsed: dt.datetime | None, machine: Any, source: Any,
+        uid: Any,
+    ) -> None:  # fmt: skip
+        """Summarise one record: its plan, and the fields that vary from record to record."""
+        if plan.intermediates:
+            self.sightings.saw(plan.intermediates, plan.host, plan.port, time)
+        if self._since is not None and self._before(time, parsed):
+            return
+        self.count += 1
+        if not plan.settled:
+            self._settle(plan, time)
+        group = plan.group
         group.count += 1
-        for reason in reasons:
-            group.reasons[reason] = None
-        program = get("program")
-        if program is not None:
-            group.programs[program] = None
-        machine = get("machine")
         machine_number = 0
         if machine is not None:
-            number = names.get(machine)
-            if number is None:
-                number = names[machine] = len(names)
-            machine_number = number
-            numbers = group.machines
-            if not numbers.bits >> machine_number & 1:
-                numbers.bits |= 1 << machine_number
-                numbers.order.append(machine_number)
-        context = get("context")
-        if context is not None:
-            group.contexts[context] = None
-        rule = get("rule")
-        if rule is not None:
-            group.rules[rule] = None
-        if top is not None:
-            group.missing[top] = None
+            machine_number = self._names.get(machine, -1)
+            if machine_number < 0:
+                machine_number = self._number(machine)
+            if not group.machines.bits >> machine_number & 1:
+                group.machines.add(machine_number)
         if time < group.first:
             group.first = time
         elif time > group.last:
             group.last = time
+        self._count_time(plan.reasons, time, parsed)
+        if plan.entry is not None:
+            self._count_entry(plan, machine, machine_number, source, uid)
+
+    def _count_time(self, reasons: list[Any], time: str, parsed: dt.datetime | None) -> None:
+        """Count a record by UTC day and reason; keep the first and last time."""
         day = time[:10] if parsed is None else parsed.date().isoformat()
-        days = self._days
-        if reasons:
-            for reason in reasons:
-                counted = (day, reason)
-                days[counted] = days.get(counted, 0) + 1
-        else:
-            counted = (day, "(none)")
-            days[counted] = days.get(counted, 0) + 1
+        counts = self._days.get(day)
+        if counts is None:
+            counts = self._days[day] = {}
+        for reason in reasons or _NONE:
+            counts[reason] = counts.get(reason, 0) + 1
         if parsed is not None:
             self._span(self._span_parsed, parsed)
-        else:
-            if time < self._first:  # noqa: PLR1730 - no call, once per record
-                self._first = time
-            if time > self._last:  # noqa: PLR1730 - no call, once per record
-                self._last = time
-        verdict = record["verdict"]
-        breaks = verdict == "rejected"
-        if "code_opt_out" in reasons or verdict == "opt_out":
-            breaks = False
-        elif not breaks:
-            return  # neither breaks nor opts out: counted above only
-        name = group.where
-        table = self._servers if breaks else self._opt_outs
+            return
+        if time < self._first:  # noqa: PLR1730 - no call, once per record
+            self._first = time
+        if time > self._last:  # noqa: PLR1730 - no call, once per record
+            self._last = time
+
+    def _before(self, time: str, parsed: dt.datetime | None) -> bool:
+        """Tell whether a record's time is before ``since`` (it is then left out)."""
+        if parsed is not None:
+            return parsed < cast("dt.datetime", self._since)
+        return time < self._since_text or (self._since_strict and time == self._since_text)
+
+    def _number(self, name: Any) -> int:
+        """The number of a machine or source, numbered as first read."""
+        names = self._names
+        number = names.get(name)
+        if number is None:
+            number = names[name] = len(names)
+        return number
+
+    def _count_entry(
+        self, plan: _Plan, machine: Any, machine_number: int, source: Any, uid: Any
+    ) -> None:
+        """Count a record that would break, or that opts out, on its server's entry."""
+        entry = cast("_Entry", plan.entry)
+        entry.count += 1
+        if uid is not None:  # the journal's trusted _UID, a spool's owner
+            entry.uids[uid] = None
+        if source is not None:
+            if source is not self._source:  # records come a file at a time
+                self._source, self._source_number = source, self._number(source)
+            number = self._source_number
+            if not entry.sources.bits >> number & 1:
+                entry.sources.add(number)
+        if not machine:  # a validated machine is a text or None ("" counts as unknown too)
+            machine = "unknown machine"
+            machine_number = self._number(machine)
+        if not entry.machines.bits >> machine_number & 1:
+            entry.machines.add(machine_number)
+        cast("_View", plan.view)[0][machine] = None
+        fixing = plan.fixing
+        if fixing is not None:
+            # The latest record of the server says how it is reached (STARTTLS) and which
+            # expired exception would have applied: those fields of it, not the whole record.
+            fixing.latest = plan.latest
+            if plan.top is not None:
+                fixing.missing[plan.top] = self.count
+
+    def _settle(self, plan: _Plan, time: str) -> None:
+        """Do once what every record of a plan does alike, at its first counted record.
+
+        Each value is added where a record adds it, in the order the first such record
+        would: later records of the plan would add nothing new.
+        """
+        plan.settled = True
+        host, port = plan.host, plan.port
+        group = self._groups.get(plan.key)
+        if group is None:
+            group = self._groups[plan.key] = _Group(
+                plan.key[0], port, suspicious=not safe_target(host, port), time=time,
+                name=where(host, port),
+            )  # fmt: skip
+        plan.group = group
+        _add_all(group.reasons, plan.reasons)
+        _add_some(group.programs, plan.program)
+        _add_some(group.contexts, plan.context)
+        _add_some(group.rules, plan.rule)
+        _add_some(group.missing, plan.top)
+        if plan.breaks is not None:
+            self._settle_entry(plan, group.where)
+
+    def _settle_entry(self, plan: _Plan, name: str) -> None:
+        """Find or make the entry, program view and fix a breaking or opting-out plan counts on."""
+        table = self._servers if plan.breaks else self._opt_outs
         entry = table.get(name)
         if entry is None:
-            entry = table[name] = _Entry(name, suspicious=not safe_target(host, port))
-        entry.count += 1
-        uid = get("uid")  # the journal's trusted _UID, a spool's owner
-        if uid is not None:
-            entry.uids[uid] = None
-        source = get("source")
-        if source is not None:
-            number = names.get(source)
-            if number is None:
-                number = names[source] = len(names)
-            numbers = entry.sources
-            if not numbers.bits >> number & 1:
-                numbers.bits |= 1 << number
-                numbers.order.append(number)
-        # A validated program and machine are texts or None ("" counts as unknown too).
-        program_name = program if program else "unknown program"
-        entry.programs[program_name] = None
-        if not machine:
-            machine = "unknown machine"
-            number = names.get(machine)
-            if number is None:
-                number = names[machine] = len(names)
-            machine_number = number
-        numbers = entry.machines
-        if not numbers.bits >> machine_number & 1:
-            numbers.bits |= 1 << machine_number
-            numbers.order.append(machine_number)
-        view = self._programs.get(program_name)
+            entry = table[name] = _Entry(name, suspicious=not safe_target(plan.host, plan.port))
+        plan.entry = entry
+        program = plan.program if plan.program else "unknown program"
+        entry.programs[program] = None
+        view = self._programs.get(program)
         if view is None:
-            view = self._programs[program_name] = ({}, {}, {})
-        view[0][machine] = None
-        if not breaks:
+            view = self._programs[program] = ({}, {}, {})
+        plan.view = view
+        if not plan.breaks:
             view[2][name] = None
             return
-        for reason in reasons:
-            entry.reasons[reason] = None
+        _add_all(entry.reasons, plan.reasons)
         view[1][name] = None
-        fixing = self._fixing.get(key)
+        fixing = self._fixing.get(plan.key)
         if fixing is None:
-            fixing = self._fixing[key] = _Fixing()
-        for reason in reasons:
-            if reason != "code_opt_out":
-                fixing.reasons[reason] = None
-        # The latest record of the server says how it is reached (STARTTLS) and which expired
-        # exception would have applied: those fields of it, not the whole record.
-        fixing.latest = (
-            host, port, get("starttls"), get("expired_host"), get("expired_origin"),
-            get("expired_layer"),
-        )  # fmt: skip
-        if top is not None:
-            fixing.missing[top] = self.count
+            fixing = self._fixing[plan.key] = _Fixing()
+        plan.fixing = fixing
+        _add_all(fixing.reasons, (r for r in plan.reasons if r != "code_opt_out"))
 
     @staticmethod
     def _span(span: list[Any], moment: Any) -> None:
@@ -342,9 +469,10 @@ class Summary:
     def by_day(self) -> dict[tuple[str, str], int]:
         """Records per UTC day and reason (a record without reasons counts as ``(none)``)."""
         counts: dict[tuple[str, str], int] = {}
-        for (day, reason), count in self._days.items():
-            name = self._resolve({reason: None})[0]
-            counts[day, name] = counts.get((day, name), 0) + count
+        for day, reasons in self._days.items():
+            for reason, count in reasons.items():
+                name = self._resolve({reason: None})[0]
+                counts[day, name] = counts.get((day, name), 0) + count
         return counts
 
     def hosts(self) -> list[dict[str, Any]]:

@@ -6,6 +6,10 @@ import os
 import stat
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing is kept off the hook's path (see _notyping)
+    from collections.abc import Iterable
+
 __all__ = [
     "APP",
     "atomic_write",
@@ -22,15 +26,21 @@ __all__ = [
 APP = "sslcustomize"
 
 
-def atomic_write(path: str, text: str, mode: int = 0o644) -> None:
-    """Replace ``path`` with ``text`` so that readers see the old or the new file, never half."""
+def atomic_write(path: str, text: str | Iterable[str], mode: int = 0o644) -> None:
+    """Replace ``path`` with ``text`` so that readers see the old or the new file, never half.
+
+    ``text`` may come in pieces (a page of tens of megabytes need not be held whole).
+    """
     directory = os.path.dirname(os.path.abspath(path))
     import tempfile  # noqa: PLC0415 - only the commands write files; hooked processes read
 
     descriptor, temporary = tempfile.mkstemp(prefix=".tmp-", dir=directory)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write(text)
+            if isinstance(text, str):
+                file.write(text)
+            else:
+                file.writelines(text)
             file.flush()
             os.fsync(file.fileno())
         os.chmod(temporary, mode)

@@ -299,3 +299,27 @@ def test_a_journalctl_that_fails_without_output_says_why() -> None:
     command = [sys.executable, "-c", JOURNAL_PRINTER, "0", "1"]
     problem = report_command._stream_journal(command, reading)
     assert problem == "journalctl failed: journalctl: said something"
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_report_gives_back_the_collector_as_it_found_it(
+    collecting: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """report reads without the cyclic collector, then turns it back on, only if it was on.
+
+    Also when a path named is not one to read (an error, exit 2).
+    """
+    import gc
+
+    path = tmp_path / "reports.jsonl"
+    _write("jsonl", path)
+    try:
+        if not collecting:
+            gc.disable()
+        assert main(["report", "--json", "--path", str(path)]) == 0
+        assert json.loads(capsys.readouterr().out)["records"] == 3
+        assert gc.isenabled() is collecting
+        assert main(["report", "--json", "--path", str(tmp_path / "missing")]) == 2
+        assert gc.isenabled() is collecting
+    finally:
+        gc.enable()

@@ -425,3 +425,140 @@ def test_a_record_keeps_only_known_fields_and_says_the_first_wrong_one() -> None
     assert record is not None
     assert record["reasons"] == ["expired", "self_signed"]
     assert set(record) == {*good(), "chain_sha256", "intermediates", "starttls", "expired_layer"}
+
+
+def _lines_one_by_one(data: bytes, limit: int | None) -> list[str | None]:
+    """What :func:`read_lines` gives, each line decoded without its newline."""
+    return [
+        None if line is None else line.decode("utf-8", "replace").removesuffix("\n")
+        for line in _reading.read_lines(io.BytesIO(data), limit)
+    ]
+
+
+def _lines_in_blocks(data: bytes, limit: int | None) -> list[str | None]:
+    """What :func:`_line_blocks` gives, its blocks flattened."""
+    return [line for block in _reading._line_blocks(io.BytesIO(data), limit) for line in block]
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 8, 13])
+def test_lines_read_in_blocks_are_the_lines_read_one_by_one(
+    monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """Blocks cut anywhere (inside a line, a UTF-8 sequence, a long line) change no line.
+
+    Random files of short and long lines, broken UTF-8, no final newline, a file bound that
+    cuts a line: the same lines, the same long ones refused, as read one by one.
+    """
+    import random
+
+    monkeypatch.setattr(_reading, "MAX_LINE", 12)
+    monkeypatch.setattr(_reading, "_CHUNK", 3)
+    monkeypatch.setattr(_reading, "_BLOCK", block)
+    rng = random.Random(block)
+    pieces = (b"{}", b"\n", b"\xc3\xa9", b"\xe2\x82", b"\xff", b"x" * 11, b"y" * 12, b" ", b"\r")
+    for _ in range(300):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randrange(12)))
+        for limit in (None, rng.randrange(1, 40)):
+            assert _lines_in_blocks(data, limit) == _lines_one_by_one(data, limit), (data, limit)
+
+
+def test_a_line_in_blocks_longer_than_max_line_is_one_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line of MAX_LINE bytes with its newline is read; one byte more is refused, once."""
+    monkeypatch.setattr(_reading, "MAX_LINE", 10)
+    monkeypatch.setattr(_reading, "_BLOCK", 4)
+    data = b"a" * 9 + b"\n" + b"b" * 10 + b"\n" + b"c" * 25 + b"\nlast"
+    assert _lines_in_blocks(data, None) == ["a" * 9, None, None, "last"]
+    # The twin: the longest line allowed, with no newline at the end of the file.
+    assert _lines_in_blocks(b"d" * 10, None) == ["d" * 10]
+    assert _lines_in_blocks(b"d" * 11, None) == [None]
+
+
+def test_two_records_on_one_line_are_one_line_that_is_not_json(tmp_path: Path) -> None:
+    """No record spans or splits lines: two objects on a line, or one over two, are skipped.
+
+    The twin: the records on lines of their own around them are kept.
+    """
+    path = tmp_path / "reports.jsonl"
+    line = json.dumps(good())
+    half = len(line) // 2
+    path.write_text(
+        f"{line}\n{line}{line}\n{line[:half]}\n{line[half:]}\n{line} {line}\n{line}\n",
+        encoding="utf-8",
+    )
+    reading = Reading()
+    read_path(str(path), reading)
+    assert len(reading.records) == 2
+    assert reading.skipped == {(str(path), "line is not JSON (a torn write?)"): 4}
+
+
+@pytest.mark.parametrize(
+    ("shared", "twin"),
+    [
+        ({"port": 8443.0}, {"port": 8443}),
+        ({"port": True}, {"port": 1}),
+        ({"version": True}, {"version": 1}),
+        ({"version": 1.0}, {"version": 1}),
+        ({"program": ["backup.py"]}, {"program": "backup.py"}),
+        ({"reasons": "self_signed"}, {"reasons": ["self_signed"]}),
+        ({"intermediates": "CN=x"}, {"intermediates": ["CN=x"]}),
+    ],
+)
+def test_a_key_is_made_only_of_values_no_other_type_equals(
+    shared: dict[str, Any], twin: dict[str, Any]
+) -> None:
+    """A value equal to a valid one but of another JSON type makes no key, or no hashable one."""
+    assert _reading.shared_key(good(**{"intermediates": [], **twin})) is not None
+    key = _reading.shared_key(good(**{"intermediates": [], **shared}))
+    if key is not None:
+        with pytest.raises(TypeError):
+            hash(key)
+
+
+def _journal_reference(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """Every SSLCUSTOMIZE_ field read one by one, as the reader did before its fast path."""
+    if entry.get("SYSLOG_IDENTIFIER") != "sslcustomize":
+        return None
+    record = {
+        key[len("SSLCUSTOMIZE_") :].lower(): _reading._journal_field(
+            key[len("SSLCUSTOMIZE_") :].lower(), value
+        )
+        for key, value in entry.items()
+        if key.startswith("SSLCUSTOMIZE_")
+    }
+    if "verdict" not in record:
+        return None
+    return record
+
+
+def test_journal_entries_read_as_every_field_one_by_one() -> None:
+    """The journal's fast path gives what validate reads of reading every field one by one.
+
+    Odd field names (lower case, a dotless i that upper-cases to I), numbers that int()
+    reads or not (``+443``, Arabic-Indic digits, a superscript two), repeated fields, bytes
+    as numbers, unknown fields.
+    """
+    import random
+
+    rng = random.Random(36)
+    kept = 0
+    names = ["VERDICT", "HOST", "PORT", "PID", "REASONS", "PROGRAM", "Host", "host", "P\u0131D",
+             "FOO", "CHAIN_SHA256", "VERSION", "MACHINE", "UID"]  # fmt: skip
+    values: list[Any] = ["rejected", "443", "+443", "\u0664\u0664\u0663", "\u00b2", "", "a",
+                         ["x", "y"], list(b"CN=a\nb"), [300, 1], "self_signed"]  # fmt: skip
+    for _ in range(2000):
+        entry: dict[str, Any] = {"SYSLOG_IDENTIFIER": "sslcustomize", "_UID": "7",
+                                 "SSLCUSTOMIZE_TIME": "2026-12-01T10:00:00+00:00"}  # fmt: skip
+        for _ in range(rng.randrange(6)):
+            entry["SSLCUSTOMIZE_" + rng.choice(names)] = rng.choice(values)
+        if rng.random() < 0.8:
+            entry["SSLCUSTOMIZE_VERDICT"] = "rejected"
+        expected = _journal_reference(entry)
+        got = _reading.record_from_journal(entry)
+        if expected is None:
+            assert got is None
+            continue
+        assert got is not None
+        expected.update(uid=7)
+        assert validate(got) == validate(expected), entry
+        kept += validate(got)[0] is not None
+    assert kept > 500  # the measure can fail: most entries are records

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,3 +92,19 @@ def test_a_private_directory_is_made_0700_and_trusted(tmp_path: Path) -> None:
     directory.chmod(0o755)
     assert private_directory(str(directory))
     assert directory.stat().st_mode & 0o777 == 0o700
+
+
+def test_atomic_write_takes_pieces_and_a_broken_one_leaves_the_old_file(tmp_path: Path) -> None:
+    """A page written in pieces is their text; one that raises leaves the old file whole."""
+    path = tmp_path / "page.html"
+    atomic_write(str(path), (piece for piece in ("<p>", "a" * 100_000, "</p>\n")))
+    assert path.read_text(encoding="utf-8") == "<p>" + "a" * 100_000 + "</p>\n"
+
+    def broken() -> Any:
+        yield "<p>half"
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        atomic_write(str(path), broken())
+    assert path.read_text(encoding="utf-8") == "<p>" + "a" * 100_000 + "</p>\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]
