@@ -304,3 +304,32 @@ def test_console_script_stops_quietly_when_its_reader_goes(tmp_path: Path) -> No
     assert proc.wait() in {1, 141}
     assert b"Traceback" not in err
     assert err.endswith(b"300 finding(s) in 300 file(s)\n") or proc.returncode == 141
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+@pytest.mark.parametrize("command", ["sslcustomize-lint", "sslcustomize lint"])
+def test_an_in_process_lint_gives_back_the_collector_as_it_found_it(
+    collecting: bool, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run switches the cyclic collector off; a caller in the same process gets it back."""
+    import gc
+
+    from sslcustomize._cli import main as sslcustomize_main
+    from sslcustomize_lint import main as lint_main
+
+    source = tmp_path / "weak.py"
+    source.write_text("import requests\nrequests.get(URL, verify=False)\n", encoding="utf-8")
+
+    def lint(arguments: list[str]) -> int:
+        if command == "sslcustomize-lint":
+            return lint_main(arguments)
+        return sslcustomize_main(["lint", *arguments])
+
+    try:
+        if not collecting:
+            gc.disable()
+        assert lint([str(source)]) == 1  # a finding: the lint ran
+        capsys.readouterr()
+        assert gc.isenabled() is collecting
+    finally:
+        gc.enable()

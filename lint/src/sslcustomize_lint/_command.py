@@ -216,7 +216,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         0 if clean, 1 if there are findings, 2 on a usage error.
     """
-    return _dispatch(argv)[0]
+    # An in-process caller gets the cyclic collector back as it found it: the run switches
+    # it off (the console script ends the process instead).
+    collecting = gc.isenabled()
+    try:
+        return _dispatch(argv)[0]
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def entrypoint() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import os
 import sys
@@ -143,8 +144,17 @@ _CLI_DEPENDENCIES = frozenset({"rich", "tomlkit", "platformdirs", "cryptography"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line and return its exit status."""
-    return _dispatch(argv)[0]
+    """Run the command line and return its exit status.
+
+    An in-process caller gets the cyclic collector back as it found it: ``lint`` and
+    ``report`` switch it off while they read (the console script ends the process instead).
+    """
+    collecting = gc.isenabled()
+    try:
+        return _dispatch(argv)[0]
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _missing_dependency(name: str) -> int:
