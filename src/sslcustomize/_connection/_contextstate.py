@@ -7,9 +7,12 @@ shared between threads, so each part has one owner and one rule:
 * ``runtime``, ``name``, ``decision``: what the context was made under. Set once, when the
   state is made (by the factory that builds the context); never changed; read without a lock.
 * ``recipe`` and ``policy_steps``: changed only through :meth:`ContextState.record` by the
-  context's own setters (and :meth:`~ContextState.add_policy_steps` by
-  :func:`~._contexts.load_anchors`), under this module's lock; the connection path reads
-  them once per connection.
+  context's own setters (and :meth:`~ContextState.add_policy_steps` and
+  :meth:`~ContextState.defer_anchors` by :func:`~._contexts.load_anchors`), under this
+  module's lock; the connection path reads them once per connection.
+* ``deferred``: the policy's anchors recorded in the recipe but not yet registered in the
+  context's own store (see :meth:`~ContextState.defer_anchors`); emptied only by
+  :meth:`~ContextState.load_deferred`, under the lock, once they are registered.
 * ``python_verifies``, ``library_matches_names``: set by the factory that builds the
   context, before any caller has it.
 * ``frozen``: set once, by :meth:`~sslcustomize.PolicyContext.freeze`; never unset.
@@ -27,6 +30,8 @@ from sslcustomize._support._locks import fork_safe_lock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sslcustomize._decision._decide import Decision
     from sslcustomize._runtime._runtime import Runtime
 
@@ -45,6 +50,7 @@ class ContextState:
 
     __slots__ = (
         "decision",
+        "deferred",
         "frozen",
         "library_matches_names",
         "name",
@@ -64,6 +70,7 @@ class ContextState:
         # its default ones, and whether Python's own factory would have verified at all (not
         # smtplib's _create_stdlib_context, gh-91826): report mode's floor (python_recipe).
         self.policy_steps: frozenset[Step] = frozenset()
+        self.deferred: tuple[Step, ...] = ()
         self.python_verifies = True
         self.frozen = False
         # urllib3 1.x switches OpenSSL's host name check off and matches the name itself
@@ -79,6 +86,39 @@ class ContextState:
         """Mark the steps recorded since the recipe was ``before`` as the policy's anchors."""
         with _lock:
             self.policy_steps |= frozenset(self.recipe) - frozenset(before)
+
+    def defer_anchors(self, steps: tuple[Step, ...]) -> None:
+        """Record ``steps`` (the policy's anchors) without registering them in the context yet.
+
+        They are in the recipe and among the policy's steps at once, so every engine and
+        verifier built from the context's settings loads them. The context's own store gets
+        them only when something reads it or connects on it (:meth:`load_deferred`): a context
+        made per connection (urllib3's) and connected on the runtime's engine never pays for
+        them. Until then its own store is empty, so a path that uses it without coming through
+        :meth:`load_deferred` verifies nothing as trusted: it refuses, never accepts.
+        """
+        with _lock:
+            recipe = self.recipe
+            for step in steps:
+                recipe = add_step(recipe, step)
+            added = frozenset(recipe) - frozenset(self.recipe)
+            self.recipe = recipe
+            self.policy_steps |= added
+            self.deferred = (*self.deferred, *(step for step in steps if step in added))
+
+    def load_deferred(self, load: Callable[[Step], object]) -> None:
+        """Register the deferred anchors with ``load`` (one step at a time), once.
+
+        Under the lock, so that a second thread that finds nothing deferred finds the store
+        complete. A step that fails stays deferred (with those after it) and its error
+        propagates: the store lacks it, which refuses, never accepts.
+        """
+        if not self.deferred:  # read without the lock: a tuple, replaced whole
+            return
+        with _lock:
+            while self.deferred:
+                load(self.deferred[0])
+                self.deferred = self.deferred[1:]
 
     def python_recipe(self) -> tuple[Step, ...] | None:
         """Return report mode's floor, or ``None`` when Python would not verify at all.
