@@ -16,6 +16,8 @@ shared between threads, so each part has one owner and one rule:
 * ``python_verifies``, ``library_matches_names``: set by the factory that builds the
   context, before any caller has it.
 * ``frozen``: set once, by :meth:`~sslcustomize.PolicyContext.freeze`; never unset.
+* ``last``: what the last connection on an engine read and was given (see
+  :meth:`~ContextState.remembered`); replaced whole by the connection path, never changed.
 
 The connection path (:mod:`._connect`) gets the state from the context it wraps for and
 reads it through this small API; no other module reads a context's private attributes.
@@ -30,9 +32,10 @@ from sslcustomize._support._locks import fork_safe_lock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Hashable
 
     from sslcustomize._decision._decide import Decision
+    from sslcustomize._decision._plan import Plan
     from sslcustomize._runtime._runtime import Runtime
 
 __all__ = ["ContextState"]
@@ -51,7 +54,9 @@ class ContextState:
     __slots__ = (
         "decision",
         "deferred",
+        "floor",
         "frozen",
+        "last",
         "library_matches_names",
         "name",
         "policy_steps",
@@ -72,6 +77,9 @@ class ContextState:
         self.policy_steps: frozenset[Step] = frozenset()
         self.deferred: tuple[Step, ...] = ()
         self.python_verifies = True
+        # python_recipe() of the recipe it was made from (the same tuple while nothing changes).
+        self.floor: tuple[tuple[Step, ...], bool, tuple[Step, ...]] | None = None
+        self.last: tuple[Hashable, Plan, ssl.SSLContext] | None = None
         self.frozen = False
         # urllib3 1.x switches OpenSSL's host name check off and matches the name itself
         # after the handshake: that is not the code opting out (see _inject._urllib3).
@@ -130,7 +138,29 @@ class ContextState:
         """
         if not self.python_verifies:
             return None
-        recipe = self.recipe
-        if self.policy_steps:
-            recipe = add_step(recipe, ("load_default_certs", (ssl.Purpose.SERVER_AUTH,)))
-        return recipe
+        recipe, policy = self.recipe, bool(self.policy_steps)
+        floor = self.floor
+        if floor is not None and floor[0] is recipe and floor[1] is policy:
+            return floor[2]  # the same tuple each time: an engine's key compares it by identity
+        made = recipe
+        if policy:
+            made = add_step(recipe, ("load_default_certs", (ssl.Purpose.SERVER_AUTH,)))
+        self.floor = (recipe, policy, made)
+        return made
+
+    def remembered(self, key: Hashable) -> tuple[Plan, ssl.SSLContext] | None:
+        """Return the plan and engine of the last connection if it had the same ``key``.
+
+        ``key`` holds everything the plan and the engine are a function of (the decision, the
+        settings read, the target, the leaves learnt, the trust generation): a context that
+        connects again with the same settings, as a library's shared context does at every
+        connection, reuses them without hashing its settings into the runtime's caches again.
+        """
+        last = self.last
+        if last is not None and last[0] == key:
+            return last[1], last[2]
+        return None
+
+    def remember(self, key: Hashable, plan: Plan, engine: ssl.SSLContext) -> None:
+        """Keep the plan and engine of a connection made with ``key`` (see :meth:`remembered`)."""
+        self.last = (key, plan, engine)

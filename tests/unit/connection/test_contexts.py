@@ -518,3 +518,38 @@ def test_a_connection_on_the_context_itself_registers_its_anchors(
     client = memory_handshake(context, server_context, "localhost")
     assert client._sslobj._raw.context is context  # type: ignore[attr-defined]
     assert not context_state(context).deferred
+
+
+def test_a_context_connecting_again_unchanged_reuses_its_plan_and_engine(
+    write_policy: WritePolicy, ca_file: Path, server_context: ssl.SSLContext
+) -> None:
+    """The same settings read again: the last connection's plan and engine, no lookup."""
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    context = ssl.create_default_context()
+    assert isinstance(context, PolicyContext)
+    first = memory_handshake(context, server_context, "localhost")
+    remembered = context_state(context).last
+    second = memory_handshake(context, server_context, "localhost")
+    assert remembered is not None
+    assert context_state(context).last is remembered
+    assert second._sslobj._raw.context is first._sslobj._raw.context is remembered[2]  # type: ignore[attr-defined]
+
+
+def test_a_change_after_a_connection_is_never_met_with_the_last_engine(
+    write_policy: WritePolicy, ca_file: Path, test_ca: trustme.CA
+) -> None:
+    """A stricter setting made since the last connection holds (TLS 1.3 against a 1.2 server)."""
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    test_ca.issue_cert("localhost").configure_cert(server)
+    server.maximum_version = ssl.TLSVersion.TLSv1_2
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    context = ssl.create_default_context()
+    assert isinstance(context, PolicyContext)
+    assert memory_handshake(context, server, "localhost")
+    context.minimum_version = ssl.TLSVersion.TLSv1_3
+    with pytest.raises(ssl.SSLError, match=r"VERSION|PROTOCOL"):
+        memory_handshake(context, server, "localhost")
+    context._msg_callback = lambda *_: None
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    own = memory_handshake(context, server, "localhost")
+    assert own._sslobj._raw.context is context  # type: ignore[attr-defined]

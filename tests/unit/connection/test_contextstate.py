@@ -106,3 +106,26 @@ def test_a_step_that_fails_to_load_stays_deferred() -> None:
         state.load_deferred(load)
     assert loaded == [ANCHOR_A]
     assert state.deferred == (ANCHOR_B,)
+
+
+def test_the_floor_is_one_tuple_while_the_recipe_stays() -> None:
+    """python_recipe() gives the same tuple until the recipe changes (an engine key's identity)."""
+    state = _state()
+    state.defer_anchors((ANCHOR_A,))
+    first = state.python_recipe()
+    assert first is state.python_recipe()
+    state.record(("set_ciphers", ("HIGH",)))
+    second = state.python_recipe()
+    assert second is not first
+    assert second is not None
+    assert ("set_ciphers", ("HIGH",)) in second
+
+
+def test_the_last_connection_is_remembered_for_its_key_only() -> None:
+    """remembered() returns the last plan and engine for an equal key, nothing for another."""
+    state = _state()
+    assert state.remembered(("key", 1)) is None
+    plan, engine = object(), ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    state.remember(("key", 1), plan, engine)  # type: ignore[arg-type]
+    assert state.remembered(("key", 1)) == (plan, engine)
+    assert state.remembered(("key", 2)) is None
