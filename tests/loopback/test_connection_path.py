@@ -1362,3 +1362,111 @@ def test_the_first_handshake_loads_no_typing(world: World, mode: str) -> None:
     assert recorded[0] == "OK"
     assert "'sslcustomize._report._recording'" in recorded[1]
     assert [r["verdict"] for r in _records(sink)] == ["opt_out"]
+
+
+# --- 16. The policy's anchors in a context's own store: registered when it is used -------------
+
+OWN_STORE = """
+import _ssl, asyncio
+port, path = int(args[0]), args[1]
+def debug(*_):
+    pass  # a debugging callback: the connection runs on the caller's own context
+def own_socket():
+    ctx = ssl.create_default_context()
+    ctx._msg_callback = debug
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        with ctx.wrap_socket(raw, server_hostname="localhost") as tls:
+            assert tls._sslobj._raw.context is ctx
+            tls.sendall(b"x\\n"); tls.recv(3)
+def own_asyncio():
+    async def go():
+        ctx = ssl.create_default_context()
+        ctx._msg_callback = debug
+        reader, writer = await asyncio.open_connection(
+            "127.0.0.1", port, ssl=ctx, server_hostname="localhost")
+        assert writer.get_extra_info("ssl_object")._sslobj._raw.context is ctx
+        writer.write(b"x\\n"); await reader.readline()
+        writer.close(); await writer.wait_closed()
+    asyncio.run(go())
+def moved():
+    first = ssl.create_default_context()
+    first._msg_callback = debug
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        with first.wrap_socket(raw, server_hostname="localhost",
+                               do_handshake_on_connect=False) as tls:
+            tls.context = ssl.create_default_context()  # a fresh one: nothing registered yet
+            tls.do_handshake()
+            tls.sendall(b"x\\n"); tls.recv(3)
+def direct():
+    # Past the policy: the context handed to _ssl itself, its store read first.
+    ctx = ssl.create_default_context()
+    ctx.get_ca_certs()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        tls = _ssl._SSLContext._wrap_socket(ctx, raw, False, "localhost")
+        tls.do_handshake()
+        tls.write(b"x\\n"); tls.read(3)
+print(outcome({"own_socket": own_socket, "own_asyncio": own_asyncio, "moved": moved,
+               "direct": direct}[path]))
+"""
+
+
+@pytest.mark.parametrize("path", ["own_socket", "own_asyncio", "moved", "direct"])
+@pytest.mark.parametrize("target", ["attacker", "real"])
+def test_a_store_used_by_the_context_itself_has_the_policys_anchors(
+    world: World, path: str, target: str
+) -> None:
+    """Where a context's own store verifies, it trusts the policy's anchors and nothing else.
+
+    The policy's anchors are registered in a context only when its store is read or a
+    connection is made on it rather than on the runtime's engine: a debugging callback keeps
+    a connection on the caller's context (over a socket and asyncio's memory BIOs), a
+    connection can be moved to a fresh context before its handshake, and code can read the
+    store and hand the context to ``_ssl`` itself. The real server is reached on each; the
+    attacker's (its own CA, a valid name) never gets a byte.
+    """
+    real_port, real, _ = world.server(world.ca, "localhost")
+    evil_port, evil, _ = world.server(world.attacker_ca, "localhost")
+    policy = world.policy(f"""
+        version = 1
+        trust = ["{world.ca_file}"]
+        """)
+    port = evil_port if target == "attacker" else real_port
+    [line] = client(OWN_STORE, policy, port, path)
+    if target == "real":
+        assert line == "OK"
+        assert real.received == [b"x\n"]
+    else:
+        assert line.startswith("REJECTED"), line
+        assert evil.received in ([], [b""])
+
+
+def test_a_context_handed_to_ssl_directly_refuses_until_its_store_is_read(world: World) -> None:
+    """Past the policy, a context whose anchors were never registered refuses every server.
+
+    Its own store is empty: even the real server is refused (fail closed), and the
+    attacker's never accepted; once code reads the store, the real server is reached.
+    """
+    real_port, real, _ = world.server(world.ca, "localhost")
+    evil_port, evil, _ = world.server(world.attacker_ca, "localhost")
+    policy = world.policy(f"""
+        version = 1
+        trust = ["{world.ca_file}"]
+        """)
+    code = """
+    import _ssl
+    ctx = ssl.create_default_context()
+    def direct(port):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            tls = _ssl._SSLContext._wrap_socket(ctx, raw, False, "localhost")
+            tls.do_handshake()
+            tls.write(b"x\\n"); tls.read(3)
+    for port in map(int, args):
+        print(outcome(lambda: direct(port)))
+    ctx.cert_store_stats()
+    for port in map(int, args):
+        print(outcome(lambda: direct(port)))
+    """
+    lines = client(code, policy, real_port, evil_port)
+    assert lines == ["REJECTED native", "REJECTED native", "OK", "REJECTED native"]
+    assert real.received == [b"x\n"]
+    assert evil.received == []

@@ -35,6 +35,7 @@ from sslcustomize.exceptions import (
 # The first handshake of a hooked process imports this module: not typing (see _notyping).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from sslcustomize._connection._contextstate import ContextState
@@ -281,8 +282,25 @@ class _Call:
         except Exception:  # noqa: BLE001 - the caller's own context verifies as well
             return None
 
+    def prepare(self, prepare: Callable[[ssl.SSLContext], None], context: ssl.SSLContext) -> None:
+        """Complete ``context``'s own store before connecting on it; a failure is a rejection.
+
+        A trust source that cannot be loaded any more leaves the store without it: refused
+        here, with the reason, rather than by a handshake against an incomplete store.
+        """
+        try:
+            prepare(context)
+        except Exception as error:
+            refusal = _refusal(self.decision, unjudgeable(error), (), self.host, self.port)
+            raise refusal from error
+
     def make(
-        self, context: ssl.SSLContext, settings: Settings, plan: Plan, engine: ssl.SSLContext
+        self,
+        context: ssl.SSLContext,
+        settings: Settings,
+        plan: Plan,
+        engine: ssl.SSLContext,
+        prepare: Callable[[ssl.SSLContext], None],
     ) -> Gate:
         """Create the connection on ``engine``, behind a gate that judges it as ``plan`` says."""
         connection = _Connection(self.runtime, settings, plan, engine)
@@ -299,8 +317,13 @@ class _Call:
             explain=connection.explain,
             remember=connection.remember,
             admit=connection.admit,
+            prepare=prepare,
             resumed_from=offered,
         )
+
+
+def _nothing_to_prepare(context: ssl.SSLContext) -> None:
+    """Leave ``context`` as it is (a caller without deferred anchors)."""
 
 
 def connect(
@@ -313,6 +336,7 @@ def connect(
     owner: Any = None,
     session: Any = None,
     target: Target | None = None,
+    prepare: Callable[[ssl.SSLContext], None] = _nothing_to_prepare,
 ) -> Gate:
     """Create a client connection of ``context`` under the policy it was made under.
 
@@ -325,6 +349,9 @@ def connect(
         owner: The ``SSLSocket``/``SSLObject`` being made.
         session: A session the caller offers for resumption.
         target: Where the connection goes, as its hook stated it (the proxy it goes through).
+        prepare: Makes a context's own store complete (registers the policy's deferred
+            anchors) before a connection is made on it: this one when no engine carries the
+            connection, or one the connection is moved to (``SSLSocket.context``).
 
     Raises:
         CertificateRejected: The policy cannot verify this connection as it must.
@@ -340,6 +367,16 @@ def connect(
     settings = settings_of(context, state.recipe, state.python_recipe())
     if state.library_matches_names and settings.verify_mode == ssl.CERT_REQUIRED:
         settings = replace(settings, check_hostname=True)  # the policy checks it as well
+    # What the plan and the engine are a function of: the same as the last connection's (a
+    # library's shared context), they are the last connection's. A debugging callback set
+    # since keeps a connection off the warm engine (see _warm_engine_fits).
+    leaves = call.runtime.leaves(call.decision.exception)
+    generation = call.runtime.generation()
+    key = (call.decision, settings, call.host, port, leaves, generation)
+    remembered = state.remembered(key)
+    if remembered is not None and getattr(context, "_msg_callback", None) is None:
+        plan, engine = remembered
+        return call.make(context, settings, plan, engine, prepare)
     plan = call.plan(settings)
     engine = context
     if plan.engine is not None:
@@ -351,7 +388,11 @@ def connect(
         warm = call.warm_engine(settings, plan.verify)
         if warm is not None:
             engine, plan = warm, replace(plan, engine=plan.verify, judge=False)
-    return call.make(context, settings, plan, engine)
+    if engine is context:
+        call.prepare(prepare, context)
+    elif not plan.decision.pins:  # a pinned server's leaves are learnt during call.plan
+        state.remember(key, plan, engine)
+    return call.make(context, settings, plan, engine, prepare)
 
 
 def _warm_engine_fits(

@@ -7,12 +7,17 @@ shared between threads, so each part has one owner and one rule:
 * ``runtime``, ``name``, ``decision``: what the context was made under. Set once, when the
   state is made (by the factory that builds the context); never changed; read without a lock.
 * ``recipe`` and ``policy_steps``: changed only through :meth:`ContextState.record` by the
-  context's own setters (and :meth:`~ContextState.add_policy_steps` by
-  :func:`~._contexts.load_anchors`), under this module's lock; the connection path reads
-  them once per connection.
+  context's own setters (and :meth:`~ContextState.add_policy_steps` and
+  :meth:`~ContextState.defer_anchors` by :func:`~._contexts.load_anchors`), under this
+  module's lock; the connection path reads them once per connection.
+* ``deferred``: the policy's anchors recorded in the recipe but not yet registered in the
+  context's own store (see :meth:`~ContextState.defer_anchors`); emptied only by
+  :meth:`~ContextState.load_deferred`, under the lock, once they are registered.
 * ``python_verifies``, ``library_matches_names``: set by the factory that builds the
   context, before any caller has it.
 * ``frozen``: set once, by :meth:`~sslcustomize.PolicyContext.freeze`; never unset.
+* ``last``: what the last connection on an engine read and was given (see
+  :meth:`~ContextState.remembered`); replaced whole by the connection path, never changed.
 
 The connection path (:mod:`._connect`) gets the state from the context it wraps for and
 reads it through this small API; no other module reads a context's private attributes.
@@ -27,7 +32,10 @@ from sslcustomize._support._locks import fork_safe_lock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Hashable
+
     from sslcustomize._decision._decide import Decision
+    from sslcustomize._decision._plan import Plan
     from sslcustomize._runtime._runtime import Runtime
 
 __all__ = ["ContextState"]
@@ -45,7 +53,10 @@ class ContextState:
 
     __slots__ = (
         "decision",
+        "deferred",
+        "floor",
         "frozen",
+        "last",
         "library_matches_names",
         "name",
         "policy_steps",
@@ -64,7 +75,11 @@ class ContextState:
         # its default ones, and whether Python's own factory would have verified at all (not
         # smtplib's _create_stdlib_context, gh-91826): report mode's floor (python_recipe).
         self.policy_steps: frozenset[Step] = frozenset()
+        self.deferred: tuple[Step, ...] = ()
         self.python_verifies = True
+        # python_recipe() of the recipe it was made from (the same tuple while nothing changes).
+        self.floor: tuple[tuple[Step, ...], bool, tuple[Step, ...]] | None = None
+        self.last: tuple[Hashable, Plan, ssl.SSLContext] | None = None
         self.frozen = False
         # urllib3 1.x switches OpenSSL's host name check off and matches the name itself
         # after the handshake: that is not the code opting out (see _inject._urllib3).
@@ -80,6 +95,39 @@ class ContextState:
         with _lock:
             self.policy_steps |= frozenset(self.recipe) - frozenset(before)
 
+    def defer_anchors(self, steps: tuple[Step, ...]) -> None:
+        """Record ``steps`` (the policy's anchors) without registering them in the context yet.
+
+        They are in the recipe and among the policy's steps at once, so every engine and
+        verifier built from the context's settings loads them. The context's own store gets
+        them only when something reads it or connects on it (:meth:`load_deferred`): a context
+        made per connection (urllib3's) and connected on the runtime's engine never pays for
+        them. Until then its own store is empty, so a path that uses it without coming through
+        :meth:`load_deferred` verifies nothing as trusted: it refuses, never accepts.
+        """
+        with _lock:
+            recipe = self.recipe
+            for step in steps:
+                recipe = add_step(recipe, step)
+            added = frozenset(recipe) - frozenset(self.recipe)
+            self.recipe = recipe
+            self.policy_steps |= added
+            self.deferred = (*self.deferred, *(step for step in steps if step in added))
+
+    def load_deferred(self, load: Callable[[Step], object]) -> None:
+        """Register the deferred anchors with ``load`` (one step at a time), once.
+
+        Under the lock, so that a second thread that finds nothing deferred finds the store
+        complete. A step that fails stays deferred (with those after it) and its error
+        propagates: the store lacks it, which refuses, never accepts.
+        """
+        if not self.deferred:  # read without the lock: a tuple, replaced whole
+            return
+        with _lock:
+            while self.deferred:
+                load(self.deferred[0])
+                self.deferred = self.deferred[1:]
+
     def python_recipe(self) -> tuple[Step, ...] | None:
         """Return report mode's floor, or ``None`` when Python would not verify at all.
 
@@ -90,7 +138,29 @@ class ContextState:
         """
         if not self.python_verifies:
             return None
-        recipe = self.recipe
-        if self.policy_steps:
-            recipe = add_step(recipe, ("load_default_certs", (ssl.Purpose.SERVER_AUTH,)))
-        return recipe
+        recipe, policy = self.recipe, bool(self.policy_steps)
+        floor = self.floor
+        if floor is not None and floor[0] is recipe and floor[1] is policy:
+            return floor[2]  # the same tuple each time: an engine's key compares it by identity
+        made = recipe
+        if policy:
+            made = add_step(recipe, ("load_default_certs", (ssl.Purpose.SERVER_AUTH,)))
+        self.floor = (recipe, policy, made)
+        return made
+
+    def remembered(self, key: Hashable) -> tuple[Plan, ssl.SSLContext] | None:
+        """Return the plan and engine of the last connection if it had the same ``key``.
+
+        ``key`` holds everything the plan and the engine are a function of (the decision, the
+        settings read, the target, the leaves learnt, the trust generation): a context that
+        connects again with the same settings, as a library's shared context does at every
+        connection, reuses them without hashing its settings into the runtime's caches again.
+        """
+        last = self.last
+        if last is not None and last[0] == key:
+            return last[1], last[2]
+        return None
+
+    def remember(self, key: Hashable, plan: Plan, engine: ssl.SSLContext) -> None:
+        """Keep the plan and engine of a connection made with ``key`` (see :meth:`remembered`)."""
+        self.last = (key, plan, engine)

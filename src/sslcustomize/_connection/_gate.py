@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     Remember: TypeAlias = Callable[["Gate", Any], None]
     # admit(gate, session) -> whether a session offered before the handshake may be resumed.
     Admit: TypeAlias = Callable[["Gate", Any], bool]
+    # prepare(context): complete a context's own store before a connection moves onto it.
+    Prepare: TypeAlias = Callable[[ssl.SSLContext], None]
 
 __all__ = ["Gate", "GateState"]
 
@@ -49,8 +51,8 @@ class GateState(enum.Enum):
 
 
 _OWN = frozenset(
-    ("_raw", "_caller_context", "_judge", "_explain", "_remember", "_admit", "_state",
-     "_rejection", "_chain", "resumed_from")
+    ("_raw", "_caller_context", "_judge", "_explain", "_remember", "_admit", "_prepare",
+     "_state", "_rejection", "_chain", "resumed_from")
 )  # fmt: skip
 
 
@@ -73,10 +75,12 @@ class Gate:
         explain: Explain,
         remember: Remember,
         admit: Admit,
+        prepare: Prepare | None = None,
         resumed_from: object = None,
     ) -> None:
         """Guard ``raw``, made for ``caller_context``; ``judge`` runs once after the handshake."""
         set_ = object.__setattr__
+        set_(self, "_prepare", prepare)
         set_(self, "_raw", raw)
         set_(self, "_caller_context", caller_context)
         set_(self, "_judge", judge)
@@ -176,6 +180,8 @@ class Gate:
         # on an engine stays there: its plan (a pinned leaf as the only anchor, an exception's
         # CA) would otherwise give way to whatever the new context trusts.
         if self._raw.context is self._caller_context:
+            if self._prepare is not None:
+                self._prepare(value)  # its own store complete: the policy's anchors registered
             self._raw.context = value
         object.__setattr__(self, "_caller_context", value)
 

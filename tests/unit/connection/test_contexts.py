@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import _ssl
 import ssl
 import sys
 import types
 from pathlib import Path
+from typing import cast
 
 import pytest
 import trustme
@@ -428,3 +430,126 @@ def test_an_unjudgeable_native_failure_keeps_openssls_words(
         memory_handshake(ssl.create_default_context(), server_context, "localhost")
     assert caught.value.reasons == ("unknown_issuer",)
     assert caught.value.verify_code == 20
+
+
+class _Direct:
+    """Hand a context to ``_ssl`` directly, past the policy context's ``_wrap_bio``."""
+
+    def __init__(self, context: ssl.SSLContext) -> None:
+        self.context = context
+
+    def wrap_bio(
+        self, incoming: ssl.MemoryBIO, outgoing: ssl.MemoryBIO, server_hostname: str | None
+    ) -> object:
+        return _ssl._SSLContext._wrap_bio(  # type: ignore[attr-defined]
+            self.context, incoming, outgoing, False, server_hostname
+        )
+
+
+def _direct_handshake(context: ssl.SSLContext, server: ssl.SSLContext) -> object:
+    return memory_handshake(cast("ssl.SSLContext", _Direct(context)), server, "localhost")
+
+
+def test_policy_anchors_wait_until_the_store_is_used(
+    write_policy: WritePolicy, ca_file: Path, server_context: ssl.SSLContext
+) -> None:
+    """A context connected on the engine never registers the policy's anchors in its store.
+
+    The engine trusts them (they are in the recipe); the context's own store stays without
+    them, so a path past the policy (the context handed to ``_ssl`` directly) refuses even
+    the legitimate server. Reading the store registers them: the same path then accepts it.
+    """
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    context = ssl.create_default_context()
+    assert isinstance(context, PolicyContext)
+    state = context_state(context)
+    assert state.deferred
+    assert set(state.deferred) <= state.policy_steps
+    assert set(state.deferred) <= set(state.recipe)
+    assert memory_handshake(context, server_context, "localhost")  # on the engine
+    assert state.deferred  # still not registered: nothing read or used the store
+    with pytest.raises(ssl.SSLCertVerificationError, match="unable to get local issuer"):
+        _direct_handshake(context, server_context)
+    context.cert_store_stats()
+    assert not state.deferred
+    assert _direct_handshake(context, server_context)
+
+
+@pytest.mark.parametrize("reader", ["get_ca_certs", "cert_store_stats"])
+def test_reading_the_store_registers_the_policys_anchors(
+    write_policy: WritePolicy, ca_file: Path, reader: str
+) -> None:
+    """get_ca_certs() and cert_store_stats() see the store the policy's anchors are in."""
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    context = ssl.create_default_context()
+    assert isinstance(context, PolicyContext)
+    getattr(context, reader)()
+    assert not context_state(context).deferred
+
+
+def test_an_unregistered_store_never_accepts_a_mitm(
+    write_policy: WritePolicy, ca_file: Path
+) -> None:
+    """The attacker's server is refused on the engine, past the policy, and once registered."""
+    attacker = trustme.CA()
+    evil = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    attacker.issue_cert("localhost").configure_cert(evil)
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    context = ssl.create_default_context()
+    with pytest.raises(sslcustomize.CertificateRejected):
+        memory_handshake(context, evil, "localhost")
+    with pytest.raises(ssl.SSLCertVerificationError):
+        _direct_handshake(context, evil)
+    context.get_ca_certs()
+    with pytest.raises(ssl.SSLCertVerificationError):
+        _direct_handshake(context, evil)
+    with pytest.raises(sslcustomize.CertificateRejected):
+        memory_handshake(context, evil, "localhost")
+
+
+def test_a_connection_on_the_context_itself_registers_its_anchors(
+    write_policy: WritePolicy, ca_file: Path, server_context: ssl.SSLContext
+) -> None:
+    """A connection no engine carries (a debugging callback) runs on a complete store."""
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    context = ssl.create_default_context()
+    assert isinstance(context, PolicyContext)
+    context._msg_callback = lambda *_: None
+    client = memory_handshake(context, server_context, "localhost")
+    assert client._sslobj._raw.context is context  # type: ignore[attr-defined]
+    assert not context_state(context).deferred
+
+
+def test_a_context_connecting_again_unchanged_reuses_its_plan_and_engine(
+    write_policy: WritePolicy, ca_file: Path, server_context: ssl.SSLContext
+) -> None:
+    """The same settings read again: the last connection's plan and engine, no lookup."""
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    context = ssl.create_default_context()
+    assert isinstance(context, PolicyContext)
+    first = memory_handshake(context, server_context, "localhost")
+    remembered = context_state(context).last
+    second = memory_handshake(context, server_context, "localhost")
+    assert remembered is not None
+    assert context_state(context).last is remembered
+    assert second._sslobj._raw.context is first._sslobj._raw.context is remembered[2]  # type: ignore[attr-defined]
+
+
+def test_a_change_after_a_connection_is_never_met_with_the_last_engine(
+    write_policy: WritePolicy, ca_file: Path, test_ca: trustme.CA
+) -> None:
+    """A stricter setting made since the last connection holds (TLS 1.3 against a 1.2 server)."""
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    test_ca.issue_cert("localhost").configure_cert(server)
+    server.maximum_version = ssl.TLSVersion.TLSv1_2
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    context = ssl.create_default_context()
+    assert isinstance(context, PolicyContext)
+    assert memory_handshake(context, server, "localhost")
+    context.minimum_version = ssl.TLSVersion.TLSv1_3
+    with pytest.raises(ssl.SSLError, match=r"VERSION|PROTOCOL"):
+        memory_handshake(context, server, "localhost")
+    context._msg_callback = lambda *_: None
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    own = memory_handshake(context, server, "localhost")
+    assert own._sslobj._raw.context is context  # type: ignore[attr-defined]

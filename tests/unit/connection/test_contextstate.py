@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ssl
 
+import pytest
+
 from sslcustomize._connection._contextstate import ContextState
 from sslcustomize._policy._model import Policy
 from sslcustomize._runtime._runtime import Runtime
@@ -53,3 +55,77 @@ def test_no_floor_where_python_would_not_verify() -> None:
     state = _state()
     state.python_verifies = False
     assert state.python_recipe() is None
+
+
+ANCHOR_A = ("load_verify_locations", (None, "/anchors/a", None))
+ANCHOR_B = ("load_verify_locations", ("/anchors/b.pem", None, None))
+
+
+def test_deferred_anchors_are_recorded_as_the_policys_at_once() -> None:
+    """Deferred: in the recipe and the policy's steps (engines load them), not yet in the store."""
+    state = _state()
+    state.defer_anchors((ANCHOR_A, ANCHOR_B))
+    assert state.recipe == (ANCHOR_A, ANCHOR_B)
+    assert state.policy_steps == {ANCHOR_A, ANCHOR_B}
+    assert state.deferred == (ANCHOR_A, ANCHOR_B)
+
+
+def test_an_anchor_the_caller_loaded_itself_is_not_deferred_again() -> None:
+    """A step already recorded (so already in the store) is neither deferred nor the policy's."""
+    state = _state()
+    state.record(ANCHOR_A)
+    state.defer_anchors((ANCHOR_A, ANCHOR_B))
+    assert state.deferred == (ANCHOR_B,)
+    assert state.policy_steps == {ANCHOR_B}
+
+
+def test_deferred_anchors_are_loaded_once() -> None:
+    """load_deferred registers each step once; a second call finds nothing to do."""
+    state = _state()
+    state.defer_anchors((ANCHOR_A, ANCHOR_B))
+    loaded: list[object] = []
+    state.load_deferred(loaded.append)
+    state.load_deferred(loaded.append)
+    assert loaded == [ANCHOR_A, ANCHOR_B]
+    assert state.deferred == ()
+    assert state.recipe == (ANCHOR_A, ANCHOR_B)
+
+
+def test_a_step_that_fails_to_load_stays_deferred() -> None:
+    """A failing step raises and stays deferred with those after it: the store never gains it."""
+    state = _state()
+    state.defer_anchors((ANCHOR_A, ANCHOR_B))
+    loaded: list[object] = []
+
+    def load(step: object) -> None:
+        if step == ANCHOR_B:
+            raise OSError("gone")
+        loaded.append(step)
+
+    with pytest.raises(OSError, match="gone"):
+        state.load_deferred(load)
+    assert loaded == [ANCHOR_A]
+    assert state.deferred == (ANCHOR_B,)
+
+
+def test_the_floor_is_one_tuple_while_the_recipe_stays() -> None:
+    """python_recipe() gives the same tuple until the recipe changes (an engine key's identity)."""
+    state = _state()
+    state.defer_anchors((ANCHOR_A,))
+    first = state.python_recipe()
+    assert first is state.python_recipe()
+    state.record(("set_ciphers", ("HIGH",)))
+    second = state.python_recipe()
+    assert second is not first
+    assert second is not None
+    assert ("set_ciphers", ("HIGH",)) in second
+
+
+def test_the_last_connection_is_remembered_for_its_key_only() -> None:
+    """remembered() returns the last plan and engine for an equal key, nothing for another."""
+    state = _state()
+    assert state.remembered(("key", 1)) is None
+    plan, engine = object(), ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    state.remember(("key", 1), plan, engine)  # type: ignore[arg-type]
+    assert state.remembered(("key", 1)) == (plan, engine)
+    assert state.remembered(("key", 2)) is None
