@@ -41,6 +41,7 @@ __all__ = [
     "FTP_FILE_NAME",
     "IO_TIMEOUT",
     "ServerAddress",
+    "serve_each",
     "serve_ftps",
     "serve_https",
     "serve_imap",
@@ -745,7 +746,7 @@ def _relay(client: socket.socket, host: str, port: int, ready: bytes) -> None:
         back.join(10)
 
 
-def _serve_each(listener: socket.socket, handle: Callable[[socket.socket], None]) -> None:
+def serve_each(listener: socket.socket, handle: Callable[[socket.socket], None]) -> None:
     """Accept connections on ``listener`` in a thread, each handled in a thread of its own."""
 
     def serve() -> None:
@@ -787,7 +788,7 @@ def connect_proxy() -> Iterator[tuple[str, list[str]]]:
             tunnelled.append(target)
             _relay(client, host, int(port), b"HTTP/1.1 200 Connection established\r\n\r\n")
 
-    _serve_each(listener, tunnel)
+    serve_each(listener, tunnel)
     try:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}", tunnelled
     finally:
@@ -835,7 +836,7 @@ def socks5_proxy() -> Iterator[tuple[str, list[str]]]:
             tunnelled.append(f"{host}:{port}")
             _relay(client, host, port, b"\x05\x00\x00\x01" + bytes(6))
 
-    _serve_each(listener, tunnel)
+    serve_each(listener, tunnel)
     try:
         yield f"socks5://127.0.0.1:{listener.getsockname()[1]}", tunnelled
     finally:

@@ -19,7 +19,6 @@ import ssl
 import subprocess
 import sys
 import textwrap
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from _pki import TestPKI
+from _servers import serve_each
 
 SECRET = b"secret-password"
 
@@ -57,16 +57,8 @@ class Recorder:
     def start(self) -> int:
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(64)
-        threading.Thread(target=self._serve, daemon=True).start()
+        serve_each(self.sock, self._handle)
         return int(self.sock.getsockname()[1])
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
 
     def _handle(self, conn: socket.socket) -> None:
         conn.settimeout(10)

@@ -25,7 +25,7 @@ import pytest
 
 import _pki
 from _fixtures import WritePolicy, first_context_modules, run_python
-from _servers import server_context
+from _servers import serve_each, server_context
 from sslcustomize._policy._hosts import parse_host_pattern
 from sslcustomize._policy._read import parse_policy
 from sslcustomize.exceptions import PolicyError
@@ -239,15 +239,7 @@ class _Recorder:
         self.received: list[bytes] = []
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self.listener.getsockname()[1])
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                raw, _ = self.listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._handle, args=(raw,), daemon=True).start()
+        serve_each(self.listener, self._handle)
 
     def _handle(self, raw: socket.socket) -> None:
         raw.settimeout(10)
