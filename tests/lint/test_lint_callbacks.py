@@ -7,8 +7,7 @@ its safe twin that must stay silent.
 from __future__ import annotations
 
 import pytest
-
-from sslcustomize_lint import LintResult, lint_source
+from _lint_source import findings_of
 
 _HEAD = (
     "import functools\nimport ssl\nfrom OpenSSL import SSL\n"
@@ -19,11 +18,8 @@ _HEAD = (
 
 def _found(body: str) -> set[tuple[str, int]]:
     """Lint ``body`` after the shared imports; return (code, line) with lines of ``body``."""
-    result = LintResult()
-    lint_source((_HEAD + body).encode(), "client.py", result)
-    assert not result.errors
     offset = _HEAD.count("\n")
-    return {(f.code, f.line - offset) for f in result.findings}
+    return {(code, line - offset) for code, line in findings_of(_HEAD + body, "client.py")}
 
 
 _FACTORY = """\
@@ -189,7 +185,4 @@ PIN_CASES = [
 @pytest.mark.parametrize(("source", "expected"), PIN_CASES)
 def test_pinning_is_not_an_opt_out(source: str, expected: set[tuple[str, int]]) -> None:
     """Chain verification off where a pin is checked instead is silent; unchecked, reported."""
-    result = LintResult()
-    lint_source(source.encode(), "pinned.py", result)
-    assert not result.errors
-    assert {(f.code, f.line) for f in result.findings} == expected
+    assert findings_of(source, "pinned.py") == expected

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from sslcustomize_lint import LintResult, lint_source
+from _lint_source import findings_of
 
 _LATE_NAME_CHECK = """\
 import ssl
@@ -53,10 +52,7 @@ LATE_NAME_CHECKS = [
 @pytest.mark.parametrize(("source", "expected"), LATE_NAME_CHECKS)
 def test_late_name_check_is_not_an_opt_out(source: str, expected: set[tuple[str, int]]) -> None:
     """``check_hostname = False`` where the class or function matches the name itself later."""
-    result = LintResult()
-    lint_source(source.encode(), "late.py", result)
-    assert not result.errors
-    assert {(f.code, f.line) for f in result.findings} == expected
+    assert findings_of(source, "late.py") == expected
 
 
 _PIN_IN_CLASS = """\
@@ -96,10 +92,7 @@ PINS_IN_CLASSES = [
 @pytest.mark.parametrize(("source", "expected"), PINS_IN_CLASSES)
 def test_pin_checked_in_another_method(source: str, expected: set[tuple[str, int]]) -> None:
     """Verification off in a class that compares the peer's digest after the handshake."""
-    result = LintResult()
-    lint_source(source.encode(), "pinned.py", result)
-    assert not result.errors
-    assert {(f.code, f.line) for f in result.findings} == expected
+    assert findings_of(source, "pinned.py") == expected
 
 
 _SWALLOWED = """\
@@ -130,7 +123,4 @@ def test_late_name_check_that_swallows_its_failure_is_no_check(
         + _SWALLOWED.format(caught=caught, then=then)
         + "    return conn\n"
     )
-    result = LintResult()
-    lint_source(source.encode(), "late.py", result)
-    assert not result.errors
-    assert {(f.code, f.line) for f in result.findings} == expected
+    assert findings_of(source, "late.py") == expected

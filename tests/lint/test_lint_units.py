@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _lint_source import findings_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,14 +67,6 @@ def test_findings_name_the_scoped_fix() -> None:
             word in rule.fix
             for word in ("sslcustomize trust", "CA", "create_legacy_context", "--cacert", "pin")
         ), rule.code
-
-
-def _findings_of(source: str) -> set[tuple[str, int]]:
-    """Lint ``source`` as one file; return its findings as (code, line), after no error."""
-    result = LintResult()
-    lint_source(source.encode(), "x.py", result)
-    assert not result.errors
-    return {(f.code, f.line) for f in result.findings}
 
 
 def _every_place(low: bytes) -> list[tuple[int, int]]:
@@ -826,7 +819,7 @@ _HELD_OUT_4_TO_6 = [
 @pytest.mark.parametrize(("source", "expected"), _HELD_OUT_4_TO_6)
 def test_shapes_found_by_held_out_families(source: str, expected: set[tuple[str, int]]) -> None:
     """The shapes the fourth to sixth held-out families found missing are reported, once."""
-    assert _findings_of(source) == expected
+    assert findings_of(source) == expected
 
 
 def test_weak_protocol_given_by_position_to_get_server_certificate() -> None:
@@ -922,7 +915,7 @@ def test_shapes_found_by_held_out_families_9_to_11(
     source: str, expected: set[tuple[str, int]]
 ) -> None:
     """The shapes the ninth to eleventh held-out families found missing are reported, once."""
-    assert _findings_of(source) == expected
+    assert findings_of(source) == expected
 
 
 _HELD_OUT_14_TO_15 = [
@@ -966,7 +959,7 @@ def test_shapes_found_by_held_out_families_14_to_15(
     source: str, expected: set[tuple[str, int]]
 ) -> None:
     """The shapes the fourteenth and fifteenth held-out families found missing are reported."""
-    assert _findings_of(source) == expected
+    assert findings_of(source) == expected
 
 
 _HELD_OUT_17_TO_21 = [
@@ -1043,7 +1036,7 @@ def test_shapes_found_by_held_out_families_17_to_21(
     source: str, expected: set[tuple[str, int]]
 ) -> None:
     """The shapes the seventeenth to twenty-first held-out families found wrong are fixed."""
-    assert _findings_of(source) == expected
+    assert findings_of(source) == expected
 
 
 _HELD_OUT_22_TO_25 = [
@@ -1154,7 +1147,7 @@ def test_shapes_found_by_held_out_families_22_to_25(
     source: str, expected: set[tuple[str, int]]
 ) -> None:
     """The shapes the twenty-second to twenty-fifth held-out families found missing are fixed."""
-    assert _findings_of(source) == expected
+    assert findings_of(source) == expected
 
 
 def test_every_url_flag_holds_a_word_that_opens_the_url_search() -> None:
@@ -1263,7 +1256,7 @@ _RULE_SUITE_FILES = [
 @pytest.mark.parametrize(("source", "expected"), _RULE_SUITE_FILES)
 def test_shapes_from_the_rule_suites_own_files(source: str, expected: set[tuple[str, int]]) -> None:
     """Each shape is reported where it is written, and its look-alikes are not."""
-    assert _findings_of(source) == expected
+    assert findings_of(source) == expected
 
 
 # Shapes the independent held-out families 27-29 found missing (issue 24).
@@ -1318,7 +1311,7 @@ def test_shapes_found_by_held_out_families_27_to_29(
     source: str, expected: set[tuple[str, int]]
 ) -> None:
     """The shapes the twenty-seventh to twenty-ninth held-out families found missing are fixed."""
-    assert _findings_of(source) == expected
+    assert findings_of(source) == expected
 
 
 # Shapes the independent held-out families 30-31 found missing (issue 24).
@@ -1385,7 +1378,7 @@ def test_shapes_found_by_held_out_families_30_to_31(
     source: str, expected: set[tuple[str, int]]
 ) -> None:
     """The shapes the thirtieth and thirty-first held-out families found missing are fixed."""
-    assert _findings_of(source) == expected
+    assert findings_of(source) == expected
 
 
 def test_a_settings_table_with_a_rule_word_is_kept_in_a_cut_file(
