@@ -207,23 +207,35 @@ def test_extract_reads_the_pinned_commit_not_the_tree(tmp_path: Path) -> None:
 
 
 def test_every_real_label_file_is_well_formed_and_the_split_is_the_seeded_draw() -> None:
-    """Round 1 held out exactly the seeded draw; round 2 is seven new projects, all held out."""
+    """Round 1 held out exactly the seeded draw; rounds 2 and 3 are new projects, all held out.
+
+    Rounds before the fresh one have had their misses read ("seen"); only the last is fresh.
+    """
     projects = realcode.load_projects(LABELS)
     names = sorted(p.name for p in projects)
     assert names == sorted(path.stem for path in LABELS.glob("*.toml"))
     assert all("split_seed = 36" in path.read_text() for path in LABELS.glob("*.toml"))
+    assert realcode.FRESH_ROUND == 3
     first = [p for p in projects if p.heldout_round == 1]
     first_names = sorted(p.name for p in first)
     assert len(first) == 20
     held = sorted(random.Random(36).sample(first_names, round(len(first_names) / 3)))
     assert sorted(p.name for p in first if p.split == "held-out") == held
     assert {p.report_set for p in first if p.split == "held-out"} == {"held-out (seen)"}
-    fresh = [p for p in projects if p.heldout_round == 2]
+    second = [p for p in projects if p.heldout_round == 2]
+    fresh = [p for p in projects if p.heldout_round == 3]
+    assert len(second) >= 7
     assert len(fresh) >= 7
-    assert len(fresh) + len(first) == len(projects)
+    assert len(fresh) + len(second) + len(first) == len(projects)
+    assert {(p.split, p.report_set) for p in second} == {("held-out", "held-out (seen)")}
     assert {(p.split, p.report_set) for p in fresh} == {("held-out", "held-out (fresh)")}
-    assert not {p.repo for p in fresh} & {p.repo for p in first}  # new repositories
-    assert sum(1 for p in fresh for site in p.sites if site.label in "ab") >= 20
+    earlier = {p.repo for p in first} | {p.repo for p in second}
+    assert not {p.repo for p in second} & {p.repo for p in first}  # new repositories
+    assert not {p.repo for p in fresh} & earlier
+    assert sum(1 for p in second for site in p.sites if site.label in "ab") >= 20
+    fresh_labels = [site.label for p in fresh for site in p.sites]
+    assert sum(1 for label in fresh_labels if label in "ab") >= 25
+    assert {"a", "b"} <= set(fresh_labels)  # both kinds, so both recalls mean something
     for project in projects:
         assert all(site.reason for site in project.sites), project.name
 
@@ -234,6 +246,9 @@ def test_the_held_out_round_sorts_a_project_into_seen_or_fresh(tmp_path: Path) -
     path.write_text(FAKE)
     assert realcode.load_project(path).report_set == "held-out (seen)"
     path.write_text(FAKE.replace("split_seed = 1", "split_seed = 1\nheldout_round = 2"))
+    assert realcode.load_project(path).report_set == "held-out (seen)"
+    fresh = f"split_seed = 1\nheldout_round = {realcode.FRESH_ROUND}"
+    path.write_text(FAKE.replace("split_seed = 1", fresh))
     assert realcode.load_project(path).report_set == "held-out (fresh)"
     path.write_text(FAKE.replace('split = "held-out"', 'split = "tuning"'))
     assert realcode.load_project(path).report_set == "tuning"
