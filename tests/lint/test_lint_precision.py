@@ -1,0 +1,82 @@
+"""Precision on real code (issue 36): shapes that look like weakenings and are not.
+
+Each shape is written from its description, a few lines, beside its twin that must still be
+reported: code only Python 2 runs, a weak default that every caller overrides, a pin or a late
+host-name check that covers only what reaches the sink, callbacks resolved through the class.
+"""
+
+from __future__ import annotations
+
+import pytest
+from _lint_source import findings_of
+
+_LEGACY_HEAD = "import ssl\nimport sys\n"
+_WRAP = "        return ssl.wrap_socket(sock, cert_reqs=ssl.CERT_NONE)\n"
+_MODERN = "        return ssl.create_default_context().wrap_socket(sock, server_hostname=host)\n"
+
+
+def _legacy(prelude: str, test: str, *, legacy_in_body: bool = True) -> str:
+    """A connect function whose ``if TEST:`` chooses between a legacy and a modern path."""
+    first, second = (_WRAP, _MODERN) if legacy_in_body else (_MODERN, _WRAP)
+    return (
+        f"{_LEGACY_HEAD}{prelude}\ndef connect(sock, host):\n    if {test}:\n{first}"
+        f"    else:\n{second}"
+    )
+
+
+_TRY_FLAG = (
+    "try:\n    from ssl import create_default_context\n    HAS_CONTEXT = True\n"
+    "except ImportError:\n    HAS_CONTEXT = False\n"
+)
+
+PYTHON2_ONLY = [
+    pytest.param("", 'not hasattr(ssl, "SSLContext")', True, id="hasattr"),
+    pytest.param("", "sys.version_info < (3,)", True, id="version-info"),
+    pytest.param("", "sys.version_info[0] == 2", True, id="version-major-index"),
+    pytest.param("", "sys.version_info.major < 3", True, id="version-major-attr"),
+    pytest.param("", "sys.version_info >= (3, 0)", False, id="version-at-least-3"),
+    pytest.param("PY2 = sys.version_info[0] == 2\n", "PY2", True, id="module-py2"),
+    pytest.param("from six import PY3\n", "PY3", False, id="six-py3"),
+    pytest.param("import six\n", "six.PY2", True, id="six-attribute"),
+    pytest.param("from .compat import is_py2\n", "is_py2", True, id="compat-module"),
+    pytest.param(_TRY_FLAG, "not HAS_CONTEXT", True, id="try-import-flag"),
+    pytest.param(_TRY_FLAG, "HAS_CONTEXT", False, id="try-import-flag-else"),
+    pytest.param("", 'not hasattr(ssl, "SSLContext") or sys.version_info < (3,)', True, id="or"),
+]
+
+
+@pytest.mark.parametrize(("prelude", "test", "legacy_in_body"), PYTHON2_ONLY)
+def test_legacy_path_only_python2_takes_is_silent(
+    prelude: str, test: str, *, legacy_in_body: bool
+) -> None:
+    """``ssl.wrap_socket(cert_reqs=CERT_NONE)`` where only Python 2 goes weakens nothing run."""
+    assert findings_of(_legacy(prelude, test, legacy_in_body=legacy_in_body)) == set()
+
+
+PYTHON3_TOO = [
+    # the twin of each: the legacy call on the path Python 3 takes
+    pytest.param("", 'hasattr(ssl, "SSLContext")', id="hasattr"),
+    pytest.param("", "sys.version_info >= (3,)", id="version-info"),
+    pytest.param("PY3 = sys.version_info[0] == 3\n", "PY3", id="module-py3"),
+    pytest.param(_TRY_FLAG, "HAS_CONTEXT", id="try-import-flag"),
+    # a test that differs between Python 3 versions decides nothing
+    pytest.param("", "sys.version_info < (3, 12)", id="minor-version"),
+    pytest.param("", 'not hasattr(ssl, "PROTOCOL_TLS_CLIENT")', id="newer-name"),
+    # a flag whose ``try`` imports something else too may be false on Python 3
+    pytest.param(
+        "try:\n    import certifi\n    from ssl import create_default_context\n    OK = True\n"
+        "except ImportError:\n    OK = False\n",
+        "not OK",
+        id="try-other-import",
+    ),
+    # one operand of ``and`` decided, the other not: undecided
+    pytest.param("", 'hasattr(ssl, "SSLContext") and sock.legacy', id="and-undecided"),
+]
+
+
+@pytest.mark.parametrize(("prelude", "test"), PYTHON3_TOO)
+def test_legacy_call_on_a_path_python3_takes_is_reported(prelude: str, test: str) -> None:
+    """The same call where Python 3 may go is reported (SSC205)."""
+    source = _legacy(prelude, test)
+    line = source.splitlines().index(_WRAP.rstrip("\n")) + 1
+    assert ("SSC205", line) in findings_of(source)
