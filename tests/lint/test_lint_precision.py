@@ -80,3 +80,64 @@ def test_legacy_call_on_a_path_python3_takes_is_reported(prelude: str, test: str
     source = _legacy(prelude, test)
     line = source.splitlines().index(_WRAP.rstrip("\n")) + 1
     assert ("SSC205", line) in findings_of(source)
+
+
+_HELPER = (
+    "import ssl\n\n{exports}"
+    "class _Context:\n"
+    "    def __init__(self, cafile=None, check_hostname=False):\n"
+    "        self.check_hostname = check_hostname\n"
+    "\n"
+    "    def get(self):\n"
+    "        context = ssl.create_default_context()\n"
+    "        context.check_hostname = self.check_hostname\n"
+    "        return context\n"
+    "\n"
+    "class Connection:\n"
+    "    def __init__(self, cafile=None, ssl_check_hostname=True):\n"
+    "        self.tls: _Context = {call}\n"
+)
+
+
+def _helper(call: str, exports: str = "") -> tuple[str, int]:
+    """The helper module with one construction; the line of the weak default."""
+    source = _HELPER.format(call=call, exports=exports)
+    line = next(
+        n for n, text in enumerate(source.splitlines(), 1) if "check_hostname=False" in text
+    )
+    return source, line
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param("_Context(cafile, check_hostname=ssl_check_hostname)", id="keyword"),
+        pytest.param("_Context(cafile, ssl_check_hostname)", id="position"),
+    ],
+)
+def test_weak_default_every_call_gives_is_silent(call: str) -> None:
+    """A helper's ``check_hostname=False`` that every construction in the module replaces."""
+    source, _ = _helper(call)
+    assert findings_of(source) == set()
+
+
+@pytest.mark.parametrize(
+    ("call", "exports"),
+    [
+        pytest.param("_Context(cafile)", "", id="one-call-leaves-it"),
+        pytest.param("_Context(cafile, **ssl_check_hostname)", "", id="kwargs"),
+        pytest.param("_Context(*ssl_check_hostname)", "", id="star-args"),
+        pytest.param("_Context(cafile, ssl_check_hostname)", "__all__ = ['_Context']\n", id="all"),
+        pytest.param("None\n        self.factory = _Context\n", "", id="passed-on"),
+        pytest.param("None\n", "", id="never-called"),
+        pytest.param(
+            "_Context(cafile, ssl_check_hostname)\n\nclass Child(_Context):\n    pass\n",
+            "",
+            id="subclassed",
+        ),
+    ],
+)
+def test_weak_default_some_caller_may_get_is_reported(call: str, exports: str) -> None:
+    """The default is reported when a call, or a caller the module cannot see, may leave it."""
+    source, line = _helper(call, exports)
+    assert ("SSC202", line) in findings_of(source)
