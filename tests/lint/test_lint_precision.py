@@ -7,8 +7,13 @@ host-name check that covers only what reaches the sink, callbacks resolved throu
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from _lint_source import findings_of
+
+from sslcustomize_lint import lint_files
+from sslcustomize_lint._files import discover
 
 _LEGACY_HEAD = "import ssl\nimport sys\n"
 _WRAP = "        return ssl.wrap_socket(sock, cert_reqs=ssl.CERT_NONE)\n"
@@ -100,8 +105,14 @@ _HELPER = (
 
 
 def _helper(call: str, exports: str = "") -> tuple[str, int]:
-    """The helper module with one construction; the line of the weak default."""
-    source = _HELPER.format(call=call, exports=exports)
+    """The helper module with one construction; the line of the weak default.
+
+    ``exports`` ``_Context = None`` names the class ``Context`` instead: public, so callers
+    in other modules may get its default.
+    """
+    source = _HELPER.format(call=call, exports="" if exports == "_Context = None\n" else exports)
+    if exports == "_Context = None\n":
+        source = source.replace("_Context", "Context")
     line = next(
         n for n, text in enumerate(source.splitlines(), 1) if "check_hostname=False" in text
     )
@@ -128,6 +139,7 @@ def test_weak_default_every_call_gives_is_silent(call: str) -> None:
         pytest.param("_Context(cafile, **ssl_check_hostname)", "", id="kwargs"),
         pytest.param("_Context(*ssl_check_hostname)", "", id="star-args"),
         pytest.param("_Context(cafile, ssl_check_hostname)", "__all__ = ['_Context']\n", id="all"),
+        pytest.param("_Context(cafile, ssl_check_hostname)", "_Context = None\n", id="public"),
         pytest.param("None\n        self.factory = _Context\n", "", id="passed-on"),
         pytest.param("None\n", "", id="never-called"),
         pytest.param(
@@ -141,3 +153,23 @@ def test_weak_default_some_caller_may_get_is_reported(call: str, exports: str) -
     """The default is reported when a call, or a caller the module cannot see, may leave it."""
     source, line = _helper(call, exports)
     assert ("SSC202", line) in findings_of(source)
+
+
+@pytest.mark.parametrize(
+    ("offered", "reported"),
+    [("__all__ = ['Connection']\n", False), ("__all__ = ['Connection', 'Context']\n", True)],
+)
+def test_public_helper_left_out_of_the_package_all_is_internal(
+    tmp_path: Path, offered: str, *, reported: bool
+) -> None:
+    """A public-looking helper that the package's ``__all__`` does not offer is internal."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(offered, encoding="utf-8")
+    source, line = _helper("_Context(cafile, ssl_check_hostname)", "_Context = None\n")
+    (package / "connection.py").write_text(source, encoding="utf-8")
+    found, _ = discover([str(package)])
+    result = lint_files(found, jobs=1)
+    assert not result.errors
+    codes = {(f.code, f.line) for f in result.findings if f.path.endswith("connection.py")}
+    assert (("SSC202", line) in codes) is reported

@@ -847,7 +847,7 @@ class AnalyzerCore:
         Read from the whole file: a call may sit in a function the cut left out.
         """
         if self._given_defaults is None:
-            self._given_defaults = overridden_defaults(self._whole_tree())
+            self._given_defaults = overridden_defaults(self._whole_tree(), self.path)
         return self._given_defaults
 
     def weaken(self, state: ContextState | None, code: str, node: ast.AST) -> None:

@@ -10,6 +10,8 @@ where they pass it.
 from __future__ import annotations
 
 import ast
+import os
+from functools import lru_cache
 
 __all__ = ["overridden_defaults"]
 
@@ -83,13 +85,45 @@ def _annotations(tree: ast.Module) -> list[ast.expr]:
     return notes
 
 
-def overridden_defaults(tree: ast.Module) -> set[tuple[int, int]]:
+@lru_cache(maxsize=256)
+def _package_exports(directory: str) -> frozenset[str] | None:
+    """The ``__all__`` of the package ``__init__.py`` in ``directory``; None without one."""
+    try:
+        with open(os.path.join(directory, "__init__.py"), "rb") as init:
+            source = init.read()
+    except OSError:
+        return None
+    if b"__all__" not in source:
+        return None
+    try:
+        return frozenset(_exported(ast.parse(source)))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _internal(name: str, tree: ast.Module, path: str | None) -> bool:
+    """Tell whether a module-level name is evidently not offered to other modules' callers.
+
+    Left out of the module's ``__all__``; without one, ``_``-prefixed or left out of its
+    package's ``__all__`` (``redis.asyncio`` lists what it offers).
+    """
+    exported = _exported(tree)
+    if exported:
+        return name not in exported
+    if name.startswith("_"):
+        return True
+    package = _package_exports(os.path.dirname(os.path.abspath(path))) if path else None
+    return package is not None and name not in package
+
+
+def overridden_defaults(tree: ast.Module, path: str | None = None) -> set[tuple[int, int]]:
     """Return where the defaults are (line, column + 1) that no call of the module leaves.
 
-    Of a module-level function or class that the module calls by its name at least once and
-    uses in no other way (not passed on, subclassed, rebound or exported in ``__all__``:
-    another caller may then exist), a parameter every such call gives, by keyword or by
-    position, with no ``*args`` or ``**kwargs`` that could stand for it.
+    Of a module-level function or class that is internal (``_internal``: a public one has
+    callers elsewhere), that the module calls by its name at least once and uses in no other
+    way (not passed on, subclassed or rebound: another caller may then exist), a parameter
+    every such call gives, by keyword or by position, with no ``*args`` or ``**kwargs`` that
+    could stand for it.
     """
     signatures = {}
     for stmt in tree.body:
@@ -110,11 +144,10 @@ def overridden_defaults(tree: ast.Module) -> set[tuple[int, int]]:
         for node in ast.walk(tree)
         if isinstance(node, ast.Name) and node.id in calls and id(node) not in callee_ids
     }
-    other_uses |= _exported(tree)
     positions: set[tuple[int, int]] = set()
     for name, (positional, defaults) in signatures.items():
         made = calls[name]
-        if not made or name in other_uses:
+        if not made or name in other_uses or not _internal(name, tree, path):
             continue
         if any(isinstance(a, ast.Starred) for call in made for a in call.args) or any(
             k.arg is None for call in made for k in call.keywords
