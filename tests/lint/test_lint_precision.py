@@ -155,6 +155,135 @@ def test_weak_default_some_caller_may_get_is_reported(call: str, exports: str) -
     assert ("SSC202", line) in findings_of(source)
 
 
+_PIN = "        if hashlib.sha256(conn.getpeercert(True)).hexdigest() != self.pin:\n"
+_PIN += "            raise ssl.SSLError(host)\n"
+_NAME = "        ssl.match_hostname(conn.getpeercert(), host)\n"
+_OFF = (
+    "        ctx = ssl.create_default_context()\n"
+    "        ctx.check_hostname = False\n"
+    "        ctx.verify_mode = ssl.CERT_NONE\n"
+)
+
+
+def _dispatcher(check: str) -> str:
+    """A class with a checked path and a plain one, chosen by a third method."""
+    return (
+        "import hashlib\nimport ssl\n\nclass Client:\n"
+        "    def _checked(self, sock, host):\n"
+        f"{_OFF}        conn = ctx.wrap_socket(sock, server_hostname=host)\n{check}"
+        "        return conn\n\n"
+        "    def _plain(self, sock, host):\n"
+        f"{_OFF}        return ctx.wrap_socket(sock, server_hostname=host)\n\n"
+        "    def connect(self, sock, host):\n"
+        "        if self.pin:\n            return self._checked(sock, host)\n"
+        "        return self._plain(sock, host)\n"
+    )
+
+
+def _lines_of(source: str, text: str) -> list[int]:
+    return [n for n, line in enumerate(source.splitlines(), 1) if text in line]
+
+
+@pytest.mark.parametrize("check", [pytest.param(_PIN, id="pin"), pytest.param(_NAME, id="name")])
+def test_check_in_one_path_of_a_class_leaves_the_plain_path_reported(check: str) -> None:
+    """A pin or a late name match in one method does not excuse a sibling that has none."""
+    source = _dispatcher(check)
+    off = _lines_of(source, "check_hostname = False")
+    found = findings_of(source)
+    assert ("SSC202", off[0]) not in found  # the checked path
+    assert ("SSC202", off[1]) in found  # the plain one
+
+
+def _helper_class(check: str, *, plain_user: bool) -> str:
+    """A method that makes the context, and a caller that checks after the handshake."""
+    other = (
+        "    def probe(self, sock, host):\n"
+        "        return self._context().wrap_socket(sock, server_hostname=host)\n"
+        if plain_user
+        else ""
+    )
+    return (
+        "import hashlib\nimport ssl\n\nclass Client:\n"
+        f"    def _context(self):\n{_OFF}        return ctx\n\n"
+        "    def connect(self, sock, host):\n"
+        "        conn = self._context().wrap_socket(sock, server_hostname=host)\n"
+        f"{check}        return conn\n\n{other}"
+    )
+
+
+@pytest.mark.parametrize("check", [pytest.param(_PIN, id="pin"), pytest.param(_NAME, id="name")])
+def test_helper_whose_every_caller_checks_after_it_is_silent(check: str) -> None:
+    """``_context()`` is covered by the check its only caller makes after the handshake."""
+    source = _helper_class(check, plain_user=False)
+    if check == _NAME:  # a late name match moves the name check, not the chain's
+        source = source.replace("        ctx.verify_mode = ssl.CERT_NONE\n", "")
+    assert findings_of(source) == set()
+
+
+@pytest.mark.parametrize("check", [pytest.param(_PIN, id="pin"), pytest.param(_NAME, id="name")])
+def test_helper_with_a_caller_that_does_not_check_is_reported(check: str) -> None:
+    """The same helper also used by a method without the check: reported."""
+    source = _helper_class(check, plain_user=True)
+    assert ("SSC202", _lines_of(source, "check_hostname = False")[0]) in findings_of(source)
+
+
+def _kept_context(*, plain_user: bool) -> str:
+    """``__init__`` keeps a context on ``self``; a method pins it; maybe another does not."""
+    other = (
+        "    def send(self, sock, host):\n"
+        "        return self.ctx.wrap_socket(sock, server_hostname=host)\n"
+        if plain_user
+        else ""
+    )
+    return (
+        "import hashlib\nimport ssl\n\nclass Client:\n"
+        "    def __init__(self, pin):\n        self.pin = pin\n"
+        "        self.ctx = ssl.create_default_context()\n"
+        "        self.ctx.check_hostname = False\n"
+        "        self.ctx.verify_mode = ssl.CERT_NONE\n\n"
+        "    def connect(self, sock, host):\n"
+        f"        conn = self.ctx.wrap_socket(sock, server_hostname=host)\n{_PIN}"
+        f"        return conn\n\n{other}"
+    )
+
+
+def test_context_kept_on_self_for_a_pinning_method_is_silent() -> None:
+    """The pin compared by the one method that uses the kept context covers ``__init__``."""
+    assert findings_of(_kept_context(plain_user=False)) == set()
+
+
+def test_context_kept_on_self_for_a_plain_method_too_is_reported() -> None:
+    """Another method uses the same context without the pin: ``__init__``'s lines report."""
+    source = _kept_context(plain_user=True)
+    assert ("SSC202", _lines_of(source, "check_hostname = False")[0]) in findings_of(source)
+
+
+def _module_helper(*, plain_user: bool) -> str:
+    """Module functions: a context maker and a caller that matches the name afterwards."""
+    other = (
+        "def probe(sock, host):\n    return _context().wrap_socket(sock, server_hostname=host)\n"
+        if plain_user
+        else ""
+    )
+    return (
+        "import ssl\n\ndef _context():\n    ctx = ssl.create_default_context()\n"
+        "    ctx.check_hostname = False\n    return ctx\n\n"
+        "def connect(sock, host):\n"
+        "    conn = _context().wrap_socket(sock, server_hostname=host)\n"
+        "    ssl.match_hostname(conn.getpeercert(), host)\n    return conn\n\n" + other
+    )
+
+
+@pytest.mark.parametrize(("plain_user", "reported"), [(False, False), (True, True)])
+def test_module_helper_is_covered_only_by_callers_that_check(
+    *, plain_user: bool, reported: bool
+) -> None:
+    """A module function's helper: silent when its only caller matches the name after it."""
+    source = _module_helper(plain_user=plain_user)
+    line = _lines_of(source, "check_hostname = False")[0]
+    assert (("SSC202", line) in findings_of(source)) is reported
+
+
 @pytest.mark.parametrize(
     ("offered", "reported"),
     [("__all__ = ['Connection']\n", False), ("__all__ = ['Connection', 'Context']\n", True)],
