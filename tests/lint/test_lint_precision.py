@@ -302,3 +302,68 @@ def test_public_helper_left_out_of_the_package_all_is_internal(
     assert not result.errors
     codes = {(f.code, f.line) for f in result.findings if f.path.endswith("connection.py")}
     assert (("SSC202", line) in codes) is reported
+
+
+_VERIFYING = "        return ok\n"
+_ACCEPTING = "        return True\n"
+
+
+def _two_classes(first: str, second: str, user: str, base: str = "", last: str = "") -> str:
+    """Two classes of one file, each with a verify callback ``cb``; ``user`` calls ``self.cb``.
+
+    ``last``: a third class's ``cb`` after them (the file's last ``cb``).
+    """
+    source = "from OpenSSL import SSL\n\n"
+    for name, body in (("First", first), ("Second", second), ("Third", last)):
+        parent = f"({base})" if base and name == "Second" else ""
+        source += f"class {name}{parent}:\n    kind = {name!r}\n"
+        if body:
+            source += f"    def cb(self, conn, cert, errno, depth, ok):\n{body}\n"
+        if name == user:
+            source += "    def connect(self, ctx):\n"
+            source += "        ctx.set_verify(SSL.VERIFY_PEER, self.cb)\n"
+        source += "\n"
+    return source
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "user", "reported"),
+    [
+        # the user's own ``cb`` verifies; the file's last ``cb`` (another class's) accepts all
+        pytest.param(_VERIFYING, _ACCEPTING, "First", False, id="own-verifies"),
+        # twin: the user's own ``cb`` accepts all; the last one in the file verifies
+        pytest.param(_ACCEPTING, _VERIFYING, "First", True, id="own-accepts"),
+        pytest.param(_VERIFYING, _ACCEPTING, "Second", True, id="last-accepts"),
+    ],
+)
+def test_self_callback_resolves_through_its_own_class(
+    first: str, second: str, user: str, *, reported: bool
+) -> None:
+    """``self.cb`` is the calling class's method, not the file's last ``cb``."""
+    source = _two_classes(first, second, user)
+    line = _lines_of(source, "set_verify")[0]
+    assert (("SSC208", line) in findings_of(source)) is reported
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "reported"),
+    [
+        # the subclass has no ``cb``: its base's, which accepts all
+        pytest.param(_ACCEPTING, "", True, id="inherited-accepts"),
+        # the subclass overrides the base's accepting ``cb`` with one that verifies
+        pytest.param(_ACCEPTING, _VERIFYING, False, id="override-verifies"),
+    ],
+)
+@pytest.mark.parametrize(
+    "last", [pytest.param("", id="alone"), pytest.param(_VERIFYING, id="last")]
+)
+def test_self_callback_resolves_through_bases_of_the_file(
+    first: str, second: str, last: str, *, reported: bool
+) -> None:
+    """Without its own ``cb``, a class's ``self.cb`` is its base's (a class of the file).
+
+    With ``last``, a later unrelated class's ``cb`` that verifies is not the one used.
+    """
+    source = _two_classes(first, second, "Second", base="First", last=last)
+    line = _lines_of(source, "set_verify")[0]
+    assert (("SSC208", line) in findings_of(source)) is reported

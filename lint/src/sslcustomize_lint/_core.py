@@ -17,6 +17,7 @@ from sslcustomize_lint import _tables as t
 from sslcustomize_lint._callbacks import (
     _FunctionNode,
     _keyword_value,
+    _method_through_class,
 )
 from sslcustomize_lint._commands import Token, tokens_of
 from sslcustomize_lint._evaluation import (
@@ -1002,6 +1003,15 @@ class AnalyzerCore:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
                 result = node
         return result
+
+    def method_named(self, receiver: str, name: str) -> _FunctionNode | None:
+        """Return the method ``receiver.name`` is, through its class when this file has it.
+
+        ``self.cb`` in a method, ``cls.cb``, ``Verifier.cb``: that class's (or a base's of this
+        file) definition; another receiver: the file's last function of that name.
+        """
+        known, method = _method_through_class(self._whole_tree(), receiver, name, self.function)
+        return method if known else self.function_named(name)
 
     def lookup(self, name: str) -> Value:
         """Return what a name is bound to, innermost scope first."""
