@@ -367,3 +367,26 @@ def test_self_callback_resolves_through_bases_of_the_file(
     source = _two_classes(first, second, "Second", base="First", last=last)
     line = _lines_of(source, "set_verify")[0]
     assert (("SSC208", line) in findings_of(source)) is reported
+
+
+@pytest.mark.parametrize(
+    ("options", "reported"),
+    [
+        # OP_LEGACY_SERVER_CONNECT, by bit and by name, alone or OR-ed
+        ("0x4", True),
+        ("SSL.OP_LEGACY_SERVER_CONNECT", True),
+        ("SSL.OP_NO_COMPRESSION | 0x4", True),
+        ("0x40000", True),
+        # twins: options that weaken nothing (no compression, no tickets, bit 0x8)
+        ("SSL.OP_NO_COMPRESSION", False),
+        ("SSL.OP_NO_TICKET | 0x8", False),
+    ],
+)
+def test_legacy_server_connect_is_unsafe_renegotiation(options: str, *, reported: bool) -> None:
+    """``set_options(0x4)``: a client that renegotiates with servers that lack RFC 5746."""
+    source = (
+        "from OpenSSL import SSL\n\ndef context():\n"
+        "    ctx = SSL.Context(SSL.TLS_CLIENT_METHOD)\n"
+        f"    ctx.set_options({options})\n    return ctx\n"
+    )
+    assert (("SSC703", 5) in findings_of(source)) is reported
