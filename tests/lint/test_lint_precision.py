@@ -155,6 +155,31 @@ def test_weak_default_some_caller_may_get_is_reported(call: str, exports: str) -
     assert ("SSC202", line) in findings_of(source)
 
 
+def _early_return(test: str, then: str = _MODERN) -> str:
+    """``if TEST: <then>`` without ``else``, and the legacy call after it."""
+    return f"{_LEGACY_HEAD}\ndef connect(sock, host):\n    if {test}:\n{then}{_WRAP[4:]}"
+
+
+def test_legacy_call_after_a_python3_return_is_silent() -> None:
+    """``if hasattr(ssl, "SSLContext"): return ...`` leaves the rest to Python 2."""
+    assert findings_of(_early_return('hasattr(ssl, "SSLContext")')) == set()
+
+
+@pytest.mark.parametrize(
+    ("test", "then"),
+    [
+        # twins: a return only some Python 3 versions take; a branch that does not return
+        pytest.param("sys.version_info >= (3, 12)", _MODERN, id="minor-version"),
+        pytest.param('hasattr(ssl, "SSLContext")', "        sock.settimeout(5)\n", id="no-return"),
+    ],
+)
+def test_legacy_call_after_a_branch_python3_may_leave_is_reported(test: str, then: str) -> None:
+    """The legacy call after a branch that Python 3 may not take, or may leave, is reported."""
+    source = _early_return(test, then)
+    line = source.splitlines().index(_WRAP[4:].rstrip("\n")) + 1
+    assert ("SSC205", line) in findings_of(source)
+
+
 _PIN = "        if hashlib.sha256(conn.getpeercert(True)).hexdigest() != self.pin:\n"
 _PIN += "            raise ssl.SSLError(host)\n"
 _NAME = "        ssl.match_hostname(conn.getpeercert(), host)\n"

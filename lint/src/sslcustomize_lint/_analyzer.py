@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from sslcustomize_lint import _tables as t
 from sslcustomize_lint._callbacks import (
+    _always_returns,
     _FunctionNode,
 )
 from sslcustomize_lint._checks_clients import ClientChecks
@@ -184,6 +185,16 @@ class Analyzer(AnalyzerCore):
         """Visit statements in order, so that bindings see earlier assignments."""
         for stmt in body:
             self.visit(stmt)
+            if type(stmt) is ast.If and not stmt.orelse and self._python3_returns(stmt):
+                break  # ``if hasattr(ssl, "SSLContext"): return ...``: the rest is Python 2's
+
+    def _python3_returns(self, node: ast.If) -> bool:
+        """Tell whether every Python 3 takes an ``if`` whose body always returns."""
+        if not _always_returns(node.body):
+            return False
+        if self._python3_flags is None:
+            self._python3_flags = python3_flags(self.tree)
+        return python3_truth(node.test, self._python3_flags) is True
 
     def visit(self, node: ast.AST) -> None:
         """Visit a node and, unless its handler takes over, its children."""
