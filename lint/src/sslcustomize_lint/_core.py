@@ -29,7 +29,7 @@ from sslcustomize_lint._evaluation import (
     _UNARY,
     _constant_result,
 )
-from sslcustomize_lint._overridden import overridden_defaults
+from sslcustomize_lint._overridden import default_positions, overridden_defaults
 from sslcustomize_lint._pinning import PINNABLE, name_checked_lines, pinned_lines
 from sslcustomize_lint._prefilter import hot_lines, is_tls_name
 from sslcustomize_lint._siblings import (
@@ -774,7 +774,8 @@ class AnalyzerCore:
         self._url_flags: bool | None = None  # see ``may_hold_url_flags``
         self._pinned: set[int] | None = None  # see ``_pinning.pinned_lines``
         self._name_checked: set[int] | None = None  # see ``_pinning.name_checked_lines``
-        self._given_defaults: set[tuple[int, int]] | None = None  # ``_overridden_defaults``
+        self._given_defaults: set[tuple[int, int]] | None = None  # ``_overridden_default``
+        self._default_sites: set[tuple[int, int]] | None = None  # ``_overridden_default``
 
     def _is_hot(self, node: ast.AST) -> bool:
         """Tell whether a function may hold a finding (see ``source``)."""
@@ -838,18 +839,24 @@ class AnalyzerCore:
             if line in self._name_checked:
                 return
         col = getattr(node, "col_offset", 0) + 1
-        if (line, col) in self._overridden_defaults():
+        if self._overridden_default(line, col):
             return  # a default that every call of the module gives: nobody gets it
         self.findings.add((code, line, col))
 
-    def _overridden_defaults(self) -> set[tuple[int, int]]:
-        """Where the defaults are that every call of the module gives (``overridden_defaults``).
+    def _overridden_default(self, line: int, col: int) -> bool:
+        """Tell whether a finding is at a default that every call of the module gives.
 
-        Read from the whole file: a call may sit in a function the cut left out.
+        Only a position among the module's defaults (read from the analyzed tree, where the
+        reported function is) asks ``overridden_defaults``, which reads the whole file: a
+        call may sit in a function that the cut left out.
         """
+        if self._default_sites is None:
+            self._default_sites = default_positions(self.tree)
+        if (line, col) not in self._default_sites:
+            return False
         if self._given_defaults is None:
             self._given_defaults = overridden_defaults(self._whole_tree(), self.path)
-        return self._given_defaults
+        return (line, col) in self._given_defaults
 
     def weaken(self, state: ContextState | None, code: str, node: ast.AST) -> None:
         if self._optout:

@@ -13,7 +13,7 @@ import ast
 import os
 from functools import lru_cache
 
-__all__ = ["overridden_defaults"]
+__all__ = ["default_positions", "overridden_defaults"]
 
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -74,17 +74,6 @@ def _exported(tree: ast.Module) -> set[str]:
     return names
 
 
-def _annotations(tree: ast.Module) -> list[ast.expr]:
-    """The type annotations of a module: naming a class there neither calls nor passes it."""
-    notes: list[ast.expr] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.AnnAssign | ast.arg) and node.annotation is not None:
-            notes.append(node.annotation)
-        elif isinstance(node, _FunctionNode) and node.returns is not None:
-            notes.append(node.returns)
-    return notes
-
-
 @lru_cache(maxsize=256)
 def _package_exports(directory: str) -> frozenset[str] | None:
     """The ``__all__`` of the package ``__init__.py`` in ``directory``; None without one."""
@@ -116,6 +105,53 @@ def _internal(name: str, tree: ast.Module, path: str | None) -> bool:
     return package is not None and name not in package
 
 
+def _signatures(tree: ast.Module) -> dict[str, tuple[list[str], dict[str, ast.expr]]]:
+    """The module-level functions and classes that have defaults, by name."""
+    signatures = {}
+    for stmt in tree.body:
+        signature = _signature(stmt)
+        if signature is not None and signature[1]:
+            signatures[getattr(stmt, "name", "")] = signature
+    return signatures
+
+
+def default_positions(tree: ast.Module) -> set[tuple[int, int]]:
+    """Where the defaults of the module's functions and classes are (cheap: no walk).
+
+    Only a finding at one of them needs ``overridden_defaults``.
+    """
+    return {
+        (default.lineno, default.col_offset + 1)
+        for _, defaults in _signatures(tree).values()
+        for default in defaults.values()
+    }
+
+
+def _calls_and_uses(
+    tree: ast.Module, names: set[str]
+) -> tuple[dict[str, list[ast.Call]], set[str]]:
+    """The calls of each of ``names`` by name, and those of them used in another way.
+
+    A type annotation that names one neither calls nor passes it on.
+    """
+    calls: dict[str, list[ast.Call]] = {name: [] for name in names}
+    named: list[ast.Name] = []
+    not_uses: set[int] = set()  # the callee of each call, and names in annotations
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if node.id in calls:
+                named.append(node)
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id in calls:
+                calls[node.func.id].append(node)
+                not_uses.add(id(node.func))
+        elif isinstance(node, ast.AnnAssign | ast.arg) and node.annotation is not None:
+            not_uses.update(id(n) for n in ast.walk(node.annotation))
+        elif isinstance(node, _FunctionNode) and node.returns is not None:
+            not_uses.update(id(n) for n in ast.walk(node.returns))
+    return calls, {node.id for node in named if id(node) not in not_uses}
+
+
 def overridden_defaults(tree: ast.Module, path: str | None = None) -> set[tuple[int, int]]:
     """Return where the defaults are (line, column + 1) that no call of the module leaves.
 
@@ -125,29 +161,18 @@ def overridden_defaults(tree: ast.Module, path: str | None = None) -> set[tuple[
     every such call gives, by keyword or by position, with no ``*args`` or ``**kwargs`` that
     could stand for it.
     """
-    signatures = {}
-    for stmt in tree.body:
-        signature = _signature(stmt)
-        if signature is not None and signature[1]:
-            signatures[getattr(stmt, "name", "")] = signature
+    signatures = {
+        name: signature
+        for name, signature in _signatures(tree).items()
+        if _internal(name, tree, path)
+    }
     if not signatures:
         return set()
-    calls: dict[str, list[ast.Call]] = {name: [] for name in signatures}
-    callee_ids = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in calls:
-            calls[node.func.id].append(node)
-            callee_ids.add(id(node.func))
-    callee_ids.update(id(node) for note in _annotations(tree) for node in ast.walk(note))
-    other_uses = {
-        node.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Name) and node.id in calls and id(node) not in callee_ids
-    }
+    calls, other_uses = _calls_and_uses(tree, set(signatures))
     positions: set[tuple[int, int]] = set()
     for name, (positional, defaults) in signatures.items():
         made = calls[name]
-        if not made or name in other_uses or not _internal(name, tree, path):
+        if not made or name in other_uses:
             continue
         if any(isinstance(a, ast.Starred) for call in made for a in call.args) or any(
             k.arg is None for call in made for k in call.keywords

@@ -229,23 +229,31 @@ def _self_root(node: ast.expr) -> str | None:
     return None
 
 
-def _kept_contexts(function: _FunctionNode) -> set[str]:
-    """Attributes of ``self`` that hold what a method configures for later use.
+def _self_attributes(function: _FunctionNode) -> set[str]:
+    """The attributes of ``self`` a method reads or writes (``X`` of every ``self.X``)."""
+    return {
+        node.attr
+        for node in ast.walk(function)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }
+
+
+def _kept_by(node: ast.Assign) -> set[str]:
+    """Attributes of ``self`` that an assignment keeps a configured object in.
 
     ``self.ctx = ssl.create_default_context()`` (a call's result kept) or ``self.ctx.
     verify_mode = ...`` (one changed in place); not ``self.pin = pin``.
     """
     kept = set()
-    for node in ast.walk(function):
-        if not isinstance(node, ast.Assign):
-            continue
-        for target in node.targets:
-            root = _self_root(target)
-            if root is not None and (
-                isinstance(node.value, ast.Call)
-                or (isinstance(target, ast.Attribute) and _self_root(target.value) is not None)
-            ):
-                kept.add(root)
+    for target in node.targets:
+        root = _self_root(target)
+        if root is not None and (
+            isinstance(node.value, ast.Call)
+            or (isinstance(target, ast.Attribute) and _self_root(target.value) is not None)
+        ):
+            kept.add(root)
     return kept
 
 
@@ -294,6 +302,38 @@ def _grow(
                 changed = True
 
 
+def _facts(
+    function: _FunctionNode, members: dict[str, _FunctionNode], owner: str | None, names: set[str]
+) -> tuple[set[str], bool, set[str]]:
+    """Return what one walk of a member tells.
+
+    The members it calls, whether it calls one of ``names`` (a checker of the file), and the
+    attributes of ``self`` it keeps a configured object in (``_kept_by``).
+    """
+    receivers = {"self", "cls", owner} if owner else set()
+    called: set[str] = set()
+    checker = False
+    kept: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name):
+                checker = checker or func.id in names
+                if owner is None and func.id in members:
+                    called.add(func.id)
+            elif isinstance(func, ast.Attribute):
+                checker = checker or func.attr in names
+                if (
+                    isinstance(func.value, ast.Name)
+                    and func.value.id in receivers
+                    and func.attr in members
+                ):
+                    called.add(func.attr)
+        elif isinstance(node, ast.Assign) and owner is not None:
+            kept |= _kept_by(node)
+    return called, checker, kept
+
+
 def _covered(
     members: dict[str, _FunctionNode],
     owner: str | None,
@@ -306,46 +346,52 @@ def _covered(
     member it calls is (at any depth), or when every member that calls it checks after the
     call returns (a helper that only checking paths use; not a dispatcher that calls a
     pinned path and a plain one). A method that keeps a context on ``self`` for others
-    (``self.ctx``) is covered when every other method that reads that attribute is.
+    (``self.ctx``) is covered when every other method that uses that attribute is.
     """
-    calls = {name: _member_calls(node, members, owner) for name, node in members.items()}
+    facts = {name: _facts(node, members, owner, names) for name, node in members.items()}
+    calls = {name: fact[0] for name, fact in facts.items()}
     callers = {
         name: {c for c, called in calls.items() if name in called and c != name} for name in members
     }
     # What reaches a check through calls, and then the helpers whose every caller checks
     # after the call returns (or is such a helper itself): least fixed points.
-    reach = {name for name, node in members.items() if checks(node) or _calls_any(node, names)}
+    reach = {name for name, node in members.items() if facts[name][1] or checks(node)}
     _grow(reach, members, lambda name: bool(calls[name] & reach))
 
+    checked: dict[int, bool] = {}  # statement -> whether it checks (statements repeat)
+
     def is_check(stmt: ast.AST) -> bool:
-        return (
-            checks(stmt)
-            or _calls_any(stmt, names)
-            or bool(_member_calls(stmt, members, owner) & reach)
-        )
+        if id(stmt) not in checked:
+            checked[id(stmt)] = (
+                checks(stmt)
+                or _calls_any(stmt, names)
+                or bool(_member_calls(stmt, members, owner) & reach)
+            )
+        return checked[id(stmt)]
+
+    after: dict[tuple[str, str], bool] = {}  # (caller, callee): asked again at each round
+
+    def checks_after(caller: str, callee: str) -> bool:
+        if (caller, callee) not in after:
+            after[caller, callee] = _checks_after(members[caller], callee, owner, is_check)
+        return after[caller, callee]
 
     late: set[str] = set()
     _grow(
         late,
         members,
         lambda name: (
-            bool(callers[name])
-            and all(
-                c in late or _checks_after(members[c], name, owner, is_check) for c in callers[name]
-            )
+            bool(callers[name]) and all(c in late or checks_after(c, name) for c in callers[name])
         ),
     )
     covered = reach | late
-    for name, node in members.items():
-        if name in covered or owner is None:
-            continue
-        kept = _kept_contexts(node)
-        readers = {
-            other
-            for other, body in members.items()
-            if other != name
-            and any(isinstance(n, ast.Attribute) and _self_root(n) in kept for n in ast.walk(body))
-        }
-        if kept and readers and readers <= covered:
-            covered.add(name)
+    if owner is None:
+        return [members[name] for name in covered]
+    kept = {name: facts[name][2] for name in members if name not in covered}
+    if any(kept.values()):
+        uses = {name: _self_attributes(node) for name, node in members.items()}
+        for name, attributes in kept.items():
+            readers = {other for other in members if other != name and uses[other] & attributes}
+            if attributes and readers and readers <= covered:
+                covered.add(name)
     return [members[name] for name in covered]
