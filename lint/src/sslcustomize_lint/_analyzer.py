@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from sslcustomize_lint import _tables as t
 from sslcustomize_lint._callbacks import (
+    _always_returns,
     _FunctionNode,
 )
 from sslcustomize_lint._checks_clients import ClientChecks
@@ -54,6 +55,7 @@ from sslcustomize_lint._core import (
     unrelated,
 )
 from sslcustomize_lint._family import FAMILIES, CallSite, Family
+from sslcustomize_lint._legacy import python3_flags, python3_truth
 from sslcustomize_lint._pinning import calls_host_match
 from sslcustomize_lint._prefilter import lines_of, places_of
 from sslcustomize_lint._siblings import (
@@ -137,6 +139,8 @@ class Analyzer(AnalyzerCore):
         self.families = tuple(named.get(kind) or kind(self) for kind in FAMILIES)
         # Defaults of verification flags, reported unless their use is (``_check_flag_default``)
         self._flag_defaults: list[tuple[str, ast.AST]] = []
+        # Module names with one value on every Python 3 (``PY2``), read at the first ``if``.
+        self._python3_flags: dict[str, bool] | None = None
 
     # -- driving -------------------------------------------------------------------------
 
@@ -181,6 +185,16 @@ class Analyzer(AnalyzerCore):
         """Visit statements in order, so that bindings see earlier assignments."""
         for stmt in body:
             self.visit(stmt)
+            if type(stmt) is ast.If and not stmt.orelse and self._python3_returns(stmt):
+                break  # ``if hasattr(ssl, "SSLContext"): return ...``: the rest is Python 2's
+
+    def _python3_returns(self, node: ast.If) -> bool:
+        """Tell whether every Python 3 takes an ``if`` whose body always returns."""
+        if not _always_returns(node.body):
+            return False
+        if self._python3_flags is None:
+            self._python3_flags = python3_flags(self.tree)
+        return python3_truth(node.test, self._python3_flags) is True
 
     def visit(self, node: ast.AST) -> None:
         """Visit a node and, unless its handler takes over, its children."""
@@ -927,10 +941,12 @@ class Analyzer(AnalyzerCore):
         """
         self.visit(node.test)
         uses, truth = self._guard(node.test)
-        dead = _python2_branch(node.test)
+        if self._python3_flags is None:
+            self._python3_flags = python3_flags(self.tree)
+        python3 = python3_truth(node.test, self._python3_flags)
         for body, optout, taken in (
-            (node.body, uses and truth is not True, dead is not True),
-            (node.orelse, uses and truth is not False, dead is not False),
+            (node.body, uses and truth is not True, python3 is not False),
+            (node.orelse, uses and truth is not False, python3 is not True),
         ):
             if not taken:
                 continue  # ``if not hasattr(ssl, "SSLContext"):``: never run on Python 3
@@ -1244,32 +1260,6 @@ def _matches_host_itself(scope: ast.AST | None) -> bool:
     if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
     return calls_host_match(scope)
-
-
-def _python2_branch(test: ast.expr) -> bool | None:
-    """Tell which branch of an ``if`` only Python 2 takes: True (the body), False (the else).
-
-    ``hasattr(ssl, "SSLContext")`` (or ``"create_default_context"``) is true on every Python 3,
-    so the branch that runs without it is dead code there (``ssl.wrap_socket`` fallbacks).
-    """
-    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
-    if not (
-        isinstance(inner, ast.Call)
-        and isinstance(inner.func, ast.Name)
-        and inner.func.id == "hasattr"
-        and len(inner.args) == 2
-        and isinstance(inner.args[0], ast.Name)
-        and inner.args[0].id == "ssl"
-        and isinstance(inner.args[1], ast.Constant)
-        and inner.args[1].value in _PYTHON3_SSL_NAMES
-    ):
-        return None
-    return negated
-
-
-# Names every Python 3 ``ssl`` module has (since 3.4 at the latest).
-_PYTHON3_SSL_NAMES = frozenset({"SSLContext", "create_default_context"})
 
 
 def _argument_dest(call: ast.Call, keywords: dict[str, ast.expr]) -> str | None:

@@ -14,6 +14,7 @@ __all__ = [
     "_always_true",
     "_factory_product",
     "_keyword_value",
+    "_method_through_class",
     "_or_operands",
     "_returns_true_always",
     "_swallowed_cert_error",
@@ -179,3 +180,61 @@ def _swallowed_cert_error(function: ast.Lambda | _FunctionNode) -> ast.ExceptHan
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
             stack.extend(ast.iter_child_nodes(node))
     return None
+
+
+# How many base classes deep a method is looked for.
+_BASES_FOLLOWED = 8
+
+
+def _enclosing_class(tree: ast.Module, function: ast.AST) -> ast.ClassDef | None:
+    """The module-level class whose lines hold ``function`` (a method or a closure in one)."""
+    line = getattr(function, "lineno", None)
+    if line is None:
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.lineno <= line <= (node.end_lineno or line):
+            return node
+    return None
+
+
+def _method_through_class(
+    tree: ast.Module, receiver: str, name: str, function: ast.AST
+) -> tuple[bool, _FunctionNode | None]:
+    """Resolve ``self.name``, ``cls.name`` or ``Class.name`` through the class and its bases.
+
+    Returns whether ``receiver`` is a class of this file (else the caller looks the name up
+    otherwise) and the method, ``None`` when the class (or a base of it that this file does
+    not define) may hold it unseen. The class's own definition wins over its bases',
+    the first base over the later ones, as Python's method order does for single chains.
+    """
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    if receiver in {"self", "cls"}:
+        start = _enclosing_class(tree, function)
+    else:
+        start = classes.get(receiver)
+    if start is None:
+        return False, None
+    pending, seen = [start], set[str]()
+    while pending and len(seen) < _BASES_FOLLOWED:
+        cls = pending.pop(0)
+        seen.add(cls.name)
+        found = None
+        for stmt in cls.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
+                found = stmt
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign) and any(
+                isinstance(t, ast.Name) and t.id == name
+                for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+            ):
+                return True, None  # ``cb = staticmethod(accept)``: bound otherwise
+        if found is not None:
+            return True, found
+        for base in cls.bases:
+            known = classes.get(base.id) if isinstance(base, ast.Name) else None
+            if known is None:
+                if isinstance(base, ast.Name) and base.id == "object":
+                    continue
+                return True, None  # a base from elsewhere may define it
+            if known.name not in seen:
+                pending.append(known)
+    return True, None

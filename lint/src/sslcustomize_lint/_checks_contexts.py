@@ -289,10 +289,10 @@ class ContextChecks(Family):
             return True
         if isinstance(callback, ast.Lambda):
             function: ast.Lambda | _FunctionNode | None = callback
+        elif isinstance(callback, ast.Attribute):
+            function = self._attribute_callback(callback)
         else:
             name = callback.id if isinstance(callback, ast.Name) else None
-            if isinstance(callback, ast.Attribute):
-                name = callback.attr
             function = None if name is None else self.core.function_named(name)
         return function is not None and _returns_last_argument(function)
 
@@ -330,14 +330,26 @@ class ContextChecks(Family):
             return callback
         if depth > _BINDINGS_FOLLOWED:
             return None
-        if isinstance(callback, ast.Name | ast.Attribute):
-            name = callback.id if isinstance(callback, ast.Name) else callback.attr
+        if isinstance(callback, ast.Attribute):
+            return self._attribute_callback(callback)
+        if isinstance(callback, ast.Name):
+            name = callback.id
             function = self.core.function_named(name)
-            if function is not None or not isinstance(callback, ast.Name):
+            if function is not None:
                 return function
             bound = _bound_in(self.core.function, name)
             return None if bound is None else self.callback_function(bound, depth + 1)
         return self._made_callback(callback, depth) if isinstance(callback, ast.Call) else None
+
+    def _attribute_callback(self, callback: ast.Attribute) -> _FunctionNode | None:
+        """The method ``self.cb``, ``cls.cb`` or ``Verifier.cb`` names, through its class.
+
+        Through the class of the calling method (or the named class) and its bases in this
+        file, not the file's last function of that name: two classes may each have a ``cb``.
+        Another receiver (``obj.cb``) is still looked up by name alone.
+        """
+        receiver = callback.value.id if isinstance(callback.value, ast.Name) else ""
+        return self.core.method_named(receiver, callback.attr)
 
     def _made_callback(self, call: ast.Call, depth: int) -> ast.Lambda | _FunctionNode | None:
         """The callback a call makes: a ``functools.partial`` of one, or a factory's product."""

@@ -29,9 +29,13 @@ from sslcustomize_lint._valuetests import (
 
 __all__ = ["VersionChecks"]
 
-# OpenSSL's option that allows unsafe renegotiation (without RFC 5746), by name and by bit.
-_LEGACY_RENEGOTIATION = frozenset({"OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION"})
-_LEGACY_RENEGOTIATION_BITS = 0x40000
+# OpenSSL's options that allow insecure legacy renegotiation (without RFC 5746), by name and
+# by bit: ``SSL_OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION`` (0x40000) with any peer, and
+# ``SSL_OP_LEGACY_SERVER_CONNECT`` (0x4) with unpatched servers, all a client talks to.
+_LEGACY_RENEGOTIATION = frozenset(
+    {"OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION", "OP_LEGACY_SERVER_CONNECT"}
+)
+_LEGACY_RENEGOTIATION_BITS = 0x40000 | 0x4
 
 
 @register
@@ -99,8 +103,11 @@ class VersionChecks(Family):
 
         ``SSL_OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION`` (bit ``0x40000``) lets a connection
         renegotiate without RFC 5746, which CVE-2009-3555's prefix injection needs.
-        ``OP_LEGACY_SERVER_CONNECT`` (``0x4``) only lets a client reach a server that lacks
-        RFC 5746 (refused renegotiation still refused): a look-alike in the rule-suite corpus.
+        ``OP_LEGACY_SERVER_CONNECT`` (``0x4``) does the same between a client and the servers
+        that lack RFC 5746 (OpenSSL: "clients that are willing to connect to servers that do
+        not implement RFC 5746 secure renegotiation are subject to attacks such as
+        CVE-2009-3555"); OpenSSL 3 no longer sets it by default, and a client that sets it
+        again takes that protection back.
         """
         for flag in _or_operands(options):
             if isinstance(flag, ast.Constant) and type(flag.value) is int:

@@ -17,6 +17,7 @@ from sslcustomize_lint import _tables as t
 from sslcustomize_lint._callbacks import (
     _FunctionNode,
     _keyword_value,
+    _method_through_class,
 )
 from sslcustomize_lint._commands import Token, tokens_of
 from sslcustomize_lint._evaluation import (
@@ -28,6 +29,7 @@ from sslcustomize_lint._evaluation import (
     _UNARY,
     _constant_result,
 )
+from sslcustomize_lint._overridden import default_positions, overridden_defaults
 from sslcustomize_lint._pinning import PINNABLE, name_checked_lines, pinned_lines
 from sslcustomize_lint._prefilter import hot_lines, is_tls_name
 from sslcustomize_lint._siblings import (
@@ -772,6 +774,8 @@ class AnalyzerCore:
         self._url_flags: bool | None = None  # see ``may_hold_url_flags``
         self._pinned: set[int] | None = None  # see ``_pinning.pinned_lines``
         self._name_checked: set[int] | None = None  # see ``_pinning.name_checked_lines``
+        self._given_defaults: set[tuple[int, int]] | None = None  # ``_overridden_default``
+        self._default_sites: set[tuple[int, int]] | None = None  # ``_overridden_default``
 
     def _is_hot(self, node: ast.AST) -> bool:
         """Tell whether a function may hold a finding (see ``source``)."""
@@ -835,7 +839,24 @@ class AnalyzerCore:
             if line in self._name_checked:
                 return
         col = getattr(node, "col_offset", 0) + 1
+        if self._overridden_default(line, col):
+            return  # a default that every call of the module gives: nobody gets it
         self.findings.add((code, line, col))
+
+    def _overridden_default(self, line: int, col: int) -> bool:
+        """Tell whether a finding is at a default that every call of the module gives.
+
+        Only a position among the module's defaults (read from the analyzed tree, where the
+        reported function is) asks ``overridden_defaults``, which reads the whole file: a
+        call may sit in a function that the cut left out.
+        """
+        if self._default_sites is None:
+            self._default_sites = default_positions(self.tree)
+        if (line, col) not in self._default_sites:
+            return False
+        if self._given_defaults is None:
+            self._given_defaults = overridden_defaults(self._whole_tree(), self.path)
+        return (line, col) in self._given_defaults
 
     def weaken(self, state: ContextState | None, code: str, node: ast.AST) -> None:
         if self._optout:
@@ -989,6 +1010,15 @@ class AnalyzerCore:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
                 result = node
         return result
+
+    def method_named(self, receiver: str, name: str) -> _FunctionNode | None:
+        """Return the method ``receiver.name`` is, through its class when this file has it.
+
+        ``self.cb`` in a method, ``cls.cb``, ``Verifier.cb``: that class's (or a base's of this
+        file) definition; another receiver: the file's last function of that name.
+        """
+        known, method = _method_through_class(self._whole_tree(), receiver, name, self.function)
+        return method if known else self.function_named(name)
 
     def lookup(self, name: str) -> Value:
         """Return what a name is bound to, innermost scope first."""

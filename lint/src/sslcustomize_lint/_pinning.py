@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 __all__ = ["PINNABLE", "calls_host_match", "name_checked_lines", "pinned_lines"]
 
+_FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
 # Codes of verification turned off that a pin checked in the same place replaces.
 PINNABLE = frozenset(
     {"SSC101", "SSC102", "SSC103", "SSC104", "SSC201", "SSC202", "SSC203", "SSC204", "SSC205"}
@@ -177,21 +179,219 @@ def name_checked_lines(tree: ast.Module, source: bytes | None) -> set[int]:
 def _scopes_calling(
     tree: ast.Module, names: set[str], checks: Callable[[ast.AST], bool]
 ) -> set[int]:
-    """The lines of the module's classes and functions that check, or call a checker.
+    """The lines of the module's functions and methods that reach a check (``_covered``).
 
-    A class checks when one of its methods ``checks`` or calls one of ``names``; a
-    module-level function likewise.
+    A module-level function and a class's methods are judged among their own kind: what one
+    calls by name (``helper()``; ``self.m()``, ``cls.m()``, ``Class.m()``), not the whole
+    class, so that a class with a pinned path and a plain opt-out path reports the second.
     """
     lines: set[int] = set()
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            scopes: list[ast.AST] = [
-                m for m in node.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
-            ]
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            scopes = [node]
-        else:
-            continue
-        if any(checks(scope) or _calls_any(scope, names) for scope in scopes):
-            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    groups: list[tuple[dict[str, _FunctionNode], str | None]] = [
+        ({n.name: n for n in tree.body if isinstance(n, _FunctionNode)}, None)
+    ]
+    groups += [
+        ({m.name: m for m in node.body if isinstance(m, _FunctionNode)}, node.name)
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+    ]
+    for members, owner in groups:
+        for member in _covered(members, owner, names, checks):
+            lines.update(range(member.lineno, (member.end_lineno or member.lineno) + 1))
     return lines
+
+
+def _member_calls(node: ast.AST, members: dict[str, _FunctionNode], owner: str | None) -> set[str]:
+    """The members of a group that a function calls: by name, or through ``self``/``cls``."""
+    receivers = {"self", "cls", owner} if owner else set()
+    called = set()
+    for call in ast.walk(node):
+        if not isinstance(call, ast.Call):
+            continue
+        func = call.func
+        if owner is None and isinstance(func, ast.Name) and func.id in members:
+            called.add(func.id)
+        elif (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in receivers
+            and func.attr in members
+        ):
+            called.add(func.attr)
+    return called
+
+
+def _self_root(node: ast.expr) -> str | None:
+    """``X`` of ``self.X``, ``self.X.verify_mode`` (the attribute of ``self`` at the root)."""
+    while isinstance(node, ast.Attribute):
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            return node.attr
+        node = node.value
+    return None
+
+
+def _self_attributes(function: _FunctionNode) -> set[str]:
+    """The attributes of ``self`` a method reads or writes (``X`` of every ``self.X``)."""
+    return {
+        node.attr
+        for node in ast.walk(function)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }
+
+
+def _kept_by(node: ast.Assign) -> set[str]:
+    """Attributes of ``self`` that an assignment keeps a configured object in.
+
+    ``self.ctx = ssl.create_default_context()`` (a call's result kept) or ``self.ctx.
+    verify_mode = ...`` (one changed in place); not ``self.pin = pin``.
+    """
+    kept = set()
+    for target in node.targets:
+        root = _self_root(target)
+        if root is not None and (
+            isinstance(node.value, ast.Call)
+            or (isinstance(target, ast.Attribute) and _self_root(target.value) is not None)
+        ):
+            kept.add(root)
+    return kept
+
+
+def _checks_after(
+    caller: _FunctionNode, callee: str, owner: str | None, is_check: Callable[[ast.AST], bool]
+) -> bool:
+    """Tell whether ``caller`` checks after a call of ``callee`` returns to it.
+
+    A later statement of a block that holds the call (``conn = self._connect(); self._check(
+    conn)``); not when the call's result is returned (``return self._plain()``): nothing of
+    the caller runs after it.
+    """
+    only = {callee: caller}
+
+    def calls_it(node: ast.AST) -> bool:
+        return bool(_member_calls(node, only, owner))
+
+    if any(
+        isinstance(n, ast.Return) and n.value is not None and calls_it(n) for n in ast.walk(caller)
+    ):
+        return False
+    for node in ast.walk(caller):
+        for block in (getattr(node, field, None) for field in ("body", "orelse", "finalbody")):
+            if not isinstance(block, list):
+                continue
+            for index, stmt in enumerate(block):
+                if (
+                    isinstance(stmt, ast.stmt)
+                    and calls_it(stmt)
+                    and any(is_check(later) for later in block[index + 1 :])
+                ):
+                    return True
+    return False
+
+
+def _grow(
+    covered: set[str], members: dict[str, _FunctionNode], joins: Callable[[str], bool]
+) -> None:
+    """Add to ``covered`` the members that ``joins`` admits, until none is added."""
+    changed = True
+    while changed:
+        changed = False
+        for name in members.keys() - covered:
+            if joins(name):
+                covered.add(name)
+                changed = True
+
+
+def _facts(
+    function: _FunctionNode, members: dict[str, _FunctionNode], owner: str | None, names: set[str]
+) -> tuple[set[str], bool, set[str]]:
+    """Return what one walk of a member tells.
+
+    The members it calls, whether it calls one of ``names`` (a checker of the file), and the
+    attributes of ``self`` it keeps a configured object in (``_kept_by``).
+    """
+    receivers = {"self", "cls", owner} if owner else set()
+    called: set[str] = set()
+    checker = False
+    kept: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name):
+                checker = checker or func.id in names
+                if owner is None and func.id in members:
+                    called.add(func.id)
+            elif isinstance(func, ast.Attribute):
+                checker = checker or func.attr in names
+                if (
+                    isinstance(func.value, ast.Name)
+                    and func.value.id in receivers
+                    and func.attr in members
+                ):
+                    called.add(func.attr)
+        elif isinstance(node, ast.Assign) and owner is not None:
+            kept |= _kept_by(node)
+    return called, checker, kept
+
+
+def _covered(
+    members: dict[str, _FunctionNode],
+    owner: str | None,
+    names: set[str],
+    checks: Callable[[ast.AST], bool],
+) -> list[_FunctionNode]:
+    """The members whose weakenings a check covers.
+
+    A member is covered when it checks or calls a checker of the file (``names``), when a
+    member it calls is (at any depth), or when every member that calls it checks after the
+    call returns (a helper that only checking paths use; not a dispatcher that calls a
+    pinned path and a plain one). A method that keeps a context on ``self`` for others
+    (``self.ctx``) is covered when every other method that uses that attribute is.
+    """
+    facts = {name: _facts(node, members, owner, names) for name, node in members.items()}
+    calls = {name: fact[0] for name, fact in facts.items()}
+    callers = {
+        name: {c for c, called in calls.items() if name in called and c != name} for name in members
+    }
+    # What reaches a check through calls, and then the helpers whose every caller checks
+    # after the call returns (or is such a helper itself): least fixed points.
+    reach = {name for name, node in members.items() if facts[name][1] or checks(node)}
+    _grow(reach, members, lambda name: bool(calls[name] & reach))
+
+    checked: dict[int, bool] = {}  # statement -> whether it checks (statements repeat)
+
+    def is_check(stmt: ast.AST) -> bool:
+        if id(stmt) not in checked:
+            checked[id(stmt)] = (
+                checks(stmt)
+                or _calls_any(stmt, names)
+                or bool(_member_calls(stmt, members, owner) & reach)
+            )
+        return checked[id(stmt)]
+
+    after: dict[tuple[str, str], bool] = {}  # (caller, callee): asked again at each round
+
+    def checks_after(caller: str, callee: str) -> bool:
+        if (caller, callee) not in after:
+            after[caller, callee] = _checks_after(members[caller], callee, owner, is_check)
+        return after[caller, callee]
+
+    late: set[str] = set()
+    _grow(
+        late,
+        members,
+        lambda name: (
+            bool(callers[name]) and all(c in late or checks_after(c, name) for c in callers[name])
+        ),
+    )
+    covered = reach | late
+    if owner is None:
+        return [members[name] for name in covered]
+    kept = {name: facts[name][2] for name in members if name not in covered}
+    if any(kept.values()):
+        uses = {name: _self_attributes(node) for name, node in members.items()}
+        for name, attributes in kept.items():
+            readers = {other for other in members if other != name and uses[other] & attributes}
+            if attributes and readers and readers <= covered:
+                covered.add(name)
+    return [members[name] for name in covered]

@@ -603,7 +603,8 @@ RULES: tuple[Rule, ...] = (
         why="Removing these options from a context's `options` turns back on protocol "
         "versions deprecated by RFC 8996. `SSL_OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION` "
         "(`0x40000`) lets a connection renegotiate without RFC 5746, the attack of "
-        "CVE-2009-3555.",
+        "CVE-2009-3555; `OP_LEGACY_SERVER_CONNECT` (`0x4`) does so with every server that "
+        "lacks RFC 5746, which OpenSSL 3 refuses by default.",
         fix="Leave the options set, and do not set the unsafe renegotiation option; set "
         "`minimum_version = ssl.TLSVersion.TLSv1_2` instead.",
         bad="ctx.options &= ~ssl.OP_NO_TLSv1",

@@ -6,8 +6,8 @@ linter was changed. Configurable weakenings (b: the user turns them on through a
 option) are labelled with the note-level code SSC801; weakenings on by default (a) with their
 family's code; look-alikes ``none``. A parameter's default that reaches a context's setting
 through ``self`` is labelled where it sets the context (the message names the setting).
-Legacy renegotiation is labelled by the bit that allows it unsafely (``0x40000``); the issue's
-``0x4`` (``OP_LEGACY_SERVER_CONNECT``) is a look-alike here, as in held_out_11.
+Legacy renegotiation is labelled by the bits that allow it: ``0x40000`` and the issue's
+``0x4`` (``OP_LEGACY_SERVER_CONNECT``: with servers that lack RFC 5746; docs/lint.md).
 """
 
 import ssl
@@ -99,9 +99,9 @@ def legacy_renegotiation(ctx):
 
 
 def legacy_server_connect(ctx):
-    # A client that may reach a server without RFC 5746: labelled a look-alike, as held_out_11
-    # labels it (the server's refusal of unsafe renegotiation still holds).
-    ctx.options |= ssl.OP_LEGACY_SERVER_CONNECT  # expect: none
+    # A client that connects to servers without RFC 5746, and renegotiates with them insecurely
+    # (OpenSSL's words): what OpenSSL 3 refuses by default, taken back.
+    ctx.options |= ssl.OP_LEGACY_SERVER_CONNECT  # expect: SSC703
 
 
 def swallow_hostname_errors(ctx):
