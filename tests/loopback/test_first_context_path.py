@@ -133,15 +133,33 @@ def _loaded(policy: Path) -> set[str]:
     return first_context_modules({"SSLCUSTOMIZE_POLICY": str(policy)})[1]
 
 
+#: A hooked child: its first context, then the runtime a first connection would make (the
+#: policy read from the parse cache); prints the modules loaded by then.
+_READ = (
+    "import json, ssl, sys\nssl.create_default_context()\n"
+    "from sslcustomize._runtime._state import current_runtime\ncurrent_runtime()\n"
+    "print(json.dumps(sorted(sys.modules)))\n"
+)
+
+
+def _read(policy: Path) -> set[str]:
+    result = run_python(_READ, env={"SSLCUSTOMIZE_POLICY": str(policy)})
+    assert result.stderr == "", result.stderr
+    return set(json.loads(result.stdout))
+
+
 @needs_wheel
 def test_a_policy_without_dates_loads_no_datetime(write_policy: WritePolicy) -> None:
-    """A warm first context under a policy with no date does not import ``datetime``."""
+    """A warm read of a policy with no date does not import ``datetime``."""
     policy = write_policy(NO_DATE)
-    _loaded(policy)  # reads the policy once: the cache is warm after it
-    loaded = _loaded(policy)
+    _read(policy)  # reads the policy once: the cache is warm after it
+    loaded = _read(policy)
     assert "sslcustomize._policy._read" in loaded  # the policy was read
     assert "datetime" not in loaded
     assert "sslcustomize._policy._lines" not in loaded  # a warm cache locates no key
+    first = _loaded(policy)  # and the first context alone reads none of it
+    assert "sslcustomize._policy._read" not in first
+    assert "datetime" not in first
 
 
 @needs_wheel
@@ -157,7 +175,7 @@ def test_a_policy_with_a_date_still_reads_it(write_policy: WritePolicy) -> None:
     first = run_python(code, env=env)
     warm = run_python(code, env=env)
     assert first.stdout.strip() == warm.stdout.strip() == "datetime.date(2099, 1, 1)"
-    assert "datetime" not in _loaded(policy)
+    assert "datetime" not in _read(policy)
 
 
 #: A hooked child: makes smtplib's context (unverified in plain Python, gh-91826), then

@@ -6,6 +6,11 @@ shared between threads, so each part has one owner and one rule:
 
 * ``runtime``, ``name``, ``decision``: what the context was made under. Set once, when the
   state is made (by the factory that builds the context); never changed; read without a lock.
+  A context made before the process had a runtime (from the first-context entry, see
+  ``_support._firstcontext``) starts *pending*: its runtime and decision are set once, by
+  :meth:`ContextState.settle` under ``_contexts``' lock, when ``_contexts.context_state``
+  first hands the state to a caller that needs them (a connection, a read of the store).
+  Until then only the recipe, ``python_verifies`` and ``frozen`` are read or changed.
 * ``recipe`` and ``policy_steps``: changed only through :meth:`ContextState.record` by the
   context's own setters (and :meth:`~ContextState.add_policy_steps` and
   :meth:`~ContextState.defer_anchors` by :func:`~._contexts.load_anchors`), under this
@@ -52,24 +57,47 @@ class ContextState:
     """What one policy context was made under, what was set on it, and how often it changed."""
 
     __slots__ = (
-        "decision",
+        "_decision",
+        "_runtime",
+        "asked",
         "deferred",
         "floor",
         "frozen",
+        "hint",
         "last",
         "library_matches_names",
         "name",
+        "pending",
         "policy_steps",
         "python_verifies",
         "recipe",
-        "runtime",
+        "wants_anchors",
     )
 
-    def __init__(self, *, runtime: Runtime, name: str, decision: Decision) -> None:
-        """Start the state of a context made under ``runtime`` for the context ``name``."""
-        self.runtime = runtime
+    def __init__(
+        self,
+        *,
+        runtime: Runtime | None,
+        name: str,
+        decision: Decision | None,
+        asked: str | None = None,
+        anchors: bool = False,
+        hint: str | None = None,
+    ) -> None:
+        """Start the state of a context made under ``runtime`` for the context ``name``.
+
+        ``runtime`` and ``decision`` ``None``: a pending state (see the module), to be settled
+        under the decision for ``asked`` (the name the factory was given, ``None`` included);
+        ``anchors``: the policy's anchors are to be deferred on it then; ``hint``: the minimum
+        TLS version the entry gave it, checked against the decision's then.
+        """
+        self._runtime = runtime
+        self._decision = decision
         self.name = name
-        self.decision = decision
+        self.asked = asked
+        self.pending = runtime is None or decision is None
+        self.wants_anchors = anchors
+        self.hint = hint
         self.recipe: tuple[Step, ...] = ()
         # The recorded steps that loaded the policy's anchors where Python would have loaded
         # its default ones, and whether Python's own factory would have verified at all (not
@@ -84,6 +112,39 @@ class ContextState:
         # urllib3 1.x switches OpenSSL's host name check off and matches the name itself
         # after the handshake: that is not the code opting out (see _inject._urllib3).
         self.library_matches_names = False
+
+    @property
+    def runtime(self) -> Runtime:
+        """The runtime (policy) the context is under.
+
+        Raises:
+            RuntimeError: The state is pending: only a settled state is handed to connections.
+        """
+        runtime = self._runtime
+        if runtime is None:
+            raise RuntimeError("the context's policy was read before it was settled")
+        return runtime
+
+    @property
+    def decision(self) -> Decision:
+        """The decision for the context's name, before any host is known.
+
+        Raises:
+            RuntimeError: The state is pending (see :attr:`runtime`).
+        """
+        decision = self._decision
+        if decision is None:
+            raise RuntimeError("the context's policy was read before it was settled")
+        return decision
+
+    def settle(self, runtime: Runtime, decision: Decision) -> None:
+        """Put a pending state under ``runtime`` and ``decision`` (still pending until done).
+
+        Called once, under ``_contexts``' lock, before the anchors are deferred; the caller
+        clears :attr:`pending` once the state is complete.
+        """
+        self._runtime = runtime
+        self._decision = decision
 
     def record(self, step: Step) -> None:
         """Keep ``step`` in the recipe."""
