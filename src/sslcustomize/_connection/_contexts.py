@@ -201,9 +201,11 @@ def _settle(context: PolicyContext, state: ContextState) -> None:
 
     The runtime is the one the policy files give (:func:`.._runtime._state.first_runtime`),
     the decision the real one for the context's name; its anchors are deferred on it now, and
-    a minimum TLS version below the decision's (an entry older than the policy) is raised to
-    it. Each import and read here that fails propagates: the connection or read that needed
-    the state fails, and the state stays pending (its store is still empty: it trusts nothing).
+    where the minimum TLS version it was made with was not the decision's (no entry, or one
+    older than the policy) and code set none since, the decision's is set as
+    :func:`start_state` would have. Each import and read here that fails propagates: the
+    connection or read that needed the state fails, and the state stays pending (its store is
+    still empty: it trusts nothing).
     """
     from sslcustomize._runtime._state import first_runtime  # noqa: PLC0415 - the first connection's
 
@@ -213,10 +215,12 @@ def _settle(context: PolicyContext, state: ContextState) -> None:
         if not state.pending:
             return
         state.settle(runtime, decision)
-        wanted = _TLS_VERSIONS[decision.minimum_tls]
-        stale = state.hint != decision.minimum_tls and context.protocol in _VERSIONED
-        if stale and context.minimum_version < wanted:  # raised to the policy's, never lowered
-            StdlibContext.__setattr__(context, "minimum_version", wanted)
+        guessed = state.hint != decision.minimum_tls and context.protocol in _VERSIONED
+        if guessed and not state.minimum_set:
+            # What start_state would have set; a version code set itself stays, as it would
+            # have replaced that one (the connection path judges it against the decision).
+            wanted = max(state.python_minimum, _TLS_VERSIONS[decision.minimum_tls])
+            StdlibContext.__setattr__(context, "minimum_version", ssl.TLSVersion(wanted))
         if state.wants_anchors:
             load_anchors(context, decision)
         state.pending = False
@@ -308,6 +312,11 @@ class PolicyContext(StdlibContext):
         state = own_state(self)
         if state.frozen:
             self._refuse_change(name, getattr(self, name, _MISSING) == value)
+            return
+        if name == "minimum_version" and state.pending:
+            with _settling:  # code's own version: settling must not replace it (see _settle)
+                super().__setattr__(name, value)
+                state.minimum_set = True
             return
         super().__setattr__(name, value)
 
@@ -568,11 +577,14 @@ def build_context(
         hint = _early_minimum(name)
         if hint is not None:  # the first contexts of a process: without the runtime
             own = bool(cafile or capath or cadata)
-            vars(context)[_STATE] = ContextState(
+            state = ContextState(
                 runtime=None, name=name or "__main__", decision=None, asked=name,
                 anchors=anchors and not own, hint=hint,
             )  # fmt: skip
+            state.python_minimum = int(context.minimum_version)
+            vars(context)[_STATE] = state
             _apply_defaults(context, hint)
+            state.minimum_set = False  # set by the defaults just now, not by code
             _follow_a_reloaded_ssl(context)
             if own:
                 context.load_verify_locations(cafile, capath, cadata)
@@ -596,8 +608,10 @@ def _early_minimum(name: str | None) -> str | None:
 
     Once the runtime's module is loaded (a context was connected on, code set a policy) every
     context is made the full way: ``None``. Before, the first-context entry may know it
-    (:func:`.._support._firstcontext.minimum_tls`, which marks the process first; looked at
-    again after it, so that a policy set meanwhile keeps these contexts' runtime).
+    (:func:`.._support._firstcontext.minimum_tls`, which marks the process first; the module
+    is looked for again after it, so that a policy set meanwhile keeps these contexts'
+    runtime). Where it does not (the first process after the policy changed), the context is
+    made the full way too: a policy read then that has errors is said at once.
     """
     if _STATE_MODULE in sys.modules:
         return None

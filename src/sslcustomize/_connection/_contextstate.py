@@ -66,9 +66,11 @@ class ContextState:
         "hint",
         "last",
         "library_matches_names",
+        "minimum_set",
         "name",
         "pending",
         "policy_steps",
+        "python_minimum",
         "python_verifies",
         "recipe",
         "wants_anchors",
@@ -98,6 +100,10 @@ class ContextState:
         self.pending = runtime is None or decision is None
         self.wants_anchors = anchors
         self.hint = hint
+        # A pending context's own minimum version as Python made it, and whether code set one
+        # before it was settled: then the decision's is applied as start_state would have.
+        self.python_minimum = 0
+        self.minimum_set = False
         self.recipe: tuple[Step, ...] = ()
         # The recorded steps that loaded the policy's anchors where Python would have loaded
         # its default ones, and whether Python's own factory would have verified at all (not
