@@ -52,7 +52,8 @@ def current_runtime() -> Runtime:
     made = files = None
     with _lock:
         if _runtime is None:
-            files = _firstcontext.files_key()  # before the read: a file changed meanwhile misses
+            if not _firstcontext.used():  # before the read: a file changed meanwhile misses
+                files = _firstcontext.files_key()
             trust = TrustCache()  # the runtime keeps what checking the policy read
             made = _runtime = Runtime(load_policy_with(trust), trust=trust)
         runtime = _runtime
@@ -65,8 +66,8 @@ def current_runtime() -> Runtime:
 def _remember_minimums(runtime: Runtime, files: _firstcontext.FilesKey | None) -> None:
     """Keep what a later process's first context needs of a sound policy (its minimum TLS)."""
     policy = runtime.policy
-    if policy.errors or policy.warnings:
-        return  # said when the runtime is made: a first context made without it would not
+    if files is None or policy.errors or policy.warnings:
+        return  # errors and warnings are said when the runtime is made: keep that there
     rules = {name: runtime.base_decision(name).minimum_tls for name in policy.contexts}
     _firstcontext.remember(files, runtime.base_decision(None).minimum_tls, rules)
 

@@ -40,7 +40,15 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-__all__ = ["FilesKey", "files_key", "longest_prefix", "made_early", "minimum_tls", "remember"]
+__all__ = [
+    "FilesKey",
+    "files_key",
+    "longest_prefix",
+    "made_early",
+    "minimum_tls",
+    "remember",
+    "used",
+]
 
 #: Each policy file's layer, path and exact bytes (``None``: absent), in merge order.
 FilesKey = tuple[tuple[str, str, "bytes | None"], ...]
@@ -112,6 +120,11 @@ def _entry(key: FilesKey) -> str | None:
 def made_early() -> bool:
     """Tell whether a context of this process was made from an entry."""
     return _made_early
+
+
+def used() -> bool:
+    """Tell whether this process found its entry (it then need not write it again)."""
+    return _hit
 
 
 def minimum_tls(name: str | None) -> str | None:
