@@ -64,6 +64,9 @@ _VERSIONS = ("1.2", "1.3")
 _made_early = False
 # Whether this process's entry was found: a process that used it need not write it again.
 _hit = False
+# The versions of the entry found (the default, the rules'): read once per process, as the
+# full path reads the policy once per process.
+_found: tuple[str, dict[str, str]] | None = None
 
 
 def longest_prefix(table: Mapping[str, T], name: str | None) -> T | None:
@@ -133,8 +136,23 @@ def minimum_tls(name: str | None) -> str | None:
     Called only before the process has a runtime: the version comes from the entry written
     the last time the policy files, byte for byte the same, were read in full.
     """
-    global _made_early, _hit  # noqa: PLW0603 - process-wide marks, set once
+    global _made_early, _hit, _found  # noqa: PLW0603 - process-wide marks, set once
     _made_early = True  # before the read: a runtime replaced meanwhile is kept for this context
+    if _found is None:
+        _found = _read_entry()
+        if _found is None:
+            return None
+    default, rules = _found
+    found = longest_prefix(rules, name) if name else None
+    version = default if found is None else found
+    if version not in _VERSIONS:
+        return None
+    _hit = True
+    return str(version)
+
+
+def _read_entry() -> tuple[str, dict[str, str]] | None:
+    """Return the default and the rules' versions of the entry for the files as they are now."""
     key = files_key()
     entry = None if key is None else _entry(key)
     if entry is None:
@@ -147,12 +165,7 @@ def minimum_tls(name: str | None) -> str | None:
         return None
     if form != _FORMAT or files != key or not isinstance(rules, dict):
         return None
-    found = longest_prefix(rules, name) if name else None
-    version = default if found is None else found
-    if version not in _VERSIONS:
-        return None
-    _hit = True
-    return str(version)
+    return default, rules
 
 
 def remember(key: FilesKey | None, default: str, rules: dict[str, str]) -> None:

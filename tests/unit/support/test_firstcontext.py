@@ -24,7 +24,13 @@ def policy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(_bootstrap, "process_policy_paths", lambda: [str(path)])
     monkeypatch.setattr(_firstcontext, "_hit", False)
     monkeypatch.setattr(_firstcontext, "_made_early", False)
+    _forget(monkeypatch)
     return path
+
+
+def _forget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget the entry this process read (a new process reads it again)."""
+    monkeypatch.setattr(_firstcontext, "_found", None)
 
 
 def test_longest_prefix_finds_the_longest_dotted_prefix() -> None:
@@ -47,15 +53,30 @@ def test_an_entry_gives_the_versions_it_was_written_with(policy: Path) -> None:
     assert _firstcontext.used()
 
 
-def test_a_changed_byte_or_a_new_layer_misses(policy: Path, tmp_path: Path) -> None:
+def test_a_changed_byte_or_a_new_layer_misses(
+    policy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Attack: an edited policy (or a layer that appeared) never gets the old entry's version."""
     remember(files_key(), "1.2", {})
     policy.write_text('minimum_tls = "1.2"\n ', encoding="utf-8")
     assert minimum_tls(None) is None
     policy.write_text('minimum_tls = "1.3"\n', encoding="utf-8")
     assert minimum_tls(None) == "1.2"  # the twin: the same bytes again
+    _forget(monkeypatch)
     (tmp_path / "none").write_text("", encoding="utf-8")
     assert minimum_tls(None) is None
+
+
+def test_a_process_reads_its_entry_once(policy: Path) -> None:
+    """Later contexts of a process take the versions read for its first one.
+
+    As the runtime reads the policy once per process: an entry removed since changes nothing.
+    """
+    remember(files_key(), "1.3", {})
+    assert minimum_tls(None) == "1.3"
+    for entry in os.scandir(_entry_directory()):
+        os.unlink(entry.path)
+    assert minimum_tls("app") == "1.3"
 
 
 def test_an_unreadable_layer_gives_no_key(policy: Path, tmp_path: Path) -> None:
@@ -81,13 +102,16 @@ def test_a_version_the_policy_cannot_have_is_a_miss(policy: Path) -> None:
     assert minimum_tls(None) is None
 
 
-def test_nothing_is_written_without_a_key_or_after_a_hit(policy: Path) -> None:
+def test_nothing_is_written_without_a_key_or_after_a_hit(
+    policy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A process that used its entry, or could not read a file, writes nothing."""
     remember(None, "1.2", {})
     assert not os.path.isdir(_entry_directory()) or not os.listdir(_entry_directory())
     remember(files_key(), "1.3", {})
     assert minimum_tls(None) == "1.3"
     remember(files_key(), "1.2", {})  # this process used the entry: kept as it is
+    _forget(monkeypatch)
     assert minimum_tls(None) == "1.3"
 
 
