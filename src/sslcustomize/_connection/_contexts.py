@@ -391,7 +391,7 @@ def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
                 raise
             _say_once(f"cannot use the policy's trust sources ({error}); using the system store")
             anchors = state.runtime.trust.anchors_for(SYSTEM_TRUST)
-        state.defer_anchors(_anchor_steps(anchors))
+        state.defer_anchors(_anchor_steps(anchors), late=state.pending)
         return
     before = state.recipe if state is not None else ()
     # The anchors of the context's own runtime (the effective one for a library's context).

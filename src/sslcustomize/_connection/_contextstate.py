@@ -162,7 +162,7 @@ class ContextState:
         with _lock:
             self.policy_steps |= frozenset(self.recipe) - frozenset(before)
 
-    def defer_anchors(self, steps: tuple[Step, ...]) -> None:
+    def defer_anchors(self, steps: tuple[Step, ...], *, late: bool = False) -> None:
         """Record ``steps`` (the policy's anchors) without registering them in the context yet.
 
         They are in the recipe and among the policy's steps at once, so every engine and
@@ -171,6 +171,11 @@ class ContextState:
         made per connection (urllib3's) and connected on the runtime's engine never pays for
         them. Until then its own store is empty, so a path that uses it without coming through
         :meth:`load_deferred` verifies nothing as trusted: it refuses, never accepts.
+
+        ``late``: the state was pending (see the module), and its anchors come after what code
+        recorded since the context was made; a step code recorded that is one of them is the
+        policy's all the same, as it is on a context whose anchors were recorded first (only
+        not deferred: code's own call registered it).
         """
         with _lock:
             recipe = self.recipe
@@ -178,7 +183,7 @@ class ContextState:
                 recipe = add_step(recipe, step)
             added = frozenset(recipe) - frozenset(self.recipe)
             self.recipe = recipe
-            self.policy_steps |= added
+            self.policy_steps |= frozenset(steps) & frozenset(recipe) if late else added
             self.deferred = (*self.deferred, *(step for step in steps if step in added))
 
     def load_deferred(self, load: Callable[[Step], object]) -> None:
