@@ -60,11 +60,13 @@ FIRST_CONTEXT_MODULES = {
 #: decision and the runtime (what the first context loaded before, here under a policy that
 #: trusts a CA file, so `_trust._bundles` too), the connection path (connect, gate, target,
 #: the pin probe, a rejection's text), the plan and the engine, the verdict, the DER reader,
-#: and the public errors. 33 modules, beside the standard library's `encodings.idna` (which
-#: Python's own first connection loads too), `contextvars`, and for a CA file `hashlib` (its
-#: hashed directory is named by its SHA-256); not `datetime` any more (the DER reader and
-#: the reasons import it only to read or show a certificate's dates). Each of them that
-#: cannot be imported then fails closed (tests/loopback/test_first_context_path.py).
+#: and the public errors. 33 modules (15 before), -X importtime 8.8 ms (4.05 before; minimum
+#: self time of 12 runs, 3.12.1, at a load of ~8), beside the standard library's
+#: `encodings.idna` (which Python's own first connection loads too), `contextvars`, and for a
+#: CA file `hashlib` (its hashed directory is named by its SHA-256); not `datetime` any more
+#: (the DER reader and the reasons import it only to read or show a certificate's dates).
+#: Each of them that cannot be imported then fails closed
+#: (tests/loopback/test_first_context_path.py).
 FIRST_CONNECTION_MODULES = {
     "sslcustomize._connection._connect", "sslcustomize._connection._gate",
     "sslcustomize._connection._pinprobe", "sslcustomize._connection._rejection",
