@@ -33,50 +33,54 @@ pytestmark = pytest.mark.skipif(
 
 #: The budget of the first context (issue 35 section 1): the package modules a warm first
 #: context loads, beyond the startup module and its leaf (`_support._bootstrap`, loaded with it
-#: at start-up): the layers a hooked process needs (support, policy, trust, decision, runtime,
-#: connection, inject). 32 modules (36 before: `exceptions` and `_support._once` now load with
-#: the first error or notice, `_inject._shared` with the first library hook, `_policy._merge`
-#: is part of `_policy._load`); -X importtime of the package modules, minimum self time of 15
-#: runs, 3.12.1: 7.28 -> 6.43 ms; the first `create_default_context()` call, hook's imports
-#: included, minimum of 40 processes: 10.9 -> 10.2 ms (Python's own: 27.2 ms). Measured with
-#: bench/first_context_budget.py (medians of per-round ratios to Python's own first context,
-#: whose cost is the 1.0x; OpenSSL 3.0.19, a shared machine): warm 0.43-0.46x before, goal
-#: 0.3x, floor 0.07x; see docs/benchmarks.md. Each module added here costs ~0.1 ms of finding,
+#: at start-up): the hook (`_inject`, `_stdlib`, `_patcher`), the context class and its recipe
+#: (`_contexts`, `_contextstate`, `_recipe`, `_sslclass`, `_originals`) and the first-context
+#: entry that gives it its minimum TLS version (`_firstcontext`, `_files`). The policy, the
+#: trust layer, the decision and the runtime load with the first connection (or the first read
+#: of the context's store): the context is made *pending* and settled then. 16 modules (32
+#: before, 36 before that); -X importtime of the package modules, minimum self time of 15 runs,
+#: 3.12.1: 6.16 -> 2.65 ms. Measured with bench/first_context_budget.py (medians of per-round
+#: ratios to Python's own first context, whose cost is the 1.0x; OpenSSL 3.0.19): see
+#: docs/benchmarks.md, goal 0.3x, floor 0.07x. Each module added here costs ~0.1 ms of finding,
 #: reading and unmarshalling before its body runs.
 FIRST_CONTEXT_MODULES = {
     "sslcustomize",
     "sslcustomize._connection", "sslcustomize._connection._contexts",
     "sslcustomize._connection._contextstate",
-    "sslcustomize._decision", "sslcustomize._decision._decide", "sslcustomize._decision._recipe",
-    "sslcustomize._inject", "sslcustomize._inject._patcher",
-    "sslcustomize._inject._stdlib",
-    "sslcustomize._policy", "sslcustomize._policy._hosts",
-    "sslcustomize._policy._load",
-    "sslcustomize._policy._model", "sslcustomize._policy._read", "sslcustomize._policy._tomlcache",
-    "sslcustomize._runtime", "sslcustomize._runtime._runtime", "sslcustomize._runtime._state",
-    "sslcustomize._support", "sslcustomize._support._clock", "sslcustomize._support._files",
-    "sslcustomize._support._frozen",
-    "sslcustomize._support._locks", "sslcustomize._support._notyping",
-    "sslcustomize._support._originals",
+    "sslcustomize._decision", "sslcustomize._decision._recipe",
+    "sslcustomize._inject", "sslcustomize._inject._patcher", "sslcustomize._inject._stdlib",
+    "sslcustomize._support", "sslcustomize._support._files",
+    "sslcustomize._support._firstcontext", "sslcustomize._support._locks",
+    "sslcustomize._support._notyping", "sslcustomize._support._originals",
     "sslcustomize._support._sslclass",
-    "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._anchorset",
-    "sslcustomize._trust._checked_policy",
-    "sslcustomize._trust._environment",
 }  # fmt: skip
 
 #: What the first verified connection adds to a process whose first context loaded the
-#: budget above: the connection path (connect, gate, target, the pin probe, a rejection's
-#: text), the plan and the engine, the verdict, the DER reader, and the public errors. 15
-#: modules, -X importtime 4.05 ms (minimum self time of 12 runs, 3.12.1), beside 1.85 ms of
-#: the standard library (`encodings.idna`, which Python's own first connection loads too,
-#: `datetime`, `contextvars`). Each of them that cannot be imported then fails closed
+#: budget above: the policy read from its parse cache and checked, the trust layer, the
+#: decision and the runtime (what the first context loaded before, here under a policy that
+#: trusts a CA file, so `_trust._bundles` too), the connection path (connect, gate, target,
+#: the pin probe, a rejection's text), the plan and the engine, the verdict, the DER reader,
+#: and the public errors. 33 modules (15 before), -X importtime 8.8 ms (4.05 before; minimum
+#: self time of 12 runs, 3.12.1, at a load of ~8), beside the standard library's
+#: `encodings.idna` (which Python's own first connection loads too), `contextvars`, and for a
+#: CA file `hashlib` (its hashed directory is named by its SHA-256); not `datetime` any more
+#: (the DER reader and the reasons import it only to read or show a certificate's dates).
+#: Each of them that cannot be imported then fails closed
 #: (tests/loopback/test_first_context_path.py).
 FIRST_CONNECTION_MODULES = {
     "sslcustomize._connection._connect", "sslcustomize._connection._gate",
     "sslcustomize._connection._pinprobe", "sslcustomize._connection._rejection",
     "sslcustomize._connection._target",
-    "sslcustomize._decision._engine", "sslcustomize._decision._plan",
-    "sslcustomize._support._escape",
+    "sslcustomize._decision._decide", "sslcustomize._decision._engine",
+    "sslcustomize._decision._plan",
+    "sslcustomize._policy", "sslcustomize._policy._hosts", "sslcustomize._policy._load",
+    "sslcustomize._policy._model", "sslcustomize._policy._read", "sslcustomize._policy._tomlcache",
+    "sslcustomize._runtime", "sslcustomize._runtime._runtime", "sslcustomize._runtime._state",
+    "sslcustomize._support._clock", "sslcustomize._support._escape",
+    "sslcustomize._support._frozen",
+    "sslcustomize._trust", "sslcustomize._trust._anchors", "sslcustomize._trust._anchorset",
+    "sslcustomize._trust._bundles", "sslcustomize._trust._checked_policy",
+    "sslcustomize._trust._environment",
     "sslcustomize._verdict", "sslcustomize._verdict._reasons", "sslcustomize._verdict._verify",
     "sslcustomize._x509", "sslcustomize._x509._der", "sslcustomize._x509._replay",
     "sslcustomize.exceptions",
@@ -171,7 +175,7 @@ def test_a_first_connection_loads_only_the_listed_modules(
     assert {name for name in loaded if name.split(".")[0] == "sslcustomize"} == (
         FIRST_CONNECTION_MODULES
     )
-    heavy = NEVER_ON_THE_HOOK_PATH - {"datetime", "sslcustomize._verdict", "sslcustomize._x509"}
+    heavy = NEVER_ON_THE_HOOK_PATH - {"hashlib", "sslcustomize._verdict", "sslcustomize._x509"}
     assert not loaded & heavy
 
 

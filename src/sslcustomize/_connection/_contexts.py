@@ -7,7 +7,11 @@ holds) whose sockets turn a failed verification into :class:`~sslcustomize.Certi
 reports against truststore: truststore#121, #143, #214).
 
 The connection path (:mod:`._connect` and the verdict modules under it) is imported by
-the first handshake, not by the first context: making a context stays cheap.
+the first handshake, not by the first context: making a context stays cheap. So are the
+policy, the trust layer and the runtime, where the first-context entry knows the minimum TLS
+version (``_support._firstcontext``): the first context of such a process is made without
+them, *pending*, and put under the runtime by :func:`context_state` when a connection or a
+read of its store first needs it (see :func:`_settle`).
 """
 
 from __future__ import annotations
@@ -21,20 +25,19 @@ import warnings
 from collections.abc import Callable, Iterator, MutableMapping
 
 from sslcustomize._connection._contextstate import ContextState
-from sslcustomize._decision._decide import Decision, longest_prefix
 from sslcustomize._decision._recipe import generic_step, normalize, recorded_methods
-from sslcustomize._policy._model import SYSTEM_TRUST
-from sslcustomize._runtime._runtime import Runtime
-from sslcustomize._runtime._state import current_runtime
+from sslcustomize._support._firstcontext import longest_prefix, minimum_tls
+from sslcustomize._support._locks import fork_safe_lock
 from sslcustomize._support._originals import ORIGINAL_CREATE_DEFAULT_CONTEXT
 from sslcustomize._support._sslclass import PYTHON_SSLCONTEXT, StdlibContext
-from sslcustomize._trust._anchors import default_verify_locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar, cast
 
+    from sslcustomize._decision._decide import Decision
     from sslcustomize._decision._recipe import Step
+    from sslcustomize._runtime._runtime import Runtime
     from sslcustomize._trust._anchors import Anchors
     from sslcustomize.exceptions import TrustError
 else:
@@ -55,6 +58,7 @@ __all__ = [
     "load_anchors",
     "load_deferred_anchors",
     "named_contexts",
+    "own_state",
     "policy_context",
     "start_state",
 ]
@@ -115,6 +119,8 @@ def _load_default_paths_without_variables(context: PolicyContext) -> None:
     Recorded as such, a copy of the context (an engine, a verifier) loads the same: replaying
     ``load_default_certs`` there would read the variables again.
     """
+    from sslcustomize._trust._anchors import default_verify_locations  # noqa: PLC0415 - a rare call, not on a first context
+
     file, directory = default_verify_locations()
     if file or directory:
         context.load_verify_locations(file, directory)
@@ -133,11 +139,13 @@ def _recorded(name: str) -> Callable[..., Any]:
                 step = (name, normalize(_positional(name, args, kwargs)))
             except (IndexError, KeyError):  # arguments ssl itself will refuse, with its message
                 return method(self, *args, **kwargs)
-        state = context_state(self)
+        state = own_state(self)
         if state.frozen:
             self._refuse_change(name, step in state.recipe)
             return None
-        if name in _DEFAULT_PATH_STEPS and _ignores_default_path_variables(state.runtime):
+        if name in _DEFAULT_PATH_STEPS and _ignores_default_path_variables(
+            context_state(self).runtime
+        ):
             # OpenSSL would read SSL_CERT_FILE/SSL_CERT_DIR here, which the policy ignores.
             _load_default_paths_without_variables(self)
             return None
@@ -153,20 +161,69 @@ _STATE = "_sslcustomize_state"
 
 
 def context_state(context: PolicyContext) -> ContextState:
-    """Return what sslcustomize keeps on ``context`` (see :mod:`._contextstate`).
+    """Return what sslcustomize keeps on ``context`` (see :mod:`._contextstate`), settled.
 
     :func:`build_context` gives every context it makes its state. A context made directly
     (``PolicyContext(protocol)``) gets one when first changed or used: under the policy in
-    effect then, as ``build_context`` without a runtime. ``setdefault`` keeps it one state
-    when two threads get there at once.
+    effect then, as ``build_context`` without a runtime. A pending state (a first context
+    made without the runtime) is settled here first (:func:`_settle`): whoever gets the state
+    from this function gets its runtime and decision.
+    """
+    state = own_state(context)
+    if state.pending:
+        _settle(context, state)
+    return state
+
+
+def own_state(context: PolicyContext) -> ContextState:
+    """Return the state on ``context`` as it is, pending or not (for its setters).
+
+    ``setdefault`` keeps it one state when two threads get there at once.
     """
     names = vars(context)
     state: ContextState | None = names.get(_STATE)
     if state is None:
+        from sslcustomize._runtime._state import current_runtime  # noqa: PLC0415 - not by a first context
+
         runtime = current_runtime()
         made = ContextState(runtime=runtime, name="__main__", decision=runtime.base_decision(None))
         state = names.setdefault(_STATE, made)
     return state
+
+
+# Held while a pending state is settled: its anchors deferred and its minimum version checked
+# before any thread sees it settled. Never while the policy is read or announced.
+_settling = fork_safe_lock()
+
+
+def _settle(context: PolicyContext, state: ContextState) -> None:
+    """Put a context made without the runtime under it, as :func:`start_state` would have.
+
+    The runtime is the one the policy files give (:func:`.._runtime._state.first_runtime`),
+    the decision the real one for the context's name; its anchors are deferred on it now, and
+    where the minimum TLS version it was made with was not the decision's (no entry, or one
+    older than the policy) and code set none since, the decision's is set as
+    :func:`start_state` would have. Each import and read here that fails propagates: the
+    connection or read that needed the state fails, and the state stays pending (its store is
+    still empty: it trusts nothing).
+    """
+    from sslcustomize._runtime._state import first_runtime  # noqa: PLC0415 - the first connection's
+
+    runtime = first_runtime()  # may announce the policy: outside the lock
+    decision = runtime.base_decision(state.asked)
+    with _settling:
+        if not state.pending:
+            return
+        state.settle(runtime, decision)
+        guessed = state.hint != decision.minimum_tls and context.protocol in _VERSIONED
+        if guessed and not state.minimum_set:
+            # What start_state would have set; a version code set itself stays, as it would
+            # have replaced that one (the connection path judges it against the decision).
+            wanted = max(state.python_minimum, _TLS_VERSIONS[decision.minimum_tls])
+            StdlibContext.__setattr__(context, "minimum_version", ssl.TLSVersion(wanted))
+        if state.wants_anchors:
+            load_anchors(context, decision)
+        state.pending = False
 
 
 class PolicyContext(StdlibContext):
@@ -238,7 +295,7 @@ class PolicyContext(StdlibContext):
         same on each connection keeps working); any other change raises
         :class:`~sslcustomize.exceptions.SharedContextError`.
         """
-        context_state(self).frozen = True
+        own_state(self).frozen = True
 
     def _refuse_change(self, what: str, unchanged: bool) -> None:  # noqa: FBT001
         if not unchanged:
@@ -246,15 +303,20 @@ class PolicyContext(StdlibContext):
 
             raise SharedContextError(
                 f"cannot change {what} of the context sslcustomize shares between "
-                f"{context_state(self).name} connections: the change would reach every other "
+                f"{own_state(self).name} connections: the change would reach every other "
                 "caller. Make a context of your own (ssl.create_default_context()) and pass it"
             )
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Set an attribute; on a shared context only to the value it already has."""
-        state = context_state(self)
+        state = own_state(self)
         if state.frozen:
             self._refuse_change(name, getattr(self, name, _MISSING) == value)
+            return
+        if name == "minimum_version" and state.pending:
+            with _settling:  # code's own version: settling must not replace it (see _settle)
+                super().__setattr__(name, value)
+                state.minimum_set = True
             return
         super().__setattr__(name, value)
 
@@ -318,7 +380,9 @@ def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
     (urllib3's) that connects on the runtime's engine then never registers them (0.13 ms a
     context on OpenSSL 3.0). Any other context gets them at once.
     """
-    state = context_state(context) if isinstance(context, PolicyContext) else None
+    from sslcustomize._policy._model import SYSTEM_TRUST  # noqa: PLC0415 - loaded by the runtime already
+
+    state = own_state(context) if isinstance(context, PolicyContext) else None
     if state is not None and not state.frozen:
         try:
             anchors = state.runtime.trust.anchors_for(decision.trust_now(os.environ))
@@ -327,11 +391,16 @@ def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
                 raise
             _say_once(f"cannot use the policy's trust sources ({error}); using the system store")
             anchors = state.runtime.trust.anchors_for(SYSTEM_TRUST)
-        state.defer_anchors(_anchor_steps(anchors))
+        state.defer_anchors(_anchor_steps(anchors), late=state.pending)
         return
     before = state.recipe if state is not None else ()
     # The anchors of the context's own runtime (the effective one for a library's context).
-    trust = (state.runtime if state is not None else current_runtime()).trust
+    if state is None:
+        from sslcustomize._runtime._state import current_runtime  # noqa: PLC0415 - loaded by the runtime already
+
+        trust = current_runtime().trust
+    else:
+        trust = state.runtime.trust
     try:
         trust.anchors_for(decision.trust_now(os.environ)).load_into(context)
     except (_trust_error(), ssl.SSLError, OSError) as error:
@@ -368,6 +437,8 @@ def load_deferred_anchors(context: ssl.SSLContext) -> None:
     """
     if isinstance(context, PolicyContext):
         state = vars(context).get(_STATE)
+        if state is not None and state.pending:
+            state = context_state(context)  # its anchors are deferred when it is settled
         if state is not None and state.deferred:
             state.load_deferred(lambda step: _load_step(context, step))
 
@@ -502,12 +573,50 @@ def build_context(
         cadata: Likewise, PEM text or DER bytes.
     """
     context = instance_class(kind)(protocol)
-    decision = start_state(context, runtime or current_runtime(), name)
+    if runtime is None:
+        hint = _early_minimum(name)
+        if hint is not None:  # the first contexts of a process: without the runtime
+            own = bool(cafile or capath or cadata)
+            state = ContextState(
+                runtime=None, name=name or "__main__", decision=None, asked=name,
+                anchors=anchors and not own, hint=hint,
+            )  # fmt: skip
+            state.python_minimum = int(context.minimum_version)
+            vars(context)[_STATE] = state
+            _apply_defaults(context, hint)
+            state.minimum_set = False  # set by the defaults just now, not by code
+            _follow_a_reloaded_ssl(context)
+            if own:
+                context.load_verify_locations(cafile, capath, cadata)
+            return context
+        from sslcustomize._runtime._state import current_runtime  # noqa: PLC0415 - after the first contexts
+
+        runtime = current_runtime()
+    decision = start_state(context, runtime, name)
     if cafile or capath or cadata:
         context.load_verify_locations(cafile, capath, cadata)
     elif anchors:
         load_anchors(context, decision)
     return context
+
+
+_STATE_MODULE = "sslcustomize._runtime._state"
+
+
+def _early_minimum(name: str | None) -> str | None:
+    """Return the minimum TLS version for ``name`` while the process has no runtime, if known.
+
+    Once the runtime's module is loaded (a context was connected on, code set a policy) every
+    context is made the full way: ``None``. Before, the first-context entry may know it
+    (:func:`.._support._firstcontext.minimum_tls`, which marks the process first; the module
+    is looked for again after it, so that a policy set meanwhile keeps these contexts'
+    runtime). Where it does not (the first process after the policy changed), the context is
+    made the full way too: a policy read then that has errors is said at once.
+    """
+    if _STATE_MODULE in sys.modules:
+        return None
+    hint = minimum_tls(name)
+    return None if _STATE_MODULE in sys.modules else hint
 
 
 def start_state(

@@ -6,6 +6,11 @@ shared between threads, so each part has one owner and one rule:
 
 * ``runtime``, ``name``, ``decision``: what the context was made under. Set once, when the
   state is made (by the factory that builds the context); never changed; read without a lock.
+  A context made before the process had a runtime (from the first-context entry, see
+  ``_support._firstcontext``) starts *pending*: its runtime and decision are set once, by
+  :meth:`ContextState.settle` under ``_contexts``' lock, when ``_contexts.context_state``
+  first hands the state to a caller that needs them (a connection, a read of the store).
+  Until then only the recipe, ``python_verifies`` and ``frozen`` are read or changed.
 * ``recipe`` and ``policy_steps``: changed only through :meth:`ContextState.record` by the
   context's own setters (and :meth:`~ContextState.add_policy_steps` and
   :meth:`~ContextState.defer_anchors` by :func:`~._contexts.load_anchors`), under this
@@ -52,24 +57,53 @@ class ContextState:
     """What one policy context was made under, what was set on it, and how often it changed."""
 
     __slots__ = (
-        "decision",
+        "_decision",
+        "_runtime",
+        "asked",
         "deferred",
         "floor",
         "frozen",
+        "hint",
         "last",
         "library_matches_names",
+        "minimum_set",
         "name",
+        "pending",
         "policy_steps",
+        "python_minimum",
         "python_verifies",
         "recipe",
-        "runtime",
+        "wants_anchors",
     )
 
-    def __init__(self, *, runtime: Runtime, name: str, decision: Decision) -> None:
-        """Start the state of a context made under ``runtime`` for the context ``name``."""
-        self.runtime = runtime
+    def __init__(
+        self,
+        *,
+        runtime: Runtime | None,
+        name: str,
+        decision: Decision | None,
+        asked: str | None = None,
+        anchors: bool = False,
+        hint: str | None = None,
+    ) -> None:
+        """Start the state of a context made under ``runtime`` for the context ``name``.
+
+        ``runtime`` and ``decision`` ``None``: a pending state (see the module), to be settled
+        under the decision for ``asked`` (the name the factory was given, ``None`` included);
+        ``anchors``: the policy's anchors are to be deferred on it then; ``hint``: the minimum
+        TLS version the entry gave it, checked against the decision's then.
+        """
+        self._runtime = runtime
+        self._decision = decision
         self.name = name
-        self.decision = decision
+        self.asked = asked
+        self.pending = runtime is None or decision is None
+        self.wants_anchors = anchors
+        self.hint = hint
+        # A pending context's own minimum version as Python made it, and whether code set one
+        # before it was settled: then the decision's is applied as start_state would have.
+        self.python_minimum = 0
+        self.minimum_set = False
         self.recipe: tuple[Step, ...] = ()
         # The recorded steps that loaded the policy's anchors where Python would have loaded
         # its default ones, and whether Python's own factory would have verified at all (not
@@ -85,6 +119,39 @@ class ContextState:
         # after the handshake: that is not the code opting out (see _inject._urllib3).
         self.library_matches_names = False
 
+    @property
+    def runtime(self) -> Runtime:
+        """The runtime (policy) the context is under.
+
+        Raises:
+            RuntimeError: The state is pending: only a settled state is handed to connections.
+        """
+        runtime = self._runtime
+        if runtime is None:
+            raise RuntimeError("the context's policy was read before it was settled")
+        return runtime
+
+    @property
+    def decision(self) -> Decision:
+        """The decision for the context's name, before any host is known.
+
+        Raises:
+            RuntimeError: The state is pending (see :attr:`runtime`).
+        """
+        decision = self._decision
+        if decision is None:
+            raise RuntimeError("the context's policy was read before it was settled")
+        return decision
+
+    def settle(self, runtime: Runtime, decision: Decision) -> None:
+        """Put a pending state under ``runtime`` and ``decision`` (still pending until done).
+
+        Called once, under ``_contexts``' lock, before the anchors are deferred; the caller
+        clears :attr:`pending` once the state is complete.
+        """
+        self._runtime = runtime
+        self._decision = decision
+
     def record(self, step: Step) -> None:
         """Keep ``step`` in the recipe."""
         with _lock:
@@ -95,7 +162,7 @@ class ContextState:
         with _lock:
             self.policy_steps |= frozenset(self.recipe) - frozenset(before)
 
-    def defer_anchors(self, steps: tuple[Step, ...]) -> None:
+    def defer_anchors(self, steps: tuple[Step, ...], *, late: bool = False) -> None:
         """Record ``steps`` (the policy's anchors) without registering them in the context yet.
 
         They are in the recipe and among the policy's steps at once, so every engine and
@@ -104,6 +171,11 @@ class ContextState:
         made per connection (urllib3's) and connected on the runtime's engine never pays for
         them. Until then its own store is empty, so a path that uses it without coming through
         :meth:`load_deferred` verifies nothing as trusted: it refuses, never accepts.
+
+        ``late``: the state was pending (see the module), and its anchors come after what code
+        recorded since the context was made; a step code recorded that is one of them is the
+        policy's all the same, as it is on a context whose anchors were recorded first (only
+        not deferred: code's own call registered it).
         """
         with _lock:
             recipe = self.recipe
@@ -111,7 +183,7 @@ class ContextState:
                 recipe = add_step(recipe, step)
             added = frozenset(recipe) - frozenset(self.recipe)
             self.recipe = recipe
-            self.policy_steps |= added
+            self.policy_steps |= frozenset(steps) & frozenset(recipe) if late else added
             self.deferred = (*self.deferred, *(step for step in steps if step in added))
 
     def load_deferred(self, load: Callable[[Step], object]) -> None:

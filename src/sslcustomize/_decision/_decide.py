@@ -19,22 +19,18 @@ from sslcustomize._policy._model import (
     Policy,
     TrustSource,
 )
+from sslcustomize._support._firstcontext import longest_prefix
 from sslcustomize._support._frozen import dataclass, replace
 from sslcustomize._trust._environment import CALL_TIME_VARIABLES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime as dt
-    from typing import TypeVar
 
     from sslcustomize._policy._model import EnvTrust
-else:
-    from sslcustomize._support._notyping import TypeVar
 
 
 __all__ = ["Decision", "context_rule", "decide", "longest_prefix"]
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,22 +93,6 @@ class Decision:
     def ignored_environment(self) -> tuple[EnvTrust, ...]:
         """The variables this context's clients read that the policy does not use."""
         return tuple(entry for entry in self.environment if entry.state != "added")
-
-
-def longest_prefix(table: Mapping[str, T], name: str | None) -> T | None:
-    """Return ``table``'s entry for the longest dotted prefix of ``name`` (``a.b`` for ``a.b.c``).
-
-    The cost grows with the number of dots in ``name``, not with the size of ``table``.
-    """
-    if not name or not table:
-        return None
-    while True:
-        found = table.get(name)
-        if found is not None:
-            return found
-        name, dot, _ = name.rpartition(".")
-        if not dot:
-            return None
 
 
 def context_rule(policy: Policy, name: str | None) -> ContextRule | None:

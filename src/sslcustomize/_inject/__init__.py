@@ -8,13 +8,13 @@ from collections.abc import Callable
 
 from sslcustomize._inject import _stdlib
 from sslcustomize._inject._patcher import Patcher, on_import
-from sslcustomize._policy._load import policy_files
-from sslcustomize._policy._model import Policy
-from sslcustomize._runtime._state import announce, current_runtime, set_policy, unpin
 from sslcustomize._support import _bootstrap
 from sslcustomize._support._bootstrap import CLIENTS
 from sslcustomize._support._locks import fork_safe_lock
-from sslcustomize._trust._checked_policy import load_policy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sslcustomize._policy._model import Policy
 
 __all__ = [
     "CLIENTS",
@@ -47,7 +47,9 @@ def inject(policy: Policy | str | os.PathLike[str] | None = None) -> None:
         PolicyError: ``policy`` is a ``Policy`` made without the system layer that locks keys:
             code cannot lift the administrator's locks.
 
-    Calling it again only changes the policy; the hooks are installed once.
+    Calling it again only changes the policy; the hooks are installed once. Without a
+    policy it reads nothing: the policy, its runtime and their modules load with the first
+    context that needs them (``_connection._contexts``), not here.
 
     .. warning::
         Under a system layer's ``lock``, what code does through this API is bounded by it:
@@ -56,6 +58,10 @@ def inject(policy: Policy | str | os.PathLike[str] | None = None) -> None:
         ``verify=False``: recorded, or refused where ``allow_code_opt_out = false``.
     """
     if policy is not None:
+        from sslcustomize._policy._model import Policy  # noqa: PLC0415 - not on a first context
+        from sslcustomize._runtime._state import announce, set_policy  # noqa: PLC0415 - the same
+        from sslcustomize._trust._checked_policy import load_policy  # noqa: PLC0415 - the same
+
         if not isinstance(policy, Policy):
             policy = load_policy([*_system_layer(), ("process", os.fspath(policy), True)])
             announce(policy)
@@ -74,6 +80,8 @@ def inject(policy: Policy | str | os.PathLike[str] | None = None) -> None:
 
 def _system_layer() -> list[tuple[str, str, bool]]:
     """Return the system layer's ``(layer, path, required)``, as the startup hook reads it."""
+    from sslcustomize._policy._load import policy_files  # noqa: PLC0415 - not on a first context
+
     return [entry for entry in policy_files() if entry[0] == "system"]
 
 
@@ -83,6 +91,8 @@ def _check_bounded(policy: Policy) -> None:
     Raises:
         PolicyError: The system layer locks keys and ``policy`` does not carry those locks.
     """
+    from sslcustomize._trust._checked_policy import load_policy  # noqa: PLC0415 - not on a first context
+
     system = load_policy(_system_layer())
     if system.locked and dict(policy.locked) != dict(system.locked):
         from sslcustomize.exceptions import PolicyError  # noqa: PLC0415 - loaded with an error, not by a first context
@@ -125,6 +135,8 @@ def extract() -> None:
     policy says ``allow_code_opt_out = false`` it is refused, and the hooks stay (a policy
     that :func:`inject` pinned still gives way to the configured layers).
     """
+    from sslcustomize._runtime._state import unpin  # noqa: PLC0415 - not on a first context
+
     refused = _opt_out_of_a_lock() if _patcher else False
     with _lock:
         if not refused:
@@ -136,6 +148,8 @@ def extract() -> None:
 
 def _opt_out_of_a_lock() -> bool:
     """Warn about and record ``extract()`` under a system lock; tell whether it is refused."""
+    from sslcustomize._runtime._state import current_runtime  # noqa: PLC0415 - not on a first context
+
     runtime = current_runtime()
     policy = runtime.policy
     if not policy.locked:

@@ -11,7 +11,6 @@ import types
 from collections.abc import Callable
 
 from sslcustomize._support import _bootstrap
-from sslcustomize._support._frozen import dataclass
 from sslcustomize._support._originals import unwrap_factory
 
 __all__ = ["TARGET_HOOKS", "Patcher", "on_import", "state_targets"]
@@ -19,12 +18,19 @@ __all__ = ["TARGET_HOOKS", "Patcher", "on_import", "state_targets"]
 _MISSING = object()
 
 
-@dataclass(slots=True)
 class _Replaced:
-    target: object
-    name: str
-    old: object
-    new: object
+    """One attribute replaced: where, which, what was there and what was put there.
+
+    A plain class, not a ``_frozen`` value: the patcher is on a first context's path.
+    """
+
+    __slots__ = ("name", "new", "old", "target")
+
+    def __init__(self, target: object, name: str, old: object, new: object) -> None:
+        self.target = target
+        self.name = name
+        self.old = old
+        self.new = new
 
 
 class Patcher:

@@ -22,13 +22,11 @@ from sslcustomize._connection._contexts import (
     PolicyContext,
     build_context,
     caller_module,
-    context_state,
     create_default_context,
     named_contexts,
+    own_state,
 )
 from sslcustomize._inject._patcher import Patcher, on_import, state_targets
-from sslcustomize._runtime._runtime import Runtime
-from sslcustomize._runtime._state import current_runtime
 from sslcustomize._support._bootstrap import FACTORIES, LEGACY
 from sslcustomize._support._originals import (
     ORIGINAL_CREATE_DEFAULT_CONTEXT,
@@ -42,6 +40,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
+
+    from sslcustomize._runtime._runtime import Runtime
 
 __all__ = [
     "SharedContext",
@@ -125,6 +125,8 @@ def create_default_https_context(
     if purpose == ssl.Purpose.SERVER_AUTH and not (cafile or capath or cadata):
         version = _http_client_version()
         if version is not None and not named_contexts.registered("http.client"):
+            from sslcustomize._runtime._state import current_runtime  # noqa: PLC0415 - not by a first context
+
             return _shared_http_client_context(current_runtime(), version)
     return create_default_context(purpose, cafile=cafile, capath=capath, cadata=cadata)
 
@@ -243,7 +245,7 @@ def _stdlib_factory(
     python_verifies = bool(given or opt_out) and _python_verifies(protocol, purpose, given)
     context = _client_context(protocol, cafile=cafile, capath=capath, cadata=cadata)
     if isinstance(context, PolicyContext):
-        context_state(context).python_verifies = python_verifies
+        own_state(context).python_verifies = python_verifies  # pending or not
     if given or opt_out:
         _apply_verification(
             context, cert_reqs=cert_reqs, check_hostname=check_hostname, opt_out=opt_out

@@ -7,12 +7,15 @@ explains its rejections).
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping, Sequence
 
 from sslcustomize._support._escape import visible
 from sslcustomize._support._frozen import dataclass
 from sslcustomize._x509._der import CertificateFacts, DERError, parse_certificate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import datetime as dt
 
 __all__ = [
     "REASONS",
@@ -224,6 +227,8 @@ def explain(
         pin=trust_command(host, port, starttls=starttls),
         ca=trust_command(host, port, starttls=starttls, ca=True),
     )
+    import datetime as dt  # noqa: PLC0415 - a rejection's, not every connection's
+
     problem, fix = _explain(
         reason, message, certs, host or "the server", commands,
         now or dt.datetime.now(dt.timezone.utc),

@@ -24,12 +24,13 @@ Strictness, so that every malformed input is one error (:class:`DERError`) and n
 
 from __future__ import annotations
 
-import base64
-import datetime as dt
-import hashlib
 from functools import lru_cache
 
 from sslcustomize._support._frozen import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import datetime as dt
 
 __all__ = [
     "CertificateFacts",
@@ -43,8 +44,6 @@ __all__ = [
     "read_elements",
     "spki_pin",
 ]
-
-_UTC = dt.timezone.utc
 
 # Universal tags, as the identifier octet reads (constructed bit included).
 _BOOLEAN = 0x01
@@ -537,6 +536,8 @@ def _time(data: bytes, element: _Element) -> dt.datetime:
         rest = raw[4:14]
     else:
         raise DERError(f"expected a time, found tag 0x{tag:02x}")
+    import datetime as dt  # noqa: PLC0415 - read with a certificate's dates, not by a connection
+
     try:
         return dt.datetime(
             year,
@@ -545,7 +546,7 @@ def _time(data: bytes, element: _Element) -> dt.datetime:
             int(rest[4:6]),
             int(rest[6:8]),
             int(rest[8:10]),
-            tzinfo=_UTC,
+            tzinfo=dt.timezone.utc,
         )
     except ValueError as error:
         raise DERError(f"impossible date or time: {raw!r}") from error
@@ -754,6 +755,9 @@ _TBS_OPTIONAL = (0x81, 0x82, 0xA3)
 
 
 def _pin(spki: bytes) -> str:
+    import base64  # noqa: PLC0415 - with a pin, not with every connection
+    import hashlib  # noqa: PLC0415 - the same (1.2-1.6 ms on a first connection)
+
     return "sha256/" + base64.b64encode(hashlib.sha256(spki).digest()).decode("ascii")
 
 

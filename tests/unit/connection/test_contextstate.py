@@ -79,6 +79,26 @@ def test_an_anchor_the_caller_loaded_itself_is_not_deferred_again() -> None:
     assert state.policy_steps == {ANCHOR_B}
 
 
+def test_an_anchor_code_loaded_before_a_pending_context_was_settled_is_the_policys() -> None:
+    """Settled late, a step code recorded first is the policy's, as if the anchors came first.
+
+    Report mode's floor (Python's defaults beside the policy's anchors) depends on it: the
+    same as on a context whose anchors were recorded when it was made (the twin above).
+    """
+    state = _state()
+    state.record(ANCHOR_A)
+    state.defer_anchors((ANCHOR_A, ANCHOR_B), late=True)
+    assert state.deferred == (ANCHOR_B,)
+    assert state.policy_steps == {ANCHOR_A, ANCHOR_B}
+    made_first = _state()
+    made_first.defer_anchors((ANCHOR_A, ANCHOR_B))
+    made_first.record(ANCHOR_A)
+    assert made_first.policy_steps == state.policy_steps
+    assert made_first.python_recipe() is not None
+    assert state.python_recipe() is not None
+    assert set(state.python_recipe() or ()) == set(made_first.python_recipe() or ())
+
+
 def test_deferred_anchors_are_loaded_once() -> None:
     """load_deferred registers each step once; a second call finds nothing to do."""
     state = _state()
