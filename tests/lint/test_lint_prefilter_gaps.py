@@ -118,3 +118,37 @@ def test_getboolean_of_another_key_is_not_parsed(search: str, tmp_path: Path) ->
     """``config.getboolean("server", "debug")``: silent, and the file is not parsed."""
     files = {"conf.py": _CONFIG_READER.format(key="debug")}
     assert _lint(tmp_path, files) == (set(), 0)
+
+
+_BIG_SPREADER = (
+    "import ssl\n"
+    "\n"
+    "import requests\n"
+    "\n"
+    "from .settings import OPTIONS\n"
+    "\n"
+    "\n"
+    "def context():\n"
+    "    return ssl.create_default_context()\n"
+    "\n"
+    "\n"
+    "def fetch(url):\n"
+    "    return requests.get(url, **OPTIONS)\n"
+    "{padding}"
+)
+
+
+@pytest.mark.parametrize("padding", ["", "\n\ndef unrelated():\n    return 1\n" * 200])
+def test_spread_in_a_file_with_other_words_is_analyzed(
+    search: str, padding: str, tmp_path: Path
+) -> None:
+    """The function that spreads ``OPTIONS`` is hot in a file whose words are elsewhere.
+
+    Small (parsed whole) and big (cut): a function without a word of its own is analyzed.
+    """
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/settings.py": 'OPTIONS = {"verify": False}\n',
+        "pkg/client.py": _BIG_SPREADER.format(padding=padding),
+    }
+    assert _lint(tmp_path, files)[0] == {("pkg/client.py", 13, "SSC101")}

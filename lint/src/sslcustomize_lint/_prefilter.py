@@ -476,13 +476,13 @@ def _word_places(low: bytes, data: bytes) -> list[int] | None:
             line_end = find(b"\n", pos)
             if line_end < 0:
                 line_end = len(low)
-    if candidate:
-        return places
-    # No word: the file may still spread an option dict of a sibling module into a call, whose
-    # words are in that module (``requests.get(url, **OPTIONS)``, ``from .settings import
-    # OPTIONS``). Looked for only here, in the files the words left out.
+    # A file may spread an option dict of a sibling module into a call, whose words are in
+    # that module (``requests.get(url, **OPTIONS)``, ``from .settings import OPTIONS``): the
+    # line is hot (its function is analyzed), and the file a candidate.
     spreads = _spread_places(data)
-    return sorted(places + spreads) if spreads else None
+    if spreads:
+        return sorted(places + spreads)
+    return places if candidate else None
 
 
 # ``**NAME`` given to a call, after its ``(`` or a comma, and before the next argument or the
