@@ -88,6 +88,9 @@ _WORDS: dict[bytes, tuple[bytes, ...]] = {
     b"ignore-certificate-errors": (),  # Chrome's switch, given by Selenium or Playwright
     b"ignore_https_errors": (),  # Playwright's browser contexts
     b"gelftlshandler": (),  # graypy's TLS handler (validate=False)
+    # ``config.getboolean("server", "insecure")``: an opt-out switch read from a file, whose
+    # key may be the file's only word of verification (see ``_OPTION_KEY``)
+    b"getboolean": (),
 }
 # The narrower forms as (offset of the word in the form, form).
 _FORMS = {
@@ -113,6 +116,13 @@ def _wget(low: bytes) -> bool:
 
 # What else the (lowered) file must hold for a word to count (see ``_commands``).
 _ALSO = {b"curl": _curl_insecure, b"--no-check-certificate": _wget}
+# A ``getboolean(...)`` call's arguments (one level of nested parentheses) up to a quoted key
+# that names verification or an opt-out of it (``"insecure"``, ``"no_verify"``,
+# ``"ignore_certs"``, ``"validate"``): such a call counts, not one that reads ``"debug"``.
+_OPTION_KEY = re.compile(
+    rb"getboolean[ \t]*\((?:[^()]|\([^()]*\))*?['\"][\w.-]*"
+    rb"(?:insecure|verif|valid|cert|check)[\w.-]*['\"]"
+)
 # Words that make a line hot (see ``hot_lines``) without making a file a candidate: a call of
 # ``create_legacy_context`` imported by name holds no other word.
 _HOT_ONLY = (b"legacy_context", b"ciphers")
@@ -258,7 +268,7 @@ def _narrow(low: bytes, word: bytes, pos: int, known: dict[int, bool]) -> bool:
     """
     forms = _WORDS[word]
     if not forms:
-        return True
+        return word != b"getboolean" or _OPTION_KEY.match(low, pos) is not None
     before = low[pos - 1] if pos else 0
     end = pos + len(word)
     if word in _KEY_WORDS:
@@ -433,7 +443,7 @@ def word_places(data: bytes) -> list[int] | None:
     if _LAST and data is _LAST[0][0]:
         return _LAST[0][2]
     low = data.lower()
-    places = _word_places(low)
+    places = _word_places(low, data)
     _LAST[:] = [(data, low, places)]
     return places
 
@@ -450,7 +460,7 @@ def _lowered(data: bytes) -> bytes:
     return data.lower()
 
 
-def _word_places(low: bytes) -> list[int] | None:
+def _word_places(low: bytes, data: bytes) -> list[int] | None:
     """``word_places`` of the lowered bytes, without the last file's answer."""
     known: dict[int, bool] = {}
     places = []
@@ -466,12 +476,75 @@ def _word_places(low: bytes) -> list[int] | None:
             line_end = find(b"\n", pos)
             if line_end < 0:
                 line_end = len(low)
+    # A file may spread an option dict of a sibling module into a call, whose words are in
+    # that module (``requests.get(url, **OPTIONS)``, ``from .settings import OPTIONS``): the
+    # line is hot (its function is analyzed), and the file a candidate.
+    spreads = _spread_places(data)
+    if spreads:
+        return sorted(places + spreads)
     return places if candidate else None
+
+
+# ``**NAME`` given to a call, after its ``(`` or a comma, and before the next argument or the
+# end of the call: a spread of a name (not ``2 ** k``, ``**settings()``, ``**self.options``).
+# A constant's name, in capitals (``OPTIONS``, ``DEFAULT_TLS_KWARGS``): ``**kwargs`` is in a
+# third of the files, and looking for each such name among the imports cost more than the
+# word search of the accelerator.
+# (The stars first: the regex engine then jumps from one ``**`` to the next; what stands before
+# them is looked at in ``_spread_places``.)
+_SPREAD = re.compile(rb"\*\*[ \t]*([A-Z_][A-Z0-9_]*)(?=[ \t\r\n]*[,)])")
+
+
+def _spread_places(data: bytes) -> list[int]:
+    """Return the places of ``**NAME`` where ``NAME`` is imported by name in ``data``.
+
+    ``from .settings import OPTIONS`` then ``requests.get(url, **OPTIONS)``: the dict's words
+    are in the other module, which the analyzer reads (a module of the same package). A
+    spread of a parameter (``**kwargs``) is not imported.
+    """
+    imported: frozenset[bytes] | None = None
+    places = []
+    for match in _SPREAD.finditer(data):
+        if imported is None:
+            imported = _from_imported(data)
+            if not imported:
+                return []
+        start = match.start()
+        if match.group(1) not in imported:
+            continue
+        before = start - 1
+        while before >= 0 and data[before] in _BLANKS:
+            before -= 1
+        # After a call's ``(`` or a comma, not in a comment (``# type: (**Any) -> None``).
+        if (
+            before >= 0
+            and data[before] in b"(,"
+            and data.rfind(b"#", data.rfind(b"\n", 0, start), start) < 0
+        ):
+            places.append(start)
+    return places
+
+
+def _from_imported(data: bytes) -> frozenset[bytes]:
+    """Return the names that ``from MODULE import ...`` statements bind in ``data``."""
+    names = set()
+    find = data.find
+    pos = find(b"import ")
+    while pos >= 0:
+        start = data.rfind(b"\n", 0, pos) + 1
+        line = _IMPORT_LINE.match(data, start)
+        if line is not None and line.group(1) is not None:
+            for part in _COMMENT.sub(b"", line.group(2)).strip(b"() \t").split(b","):
+                words = part.split()
+                if words:
+                    names.add(words[-1])
+        pos = find(b"import ", pos + 7)
+    return frozenset(names)
 
 
 def may_contain_findings(data: bytes) -> bool:
     """Tell whether a file's bytes contain any word that some rule needs (``word_places``)."""
-    return _word_places(data.lower()) is not None
+    return _word_places(data.lower(), data) is not None
 
 
 def hot_places(
