@@ -892,6 +892,7 @@ class Analyzer(AnalyzerCore):
                 if weak is not None:
                     self.report(weak, value)
         self._check_version_table(node)
+        self._check_mode_table(node)
         self.generic_visit(node)
 
     def _check_version_table(self, node: ast.Dict) -> None:
@@ -917,6 +918,34 @@ class Analyzer(AnalyzerCore):
             if kind == "weak":
                 self.report(_WEAK_VERSION_NOTE, value)
 
+    def _check_mode_table(self, node: ast.Dict) -> None:
+        """Note the ``CERT_NONE`` entries of a table from option names to verify modes.
+
+        ``{"none": ssl.CERT_NONE, "required": ssl.CERT_REQUIRED}`` indexed by a connection
+        option or a URL's query (``ssl_cert_reqs=none``): the user turns verification off by
+        name, a configurable weakening (SSC801). Only a table of two or more string keys whose
+        every value is a verify mode, one of them verifying: a dict with one weak entry is a
+        setting, checked where it is used.
+        """
+        if len(node.keys) < 2 or not any(
+            isinstance(value, ast.Attribute | ast.Name)
+            and getattr(value, "attr", getattr(value, "id", "")) == "CERT_NONE"
+            for value in node.values
+        ):
+            return  # most dicts: no value so much as names CERT_NONE
+        if not all(
+            isinstance(key, ast.Constant) and isinstance(key.value, str) for key in node.keys
+        ):
+            return
+        values = [self.resolve(value) for value in node.values]
+        if not all(isinstance(v, Ref) and v.qualname in _VERIFY_MODES for v in values):
+            return
+        if not any(isinstance(v, Ref) and v.qualname in _VERIFYING_MODES for v in values):
+            return
+        for value, node_value in zip(values, node.values, strict=True):
+            if _is_cert_none(value):
+                self.report(_CONFIGURABLE_NOTE, node_value)
+
     def _visit_if(self, node: ast.If) -> None:
         """A branch taken only when a caller opts out through a parameter stays quiet.
 
@@ -924,10 +953,15 @@ class Analyzer(AnalyzerCore):
         implementation; the weakening is the caller's ``verify=False``, reported there. A branch
         taken with the parameters' defaults (``if context is None: context =
         ssl._create_stdlib_context()``) is the default path, and is reported.
+
+        An optional import keeps its module, as in ``_visit_try``: ``if HAVE_SSL: import ssl``
+        ``else: ssl = None``; the code that uses the name runs where the module is there.
         """
         self.visit(node.test)
         uses, truth = self._guard(node.test)
         dead = _python2_branch(node.test)
+        scope = self.scopes[-1]
+        kept: _Scope = {}
         for body, optout, taken in (
             (node.body, uses and truth is not True, dead is not True),
             (node.orelse, uses and truth is not False, dead is not False),
@@ -937,6 +971,8 @@ class Analyzer(AnalyzerCore):
             self._optout += optout
             self.visit_body(body)
             self._optout -= optout
+            kept.update((n, scope[n]) for n in _imported_names(body) if n in scope)
+        scope.update(kept)
 
     def _guard(self, test: ast.expr, *, optout: bool = True) -> tuple[bool, bool | None]:
         """Return whether a test reads a parameter, and its value with default arguments.
@@ -1320,6 +1356,8 @@ _INSECURE_OPTION = re.compile(
 _CONFIGURABLE_NOTE = "SSC801"
 # The note of a table that lets a user choose a weak protocol version by name.
 _WEAK_VERSION_NOTE = "SSC802"
+# The verify modes a table of options may map to (``_check_mode_table``).
+_VERIFY_MODES = frozenset({"ssl.CERT_NONE", "ssl.CERT_OPTIONAL", "ssl.CERT_REQUIRED"})
 
 # An option's name that is the switch of verification itself (``verify``, ``ssl_verify``,
 # ``verify_certs``, ``validate_certs``, ``check_hostname``), lowered.

@@ -1602,6 +1602,10 @@ _OPTION_WORD = re.compile(
 )
 
 
+# URL schemes and transport names of TLS (``https``, ``rediss``, ``ldaps``, ``ssl``, ``tls``).
+_SCHEME = re.compile(r"(https|wss|rediss|ldaps|amqps|mqtts|smtps|ftps|imaps|pop3s|ssl|tls)(://)?")
+
+
 def unrelated(test: ast.expr) -> bool:
     """Tell whether a test reads no option of verification, by the names and strings it holds."""
     if _reads_user_option(test):
@@ -1611,7 +1615,11 @@ def unrelated(test: ast.expr) -> bool:
         *(
             n.value
             for n in ast.walk(test)
-            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            if isinstance(n, ast.Constant)
+            and isinstance(n.value, str)
+            # ``scheme == "https"`` picks TLS itself, not whether it verifies: what a
+            # default does inside that branch is the default of every TLS connection.
+            and not _SCHEME.fullmatch(n.value.lower())
         ),
     ]
     return bool(words) and not any(_OPTION_WORD.search(word.lower()) for word in words)

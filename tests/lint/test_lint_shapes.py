@@ -1,0 +1,92 @@
+"""Shapes by which real libraries carry a weakening from an option or a default to a sink.
+
+Issue 36, round 4: each shape is written from its description (never copied from a
+project), with its safe twin that must stay silent.
+"""
+
+from __future__ import annotations
+
+from tests.lint._lint_source import findings_of
+
+# -- a table from option names to verify modes ---------------------------------------------
+
+_MODE_TABLE = (
+    "import ssl\n"
+    "\n"
+    "def parse_cert_reqs(text):\n"
+    "    modes = {{\n"
+    '        "required": ssl.CERT_REQUIRED,\n'
+    '        "optional": ssl.CERT_OPTIONAL,\n'
+    '        "none": {weak},\n'
+    "    }}\n"
+    "    return modes[text]\n"
+)
+
+
+def test_table_of_verify_modes_notes_its_cert_none_entry() -> None:
+    """``{"none": CERT_NONE, "required": CERT_REQUIRED}``: the user's off switch by name."""
+    found = findings_of(_MODE_TABLE.format(weak="ssl.CERT_NONE"))
+    assert found == {("SSC801", 7)}
+
+
+def test_table_without_cert_none_is_silent() -> None:
+    """A table whose every mode verifies, and a dict of one weak mode (a setting), are silent."""
+    assert findings_of(_MODE_TABLE.format(weak="ssl.CERT_REQUIRED")) == set()
+    single = 'import ssl\nNAMES = {"none": ssl.CERT_NONE, "other": "text"}\n'
+    assert findings_of(single) == set()
+
+
+# -- a branch on the URL scheme is not the caller's opt-out ---------------------------------
+
+_SCHEME_BRANCH = (
+    "import ssl\n"
+    "from http import client\n"
+    "\n"
+    "def opener(timeout=None, verify={default}):\n"
+    "    def connect(scheme, host, port):\n"
+    "        options = {{}}\n"
+    '        if scheme == "https":\n'
+    "            if not verify:\n"
+    '                options["context"] = ssl._create_unverified_context()\n'
+    "            return client.HTTPSConnection(host, port, **options)\n"
+    "        return client.HTTPConnection(host, port)\n"
+    "    return connect\n"
+)
+
+
+def test_default_inside_a_branch_on_the_scheme_is_reported() -> None:
+    """``if scheme == "https":`` picks TLS; ``verify=False`` by default still reaches the sink."""
+    assert findings_of(_SCHEME_BRANCH.format(default="False")) == {("SSC203", 9)}
+
+
+def test_opt_out_inside_a_branch_on_the_scheme_is_not_an_error() -> None:
+    """With ``verify=True`` the same branch is the caller's opt-out: no error there."""
+    found = findings_of(_SCHEME_BRANCH.format(default="True"))
+    assert not {code for code, _ in found} - {"SSC801"}
+
+
+# -- an optional import under ``if``, with ``None`` in the other branch --------------------
+
+_OPTIONAL_IMPORT = (
+    "from urllib.request import urlopen\n"
+    "HAVE_SSL = True\n"
+    "if HAVE_SSL:\n"
+    "    import ssl\n"
+    "else:\n"
+    "    ssl = None\n"
+    "\n"
+    "def fetch(url):\n"
+    "    ctx = ssl.create_default_context()\n"
+    "    ctx.verify_mode = ssl.{mode}\n"
+    "    return urlopen(url, context=ctx)\n"
+)
+
+
+def test_module_imported_under_if_keeps_its_names() -> None:
+    """``if HAVE_SSL: import ssl`` / ``else: ssl = None``: ``ssl.CERT_NONE`` is still ssl's."""
+    assert findings_of(_OPTIONAL_IMPORT.format(mode="CERT_NONE")) == {("SSC201", 10)}
+
+
+def test_module_imported_under_if_with_verifying_mode_is_silent() -> None:
+    """The same optional import with ``CERT_REQUIRED`` stays silent."""
+    assert findings_of(_OPTIONAL_IMPORT.format(mode="CERT_REQUIRED")) == set()
