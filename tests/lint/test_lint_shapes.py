@@ -90,3 +90,43 @@ def test_module_imported_under_if_keeps_its_names() -> None:
 def test_module_imported_under_if_with_verifying_mode_is_silent() -> None:
     """The same optional import with ``CERT_REQUIRED`` stays silent."""
     assert findings_of(_OPTIONAL_IMPORT.format(mode="CERT_REQUIRED")) == set()
+
+
+# -- a binding that a caller's option chooses ------------------------------------------------
+
+_OPTION_BINDING = (
+    "import ssl\n"
+    "\n"
+    "def client_context(cafile, check_server_cert{default}):\n"
+    "    cert_reqs = ssl.CERT_REQUIRED if check_server_cert else ssl.CERT_NONE\n"
+    "    ctx = ssl.create_default_context(cafile=cafile)\n"
+    "    ctx.verify_mode = cert_reqs\n"
+    "    return ctx\n"
+    "\n"
+    "def other_context(verify{default}):\n"
+    "    ctx = ssl.create_default_context()\n"
+    "    ctx.verify_mode = ssl.CERT_REQUIRED if verify else ssl.CERT_NONE\n"
+    "    return ctx\n"
+)
+
+
+def test_binding_chosen_by_the_callers_option_is_noted() -> None:
+    """``x = CERT_REQUIRED if option else CERT_NONE``: the weak branch is the caller's opt-out."""
+    found = findings_of(_OPTION_BINDING.format(default=""))
+    assert found == {("SSC801", 4), ("SSC801", 11)}
+
+
+def test_binding_on_a_server_or_a_default_is_not_noted() -> None:
+    """A server's client-certificate option, or a default that decides, is no opt-out note."""
+    server = (
+        "import ssl\n"
+        "\n"
+        "def server_context(certfile, require_client_cert):\n"
+        "    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n"
+        "    ctx.load_cert_chain(certfile)\n"
+        "    ctx.verify_mode = ssl.CERT_REQUIRED if require_client_cert else ssl.CERT_NONE\n"
+        "    return ctx\n"
+    )
+    assert findings_of(server) == set()
+    decided = _OPTION_BINDING.format(default="=True")
+    assert not {code for code, _ in findings_of(decided)} & {"SSC801"}

@@ -437,6 +437,35 @@ class Analyzer(AnalyzerCore):
             elif named in t.SETTING_NAMES and isinstance(target, ast.Name):
                 self.client_rules.check_attribute_value(named, value, node)  # scrapy's settings
             self._assign(target, value, node.value, node)
+            if isinstance(node.value, ast.IfExp):
+                self._check_optout_binding(target, node.value)
+
+    def _check_optout_binding(self, target: ast.expr, node: ast.IfExp) -> None:
+        """Note the weak branch of a binding that a caller's option chooses.
+
+        ``cert_reqs = CERT_REQUIRED if check_cert else CERT_NONE`` or ``ctx.verify_mode =
+        ...`` where ``check_cert`` is a parameter with no default (its default would decide
+        it): the caller turns verification off through the option, a configurable weakening
+        (SSC801), noted at the weak branch. ``CERT_NONE`` whatever the name; ``False`` only
+        for a name of verification. Not in a function that serves (a server's client
+        certificates are its own choice).
+        """
+        name = _target_name(target) if isinstance(target, ast.Name) else None
+        if isinstance(target, ast.Attribute):
+            name = target.attr
+        if name is None:
+            return
+        uses, truth = self._guard(node.test)
+        if not uses or truth is not None or self.has_server_hints(self.function):
+            return
+        flag = name in _VERIFY_ATTRIBUTES or bool(
+            _CERT_FLAG.fullmatch(name.lower()) or _VERIFY_OPTION.fullmatch(name.lower())
+        )
+        for branch in (node.body, node.orelse):
+            value = self.resolve(branch)
+            cert_none = isinstance(value, Ref) and value.qualname in t.CERT_NONE_NAMES
+            if cert_none or (flag and _is_const(value, False)):
+                self.report(_CONFIGURABLE_NOTE, branch)
 
     def _visit_ann_assign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -1357,6 +1386,7 @@ _CONFIGURABLE_NOTE = "SSC801"
 # The note of a table that lets a user choose a weak protocol version by name.
 _WEAK_VERSION_NOTE = "SSC802"
 # The verify modes a table of options may map to (``_check_mode_table``).
+_VERIFY_ATTRIBUTES = frozenset({"verify", "verify_mode", "check_hostname", "cert_reqs"})
 _VERIFY_MODES = frozenset({"ssl.CERT_NONE", "ssl.CERT_OPTIONAL", "ssl.CERT_REQUIRED"})
 
 # An option's name that is the switch of verification itself (``verify``, ``ssl_verify``,
