@@ -130,3 +130,77 @@ def test_binding_on_a_server_or_a_default_is_not_noted() -> None:
     assert findings_of(server) == set()
     decided = _OPTION_BINDING.format(default="=True")
     assert not {code for code, _ in findings_of(decided)} & {"SSC801"}
+
+
+# -- an option's default kept on ``self`` in ``__init__`` and read by another method -------
+
+_KEPT_OPTION = (
+    "import socket\n"
+    "import ssl\n"
+    "\n"
+    "class Channel:\n"
+    "    def __init__(self, **options):\n"
+    '        self.host = options.get("host", "localhost")\n'
+    '        self.self_signed = options.get("self_signed", {default})\n'
+    "{setter}"
+    "\n"
+    "    def open(self):\n"
+    "        ctx = ssl.create_default_context()\n"
+    "        ctx.check_hostname = not self.self_signed\n"
+    "        ctx.verify_mode = ssl.CERT_NONE if self.self_signed else ssl.CERT_REQUIRED\n"
+    "        return ctx.wrap_socket(socket.socket(), server_hostname=self.host)\n"
+)
+_SETTER = "\n    def trust_self_signed(self, value):\n        self.self_signed = value\n"
+
+
+def test_option_default_kept_on_self_reaches_another_method() -> None:
+    """``self.x = options.get("x", True)`` then ``CERT_NONE if self.x``: weak by default."""
+    found = findings_of(_KEPT_OPTION.format(default="True", setter=""))
+    assert found == {("SSC202", 11), ("SSC201", 12)}
+
+
+def test_option_kept_on_self_verifying_or_set_elsewhere_is_silent() -> None:
+    """A verifying default, or an attribute another method stores too, is not followed."""
+    assert findings_of(_KEPT_OPTION.format(default="False", setter="")) == set()
+    assert findings_of(_KEPT_OPTION.format(default="True", setter=_SETTER)) == set()
+
+
+# -- a default carried up through the callers' own defaults --------------------------------
+
+_CHAIN = (
+    "import ssl\n"
+    "from http import client\n"
+    "\n"
+    "def make_handler(timeout=None, verify={default}):\n"
+    "    def connect(host, port):\n"
+    "        if not verify:\n"
+    "            context = ssl._create_unverified_context()\n"
+    "        else:\n"
+    "            context = ssl.create_default_context()\n"
+    "        return client.HTTPSConnection(host, port, context=context)\n"
+    "    return connect\n"
+    "\n"
+    "class Transport:\n"
+    "    def __init__(self, handler=None, verify={default}):\n"
+    "        self.handler = handler or make_handler(verify=verify)\n"
+    "\n"
+    "class Service:\n"
+    "    def __init__(self, **options):\n"
+    '        self.transport = Transport(None, options.get("verify", {default}))\n'
+    "\n"
+    "def connect_service(**options):\n"
+    "    return Service(**options)\n"
+)
+
+
+def test_default_carried_through_callers_is_reported_at_each_default() -> None:
+    """The sink's ``verify=False``, a class's ``verify=False`` and an option's lookup default."""
+    found = findings_of(_CHAIN.format(default="False"))
+    assert found == {("SSC203", 7), ("SSC203", 14), ("SSC203", 19)}
+
+
+def test_verifying_defaults_and_callers_literals_are_not_followed() -> None:
+    """Defaults that verify are silent; a caller's own ``False`` is its opt-out, not followed."""
+    assert findings_of(_CHAIN.format(default="True")) == set()
+    literal = _CHAIN.format(default="True").replace('options.get("verify", True)', "False")
+    assert not {code for code, _ in findings_of(literal)} - {"SSC801"}

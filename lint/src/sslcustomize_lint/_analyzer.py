@@ -149,13 +149,68 @@ class Analyzer(AnalyzerCore):
         self.visit_body(self.tree.body)
         while self._pending:
             func, scopes, class_attrs = self._pending.pop(0)
-            if self._is_hot(func):
+            if self._is_hot(func) or self._init_of_hot_class(func, class_attrs):
                 self._visit_function(func, scopes, class_attrs)
         if callers:
             self._finish_param_sinks(self.tree)
         self.context_rules.finish_contexts()
         self._report_flag_defaults()
+        self._finish_default_chains()
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
+
+    def _finish_default_chains(self) -> None:
+        """Report the callers' defaults that carry a weakening default one level up.
+
+        ``def handler(verify=False)`` whose default reaches a weakening; ``class Lib: def
+        __init__(self, verify=False): handler(verify=verify)`` passes its own default on, and
+        ``Lib(h, kwargs.get("verify", False))`` an option's: each is reported at its default,
+        and followed in turn. Callers in this file, by plain name, ``self.name`` or the
+        class's name for an ``__init__``; only a default equal to the one followed (a
+        literal a caller passes is its own opt-out, not followed: see docs/lint.md).
+        """
+        for owner, name, value, (first, last) in self._branch_chains:
+            codes = [c for c, line, _ in self.findings if first <= line <= last]
+            codes = [c for c in codes if c != _CONFIGURABLE_NOTE]
+            if codes:
+                self._chains.append((owner, name, value, min(codes)))
+        if not self._chains:
+            return
+        tree = self._whole_tree()
+        enclosing, classes = _call_index(tree)
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        done: set[tuple[int, str]] = set()
+        work = list(self._chains)
+        while work:
+            followed, param, default, code = work.pop()
+            function = _same_function(tree, followed)
+            if function is None or (id(function), param) in done:
+                continue
+            done.add((id(function), param))
+            class_name = classes.get(id(function))
+            for call in calls:
+                bound = _calls_function(call, function, class_name)
+                if bound is None:
+                    continue
+                given = _argument_for(call, function, param, method=bound)
+                caller = enclosing.get(id(call))
+                if given is None or caller is None:
+                    continue
+                found = _carried_default(given, caller, default)
+                if found is not None:
+                    self.report(code, found[1])
+                    if found[0] is not None:
+                        work.append((caller, found[0], default, code))
+
+    def _init_of_hot_class(self, func: _FunctionNode, class_attrs: _Scope | None) -> bool:
+        """Tell whether ``func`` is the ``__init__`` of a class with a hot method.
+
+        What ``__init__`` stores (``self.self_signed = options.get(..., True)``) is what the
+        class's other methods read; its lines need not hold a rule word themselves.
+        """
+        if func.name != "__init__" or class_attrs is None:
+            return False
+        cls = self._class_nodes.get(self._class_names_by_attrs.get(id(class_attrs), ""))
+        return cls is not None and self._is_hot(cls)
 
     @property
     def follows_callers(self) -> bool:
@@ -315,7 +370,9 @@ class Analyzer(AnalyzerCore):
         self._inherit_attributes(node)
         body: _Scope = {}
         self.scopes.append(body)
+        first_method = len(self._pending)
         self.visit_body(node.body)
+        self._restore_cut_init(node, first_method)
         self.scopes.pop()
         self.version_rules.check_class_versions(node.body, body)
         for name, value in body.items():
@@ -327,6 +384,28 @@ class Analyzer(AnalyzerCore):
             self._classes[node.name] = (body, _class_kind(bases))
             self._module_class_attrs[node.name] = attrs
             self._class_nodes[node.name] = node
+
+    def _restore_cut_init(self, node: ast.ClassDef, first_method: int) -> None:
+        """Analyze a class's ``__init__`` that the cut left out, before its other methods.
+
+        A cut tree (see the runner) lacks methods without a rule word; an ``__init__`` that
+        only stores options (``self.self_signed = options.get("self_signed", True)``) is one.
+        Read from the whole file, once, only for a class with a line that sets a verification
+        value from ``self`` (``ctx.check_hostname = not self.self_signed``).
+        """
+        if self.source is None or len(self.scopes) != 2 or self.class_attrs is None:
+            return
+        if any(_name_of(stmt) == "__init__" for stmt in node.body):
+            return
+        lines = self.source.splitlines()[node.lineno - 1 : node.end_lineno]
+        if not any(_SET_FROM_SELF.search(line) for line in lines):
+            return
+        for whole in self._whole_tree().body:
+            if isinstance(whole, ast.ClassDef) and whole.lineno == node.lineno:
+                for stmt in whole.body:
+                    if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
+                        entry = (stmt, list(self.scopes), self.class_attrs)
+                        self._pending.insert(first_method, entry)
 
     def _inherit_attributes(self, node: ast.ClassDef) -> None:
         """Let ``self.x`` in a subclass read what a base class of this module stored.
@@ -377,6 +456,7 @@ class Analyzer(AnalyzerCore):
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
             scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
         self.scopes = [*scopes, scope]
+        self._scope_owner[id(scope)] = node
         self.function = node
         self.visit_body(node.body)
         self.scopes, self.class_attrs, self.function = saved
@@ -740,6 +820,8 @@ class Analyzer(AnalyzerCore):
             self.report(_CONFIGURABLE_NOTE, stmt)
             return
         self.client_rules.check_attribute_value(attr, value, stmt)
+        if isinstance(value, Const) and _is_self(target.value):
+            self._keep_init_constant(attr, _located(value, value_node))
         if (
             state is None
             and _is_self(target.value)
@@ -747,6 +829,9 @@ class Analyzer(AnalyzerCore):
             and not self._self_is_session()
         ):
             return  # a context wrapper class sets up its own attributes (urllib3's pyOpenSSL)
+        if isinstance(value_node, ast.IfExp):  # reported at the branch taken, on its line
+            branches = (value_node.body, value_node.orelse)
+            stmt = next((b for b in branches if self.resolve(b) == value), stmt)
         self._assign_verification(base, target, value, state, stmt)
         if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
             self.class_attrs.setdefault(attr, value)
@@ -804,6 +889,44 @@ class Analyzer(AnalyzerCore):
                 state.repair("SSC201")
         elif attr == "verify" and _is_falsy(value) and self._session_target(base, target):
             self.report("SSC102", stmt)  # False, 0, "": requests reads it as off
+
+    def _keep_init_constant(self, attr: str, value: Value) -> None:
+        """``self.x = CONST`` (or ``kwargs.get("x", CONST)``) in ``__init__``: read back so.
+
+        ``self.self_signed = options.get("self_signed", True)`` then ``ctx.verify_mode =
+        CERT_NONE if self.self_signed else CERT_REQUIRED`` in another method: the class's
+        default reaches the sink. Only an attribute that nothing else in the class stores
+        (a setter or another method may change it: flow-insensitive, no single value).
+        """
+        if self.class_attrs is None or _name_of(self.function) != "__init__":
+            return
+        class_name = self._class_names_by_attrs.get(id(self.class_attrs))
+        cls = self._class_nodes.get(class_name) if class_name is not None else None
+        if cls is None or attr in self.class_attrs:
+            return
+        stores = self._self_stores.get(id(cls))
+        if stores is None:
+            stores = self._self_stores[id(cls)] = self._self_store_counts(cls)
+        if stores.get(attr) == 1:
+            self.class_attrs[attr] = value
+
+    def _self_store_counts(self, cls: ast.ClassDef) -> dict[str, int]:
+        """Count the stores to each ``self.<attr>`` in a class, from its text when known.
+
+        The text, not the tree: a cut tree lacks the methods without a rule word, and a
+        setter is one. ``setattr(self, ...)`` may store anything: nothing is counted then.
+        """
+        if self.source is None:
+            return _self_store_counts(cls)
+        text = b"\n".join(self.source.splitlines()[cls.lineno - 1 : cls.end_lineno])
+        if b"setattr(self" in text:
+            return {}
+        counts: dict[str, int] = {}
+        for match in _SELF_STORE.finditer(text):
+            found = match.group(1) or match.group(2) or match.group(3)
+            name = found.decode("ascii", "replace")
+            counts[name] = counts.get(name, 0) + 1
+        return counts
 
     def _keep_init_param(self, target: ast.Attribute, value: Param) -> None:
         """``self.verify = verify`` in ``__init__``: read back as that parameter in the methods.
@@ -1000,6 +1123,11 @@ class Analyzer(AnalyzerCore):
             self._optout += optout
             self.visit_body(body)
             self._optout -= optout
+            if uses and truth is not None and not optout and not self._optout and body:
+                # A default takes this branch: if it weakens, so do its callers' defaults.
+                span = (body[0].lineno, body[-1].end_lineno or body[-1].lineno)
+                for name in _flag_names(node.test):
+                    self.chain_default(name, "", span)
             kept.update((n, scope[n]) for n in _imported_names(body) if n in scope)
         scope.update(kept)
 
@@ -1386,6 +1514,16 @@ _CONFIGURABLE_NOTE = "SSC801"
 # The note of a table that lets a user choose a weak protocol version by name.
 _WEAK_VERSION_NOTE = "SSC802"
 # The verify modes a table of options may map to (``_check_mode_table``).
+# A line that sets a verification value from an attribute of ``self`` (``_restore_cut_init``).
+_SET_FROM_SELF = re.compile(
+    rb"(?:verify_mode|check_hostname|cert_reqs|verify)\s*=[^=\n]*\bself\.\w"
+)
+# ``self.x =``, ``self.x +=`` (not ``==``), ``self.x: T =``, ``del self.x`` and a tuple's
+# ``self.x, self.y =`` (each name before an ``=`` on its line is counted once per line).
+_SELF_STORE = re.compile(
+    rb"\bself\.(\w+)\s*(?::[^=\n]*)?(?:[-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=)"
+    rb"|\bself\.(\w+)\s*,(?=[^\n=]*=(?!=))|\bdel\s+self\.(\w+)"
+)
 _VERIFY_ATTRIBUTES = frozenset({"verify", "verify_mode", "check_hostname", "cert_reqs"})
 _VERIFY_MODES = frozenset({"ssl.CERT_NONE", "ssl.CERT_OPTIONAL", "ssl.CERT_REQUIRED"})
 
@@ -1440,6 +1578,116 @@ def _target_name(target: ast.expr) -> str | None:
     if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
         return str(target.slice.value)
     return None
+
+
+def _call_index(tree: ast.Module) -> tuple[dict[int, _FunctionNode], dict[int, str]]:
+    """Map each call to its innermost function, and each class member to its class's name."""
+    enclosing: dict[int, _FunctionNode] = {}  # id(call) -> innermost function
+    classes: dict[int, str] = {}  # id(member) -> its class's name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            classes.update((id(member), node.name) for member in node.body)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Call):
+                    enclosing[id(inner)] = node  # walked outer first: the innermost wins
+    return enclosing, classes
+
+
+def _same_function(tree: ast.Module, function: _FunctionNode) -> _FunctionNode | None:
+    """Return ``function``'s node in ``tree`` (the whole file; it may come from a cut tree)."""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.lineno == function.lineno
+            and node.name == function.name
+        ):
+            return node
+    return None
+
+
+def _calls_function(call: ast.Call, function: _FunctionNode, owner: str | None) -> bool | None:
+    """Tell whether ``call`` calls ``function``: ``None`` if not, else whether bound (a method).
+
+    By plain name (a module function), ``self.name``/``cls.name`` (a method), or the class's
+    name (its ``__init__``).
+    """
+    func = call.func
+    if owner is None:
+        return False if isinstance(func, ast.Name) and func.id == function.name else None
+    if function.name == "__init__":
+        return True if isinstance(func, ast.Name) and func.id == owner else None
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == function.name
+        and isinstance(func.value, ast.Name)
+        and func.value.id in {"self", "cls"}
+    ):
+        return True
+    return None
+
+
+def _carried_default(
+    given: ast.expr, caller: _FunctionNode, default: object
+) -> tuple[str | None, ast.expr] | None:
+    """Where a caller's argument carries ``default``: its parameter (if one) and the default.
+
+    ``verify`` of a caller ``def __init__(self, verify=False)``, or ``opts.get("verify",
+    False)``; the value must be ``default`` itself (same type and value).
+    """
+    if isinstance(given, ast.Name):
+        args = caller.args
+        positional = [*args.posonlyargs, *args.args]
+        first = len(positional) - len(args.defaults)
+        pairs = list(zip(positional[first:], args.defaults, strict=True))
+        pairs += [
+            (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+        ]
+        for arg, value in pairs:
+            if arg.arg == given.id and _same_constant(value, default):
+                return arg.arg, value
+        return None
+    if (
+        isinstance(given, ast.Call)
+        and isinstance(given.func, ast.Attribute)
+        and given.func.attr == "get"
+        and len(given.args) == 2
+        and isinstance(given.args[0], ast.Constant)
+        and _same_constant(given.args[1], default)
+    ):
+        return None, given.args[1]
+    return None
+
+
+def _same_constant(node: ast.expr, value: object) -> bool:
+    return (
+        isinstance(node, ast.Constant) and type(node.value) is type(value) and node.value == value
+    )
+
+
+def _self_store_counts(cls: ast.ClassDef) -> dict[str, int]:
+    """Count the stores to each ``self.<attr>`` in a class (assignments of any kind, ``del``)."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(cls):
+        if (
+            isinstance(node, ast.Attribute)
+            and not isinstance(node.ctx, ast.Load)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
+            counts[node.attr] = counts.get(node.attr, 0) + 1
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == "self"
+        ):
+            counts[""] = 2  # ``setattr(self, name, ...)``: any attribute may change
+    if counts.get("") == 2:
+        return {}
+    return counts
 
 
 def _imported_names(body: list[ast.stmt]) -> list[str]:

@@ -743,6 +743,16 @@ class AnalyzerCore:
         self._module_class_attrs: dict[str, _Scope] = {}
         self._inherited: dict[int, tuple[list[_Scope], ast.ClassDef]] = {}
         self._overridden: dict[int, frozenset[str]] = {}  # by id(class_attrs), when asked
+        # Defaults that reach a weakening, followed to the callers' own defaults
+        # (``_finish_default_chains``): the function, its parameter, the default's value and
+        # the code reported; and the function whose parameters a scope holds, by ``id``.
+        self._chains: list[tuple[_FunctionNode, str, object, str]] = []
+        self._scope_owner: dict[int, _FunctionNode] = {}
+        # The same for a branch that a default takes (its first and last lines), kept if a
+        # weakening is reported on them.
+        self._branch_chains: list[tuple[_FunctionNode, str, object, tuple[int, int]]] = []
+        # A class's stores to ``self.<attr>``, by ``id`` of its node (``_keep_init_constant``).
+        self._self_stores: dict[int, dict[str, int]] = {}
         # Classes that constructions bound to a name are read from: the module's own, and
         # names imported from a sibling module (its file and the name there).
         self._class_nodes: dict[str, ast.ClassDef] = {}
@@ -885,6 +895,8 @@ class AnalyzerCore:
             return
         if (defaults or not isinstance(value, Param)) and _TESTS[test](value):
             self.report(code, location)
+            if isinstance(value, Param) and not self._optout:
+                self.chain_default(value.name, code)
         elif isinstance(value, Param) and (owner := self._init_params.get(id(value))):
             self._param_sinks.append((owner[0], owner[1], value.name, test, code, True))
         elif isinstance(value, Param) and isinstance(
@@ -893,6 +905,27 @@ class AnalyzerCore:
             self._param_sinks.append(
                 (self.function.name, self.function, value.name, test, code, False)
             )
+
+    def chain_default(self, name: str, code: str, span: tuple[int, int] | None = None) -> None:
+        """Follow the default of parameter ``name``, which reached a weakening, to callers.
+
+        A caller that passes its own parameter with the same default, or an option looked up
+        with it (``kwargs.get("verify", False)``), carries the library's default one level
+        up: reported there too (see ``_finish_default_chains``). With ``span`` (a branch's
+        lines), only if a weakening is reported there in the end (a context's is decided
+        when the module is done), with its code.
+        """
+        for scope in reversed(self.scopes):
+            if name in scope:
+                value = scope[name]
+                owner = self._scope_owner.get(id(scope))
+                default = value.default if isinstance(value, Param) else None
+                if owner is not None and isinstance(default, Const):
+                    if span is None:
+                        self._chains.append((owner, name, default.value, code))
+                    else:
+                        self._branch_chains.append((owner, name, default.value, span))
+                return
 
     def check_env_dict(self, node: ast.Dict) -> None:
         for key, value in zip(node.keys, node.values, strict=True):
