@@ -6,7 +6,25 @@ project), with its safe twin that must stay silent.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.lint._lint_source import findings_of
+
+from sslcustomize_lint import lint_files
+from sslcustomize_lint._files import discover
+
+
+def _package_findings(root: Path, files: dict[str, str]) -> set[tuple[str, int, str]]:
+    """Write a package's files under ``root``; return its findings (file, line, code)."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    found, _ = discover([str(root)])
+    result = lint_files(found, jobs=1)
+    assert not result.errors
+    return {(Path(f.path).relative_to(root).as_posix(), f.line, f.code) for f in result.findings}
+
 
 # -- a table from option names to verify modes ---------------------------------------------
 
@@ -204,3 +222,58 @@ def test_verifying_defaults_and_callers_literals_are_not_followed() -> None:
     assert findings_of(_CHAIN.format(default="True")) == set()
     literal = _CHAIN.format(default="True").replace('options.get("verify", True)', "False")
     assert not {code for code, _ in findings_of(literal)} - {"SSC801"}
+
+
+# -- a package that constructs its own options class with a weak default -------------------
+
+_OPTIONS_CLASS = (
+    "import ssl\n"
+    "\n"
+    "class Tls:\n"
+    "    def __init__(self, ca_file=None, validate={mode}):\n"
+    "        self.ca_file = ca_file\n"
+    "        self.validate = validate\n"
+    "\n"
+    "    def wrap(self, sock, host):\n"
+    "        ctx = ssl.create_default_context(cafile=self.ca_file)\n"
+    "        ctx.verify_mode = self.validate\n"
+    "        return ctx.wrap_socket(sock, server_hostname=host)\n"
+)
+_USER = (
+    "from .tls import Tls\n"
+    "\n"
+    "class Server:\n"
+    "    def __init__(self, host, use_ssl=False, tls=None):\n"
+    "        self.host = host\n"
+    "        self.tls = Tls({given}) if use_ssl and not tls else tls\n"
+)
+
+
+def test_construction_that_keeps_a_weak_default_is_reported(tmp_path: Path) -> None:
+    """``Tls()`` of a sibling class whose ``validate=CERT_NONE`` is kept: the library's default."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/tls.py": _OPTIONS_CLASS.format(mode="ssl.CERT_NONE"),
+        "pkg/server.py": _USER.format(given=""),
+    }
+    found = _package_findings(tmp_path, files)
+    assert ("pkg/server.py", 6, "SSC201") in found
+    assert {f for f in found if f[0] == "pkg/tls.py"} == {("pkg/tls.py", 10, "SSC201")}
+
+
+def test_construction_that_gives_the_mode_or_of_a_verifying_class_is_silent(
+    tmp_path: Path,
+) -> None:
+    """A construction that passes ``validate``, or of a class that verifies by default."""
+    given = {
+        "pkg/__init__.py": "",
+        "pkg/tls.py": _OPTIONS_CLASS.format(mode="ssl.CERT_NONE"),
+        "pkg/server.py": _USER.format(given="validate=ssl.CERT_REQUIRED"),
+    }
+    assert {f for f in _package_findings(tmp_path / "a", given) if f[0] == "pkg/server.py"} == set()
+    verifying = {
+        "pkg/__init__.py": "",
+        "pkg/tls.py": _OPTIONS_CLASS.format(mode="ssl.CERT_REQUIRED"),
+        "pkg/server.py": _USER.format(given=""),
+    }
+    assert _package_findings(tmp_path / "b", verifying) == set()

@@ -51,6 +51,7 @@ from sslcustomize_lint._core import (
     _sessionish,
     _Sibling,
     constructed_attributes,
+    defaulted_parameters,
     unrelated,
 )
 from sslcustomize_lint._family import FAMILIES, CallSite, Family
@@ -1229,8 +1230,41 @@ class Analyzer(AnalyzerCore):
             self._optout -= 1
         if attr in _OPTION_SOURCES:
             self._check_option_source(node, attr)
+        func = node.func
+        if (
+            type(func) is ast.Name
+            and (func.id in self._class_nodes or func.id in self._sibling_imports)
+        ) or (
+            type(func) is ast.Attribute
+            and type(func.value) is ast.Name
+            and func.value.id in self._sibling_modules
+        ):
+            self._check_default_construction(node)
         if isinstance(callee, Method) and isinstance(node.func, ast.Attribute):
             self._mutate_dict(node.func.value, attr, args, kwmap)
+
+    def _check_default_construction(self, node: ast.Call) -> None:
+        """A construction that leaves a weakening default to the class of the package.
+
+        ``self.tls = Tls() if use_ssl and not tls else tls`` where ``class Tls: def
+        __init__(self, validate=ssl.CERT_NONE)`` keeps ``self.validate``: the library
+        builds its own weak default, reported at the construction (the class's default is
+        reported where it is written). ``CERT_NONE`` kept, or a false default of a parameter
+        named for verification (``verify_certs=False``); not ``None``.
+        """
+        cls = self._constructed_class(node.func)
+        if cls is None:
+            return
+        for param, value in defaulted_parameters(cls, node):
+            if _ref_in(value, t.CERT_NONE_NAMES):
+                self.report("SSC201", node)
+            elif (
+                isinstance(value, Const)
+                and value.value is not None
+                and not value.value
+                and _CERT_FLAG.fullmatch(param.lower())
+            ):
+                self.report("SSC202" if "hostname" in param.lower() else "SSC101", node)
 
     def _negated_option(self, node: ast.expr) -> bool:
         """Tell whether ``node`` is ``not PARAM`` of a parameter that is true on opting out.

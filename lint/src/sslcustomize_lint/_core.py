@@ -103,6 +103,7 @@ __all__ = [
     "_starttls_spec",
     "_tokens",
     "constructed_attributes",
+    "defaulted_parameters",
     "foreign_dict",
     "foreign_value",
     "negated_option",
@@ -213,6 +214,26 @@ def constructed_attributes(cls: ast.ClassDef, call: ast.Call) -> dict[str, Value
             if value is not UNKNOWN:
                 found[attr] = value
     return found
+
+
+def defaulted_parameters(cls: ast.ClassDef, call: ast.Call) -> list[tuple[str, Value]]:
+    """The parameters a construction leaves to the defaults the instance keeps, with them.
+
+    As ``constructed_attributes``, by parameter name: ``Tls()`` of ``class Tls: def
+    __init__(self, validate=ssl.CERT_NONE): self.validate = validate`` gives
+    ``[("validate", ssl.CERT_NONE)]``, located at the call.
+    """
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return []
+    params, stored = _constructor(cls)
+    given = {k.arg for k in call.keywords} | set(params[: len(call.args)])
+    return [
+        (param, foreign_value(default, call))
+        for param, default in stored.values()
+        if param not in given and default is not None
+    ]
 
 
 def overridden_attributes(node: ast.ClassDef) -> frozenset[str]:
