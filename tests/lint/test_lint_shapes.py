@@ -277,3 +277,43 @@ def test_construction_that_gives_the_mode_or_of_a_verifying_class_is_silent(
         "pkg/server.py": _USER.format(given=""),
     }
     assert _package_findings(tmp_path / "b", verifying) == set()
+
+
+# -- a verification setting assigned the user's option as it is ----------------------------
+
+_OPTION_ASSIGNED = (
+    "import ssl\n"
+    "import requests\n"
+    "\n"
+    "def build_context(config):\n"
+    "    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)\n"
+    "    ctx.check_hostname = config[{key!r}]\n"
+    "    return ctx\n"
+    "\n"
+    "def build_session(settings):\n"
+    "    session = requests.Session()\n"
+    "    session.verify = settings.{attr}\n"
+    "    return session\n"
+)
+
+
+def test_option_assigned_to_a_verification_setting_is_noted() -> None:
+    """``ctx.check_hostname = config["ssl_check_hostname"]``: off when the user says so."""
+    source = _OPTION_ASSIGNED.format(key="ssl_check_hostname", attr="verify_certs")
+    assert findings_of(source) == {("SSC801", 6), ("SSC801", 11)}
+
+
+def test_other_options_and_servers_are_not_noted() -> None:
+    """An option not named for verification, or a server's context, is silent."""
+    other = _OPTION_ASSIGNED.format(key="server_hostname", attr="ca_bundle")
+    assert findings_of(other) == set()
+    server = (
+        "import ssl\n"
+        "\n"
+        "def serve(config):\n"
+        "    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n"
+        "    ctx.load_cert_chain(config['certfile'])\n"
+        "    ctx.verify_mode = config['verify_client']\n"
+        "    return ctx\n"
+    )
+    assert findings_of(server) == set()

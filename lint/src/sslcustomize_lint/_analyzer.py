@@ -820,6 +820,14 @@ class Analyzer(AnalyzerCore):
             # caller's true value turns the check off, a configurable weakening.
             self.report(_CONFIGURABLE_NOTE, stmt)
             return
+        if (
+            not isinstance(value, Const | Ref)
+            and _reads_verify_option(value_node)
+            and self._verification_target(base, target)
+        ):
+            # ``ctx.check_hostname = config["ssl_check_hostname"]``, ``session.verify =
+            # config.verify_certs``: the user's option set as it is, off when they say so.
+            self.report(_CONFIGURABLE_NOTE, stmt)
         self.client_rules.check_attribute_value(attr, value, stmt)
         if isinstance(value, Const) and _is_self(target.value):
             self._keep_init_constant(attr, _located(value, value_node))
@@ -948,6 +956,14 @@ class Analyzer(AnalyzerCore):
         if class_name is not None and target.attr not in self.class_attrs:
             self.class_attrs[target.attr] = value
             self._init_params[id(value)] = (class_name, init)
+
+    def _verification_target(self, base: Value, target: ast.Attribute) -> bool:
+        """Tell whether ``target`` is a client's ``check_hostname``, ``verify_mode``, ``verify``."""
+        if self.has_server_hints(self.function):
+            return False
+        if target.attr in {"check_hostname", "verify_mode"}:
+            return True
+        return target.attr == "verify" and self._session_target(base, target)
 
     def _session_target(self, base: Value, target: ast.Attribute) -> bool:
         """Tell whether ``target`` (``x.verify``) is a requests/httpx session's attribute."""
@@ -1612,6 +1628,33 @@ def _target_name(target: ast.expr) -> str | None:
     if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
         return str(target.slice.value)
     return None
+
+
+def _reads_verify_option(node: ast.expr) -> bool:
+    """Tell whether ``node`` reads an option named for verification, as it is.
+
+    ``config["ssl_check_hostname"]``, ``config.verify_certs``, ``opts.get("ssl_verify")``:
+    not an attribute of ``self`` (the object's own state, followed as a value).
+    """
+    name = None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        name = node.slice.value
+    elif isinstance(node, ast.Attribute) and not (
+        isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}
+    ):
+        name = node.attr
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    ):
+        name = node.args[0].value
+    if not isinstance(name, str):
+        return False
+    low = name.lower()
+    return bool(_VERIFY_OPTION.fullmatch(low) or _CERT_FLAG.fullmatch(low))
 
 
 def _call_index(tree: ast.Module) -> tuple[dict[int, _FunctionNode], dict[int, str]]:
