@@ -317,3 +317,34 @@ def test_other_options_and_servers_are_not_noted() -> None:
         "    return ctx\n"
     )
     assert findings_of(server) == set()
+
+
+# -- a configured flag proved false by its branch and passed on ------------------------------
+
+_NARROWED = (
+    "import requests\n"
+    "\n"
+    "def open_session(config, ca_certs=None):\n"
+    "    session = requests.Session()\n"
+    "    try:\n"
+    '        ssl_verify = config.get_boolean("http", "sslVerify")\n'
+    "    except KeyError:\n"
+    "        ssl_verify = True\n"
+    "    if ca_certs:\n"
+    "        session.verify = ca_certs\n"
+    "    elif {test}:\n"
+    "        session.verify = ssl_verify\n"
+    "    return session\n"
+)
+
+
+def test_flag_proved_false_and_passed_on_is_noted() -> None:
+    """``elif ssl_verify is False: session.verify = ssl_verify``: the configured opt-out."""
+    assert findings_of(_NARROWED.format(test="ssl_verify is False")) == {("SSC801", 12)}
+    assert findings_of(_NARROWED.format(test="not ssl_verify")) == {("SSC801", 12)}
+
+
+def test_flag_proved_true_is_silent() -> None:
+    """``elif ssl_verify is True:`` (or a test on something else) passes on a verifying value."""
+    assert findings_of(_NARROWED.format(test="ssl_verify is True")) == set()
+    assert findings_of(_NARROWED.format(test="config.strict")) == set()

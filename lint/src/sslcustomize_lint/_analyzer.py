@@ -1137,9 +1137,20 @@ class Analyzer(AnalyzerCore):
         ):
             if not taken:
                 continue  # ``if not hasattr(ssl, "SSLContext"):``: never run on Python 3
-            self._optout += optout
+            narrowed = self._narrowed(node.test, body) if body is node.body else None
+            if narrowed is not None:  # ``elif ssl_verify is False: session.verify = ssl_verify``
+                saved = scope.get(narrowed)
+                scope[narrowed] = Const(False, node.test)
+            # A narrowed flag's value, configured elsewhere and passed on, is an option's.
+            note = optout or narrowed is not None
+            self._optout += note
             self.visit_body(body)
-            self._optout -= optout
+            self._optout -= note
+            if narrowed is not None:
+                if saved is None:
+                    scope.pop(narrowed, None)
+                else:
+                    scope[narrowed] = saved
             if uses and truth is not None and not optout and not self._optout and body:
                 # A default takes this branch: if it weakens, so do its callers' defaults.
                 span = (body[0].lineno, body[-1].end_lineno or body[-1].lineno)
@@ -1147,6 +1158,39 @@ class Analyzer(AnalyzerCore):
                     self.chain_default(name, "", span)
             kept.update((n, scope[n]) for n in _imported_names(body) if n in scope)
         scope.update(kept)
+
+    def _narrowed(self, test: ast.expr, body: list[ast.stmt]) -> str | None:
+        """The local flag a test proves false in its branch and the branch then passes on.
+
+        ``if ssl_verify is False:`` / ``== False`` / ``not ssl_verify`` of a name of this
+        function (not a parameter: a default decides those) named for verification, whose
+        branch reads it: there it is ``False``, the configured opt-out carried to a sink.
+        """
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            name = test.operand
+        elif (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Is | ast.Eq)
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is False
+        ):
+            name = test.left
+        else:
+            return None
+        if not isinstance(name, ast.Name) or name.id not in self.scopes[-1]:
+            return None
+        low = name.id.lower()
+        if not (_VERIFY_OPTION.fullmatch(low) or _CERT_FLAG.fullmatch(low)):
+            return None
+        if isinstance(self.scopes[-1][name.id], Param) or len(self.scopes) < 2:
+            return None
+        reads = any(
+            isinstance(n, ast.Name) and n.id == name.id and isinstance(n.ctx, ast.Load)
+            for stmt in body
+            for n in ast.walk(stmt)
+        )
+        return name.id if reads else None
 
     def _guard(self, test: ast.expr, *, optout: bool = True) -> tuple[bool, bool | None]:
         """Return whether a test reads a parameter, and its value with default arguments.
