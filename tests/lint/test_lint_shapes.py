@@ -348,3 +348,26 @@ def test_flag_proved_true_is_silent() -> None:
     """``elif ssl_verify is True:`` (or a test on something else) passes on a verifying value."""
     assert findings_of(_NARROWED.format(test="ssl_verify is True")) == set()
     assert findings_of(_NARROWED.format(test="config.strict")) == set()
+
+
+# -- an off switch looked up with a true default ---------------------------------------------
+
+_OFF_SWITCH = (
+    "def load_endpoint(meta):\n"
+    "    endpoint = meta['Endpoints']['docker']\n"
+    "    endpoint['SkipTLSVerify'] = bool(endpoint.get({key!r}, {default}))\n"
+    "    return endpoint\n"
+)
+
+
+def test_off_switch_looked_up_with_a_true_default_is_reported() -> None:
+    """``get("SkipTLSVerify", True)``: verification is off when nothing is configured."""
+    found = findings_of(_OFF_SWITCH.format(key="SkipTLSVerify", default="True"))
+    assert found == {("SSC101", 3)}
+
+
+def test_off_switch_off_by_default_or_a_verify_switch_is_not_an_error() -> None:
+    """A false default is the user's opt-out (a note); ``verify_tls`` true is the safe side."""
+    off = findings_of(_OFF_SWITCH.format(key="SkipTLSVerify", default="False"))
+    assert off == {("SSC801", 3)}
+    assert findings_of(_OFF_SWITCH.format(key="verify_tls", default="True")) == set()

@@ -822,7 +822,7 @@ class Analyzer(AnalyzerCore):
             return
         if (
             not isinstance(value, Const | Ref)
-            and _reads_verify_option(value_node)
+            and _reads_verify_option(value_node, attr)
             and self._verification_target(base, target)
         ):
             # ``ctx.check_hostname = config["ssl_check_hostname"]``, ``session.verify =
@@ -1361,6 +1361,15 @@ class Analyzer(AnalyzerCore):
             value is None or (isinstance(value, Const) and not value.value)
         ):
             self.report(_CONFIGURABLE_NOTE, node)
+        elif (
+            _INSECURE_OPTION.fullmatch(name)
+            and default is not None
+            and isinstance(value, Const)
+            and value.value is True
+        ):
+            # ``endpoint.get("SkipTLSVerify", True)``: the off switch is on when nothing is
+            # configured, the library's default (reported at it).
+            self.report("SSC101", default)
 
     def _optout_choices(
         self, keywords: list[ast.keyword]
@@ -1674,11 +1683,14 @@ def _target_name(target: ast.expr) -> str | None:
     return None
 
 
-def _reads_verify_option(node: ast.expr) -> bool:
+def _reads_verify_option(node: ast.expr, target: str) -> bool:
     """Tell whether ``node`` reads an option named for verification, as it is.
 
     ``config["ssl_check_hostname"]``, ``config.verify_certs``, ``opts.get("ssl_verify")``:
-    not an attribute of ``self`` (the object's own state, followed as a value).
+    not an attribute of ``self`` (the object's own state, followed as a value), and not
+    one named as the ``target`` it is copied to (``ctx.check_hostname =
+    spec.check_hostname``: a wrapper forwarding its own setting, not a user's option
+    mapped to it).
     """
     name = None
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
@@ -1698,6 +1710,8 @@ def _reads_verify_option(node: ast.expr) -> bool:
     if not isinstance(name, str):
         return False
     low = name.lower()
+    if low == target.lower():
+        return False
     return bool(_VERIFY_OPTION.fullmatch(low) or _CERT_FLAG.fullmatch(low))
 
 
