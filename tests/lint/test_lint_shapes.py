@@ -371,3 +371,26 @@ def test_off_switch_off_by_default_or_a_verify_switch_is_not_an_error() -> None:
     off = findings_of(_OFF_SWITCH.format(key="SkipTLSVerify", default="False"))
     assert off == {("SSC801", 3)}
     assert findings_of(_OFF_SWITCH.format(key="verify_tls", default="True")) == set()
+
+
+# -- a positional argument chosen by an option ------------------------------------------------
+
+_CURL_OPTION = (
+    "import pycurl\n"
+    "\n"
+    "def configure(curl, request):\n"
+    "    curl.setopt(pycurl.FOLLOWLOCATION, 1 if request.follow_redirects else 0)\n"
+    "    curl.setopt(pycurl.SSL_VERIFYPEER, 1 if request.{test} else {off})\n"
+)
+
+
+def test_positional_argument_chosen_by_an_option_is_noted() -> None:
+    """``setopt(SSL_VERIFYPEER, 1 if request.validate_cert else 0)``: the user's opt-out."""
+    source = _CURL_OPTION.format(test="validate_cert", off="0")
+    assert findings_of(source) == {("SSC801", 5)}
+
+
+def test_positional_choice_without_a_weak_branch_or_option_is_silent() -> None:
+    """Both branches verifying, or a test that is no option of verification, stay silent."""
+    assert findings_of(_CURL_OPTION.format(test="validate_cert", off="1")) == set()
+    assert findings_of(_CURL_OPTION.format(test="follow_redirects", off="1")) == set()

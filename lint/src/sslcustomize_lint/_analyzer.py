@@ -1288,6 +1288,15 @@ class Analyzer(AnalyzerCore):
                 choice = {**kwmap, name: (value, where)}
                 self._check_call(node, qualname, attr, callee, args, choice, has_star)
             self._optout -= 1
+        for index, arg in enumerate(args):
+            if type(arg) is ast.IfExp and self._option_test(arg):
+                # ``setopt(pycurl.SSL_VERIFYPEER, 1 if request.validate_cert else 0)``: each
+                # branch by position as the call would get it, the weak one as an opt-out.
+                self._optout += 1
+                for branch in (arg.body, arg.orelse):
+                    chosen = [*args[:index], branch, *args[index + 1 :]]
+                    self._check_call(node, qualname, attr, callee, chosen, kwmap, has_star)
+                self._optout -= 1
         if attr in _OPTION_SOURCES:
             self._check_option_source(node, attr)
         func = node.func
@@ -1371,6 +1380,26 @@ class Analyzer(AnalyzerCore):
             # configured, the library's default (reported at it).
             self.report("SSC101", default)
 
+    def _option_test(self, node: ast.IfExp) -> bool:
+        """Tell whether a conditional's test is a caller's or user's option of verification.
+
+        A parameter with no default that decides it (see ``_guard``), or an attribute named
+        for verification (``request.validate_cert``), when the whole expression has no value
+        here (a known one is checked as it is).
+        """
+        if isinstance(self.resolve(node), Const | Ref):
+            return False
+        uses, truth = self._guard(node.test)
+        if uses:
+            return truth is None
+        test = node.test
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        if not isinstance(test, ast.Attribute):
+            return False
+        low = test.attr.lower()
+        return bool(_VERIFY_OPTION.fullmatch(low) or _CERT_FLAG.fullmatch(low))
+
     def _optout_choices(
         self, keywords: list[ast.keyword]
     ) -> list[tuple[str, list[tuple[Value, ast.AST]]]]:
@@ -1385,8 +1414,7 @@ class Analyzer(AnalyzerCore):
             value = keyword.value
             if keyword.arg is None or not isinstance(value, ast.IfExp):
                 continue
-            uses, truth = self._guard(value.test)
-            if not uses or truth is not None:
+            if not self._option_test(value):
                 continue
             branches = [(self.resolve(b), b) for b in (value.body, value.orelse)]
             if all(isinstance(v, Const | Ref) for v, _ in branches):
