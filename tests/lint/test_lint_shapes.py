@@ -394,3 +394,41 @@ def test_positional_choice_without_a_weak_branch_or_option_is_silent() -> None:
     """Both branches verifying, or a test that is no option of verification, stay silent."""
     assert findings_of(_CURL_OPTION.format(test="validate_cert", off="1")) == set()
     assert findings_of(_CURL_OPTION.format(test="follow_redirects", off="1")) == set()
+
+
+# -- a weakening in one branch, the verifying setting in the other ---------------------------
+
+_EXCLUSIVE = (
+    "import ssl\n"
+    "\n"
+    "def make_context(mode_name, root_cert):\n"
+    "    mode = parse_mode(mode_name)\n"
+    "    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)\n"
+    "    if mode < 3:\n"
+    "        ctx.verify_mode = ssl.{first}\n"
+    "    else:\n"
+    "        ctx.verify_mode = ssl.CERT_REQUIRED\n"
+    "    return ctx\n"
+    "\n"
+    "def load_root(root_cert):\n"
+    "    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)\n"
+    "    try:\n"
+    "        ctx.load_verify_locations(cafile=root_cert)\n"
+    "    except FileNotFoundError:\n"
+    "        ctx.verify_mode = ssl.{second}\n"
+    "    else:\n"
+    "        ctx.verify_mode = ssl.CERT_REQUIRED\n"
+    "    return ctx\n"
+)
+
+
+def test_repair_in_the_other_branch_does_not_undo_a_weakening() -> None:
+    """``if ...: CERT_NONE`` / ``else: CERT_REQUIRED``, and a handler's ``CERT_NONE``."""
+    source = _EXCLUSIVE.format(first="CERT_NONE", second="CERT_NONE")
+    assert findings_of(source) == {("SSC201", 7), ("SSC201", 17)}
+
+
+def test_branches_that_all_verify_are_silent() -> None:
+    """Both branches of each choice verifying: nothing to report."""
+    source = _EXCLUSIVE.format(first="CERT_REQUIRED", second="CERT_REQUIRED")
+    assert findings_of(source) == set()

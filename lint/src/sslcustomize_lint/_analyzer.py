@@ -136,6 +136,8 @@ class Analyzer(AnalyzerCore):
             )
         }
         self.families = tuple(named.get(kind) or kind(self) for kind in FAMILIES)
+        # Calls bound to a plain name, whose instance's attributes are followed by name.
+        self._bound_calls: set[int] = set()
         # Defaults of verification flags, reported unless their use is (``_check_flag_default``)
         self._flag_defaults: list[tuple[str, ast.AST]] = []
 
@@ -509,6 +511,8 @@ class Analyzer(AnalyzerCore):
         self.scopes.pop()
 
     def _visit_assign(self, node: ast.Assign) -> None:
+        if type(node.value) is ast.Call and all(type(t) is ast.Name for t in node.targets):
+            self._bound_calls.add(id(node.value))  # ``settings = Settings(url)``: followed
         self.visit(node.value)
         value = self.resolve(node.value)
         for target in node.targets:
@@ -647,10 +651,18 @@ class Analyzer(AnalyzerCore):
         self.visit_body(node.body)
         scope = self.scopes[-1]
         kept = {name: scope[name] for name in _imported_names(node.body) if name in scope}
+        before = (
+            {id(st): len(st.weakenings) for st in self.contexts.values()} if node.orelse else {}
+        )
         for handler in node.handlers:
             self.visit(handler)
         scope.update(kept)
+        # A handler's weakening is not undone by the ``else:`` (it runs only without one).
+        weak = self._weakenings_since(before) if node.orelse and self.contexts else []
         self.visit_body(node.orelse)
+        for state, weakening in weak:
+            if weakening not in state.weakenings:
+                state.weakenings.append(weakening)
         self.visit_body(node.finalbody)
 
     _visit_try_star = _visit_try
@@ -1131,6 +1143,8 @@ class Analyzer(AnalyzerCore):
         dead = _python2_branch(node.test)
         scope = self.scopes[-1]
         kept: _Scope = {}
+        weak_before: dict[int, int] | None = None  # contexts' weakenings before the body's
+        branch_weak: list[tuple[ContextState, tuple[str, ast.AST]]] = []
         for body, optout, taken in (
             (node.body, uses and truth is not True, dead is not True),
             (node.orelse, uses and truth is not False, dead is not False),
@@ -1144,7 +1158,11 @@ class Analyzer(AnalyzerCore):
             # A narrowed flag's value, configured elsewhere and passed on, is an option's.
             note = optout or narrowed is not None
             self._optout += note
+            if body is node.body and node.orelse and self.contexts:
+                weak_before = {id(st): len(st.weakenings) for st in self.contexts.values()}
             self.visit_body(body)
+            if body is node.body and weak_before is not None:
+                branch_weak = self._weakenings_since(weak_before)
             self._optout -= note
             if narrowed is not None:
                 if saved is None:
@@ -1158,6 +1176,22 @@ class Analyzer(AnalyzerCore):
                     self.chain_default(name, "", span)
             kept.update((n, scope[n]) for n in _imported_names(body) if n in scope)
         scope.update(kept)
+        for state, weakening in branch_weak:
+            # ``if mode < REQUIRE: ctx.verify_mode = CERT_NONE`` / ``else: ... CERT_REQUIRED``:
+            # the other branch's repair does not undo this one's weakening (branches are
+            # exclusive; the context is weak on this path).
+            if weakening not in state.weakenings:
+                state.weakenings.append(weakening)
+
+    def _weakenings_since(
+        self, before: dict[int, int]
+    ) -> list[tuple[ContextState, tuple[str, ast.AST]]]:
+        """The weakenings the contexts gained since ``before`` (counts by ``id``)."""
+        return [
+            (state, weakening)
+            for state in self.contexts.values()
+            for weakening in state.weakenings[before.get(id(state), 0) :]
+        ]
 
     def _narrowed(self, test: ast.expr, body: list[ast.stmt]) -> str | None:
         """The local flag a test proves false in its branch and the branch then passes on.
@@ -1321,6 +1355,8 @@ class Analyzer(AnalyzerCore):
         reported where it is written). ``CERT_NONE`` kept, or a false default of a parameter
         named for verification (``verify_certs=False``); not ``None``.
         """
+        if id(node) in self._bound_calls:
+            return  # its attributes are followed where they are used (``settings.verify``)
         cls = self._constructed_class(node.func)
         if cls is None:
             return
