@@ -432,3 +432,13 @@ def test_branches_that_all_verify_are_silent() -> None:
     """Both branches of each choice verifying: nothing to report."""
     source = _EXCLUSIVE.format(first="CERT_REQUIRED", second="CERT_REQUIRED")
     assert findings_of(source) == set()
+
+
+def test_option_kept_on_self_is_followed_in_a_big_file_whose_init_is_cut() -> None:
+    """A file big enough to be cut: the cold ``__init__`` is still read, its setters counted."""
+    filler = "".join(f"\ndef helper_{i}(value):\n    return value * {i} + 1\n" for i in range(80))
+    weak = _KEPT_OPTION.format(default="True", setter="") + filler
+    assert len(weak) > 2_000
+    assert findings_of(weak) == {("SSC202", 11), ("SSC201", 12)}
+    trailing_setter = _KEPT_OPTION.format(default="True", setter=_SETTER) + filler
+    assert findings_of(trailing_setter) == set()

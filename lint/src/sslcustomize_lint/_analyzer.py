@@ -136,6 +136,10 @@ class Analyzer(AnalyzerCore):
             )
         }
         self.families = tuple(named.get(kind) or kind(self) for kind in FAMILIES)
+        self._line_starts: list[int] | None = None  # see ``_span``
+        self._chain_names: list[str] = []  # the names the chains' callers call
+        # A class's weak constructor defaults, by ``id`` (``_check_default_construction``).
+        self._weak_inits: dict[int, list[tuple[str, str]]] = {}
         # Calls bound to a plain name, whose instance's attributes are followed by name.
         self._bound_calls: set[int] = set()
         # Defaults of verification flags, reported unless their use is (``_check_flag_default``)
@@ -158,10 +162,27 @@ class Analyzer(AnalyzerCore):
             self._finish_param_sinks(self.tree)
         self.context_rules.finish_contexts()
         self._report_flag_defaults()
-        self._finish_default_chains()
+        self._collect_chains()
+        if callers:
+            self._finish_default_chains(self.tree)
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
 
-    def _finish_default_chains(self) -> None:
+    def _collect_chains(self) -> None:
+        """Keep the branches a default takes that hold a weakening in the end (with its code)."""
+        for owner, name, value, (first, last) in self._branch_chains:
+            codes = [c for c, line, _ in self.findings if first <= line <= last]
+            codes = [c for c in codes if c != _CONFIGURABLE_NOTE]
+            if codes:
+                self._chains.append((owner, name, value, min(codes)))
+        self._branch_chains = []
+        if self._chains:
+            _, classes = _function_index(self.tree)
+            self._chain_names = [
+                classes.get(id(f), f.name) if f.name == "__init__" else f.name
+                for f, *_ in self._chains
+            ]
+
+    def _finish_default_chains(self, tree: ast.Module) -> None:
         """Report the callers' defaults that carry a weakening default one level up.
 
         ``def handler(verify=False)`` whose default reaches a weakening; ``class Lib: def
@@ -171,16 +192,9 @@ class Analyzer(AnalyzerCore):
         class's name for an ``__init__``; only a default equal to the one followed (a
         literal a caller passes is its own opt-out, not followed: see docs/lint.md).
         """
-        for owner, name, value, (first, last) in self._branch_chains:
-            codes = [c for c, line, _ in self.findings if first <= line <= last]
-            codes = [c for c in codes if c != _CONFIGURABLE_NOTE]
-            if codes:
-                self._chains.append((owner, name, value, min(codes)))
         if not self._chains:
             return
-        tree = self._whole_tree()
-        enclosing, classes = _call_index(tree)
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        functions, classes = _function_index(tree)
         done: set[tuple[int, str]] = set()
         work = list(self._chains)
         while work:
@@ -190,12 +204,15 @@ class Analyzer(AnalyzerCore):
                 continue
             done.add((id(function), param))
             class_name = classes.get(id(function))
-            for call in calls:
+            name = class_name if function.name == "__init__" and class_name else function.name
+            for call in _calls(tree, self._lines_naming((name,))):
+                if _called_name(call) != name:
+                    continue
                 bound = _calls_function(call, function, class_name)
                 if bound is None:
                     continue
                 given = _argument_for(call, function, param, method=bound)
-                caller = enclosing.get(id(call))
+                caller = _innermost(functions, call.lineno)
                 if given is None or caller is None:
                     continue
                 found = _carried_default(given, caller, default)
@@ -218,12 +235,13 @@ class Analyzer(AnalyzerCore):
     @property
     def follows_callers(self) -> bool:
         """Tell whether the last run checked callers of functions (see ``_finish_param_sinks``)."""
-        return bool(self._param_sinks)
+        return bool(self._param_sinks or self._chains)
 
     @property
     def followed_functions(self) -> tuple[str, ...]:
         """The names of the functions whose callers the last run checked."""
-        return tuple(dict.fromkeys(sink[0] for sink in self._param_sinks))
+        names = [sink[0] for sink in self._param_sinks] + self._chain_names
+        return tuple(dict.fromkeys(names))
 
     def check_callers(self, tree: ast.Module) -> list[RawFinding]:
         """Check the callers of ``followed_functions`` in ``tree``, after ``run``.
@@ -233,6 +251,7 @@ class Analyzer(AnalyzerCore):
         Returns all the findings, sorted by position, as ``run`` does.
         """
         self._finish_param_sinks(tree)
+        self._finish_default_chains(tree)
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
 
     def visit_body(self, body: list[ast.stmt]) -> None:
@@ -400,15 +419,45 @@ class Analyzer(AnalyzerCore):
             return
         if any(_name_of(stmt) == "__init__" for stmt in node.body):
             return
-        lines = self.source.splitlines()[node.lineno - 1 : node.end_lineno]
-        if not any(_SET_FROM_SELF.search(line) for line in lines):
+        start, end = self._class_span(node)
+        if not _SET_FROM_SELF.search(self.source, start, end):
             return
-        for whole in self._whole_tree().body:
+        try:  # the class alone, not the whole file
+            piece = ast.parse(b"\n" * (node.lineno - 1) + self.source[start:end])
+        except (SyntaxError, ValueError, RecursionError):
+            return
+        for whole in piece.body:
             if isinstance(whole, ast.ClassDef) and whole.lineno == node.lineno:
                 for stmt in whole.body:
                     if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
                         entry = (stmt, list(self.scopes), self.class_attrs)
                         self._pending.insert(first_method, entry)
+
+    def _class_span(self, node: ast.ClassDef) -> tuple[int, int]:
+        """A module-level class's bytes: to the next statement at the margin.
+
+        Not to its ``end_lineno``: in a cut tree the class ends at its last kept member.
+        """
+        start = self._span(node)[0]
+        source = self.source or b""
+        margin = _NEXT_AT_MARGIN.search(source, start + 1)
+        return start, margin.start() if margin else len(source)
+
+    def _span(self, node: ast.stmt) -> tuple[int, int]:
+        """The byte offsets of a statement's lines in the source (found once per file)."""
+        if self._line_starts is None:
+            source = self.source or b""
+            starts = [0]
+            find = source.find
+            at = find(b"\n")
+            while at != -1:
+                starts.append(at + 1)
+                at = find(b"\n", at + 1)
+            starts.append(len(source))
+            self._line_starts = starts
+        starts = self._line_starts
+        last = min(node.end_lineno or node.lineno, len(starts) - 1)
+        return starts[min(node.lineno - 1, len(starts) - 1)], starts[last]
 
     def _inherit_attributes(self, node: ast.ClassDef) -> None:
         """Let ``self.x`` in a subclass read what a base class of this module stored.
@@ -939,7 +988,8 @@ class Analyzer(AnalyzerCore):
         """
         if self.source is None:
             return _self_store_counts(cls)
-        text = b"\n".join(self.source.splitlines()[cls.lineno - 1 : cls.end_lineno])
+        start, end = self._class_span(cls)
+        text = self.source[start:end]
         if b"setattr(self" in text:
             return {}
         counts: dict[str, int] = {}
@@ -1360,16 +1410,24 @@ class Analyzer(AnalyzerCore):
         cls = self._constructed_class(node.func)
         if cls is None:
             return
-        for param, value in defaulted_parameters(cls, node):
-            if _ref_in(value, t.CERT_NONE_NAMES):
-                self.report("SSC201", node)
-            elif (
-                isinstance(value, Const)
-                and value.value is not None
-                and not value.value
-                and _CERT_FLAG.fullmatch(param.lower())
-            ):
-                self.report("SSC202" if "hostname" in param.lower() else "SSC101", node)
+        weak = self._weak_inits.get(id(cls))
+        if weak is None:
+            weak = self._weak_inits[id(cls)] = []
+            for param, value in defaulted_parameters(cls, _NO_ARGUMENTS):
+                if _ref_in(value, t.CERT_NONE_NAMES):
+                    weak.append((param, "SSC201"))
+                elif (
+                    isinstance(value, Const)
+                    and value.value is not None
+                    and not value.value
+                    and _CERT_FLAG.fullmatch(param.lower())
+                ):
+                    weak.append((param, "SSC202" if "hostname" in param.lower() else "SSC101"))
+        if weak:
+            left = {param for param, _ in defaulted_parameters(cls, node)}
+            for param, code in weak:
+                if param in left:
+                    self.report(code, node)
 
     def _negated_option(self, node: ast.expr) -> bool:
         """Tell whether ``node`` is ``not PARAM`` of a parameter that is true on opting out.
@@ -1691,6 +1749,10 @@ _SELF_STORE = re.compile(
     rb"\bself\.(\w+)\s*(?::[^=\n]*)?(?:[-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=)"
     rb"|\bself\.(\w+)\s*,(?=[^\n=]*=(?!=))|\bdel\s+self\.(\w+)"
 )
+# A construction with no arguments: what a class keeps when given nothing.
+_NO_ARGUMENTS = ast.Call(func=ast.Name("_", ast.Load()), args=[], keywords=[])
+# A line that starts a statement at the margin (not a comment, a blank or a closing bracket).
+_NEXT_AT_MARGIN = re.compile(rb"\n(?=[^\s#)\]}])")
 _VERIFY_ATTRIBUTES = frozenset({"verify", "verify_mode", "check_hostname", "cert_reqs"})
 _VERIFY_MODES = frozenset({"ssl.CERT_NONE", "ssl.CERT_OPTIONAL", "ssl.CERT_REQUIRED"})
 
@@ -1779,18 +1841,42 @@ def _reads_verify_option(node: ast.expr, target: str) -> bool:
     return bool(_VERIFY_OPTION.fullmatch(low) or _CERT_FLAG.fullmatch(low))
 
 
-def _call_index(tree: ast.Module) -> tuple[dict[int, _FunctionNode], dict[int, str]]:
-    """Map each call to its innermost function, and each class member to its class's name."""
-    enclosing: dict[int, _FunctionNode] = {}  # id(call) -> innermost function
+def _function_index(tree: ast.Module) -> tuple[list[_FunctionNode], dict[int, str]]:
+    """The functions of a module (statements only, outer first), and each member's class."""
+    functions: list[_FunctionNode] = []
     classes: dict[int, str] = {}  # id(member) -> its class's name
-    for node in ast.walk(tree):
+    stack: list[ast.stmt] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
         if isinstance(node, ast.ClassDef):
             classes.update((id(member), node.name) for member in node.body)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.Call):
-                    enclosing[id(inner)] = node  # walked outer first: the innermost wins
-    return enclosing, classes
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            functions.append(node)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                stack.extend(reversed([n for n in inner if isinstance(n, ast.stmt)]))
+                for handler in inner:
+                    if isinstance(handler, ast.ExceptHandler):
+                        stack.extend(reversed(handler.body))
+    return functions, classes
+
+
+def _innermost(functions: list[_FunctionNode], line: int) -> _FunctionNode | None:
+    """The innermost function whose lines hold ``line`` (the latest to start)."""
+    found = None
+    for function in functions:
+        holds = function.lineno <= line <= (function.end_lineno or function.lineno)
+        if holds and (found is None or function.lineno >= found.lineno):
+            found = function
+    return found
+
+
+def _called_name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def _same_function(tree: ast.Module, function: _FunctionNode) -> _FunctionNode | None:
