@@ -13,6 +13,7 @@ import ast
 import os
 import re
 from collections.abc import Callable
+from itertools import accumulate
 
 from sslcustomize_lint import _tables as t
 from sslcustomize_lint._callbacks import (
@@ -138,6 +139,7 @@ class Analyzer(AnalyzerCore):
         self.families = tuple(named.get(kind) or kind(self) for kind in FAMILIES)
         self._line_starts: list[int] | None = None  # see ``_span``
         self._chain_names: list[str] = []  # the names the chains' callers call
+        self._sets_from_self: bool | None = None  # see ``_restore_cut_init``
         # A class's weak constructor defaults, by ``id`` (``_check_default_construction``).
         self._weak_inits: dict[int, list[tuple[str, str]]] = {}
         # Calls bound to a plain name, whose instance's attributes are followed by name.
@@ -419,6 +421,10 @@ class Analyzer(AnalyzerCore):
             return
         if any(_name_of(stmt) == "__init__" for stmt in node.body):
             return
+        if self._sets_from_self is None:  # most files have no such line: one search each
+            self._sets_from_self = _SET_FROM_SELF.search(self.source) is not None
+        if not self._sets_from_self:
+            return
         start, end = self._class_span(node)
         if not _SET_FROM_SELF.search(self.source, start, end):
             return
@@ -447,14 +453,8 @@ class Analyzer(AnalyzerCore):
         """The byte offsets of a statement's lines in the source (found once per file)."""
         if self._line_starts is None:
             source = self.source or b""
-            starts = [0]
-            find = source.find
-            at = find(b"\n")
-            while at != -1:
-                starts.append(at + 1)
-                at = find(b"\n", at + 1)
-            starts.append(len(source))
-            self._line_starts = starts
+            lengths = (len(line) + 1 for line in source.split(b"\n"))
+            self._line_starts = [*accumulate(lengths, initial=0)]
         starts = self._line_starts
         last = min(node.end_lineno or node.lineno, len(starts) - 1)
         return starts[min(node.lineno - 1, len(starts) - 1)], starts[last]
