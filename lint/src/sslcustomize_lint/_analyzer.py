@@ -13,6 +13,7 @@ import ast
 import os
 import re
 from collections.abc import Callable
+from itertools import accumulate
 
 from sslcustomize_lint import _tables as t
 from sslcustomize_lint._callbacks import (
@@ -52,6 +53,7 @@ from sslcustomize_lint._core import (
     _sessionish,
     _Sibling,
     constructed_attributes,
+    defaulted_parameters,
     unrelated,
 )
 from sslcustomize_lint._family import FAMILIES, CallSite, Family
@@ -137,6 +139,13 @@ class Analyzer(AnalyzerCore):
             )
         }
         self.families = tuple(named.get(kind) or kind(self) for kind in FAMILIES)
+        self._line_starts: list[int] | None = None  # see ``_span``
+        self._chain_names: list[str] = []  # the names the chains' callers call
+        self._sets_from_self: bool | None = None  # see ``_restore_cut_init``
+        # A class's weak constructor defaults, by ``id`` (``_check_default_construction``).
+        self._weak_inits: dict[int, list[tuple[str, str]]] = {}
+        # Calls bound to a plain name, whose instance's attributes are followed by name.
+        self._bound_calls: set[int] = set()
         # Defaults of verification flags, reported unless their use is (``_check_flag_default``)
         self._flag_defaults: list[tuple[str, ast.AST]] = []
         # Module names with one value on every Python 3 (``PY2``), read at the first ``if``.
@@ -153,23 +162,92 @@ class Analyzer(AnalyzerCore):
         self.visit_body(self.tree.body)
         while self._pending:
             func, scopes, class_attrs = self._pending.pop(0)
-            if self._is_hot(func):
+            if self._is_hot(func) or self._init_of_hot_class(func, class_attrs):
                 self._visit_function(func, scopes, class_attrs)
         if callers:
             self._finish_param_sinks(self.tree)
         self.context_rules.finish_contexts()
         self._report_flag_defaults()
+        self._collect_chains()
+        if callers:
+            self._finish_default_chains(self.tree)
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
+
+    def _collect_chains(self) -> None:
+        """Keep the branches a default takes that hold a weakening in the end (with its code)."""
+        for owner, name, value, (first, last) in self._branch_chains:
+            codes = [c for c, line, _ in self.findings if first <= line <= last]
+            codes = [c for c in codes if c != _CONFIGURABLE_NOTE]
+            if codes:
+                self._chains.append((owner, name, value, min(codes)))
+        self._branch_chains = []
+        if self._chains:
+            _, classes = _function_index(self.tree)
+            self._chain_names = [
+                classes.get(id(f), f.name) if f.name == "__init__" else f.name
+                for f, *_ in self._chains
+            ]
+
+    def _finish_default_chains(self, tree: ast.Module) -> None:
+        """Report the callers' defaults that carry a weakening default one level up.
+
+        ``def handler(verify=False)`` whose default reaches a weakening; ``class Lib: def
+        __init__(self, verify=False): handler(verify=verify)`` passes its own default on, and
+        ``Lib(h, kwargs.get("verify", False))`` an option's: each is reported at its default,
+        and followed in turn. Callers in this file, by plain name, ``self.name`` or the
+        class's name for an ``__init__``; only a default equal to the one followed (a
+        literal a caller passes is its own opt-out, not followed: see docs/lint.md).
+        """
+        if not self._chains:
+            return
+        functions, classes = _function_index(tree)
+        done: set[tuple[int, str]] = set()
+        work = list(self._chains)
+        while work:
+            followed, param, default, code = work.pop()
+            function = _same_function(tree, followed)
+            if function is None or (id(function), param) in done:
+                continue
+            done.add((id(function), param))
+            class_name = classes.get(id(function))
+            name = class_name if function.name == "__init__" and class_name else function.name
+            for call in _calls(tree, self._lines_naming((name,))):
+                if _called_name(call) != name:
+                    continue
+                bound = _calls_function(call, function, class_name)
+                if bound is None:
+                    continue
+                given = _argument_for(call, function, param, method=bound)
+                caller = _innermost(functions, call.lineno)
+                if given is None or caller is None:
+                    continue
+                found = _carried_default(given, caller, default)
+                if found is not None:
+                    self.report(code, found[1])
+                    if found[0] is not None:
+                        work.append((caller, found[0], default, code))
+
+    def _init_of_hot_class(self, func: _FunctionNode, class_attrs: _Scope | None) -> bool:
+        """Tell whether ``func`` is the ``__init__`` of a class with a hot method.
+
+        What ``__init__`` stores (``self.self_signed = options.get(..., True)``) is what the
+        class's other methods read; its lines need not hold a rule word themselves.
+        """
+        if func.name != "__init__" or class_attrs is None:
+            return False
+        cls = self._class_nodes.get(self._class_names_by_attrs.get(id(class_attrs), ""))
+        return cls is not None and self._is_hot(cls)
 
     @property
     def follows_callers(self) -> bool:
         """Tell whether the last run checked callers of functions (see ``_finish_param_sinks``)."""
-        return bool(self._param_sinks)
+        return bool(self._param_sinks or self._chains)
 
     @property
     def followed_functions(self) -> tuple[str, ...]:
         """The names of the functions whose callers the last run checked."""
-        return tuple(dict.fromkeys(sink[0] for sink in self._param_sinks))
+        names = [sink[0] for sink in self._param_sinks] + self._chain_names
+        return tuple(dict.fromkeys(names))
 
     def check_callers(self, tree: ast.Module) -> list[RawFinding]:
         """Check the callers of ``followed_functions`` in ``tree``, after ``run``.
@@ -179,6 +257,7 @@ class Analyzer(AnalyzerCore):
         Returns all the findings, sorted by position, as ``run`` does.
         """
         self._finish_param_sinks(tree)
+        self._finish_default_chains(tree)
         return sorted(self.findings, key=lambda f: (f[1], f[2], f[0]))
 
     def visit_body(self, body: list[ast.stmt]) -> None:
@@ -329,7 +408,9 @@ class Analyzer(AnalyzerCore):
         self._inherit_attributes(node)
         body: _Scope = {}
         self.scopes.append(body)
+        first_method = len(self._pending)
         self.visit_body(node.body)
+        self._restore_cut_init(node, first_method)
         self.scopes.pop()
         self.version_rules.check_class_versions(node.body, body)
         for name, value in body.items():
@@ -341,6 +422,56 @@ class Analyzer(AnalyzerCore):
             self._classes[node.name] = (body, _class_kind(bases))
             self._module_class_attrs[node.name] = attrs
             self._class_nodes[node.name] = node
+
+    def _restore_cut_init(self, node: ast.ClassDef, first_method: int) -> None:
+        """Analyze a class's ``__init__`` that the cut left out, before its other methods.
+
+        A cut tree (see the runner) lacks methods without a rule word; an ``__init__`` that
+        only stores options (``self.self_signed = options.get("self_signed", True)``) is one.
+        Read from the whole file, once, only for a class with a line that sets a verification
+        value from ``self`` (``ctx.check_hostname = not self.self_signed``).
+        """
+        if self.source is None or len(self.scopes) != 2 or self.class_attrs is None:
+            return
+        if any(_name_of(stmt) == "__init__" for stmt in node.body):
+            return
+        if self._sets_from_self is None:  # most files have no such line: one search each
+            self._sets_from_self = _SET_FROM_SELF.search(self.source) is not None
+        if not self._sets_from_self:
+            return
+        start, end = self._class_span(node)
+        if not _SET_FROM_SELF.search(self.source, start, end):
+            return
+        try:  # the class alone, not the whole file
+            piece = ast.parse(b"\n" * (node.lineno - 1) + self.source[start:end])
+        except (SyntaxError, ValueError, RecursionError):
+            return
+        for whole in piece.body:
+            if isinstance(whole, ast.ClassDef) and whole.lineno == node.lineno:
+                for stmt in whole.body:
+                    if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
+                        entry = (stmt, list(self.scopes), self.class_attrs)
+                        self._pending.insert(first_method, entry)
+
+    def _class_span(self, node: ast.ClassDef) -> tuple[int, int]:
+        """A module-level class's bytes: to the next statement at the margin.
+
+        Not to its ``end_lineno``: in a cut tree the class ends at its last kept member.
+        """
+        start = self._span(node)[0]
+        source = self.source or b""
+        margin = _NEXT_AT_MARGIN.search(source, start + 1)
+        return start, margin.start() if margin else len(source)
+
+    def _span(self, node: ast.stmt) -> tuple[int, int]:
+        """The byte offsets of a statement's lines in the source (found once per file)."""
+        if self._line_starts is None:
+            source = self.source or b""
+            lengths = (len(line) + 1 for line in source.split(b"\n"))
+            self._line_starts = [*accumulate(lengths, initial=0)]
+        starts = self._line_starts
+        last = min(node.end_lineno or node.lineno, len(starts) - 1)
+        return starts[min(node.lineno - 1, len(starts) - 1)], starts[last]
 
     def _inherit_attributes(self, node: ast.ClassDef) -> None:
         """Let ``self.x`` in a subclass read what a base class of this module stored.
@@ -391,6 +522,7 @@ class Analyzer(AnalyzerCore):
         if args.kwarg is not None:  # ``**kwargs``: a dict of what the caller gave
             scope[args.kwarg.arg] = DictVal({}, _empty_dict_at(args.kwarg), has_unknown=True)
         self.scopes = [*scopes, scope]
+        self._scope_owner[id(scope)] = node
         self.function = node
         self.visit_body(node.body)
         self.scopes, self.class_attrs, self.function = saved
@@ -442,6 +574,8 @@ class Analyzer(AnalyzerCore):
         self.scopes.pop()
 
     def _visit_assign(self, node: ast.Assign) -> None:
+        if type(node.value) is ast.Call and all(type(t) is ast.Name for t in node.targets):
+            self._bound_calls.add(id(node.value))  # ``settings = Settings(url)``: followed
         self.visit(node.value)
         value = self.resolve(node.value)
         for target in node.targets:
@@ -451,6 +585,35 @@ class Analyzer(AnalyzerCore):
             elif named in t.SETTING_NAMES and isinstance(target, ast.Name):
                 self.client_rules.check_attribute_value(named, value, node)  # scrapy's settings
             self._assign(target, value, node.value, node)
+            if isinstance(node.value, ast.IfExp):
+                self._check_optout_binding(target, node.value)
+
+    def _check_optout_binding(self, target: ast.expr, node: ast.IfExp) -> None:
+        """Note the weak branch of a binding that a caller's option chooses.
+
+        ``cert_reqs = CERT_REQUIRED if check_cert else CERT_NONE`` or ``ctx.verify_mode =
+        ...`` where ``check_cert`` is a parameter with no default (its default would decide
+        it): the caller turns verification off through the option, a configurable weakening
+        (SSC801), noted at the weak branch. ``CERT_NONE`` whatever the name; ``False`` only
+        for a name of verification. Not in a function that serves (a server's client
+        certificates are its own choice).
+        """
+        name = _target_name(target) if isinstance(target, ast.Name) else None
+        if isinstance(target, ast.Attribute):
+            name = target.attr
+        if name is None:
+            return
+        uses, truth = self._guard(node.test)
+        if not uses or truth is not None or self.has_server_hints(self.function):
+            return
+        flag = name in _VERIFY_ATTRIBUTES or bool(
+            _CERT_FLAG.fullmatch(name.lower()) or _VERIFY_OPTION.fullmatch(name.lower())
+        )
+        for branch in (node.body, node.orelse):
+            value = self.resolve(branch)
+            cert_none = isinstance(value, Ref) and value.qualname in t.CERT_NONE_NAMES
+            if cert_none or (flag and _is_const(value, False)):
+                self.report(_CONFIGURABLE_NOTE, branch)
 
     def _visit_ann_assign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -551,10 +714,18 @@ class Analyzer(AnalyzerCore):
         self.visit_body(node.body)
         scope = self.scopes[-1]
         kept = {name: scope[name] for name in _imported_names(node.body) if name in scope}
+        before = (
+            {id(st): len(st.weakenings) for st in self.contexts.values()} if node.orelse else {}
+        )
         for handler in node.handlers:
             self.visit(handler)
         scope.update(kept)
+        # A handler's weakening is not undone by the ``else:`` (it runs only without one).
+        weak = self._weakenings_since(before) if node.orelse and self.contexts else []
         self.visit_body(node.orelse)
+        for state, weakening in weak:
+            if weakening not in state.weakenings:
+                state.weakenings.append(weakening)
         self.visit_body(node.finalbody)
 
     _visit_try_star = _visit_try
@@ -724,7 +895,17 @@ class Analyzer(AnalyzerCore):
             # caller's true value turns the check off, a configurable weakening.
             self.report(_CONFIGURABLE_NOTE, stmt)
             return
+        if (
+            not isinstance(value, Const | Ref)
+            and _reads_verify_option(value_node, attr)
+            and self._verification_target(base, target)
+        ):
+            # ``ctx.check_hostname = config["ssl_check_hostname"]``, ``session.verify =
+            # config.verify_certs``: the user's option set as it is, off when they say so.
+            self.report(_CONFIGURABLE_NOTE, stmt)
         self.client_rules.check_attribute_value(attr, value, stmt)
+        if isinstance(value, Const) and _is_self(target.value):
+            self._keep_init_constant(attr, _located(value, value_node))
         if (
             state is None
             and _is_self(target.value)
@@ -732,6 +913,9 @@ class Analyzer(AnalyzerCore):
             and not self._self_is_session()
         ):
             return  # a context wrapper class sets up its own attributes (urllib3's pyOpenSSL)
+        if isinstance(value_node, ast.IfExp):  # reported at the branch taken, on its line
+            branches = (value_node.body, value_node.orelse)
+            stmt = next((b for b in branches if self.resolve(b) == value), stmt)
         self._assign_verification(base, target, value, state, stmt)
         if self.class_attrs is not None and _is_self(target.value) and isinstance(value, Instance):
             self.class_attrs.setdefault(attr, value)
@@ -790,6 +974,45 @@ class Analyzer(AnalyzerCore):
         elif attr == "verify" and _is_falsy(value) and self._session_target(base, target):
             self.report("SSC102", stmt)  # False, 0, "": requests reads it as off
 
+    def _keep_init_constant(self, attr: str, value: Value) -> None:
+        """``self.x = CONST`` (or ``kwargs.get("x", CONST)``) in ``__init__``: read back so.
+
+        ``self.self_signed = options.get("self_signed", True)`` then ``ctx.verify_mode =
+        CERT_NONE if self.self_signed else CERT_REQUIRED`` in another method: the class's
+        default reaches the sink. Only an attribute that nothing else in the class stores
+        (a setter or another method may change it: flow-insensitive, no single value).
+        """
+        if self.class_attrs is None or _name_of(self.function) != "__init__":
+            return
+        class_name = self._class_names_by_attrs.get(id(self.class_attrs))
+        cls = self._class_nodes.get(class_name) if class_name is not None else None
+        if cls is None or attr in self.class_attrs:
+            return
+        stores = self._self_stores.get(id(cls))
+        if stores is None:
+            stores = self._self_stores[id(cls)] = self._self_store_counts(cls)
+        if stores.get(attr) == 1:
+            self.class_attrs[attr] = value
+
+    def _self_store_counts(self, cls: ast.ClassDef) -> dict[str, int]:
+        """Count the stores to each ``self.<attr>`` in a class, from its text when known.
+
+        The text, not the tree: a cut tree lacks the methods without a rule word, and a
+        setter is one. ``setattr(self, ...)`` may store anything: nothing is counted then.
+        """
+        if self.source is None:
+            return _self_store_counts(cls)
+        start, end = self._class_span(cls)
+        text = self.source[start:end]
+        if b"setattr(self" in text:
+            return {}
+        counts: dict[str, int] = {}
+        for match in _SELF_STORE.finditer(text):
+            found = match.group(1) or match.group(2) or match.group(3)
+            name = found.decode("ascii", "replace")
+            counts[name] = counts.get(name, 0) + 1
+        return counts
+
     def _keep_init_param(self, target: ast.Attribute, value: Param) -> None:
         """``self.verify = verify`` in ``__init__``: read back as that parameter in the methods.
 
@@ -809,6 +1032,14 @@ class Analyzer(AnalyzerCore):
         if class_name is not None and target.attr not in self.class_attrs:
             self.class_attrs[target.attr] = value
             self._init_params[id(value)] = (class_name, init)
+
+    def _verification_target(self, base: Value, target: ast.Attribute) -> bool:
+        """Tell whether ``target`` is a client's ``check_hostname``, ``verify_mode``, ``verify``."""
+        if self.has_server_hints(self.function):
+            return False
+        if target.attr in {"check_hostname", "verify_mode"}:
+            return True
+        return target.attr == "verify" and self._session_target(base, target)
 
     def _session_target(self, base: Value, target: ast.Attribute) -> bool:
         """Tell whether ``target`` (``x.verify``) is a requests/httpx session's attribute."""
@@ -906,6 +1137,7 @@ class Analyzer(AnalyzerCore):
                 if weak is not None:
                     self.report(weak, value)
         self._check_version_table(node)
+        self._check_mode_table(node)
         self.generic_visit(node)
 
     def _check_version_table(self, node: ast.Dict) -> None:
@@ -931,6 +1163,34 @@ class Analyzer(AnalyzerCore):
             if kind == "weak":
                 self.report(_WEAK_VERSION_NOTE, value)
 
+    def _check_mode_table(self, node: ast.Dict) -> None:
+        """Note the ``CERT_NONE`` entries of a table from option names to verify modes.
+
+        ``{"none": ssl.CERT_NONE, "required": ssl.CERT_REQUIRED}`` indexed by a connection
+        option or a URL's query (``ssl_cert_reqs=none``): the user turns verification off by
+        name, a configurable weakening (SSC801). Only a table of two or more string keys whose
+        every value is a verify mode, one of them verifying: a dict with one weak entry is a
+        setting, checked where it is used.
+        """
+        if len(node.keys) < 2 or not any(
+            isinstance(value, ast.Attribute | ast.Name)
+            and getattr(value, "attr", getattr(value, "id", "")) == "CERT_NONE"
+            for value in node.values
+        ):
+            return  # most dicts: no value so much as names CERT_NONE
+        if not all(
+            isinstance(key, ast.Constant) and isinstance(key.value, str) for key in node.keys
+        ):
+            return
+        values = [self.resolve(value) for value in node.values]
+        if not all(isinstance(v, Ref) and v.qualname in _VERIFY_MODES for v in values):
+            return
+        if not any(isinstance(v, Ref) and v.qualname in _VERIFYING_MODES for v in values):
+            return
+        for value, node_value in zip(values, node.values, strict=True):
+            if _is_cert_none(value):
+                self.report(_CONFIGURABLE_NOTE, node_value)
+
     def _visit_if(self, node: ast.If) -> None:
         """A branch taken only when a caller opts out through a parameter stays quiet.
 
@@ -938,21 +1198,103 @@ class Analyzer(AnalyzerCore):
         implementation; the weakening is the caller's ``verify=False``, reported there. A branch
         taken with the parameters' defaults (``if context is None: context =
         ssl._create_stdlib_context()``) is the default path, and is reported.
+
+        An optional import keeps its module, as in ``_visit_try``: ``if HAVE_SSL: import ssl``
+        ``else: ssl = None``; the code that uses the name runs where the module is there.
         """
         self.visit(node.test)
         uses, truth = self._guard(node.test)
-        if self._python3_flags is None:
-            self._python3_flags = python3_flags(self.tree)
-        python3 = python3_truth(node.test, self._python3_flags)
+        python3 = self._python3_truth(node.test)
+        scope = self.scopes[-1]
+        kept: _Scope = {}
+        weak_before: dict[int, int] | None = None  # contexts' weakenings before the body's
+        branch_weak: list[tuple[ContextState, tuple[str, ast.AST]]] = []
         for body, optout, taken in (
             (node.body, uses and truth is not True, python3 is not False),
             (node.orelse, uses and truth is not False, python3 is not True),
         ):
             if not taken:
                 continue  # ``if not hasattr(ssl, "SSLContext"):``: never run on Python 3
-            self._optout += optout
+            narrowed = self._narrowed(node.test, body) if body is node.body else None
+            if narrowed is not None:  # ``elif ssl_verify is False: session.verify = ssl_verify``
+                saved = scope.get(narrowed)
+                scope[narrowed] = Const(False, node.test)
+            # A narrowed flag's value, configured elsewhere and passed on, is an option's.
+            note = optout or narrowed is not None
+            self._optout += note
+            if body is node.body and node.orelse and self.contexts:
+                weak_before = {id(st): len(st.weakenings) for st in self.contexts.values()}
             self.visit_body(body)
-            self._optout -= optout
+            if body is node.body and weak_before is not None:
+                branch_weak = self._weakenings_since(weak_before)
+            self._optout -= note
+            if narrowed is not None:
+                if saved is None:
+                    scope.pop(narrowed, None)
+                else:
+                    scope[narrowed] = saved
+            if uses and truth is not None and not optout and not self._optout and body:
+                # A default takes this branch: if it weakens, so do its callers' defaults.
+                span = (body[0].lineno, body[-1].end_lineno or body[-1].lineno)
+                for name in _flag_names(node.test):
+                    self.chain_default(name, "", span)
+            kept.update((n, scope[n]) for n in _imported_names(body) if n in scope)
+        scope.update(kept)
+        for state, weakening in branch_weak:
+            # ``if mode < REQUIRE: ctx.verify_mode = CERT_NONE`` / ``else: ... CERT_REQUIRED``:
+            # the other branch's repair does not undo this one's weakening (branches are
+            # exclusive; the context is weak on this path).
+            if weakening not in state.weakenings:
+                state.weakenings.append(weakening)
+
+    def _python3_truth(self, test: ast.expr) -> bool | None:
+        """The value ``test`` has on every Python 3 (``None``: it depends on more than that)."""
+        if self._python3_flags is None:
+            self._python3_flags = python3_flags(self.tree)
+        return python3_truth(test, self._python3_flags)
+
+    def _weakenings_since(
+        self, before: dict[int, int]
+    ) -> list[tuple[ContextState, tuple[str, ast.AST]]]:
+        """The weakenings the contexts gained since ``before`` (counts by ``id``)."""
+        return [
+            (state, weakening)
+            for state in self.contexts.values()
+            for weakening in state.weakenings[before.get(id(state), 0) :]
+        ]
+
+    def _narrowed(self, test: ast.expr, body: list[ast.stmt]) -> str | None:
+        """The local flag a test proves false in its branch and the branch then passes on.
+
+        ``if ssl_verify is False:`` / ``== False`` / ``not ssl_verify`` of a name of this
+        function (not a parameter: a default decides those) named for verification, whose
+        branch reads it: there it is ``False``, the configured opt-out carried to a sink.
+        """
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            name = test.operand
+        elif (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Is | ast.Eq)
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is False
+        ):
+            name = test.left
+        else:
+            return None
+        if not isinstance(name, ast.Name) or name.id not in self.scopes[-1]:
+            return None
+        low = name.id.lower()
+        if not (_VERIFY_OPTION.fullmatch(low) or _CERT_FLAG.fullmatch(low)):
+            return None
+        if isinstance(self.scopes[-1][name.id], Param) or len(self.scopes) < 2:
+            return None
+        reads = any(
+            isinstance(n, ast.Name) and n.id == name.id and isinstance(n.ctx, ast.Load)
+            for stmt in body
+            for n in ast.walk(stmt)
+        )
+        return name.id if reads else None
 
     def _guard(self, test: ast.expr, *, optout: bool = True) -> tuple[bool, bool | None]:
         """Return whether a test reads a parameter, and its value with default arguments.
@@ -1050,10 +1392,62 @@ class Analyzer(AnalyzerCore):
                 choice = {**kwmap, name: (value, where)}
                 self._check_call(node, qualname, attr, callee, args, choice, has_star)
             self._optout -= 1
+        for index, arg in enumerate(args):
+            if type(arg) is ast.IfExp and self._option_test(arg):
+                # ``setopt(pycurl.SSL_VERIFYPEER, 1 if request.validate_cert else 0)``: each
+                # branch by position as the call would get it, the weak one as an opt-out.
+                self._optout += 1
+                for branch in (arg.body, arg.orelse):
+                    chosen = [*args[:index], branch, *args[index + 1 :]]
+                    self._check_call(node, qualname, attr, callee, chosen, kwmap, has_star)
+                self._optout -= 1
         if attr in _OPTION_SOURCES:
             self._check_option_source(node, attr)
+        func = node.func
+        if (
+            type(func) is ast.Name
+            and (func.id in self._class_nodes or func.id in self._sibling_imports)
+        ) or (
+            type(func) is ast.Attribute
+            and type(func.value) is ast.Name
+            and func.value.id in self._sibling_modules
+        ):
+            self._check_default_construction(node)
         if isinstance(callee, Method) and isinstance(node.func, ast.Attribute):
             self._mutate_dict(node.func.value, attr, args, kwmap)
+
+    def _check_default_construction(self, node: ast.Call) -> None:
+        """A construction that leaves a weakening default to the class of the package.
+
+        ``self.tls = Tls() if use_ssl and not tls else tls`` where ``class Tls: def
+        __init__(self, validate=ssl.CERT_NONE)`` keeps ``self.validate``: the library
+        builds its own weak default, reported at the construction (the class's default is
+        reported where it is written). ``CERT_NONE`` kept, or a false default of a parameter
+        named for verification (``verify_certs=False``); not ``None``.
+        """
+        if id(node) in self._bound_calls:
+            return  # its attributes are followed where they are used (``settings.verify``)
+        cls = self._constructed_class(node.func)
+        if cls is None:
+            return
+        weak = self._weak_inits.get(id(cls))
+        if weak is None:
+            weak = self._weak_inits[id(cls)] = []
+            for param, value in defaulted_parameters(cls, _NO_ARGUMENTS):
+                if _ref_in(value, t.CERT_NONE_NAMES):
+                    weak.append((param, "SSC201"))
+                elif (
+                    isinstance(value, Const)
+                    and value.value is not None
+                    and not value.value
+                    and _CERT_FLAG.fullmatch(param.lower())
+                ):
+                    weak.append((param, "SSC202" if "hostname" in param.lower() else "SSC101"))
+        if weak:
+            left = {param for param, _ in defaulted_parameters(cls, node)}
+            for param, code in weak:
+                if param in left:
+                    self.report(code, node)
 
     def _negated_option(self, node: ast.expr) -> bool:
         """Tell whether ``node`` is ``not PARAM`` of a parameter that is true on opting out.
@@ -1090,6 +1484,35 @@ class Analyzer(AnalyzerCore):
             value is None or (isinstance(value, Const) and not value.value)
         ):
             self.report(_CONFIGURABLE_NOTE, node)
+        elif (
+            _INSECURE_OPTION.fullmatch(name)
+            and default is not None
+            and isinstance(value, Const)
+            and value.value is True
+        ):
+            # ``endpoint.get("SkipTLSVerify", True)``: the off switch is on when nothing is
+            # configured, the library's default (reported at it).
+            self.report("SSC101", default)
+
+    def _option_test(self, node: ast.IfExp) -> bool:
+        """Tell whether a conditional's test is a caller's or user's option of verification.
+
+        A parameter with no default that decides it (see ``_guard``), or an attribute named
+        for verification (``request.validate_cert``), when the whole expression has no value
+        here (a known one is checked as it is).
+        """
+        if isinstance(self.resolve(node), Const | Ref):
+            return False
+        uses, truth = self._guard(node.test)
+        if uses:
+            return truth is None
+        test = node.test
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        if not isinstance(test, ast.Attribute):
+            return False
+        low = test.attr.lower()
+        return bool(_VERIFY_OPTION.fullmatch(low) or _CERT_FLAG.fullmatch(low))
 
     def _optout_choices(
         self, keywords: list[ast.keyword]
@@ -1105,8 +1528,7 @@ class Analyzer(AnalyzerCore):
             value = keyword.value
             if keyword.arg is None or not isinstance(value, ast.IfExp):
                 continue
-            uses, truth = self._guard(value.test)
-            if not uses or truth is not None:
+            if not self._option_test(value):
                 continue
             branches = [(self.resolve(b), b) for b in (value.body, value.orelse)]
             if all(isinstance(v, Const | Ref) for v, _ in branches):
@@ -1310,6 +1732,23 @@ _INSECURE_OPTION = re.compile(
 _CONFIGURABLE_NOTE = "SSC801"
 # The note of a table that lets a user choose a weak protocol version by name.
 _WEAK_VERSION_NOTE = "SSC802"
+# The verify modes a table of options may map to (``_check_mode_table``).
+# A line that sets a verification value from an attribute of ``self`` (``_restore_cut_init``).
+_SET_FROM_SELF = re.compile(
+    rb"(?:verify_mode|check_hostname|cert_reqs|verify)\s*=[^=\n]*\bself\.\w"
+)
+# ``self.x =``, ``self.x +=`` (not ``==``), ``self.x: T =``, ``del self.x`` and a tuple's
+# ``self.x, self.y =`` (each name before an ``=`` on its line is counted once per line).
+_SELF_STORE = re.compile(
+    rb"\bself\.(\w+)\s*(?::[^=\n]*)?(?:[-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=)"
+    rb"|\bself\.(\w+)\s*,(?=[^\n=]*=(?!=))|\bdel\s+self\.(\w+)"
+)
+# A construction with no arguments: what a class keeps when given nothing.
+_NO_ARGUMENTS = ast.Call(func=ast.Name("_", ast.Load()), args=[], keywords=[])
+# A line that starts a statement at the margin (not a comment, a blank or a closing bracket).
+_NEXT_AT_MARGIN = re.compile(rb"\n(?=[^\s#)\]}])")
+_VERIFY_ATTRIBUTES = frozenset({"verify", "verify_mode", "check_hostname", "cert_reqs"})
+_VERIFY_MODES = frozenset({"ssl.CERT_NONE", "ssl.CERT_OPTIONAL", "ssl.CERT_REQUIRED"})
 
 # An option's name that is the switch of verification itself (``verify``, ``ssl_verify``,
 # ``verify_certs``, ``validate_certs``, ``check_hostname``), lowered.
@@ -1362,6 +1801,172 @@ def _target_name(target: ast.expr) -> str | None:
     if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
         return str(target.slice.value)
     return None
+
+
+def _reads_verify_option(node: ast.expr, target: str) -> bool:
+    """Tell whether ``node`` reads an option named for verification, as it is.
+
+    ``config["ssl_check_hostname"]``, ``config.verify_certs``, ``opts.get("ssl_verify")``:
+    not an attribute of ``self`` (the object's own state, followed as a value), and not
+    one named as the ``target`` it is copied to (``ctx.check_hostname =
+    spec.check_hostname``: a wrapper forwarding its own setting, not a user's option
+    mapped to it).
+    """
+    name = None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        name = node.slice.value
+    elif isinstance(node, ast.Attribute) and not (
+        isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}
+    ):
+        name = node.attr
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    ):
+        name = node.args[0].value
+    if not isinstance(name, str):
+        return False
+    low = name.lower()
+    if low == target.lower():
+        return False
+    return bool(_VERIFY_OPTION.fullmatch(low) or _CERT_FLAG.fullmatch(low))
+
+
+def _function_index(tree: ast.Module) -> tuple[list[_FunctionNode], dict[int, str]]:
+    """The functions of a module (statements only, outer first), and each member's class."""
+    functions: list[_FunctionNode] = []
+    classes: dict[int, str] = {}  # id(member) -> its class's name
+    stack: list[ast.stmt] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.ClassDef):
+            classes.update((id(member), node.name) for member in node.body)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            functions.append(node)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                stack.extend(reversed([n for n in inner if isinstance(n, ast.stmt)]))
+                for handler in inner:
+                    if isinstance(handler, ast.ExceptHandler):
+                        stack.extend(reversed(handler.body))
+    return functions, classes
+
+
+def _innermost(functions: list[_FunctionNode], line: int) -> _FunctionNode | None:
+    """The innermost function whose lines hold ``line`` (the latest to start)."""
+    found = None
+    for function in functions:
+        holds = function.lineno <= line <= (function.end_lineno or function.lineno)
+        if holds and (found is None or function.lineno >= found.lineno):
+            found = function
+    return found
+
+
+def _called_name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _same_function(tree: ast.Module, function: _FunctionNode) -> _FunctionNode | None:
+    """Return ``function``'s node in ``tree`` (the whole file; it may come from a cut tree)."""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.lineno == function.lineno
+            and node.name == function.name
+        ):
+            return node
+    return None
+
+
+def _calls_function(call: ast.Call, function: _FunctionNode, owner: str | None) -> bool | None:
+    """Tell whether ``call`` calls ``function``: ``None`` if not, else whether bound (a method).
+
+    By plain name (a module function), ``self.name``/``cls.name`` (a method), or the class's
+    name (its ``__init__``).
+    """
+    func = call.func
+    if owner is None:
+        return False if isinstance(func, ast.Name) and func.id == function.name else None
+    if function.name == "__init__":
+        return True if isinstance(func, ast.Name) and func.id == owner else None
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == function.name
+        and isinstance(func.value, ast.Name)
+        and func.value.id in {"self", "cls"}
+    ):
+        return True
+    return None
+
+
+def _carried_default(
+    given: ast.expr, caller: _FunctionNode, default: object
+) -> tuple[str | None, ast.expr] | None:
+    """Where a caller's argument carries ``default``: its parameter (if one) and the default.
+
+    ``verify`` of a caller ``def __init__(self, verify=False)``, or ``opts.get("verify",
+    False)``; the value must be ``default`` itself (same type and value).
+    """
+    if isinstance(given, ast.Name):
+        args = caller.args
+        positional = [*args.posonlyargs, *args.args]
+        first = len(positional) - len(args.defaults)
+        pairs = list(zip(positional[first:], args.defaults, strict=True))
+        pairs += [
+            (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+        ]
+        for arg, value in pairs:
+            if arg.arg == given.id and _same_constant(value, default):
+                return arg.arg, value
+        return None
+    if (
+        isinstance(given, ast.Call)
+        and isinstance(given.func, ast.Attribute)
+        and given.func.attr == "get"
+        and len(given.args) == 2
+        and isinstance(given.args[0], ast.Constant)
+        and _same_constant(given.args[1], default)
+    ):
+        return None, given.args[1]
+    return None
+
+
+def _same_constant(node: ast.expr, value: object) -> bool:
+    return (
+        isinstance(node, ast.Constant) and type(node.value) is type(value) and node.value == value
+    )
+
+
+def _self_store_counts(cls: ast.ClassDef) -> dict[str, int]:
+    """Count the stores to each ``self.<attr>`` in a class (assignments of any kind, ``del``)."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(cls):
+        if (
+            isinstance(node, ast.Attribute)
+            and not isinstance(node.ctx, ast.Load)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
+            counts[node.attr] = counts.get(node.attr, 0) + 1
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == "self"
+        ):
+            counts[""] = 2  # ``setattr(self, name, ...)``: any attribute may change
+    if counts.get("") == 2:
+        return {}
+    return counts
 
 
 def _imported_names(body: list[ast.stmt]) -> list[str]:

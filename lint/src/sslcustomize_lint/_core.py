@@ -105,6 +105,7 @@ __all__ = [
     "_starttls_spec",
     "_tokens",
     "constructed_attributes",
+    "defaulted_parameters",
     "foreign_dict",
     "foreign_value",
     "negated_option",
@@ -215,6 +216,26 @@ def constructed_attributes(cls: ast.ClassDef, call: ast.Call) -> dict[str, Value
             if value is not UNKNOWN:
                 found[attr] = value
     return found
+
+
+def defaulted_parameters(cls: ast.ClassDef, call: ast.Call) -> list[tuple[str, Value]]:
+    """The parameters a construction leaves to the defaults the instance keeps, with them.
+
+    As ``constructed_attributes``, by parameter name: ``Tls()`` of ``class Tls: def
+    __init__(self, validate=ssl.CERT_NONE): self.validate = validate`` gives
+    ``[("validate", ssl.CERT_NONE)]``, located at the call.
+    """
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return []
+    params, stored = _constructor(cls)
+    given = {k.arg for k in call.keywords} | set(params[: len(call.args)])
+    return [
+        (param, foreign_value(default, call))
+        for param, default in stored.values()
+        if param not in given and default is not None
+    ]
 
 
 def overridden_attributes(node: ast.ClassDef) -> frozenset[str]:
@@ -745,6 +766,16 @@ class AnalyzerCore:
         self._module_class_attrs: dict[str, _Scope] = {}
         self._inherited: dict[int, tuple[list[_Scope], ast.ClassDef]] = {}
         self._overridden: dict[int, frozenset[str]] = {}  # by id(class_attrs), when asked
+        # Defaults that reach a weakening, followed to the callers' own defaults
+        # (``_finish_default_chains``): the function, its parameter, the default's value and
+        # the code reported; and the function whose parameters a scope holds, by ``id``.
+        self._chains: list[tuple[_FunctionNode, str, object, str]] = []
+        self._scope_owner: dict[int, _FunctionNode] = {}
+        # The same for a branch that a default takes (its first and last lines), kept if a
+        # weakening is reported on them.
+        self._branch_chains: list[tuple[_FunctionNode, str, object, tuple[int, int]]] = []
+        # A class's stores to ``self.<attr>``, by ``id`` of its node (``_keep_init_constant``).
+        self._self_stores: dict[int, dict[str, int]] = {}
         # Classes that constructions bound to a name are read from: the module's own, and
         # names imported from a sibling module (its file and the name there).
         self._class_nodes: dict[str, ast.ClassDef] = {}
@@ -906,6 +937,8 @@ class AnalyzerCore:
             return
         if (defaults or not isinstance(value, Param)) and _TESTS[test](value):
             self.report(code, location)
+            if isinstance(value, Param) and not self._optout:
+                self.chain_default(value.name, code)
         elif isinstance(value, Param) and (owner := self._init_params.get(id(value))):
             self._param_sinks.append((owner[0], owner[1], value.name, test, code, True))
         elif isinstance(value, Param) and isinstance(
@@ -914,6 +947,27 @@ class AnalyzerCore:
             self._param_sinks.append(
                 (self.function.name, self.function, value.name, test, code, False)
             )
+
+    def chain_default(self, name: str, code: str, span: tuple[int, int] | None = None) -> None:
+        """Follow the default of parameter ``name``, which reached a weakening, to callers.
+
+        A caller that passes its own parameter with the same default, or an option looked up
+        with it (``kwargs.get("verify", False)``), carries the library's default one level
+        up: reported there too (see ``_finish_default_chains``). With ``span`` (a branch's
+        lines), only if a weakening is reported there in the end (a context's is decided
+        when the module is done), with its code.
+        """
+        for scope in reversed(self.scopes):
+            if name in scope:
+                value = scope[name]
+                owner = self._scope_owner.get(id(scope))
+                default = value.default if isinstance(value, Param) else None
+                if owner is not None and isinstance(default, Const):
+                    if span is None:
+                        self._chains.append((owner, name, default.value, code))
+                    else:
+                        self._branch_chains.append((owner, name, default.value, span))
+                return
 
     def check_env_dict(self, node: ast.Dict) -> None:
         for key, value in zip(node.keys, node.values, strict=True):
@@ -1632,6 +1686,10 @@ _OPTION_WORD = re.compile(
 )
 
 
+# URL schemes and transport names of TLS (``https``, ``rediss``, ``ldaps``, ``ssl``, ``tls``).
+_SCHEME = re.compile(r"(https|wss|rediss|ldaps|amqps|mqtts|smtps|ftps|imaps|pop3s|ssl|tls)(://)?")
+
+
 def unrelated(test: ast.expr) -> bool:
     """Tell whether a test reads no option of verification, by the names and strings it holds."""
     if _reads_user_option(test):
@@ -1641,7 +1699,11 @@ def unrelated(test: ast.expr) -> bool:
         *(
             n.value
             for n in ast.walk(test)
-            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            if isinstance(n, ast.Constant)
+            and isinstance(n.value, str)
+            # ``scheme == "https"`` picks TLS itself, not whether it verifies: what a
+            # default does inside that branch is the default of every TLS connection.
+            and not _SCHEME.fullmatch(n.value.lower())
         ),
     ]
     return bool(words) and not any(_OPTION_WORD.search(word.lower()) for word in words)
