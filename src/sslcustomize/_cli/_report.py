@@ -227,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         return fail(str(error), as_json=args.json)
     summary = Summary(since)  # records are summarised as they are read, and not kept
-    reading = Reading(take=summary.take)
+    reading = Reading(take=summary.take, take_journal=summary.take_journal)
     # Records are JSON trees and the summary holds no cycle: the cyclic collector would only
     # walk the summary's growing state again and again as it grows.
     collecting = gc.isenabled()
@@ -396,9 +396,7 @@ def _joined(values: list[Any]) -> str:
 _FOLD, _CUT = "fold", "ellipsis"
 
 
-def _break_table(
-    analysis: dict[str, Any], *, users: bool
-) -> tuple[list[Column], list[list[str]]]:
+def _break_table(analysis: dict[str, Any], *, users: bool) -> tuple[list[Column], list[list[str]]]:
     """The columns and rows of the servers that would fail under enforce."""
     columns = [(name, _FOLD) for name in ("server", "reasons", "programs", "machines")]
     if users:

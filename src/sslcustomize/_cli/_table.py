@@ -17,6 +17,7 @@ and measured in terminal cells by rich's own ``cell_len``: only the layout is do
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -202,7 +203,7 @@ def _wrap(text: str, width: int, overflow: str) -> list[str]:
     breaks = _breaks(text, width, fold=overflow == "fold")
     bounds = [0, *breaks, len(text)]
     lines = []
-    for start, end in zip(bounds, bounds[1:]):
+    for start, end in itertools.pairwise(bounds):
         line = text[start:end]
         excess = len(line) - width
         if excess > 0:  # spaces past the width are dropped (as many as are too many)

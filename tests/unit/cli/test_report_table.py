@@ -1,4 +1,4 @@
-"""The text report's tables: what ``print_table`` writes is what ``rich.Table`` prints, byte for byte."""
+"""The text report's tables: what ``print_table`` writes is what ``rich.Table`` prints."""
 
 from __future__ import annotations
 
@@ -94,7 +94,9 @@ def test_any_text_shown_is_what_rich_prints(width: int, cells: list[list[str]]) 
     """Any text at all, made safe as the report makes it (``shown``), prints as rich prints it."""
     columns: list[Column] = [("server", "fold"), ("users", "ellipsis"), ("fix", "fold")]
     rows = [[shown(text) for text in row] for row in cells]
-    assert _by_table(width, "By program", columns, rows) == _by_rich(width, "By program", columns, rows)
+    assert _by_table(width, "By program", columns, rows) == _by_rich(
+        width, "By program", columns, rows
+    )
 
 
 def test_the_plain_layout_writes_a_fleets_table() -> None:
@@ -103,7 +105,7 @@ def test_the_plain_layout_writes_a_fleets_table() -> None:
     rows = [[f"srv{n:04d}.corp.example:443", ", ".join(f"m{m:03d}" for m in range(60)), "3"]
             for n in range(3)]  # fmt: skip
     out, _ = _console(160)
-    lines = _table._plain_lines(out, "Servers", columns, rows)  # noqa: SLF001 - the layout itself
+    lines = _table._plain_lines(out, "Servers", columns, rows)
     assert lines is not None
     assert "".join(lines) == _by_rich(160, "Servers", columns, rows)
 
@@ -126,4 +128,4 @@ def test_a_console_with_styles_or_cropping_is_left_to_rich(options: dict[str, An
     table.add_row(*rows[0])
     reference.print(table)
     assert file.getvalue() == expected.getvalue()
-    assert not _table._plain_console(out)  # noqa: SLF001 - which path it took
+    assert not _table._plain_console(out)
