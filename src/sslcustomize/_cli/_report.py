@@ -14,7 +14,7 @@ from typing import Any, cast
 from sslcustomize._cli import EXIT_OK
 from sslcustomize._cli._escape import shown
 from sslcustomize._cli._output import console, fail, print_json
-from sslcustomize._cli._table import Column, print_table
+from sslcustomize._cli._table import Column, print_line, print_table
 from sslcustomize._diagnosis._reading import (
     Reading,
     parse_time,
@@ -310,7 +310,7 @@ def _render_commands(entries: list[dict[str, Any]]) -> None:
     out = console()
     out.print("Commands to paste (check first; trust only a server you know):")
     for command in commands:
-        out.print(f"  {shown(command)}", soft_wrap=True)
+        print_line(out, f"  {shown(command)}")
 
 
 #: The most skip lines the text output shows (the JSON has them all).

@@ -22,14 +22,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["Column", "print_table"]
+__all__ = ["Column", "print_line", "print_table"]
 
 #: A column: its header, and what a word too long for it becomes (``"fold"``: cut into
 #: lines; ``"ellipsis"``: cut, ending in ``…``).
 Column = tuple[str, str]
 
-#: What rich calls a word: the spaces before it, itself and the spaces after it.
-_WORD = re.compile(r"\s*\S+\s*")
+#: What rich calls a word: the spaces before it, itself (group 1 ends there) and the spaces
+#: after it.
+_WORD = re.compile(r"(\s*\S+)\s*")
 _TRAILING_SPACE = re.compile(r"\s+$")
 #: The narrowest column (padding included) laid out here; a narrower one goes to rich.
 _NARROWEST = 3
@@ -84,9 +85,8 @@ def _plain_lines(
     out: Any, title: str, columns: Sequence[Column], rows: Sequence[Sequence[str]]
 ) -> list[str] | None:
     """The lines of the table as rich prints it without styles; ``None``: leave it to rich."""
-    render = out.render_str
-    headers = [render(header).plain for header, _ in columns]
-    body = [[render(cell).plain for cell in row] for row in rows]
+    headers = [_plain(out, header) for header, _ in columns]
+    body = [[_plain(out, cell) for cell in row] for row in rows]
     if not all(text.isprintable() for row in (headers, *body) for text in row):
         return None  # tabs, new lines, zero-width characters: rich knows their rules
     borders = 2 + len(columns) - 1
@@ -94,13 +94,30 @@ def _plain_lines(
     if widths is None:
         return None
     overflows = [overflow for _, overflow in columns]
-    lines = [render(title).plain + "\n", "┏" + "┳".join("━" * w for w in widths) + "┓\n"]
+    lines = [_plain(out, title) + "\n", "┏" + "┳".join("━" * w for w in widths) + "┓\n"]
     lines += _row_lines(headers, widths, overflows, "┃", top=False)
     lines.append("┡" + "╇".join("━" * w for w in widths) + "┩\n")
     for row in body:
         lines += _row_lines(row, widths, overflows, "│", top=True)
     lines.append("└" + "┴".join("─" * w for w in widths) + "┘\n")
     return lines
+
+
+def print_line(out: Any, text: str) -> None:
+    """Print a line of ``text`` (rich markup) on ``out`` as ``out.print(text, soft_wrap=True)``."""
+    if _plain_console(out):
+        plain = _plain(out, text)
+        if plain.isprintable():
+            out.file.write(plain + "\n")
+            return
+    out.print(text, soft_wrap=True)
+
+
+def _plain(out: Any, text: str) -> str:
+    """``text`` (rich markup) as ``out`` reads it, without its styles."""
+    if "[" not in text and ":" not in text:
+        return text  # no markup, no emoji code: as it is
+    return str(out.render_str(text).plain)
 
 
 def _cells(text: str) -> int:
@@ -124,8 +141,9 @@ def _measure(texts: list[str], limit: int) -> tuple[int, int]:
         return limit, limit
     least = most = 0
     for text in texts:
-        longest = max(map(_cells, text.splitlines()), default=0)
-        shortest = min(max(map(_cells, text.split()), default=longest), longest)
+        size = len if text.isascii() else _cells
+        longest = max(map(size, text.splitlines()), default=0)
+        shortest = min(max(map(size, text.split()), default=longest), longest)
         least = max(least, min(shortest, inner) + 2 * _PAD)
         most = max(most, min(longest, inner) + 2 * _PAD)
     return min(least, limit), min(most, limit)
@@ -235,6 +253,34 @@ def _breaks(text: str, width: int, *, fold: bool) -> list[int]:
     A word that fits goes on the line; one that does not starts a new line; one longer than
     a line is folded into pieces (``fold``) or left whole, to be cut.
     """
+    if not text.isascii():
+        return _breaks_wide(text, width, fold=fold)
+    breaks: list[int] = []
+    used = 0
+    for match in _WORD.finditer(text):
+        start, stop = match.span(1)
+        size = stop - start  # a character of printable ASCII is a cell
+        if width - used >= size:
+            used += match.end() - start
+        elif size > width:
+            if fold:
+                # Cut into pieces of a line each: a break before each but the first.
+                end = match.end()  # the spaces after it are in its last piece
+                cuts = range(start or width, end, width)
+                breaks += cuts
+                used = end - cuts[-1]
+            else:
+                if start:
+                    breaks.append(start)
+                used = match.end() - start
+        elif used and start:
+            breaks.append(start)
+            used = match.end() - start
+    return breaks
+
+
+def _breaks_wide(text: str, width: int, *, fold: bool) -> list[int]:
+    """:func:`_breaks` for text with characters that may take two cells, or none."""
     breaks: list[int] = []
     used = 0
     for match in _WORD.finditer(text):

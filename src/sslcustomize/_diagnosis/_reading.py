@@ -1044,16 +1044,8 @@ class JournalLayout:
 
 def journal_layout(entry: Mapping[str, Any]) -> JournalLayout | None:
     """The layout of ``entry``'s keys; ``None`` if its entries must be read one by one."""
-    names = _JOURNAL_NAMES
-    known = [key for key in entry if key.startswith(FIELD_PREFIX)]
-    if any(key not in names for key in known if key[len(FIELD_PREFIX) :].lower() in _JOURNAL_KNOWN):
-        return None  # named otherwise: record_from_journal reads every field, in order
-    present = {names[key] for key in known if key in names}
-    if (
-        "SYSLOG_IDENTIFIER" not in entry
-        or not {"verdict", "time"} <= present
-        or ("uid" in present and "_UID" not in entry)
-    ):
+    present = _layout_fields(entry)
+    if present is None:
         return None
     order = ["SYSLOG_IDENTIFIER", *(_journal_key(n) for n in _SHARED if n in present)]
     shared = len(order)
@@ -1071,6 +1063,22 @@ def journal_layout(entry: Mapping[str, Any]) -> JournalLayout | None:
     taken = set(order)
     order += [key for key in entry if key not in taken]
     return JournalLayout(order, positions, shared, varying)
+
+
+def _layout_fields(entry: Mapping[str, Any]) -> set[str] | None:
+    """The record's fields ``entry`` has, if its entries can have a layout; else ``None``."""
+    names = _JOURNAL_NAMES
+    known = [key for key in entry if key.startswith(FIELD_PREFIX)]
+    if any(key not in names for key in known if key[len(FIELD_PREFIX) :].lower() in _JOURNAL_KNOWN):
+        return None  # named otherwise: record_from_journal reads every field, in order
+    present = {names[key] for key in known if key in names}
+    if (
+        "SYSLOG_IDENTIFIER" not in entry
+        or not {"verdict", "time"} <= present
+        or ("uid" in present and "_UID" not in entry)
+    ):
+        return None
+    return present
 
 
 _TRUSTED = (("pid", None), ("machine", "_HOSTNAME"), ("uid", "_UID"), ("comm", "_COMM"))
@@ -1094,6 +1102,17 @@ def journal_varying(
     shared = layout.shared
     if not sink_time(values[shared]):
         return None
+    trusted = _journal_trusted(values, layout)
+    if trusted is None:
+        return None
+    rest = values[shared + 1 : layout.varying]
+    if rest != known and not _journal_texts(rest):
+        return None
+    return trusted[0], trusted[1], rest
+
+
+def _journal_trusted(values: tuple[Any, ...], layout: JournalLayout) -> tuple[Any, Any] | None:
+    """The machine and uid of a journal entry, if they, its pid and comm are valid."""
     # Absent is None; a field present is a text (journald's ``null`` is read as "None").
     pid, machine, uid, comm = (
         values[p] if p >= 0 else _ABSENT
@@ -1106,17 +1125,11 @@ def journal_varying(
     ):
         return None
     if uid is _ABSENT:
-        uid = None
-    else:
-        uid = _decimal(uid)
-        if uid is None:
-            return None
-    if machine is _ABSENT:
-        machine = None
-    rest = values[shared + 1 : layout.varying]
-    if rest != known and not _journal_texts(rest):
+        return (None if machine is _ABSENT else machine), None
+    number = _decimal(uid)
+    if number is None:
         return None
-    return machine, uid, rest
+    return (None if machine is _ABSENT else machine), number
 
 
 #: A field the entry does not have.

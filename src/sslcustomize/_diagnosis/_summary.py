@@ -145,6 +145,15 @@ _View = tuple[dict[Any, None], dict[str, None], dict[str, None]]
 _NONE = ("(none)",)
 
 
+def _texts_only(values: tuple[Any, ...]) -> bool:
+    """Tell whether each of ``values`` is a text or a list of texts."""
+    return all(
+        value.__class__ is str
+        or (value.__class__ is list and all(item.__class__ is str for item in value))
+        for value in values
+    )
+
+
 def _hashable(values: tuple[Any, ...]) -> tuple[Any, ...]:
     """``values`` with each list made a tuple (a journal's repeated field)."""
     return tuple(tuple(value) if value.__class__ is list else value for value in values)
@@ -361,11 +370,7 @@ class Summary:
                 layouts = self._layouts[layout.size] = []
             layouts.append(layout)
         values = layout.get(entry)[: layout.shared]
-        if not all(
-            value.__class__ is str
-            or (value.__class__ is list and all(item.__class__ is str for item in value))
-            for value in values
-        ):
+        if not _texts_only(values):
             return  # only texts prove themselves by equality (1 == 1.0 == True)
         if self._journal_plans >= MAX_PLANS:
             for kept in self._layouts.values():

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from sslcustomize._cli import _table
 from sslcustomize._cli._escape import shown
-from sslcustomize._cli._table import Column, print_table
+from sslcustomize._cli._table import Column, print_line, print_table
 
 # Words as a report's cells hold them: host names, paths, commands, and what a hostile record
 # may carry (markup, emoji codes, wide and combining characters, a word longer than any line).
@@ -129,3 +129,15 @@ def test_a_console_with_styles_or_cropping_is_left_to_rich(options: dict[str, An
     reference.print(table)
     assert file.getvalue() == expected.getvalue()
     assert not _table._plain_console(out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(st.text(max_size=40), _ANY_CELLS), width=st.sampled_from((20, 160)))
+def test_a_line_is_what_rich_prints(text: str, width: int) -> None:
+    """A line of the text report (a command to paste) prints as ``print(soft_wrap=True)`` does."""
+    for line in (f"  {shown(text)}", text if "[" not in text else shown(text)):
+        out, file = _console(width)
+        print_line(out, line)
+        reference, expected = _console(width)
+        reference.print(line, soft_wrap=True)
+        assert file.getvalue() == expected.getvalue()
