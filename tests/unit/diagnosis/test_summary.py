@@ -351,16 +351,22 @@ def test_journal_entries_taken_as_printed_are_record_from_journal_then_add(
     ``take_journal`` keeps plans per layout of keys and checks the values that vary as
     texts: forged exports (numbers where journald prints texts, byte arrays, superscript
     digits, keys named otherwise, another program's entries, fields dropped) give the same
-    counts, skips and report as :func:`record_from_journal`, :func:`validate` and ``add``.
+    counts, skips and report as :func:`record_from_journal`, :func:`validate` and ``add``,
+    with plans dropped and made again (a small bound) and with ``--since``.
     """
     from sslcustomize._diagnosis import _summary
 
-    for seed, bound in ((1, 1 << 14), (2, 3)):
+    for seed, bound, since in (
+        (1, 1 << 14, None),
+        (2, 3, None),
+        (3, 1 << 14, "2026-12-01T12:00:00+00:00"),
+    ):
         monkeypatch.setattr(_summary, "MAX_PLANS", bound)
         rng = random.Random(seed)
         lines = [json.dumps(_journal_entry(rng)).encode() + b"\n" for _ in range(4000)]
         data = b"".join(lines)
-        fused, plain = Summary(), Summary()
+        fused = Summary(_time(since) if since else None)
+        plain = Summary(_time(since) if since else None)
         fused_reading = Reading(take=fused.take, take_journal=fused.take_journal)
         plain_reading = Reading(plain.add)
         read_journal_stream(io.BytesIO(data), fused_reading)
