@@ -107,7 +107,8 @@ def print_line(out: Any, text: str) -> None:
     """Print a line of ``text`` (rich markup) on ``out`` as ``out.print(text, soft_wrap=True)``."""
     if _plain_console(out):
         plain = _plain(out, text)
-        if plain.isprintable():
+        # Spaces at the end are rich's to keep or drop (its versions differ): never a command.
+        if plain.isprintable() and not plain[-1:].isspace():
             out.file.write(plain + "\n")
             return
     out.print(text, soft_wrap=True)
