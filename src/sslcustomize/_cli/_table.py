@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 __all__ = ["Column", "print_line", "print_table"]
@@ -46,12 +46,17 @@ def print_table(
     if lines is None:
         _print_rich(out, title, columns, rows)
         return
-    write = out.file.write
-    for start in range(0, len(lines), _LINES_PER_WRITE):
-        write("".join(lines[start : start + _LINES_PER_WRITE]))
+    # Written some rows at a time: a fleet's table is tens of megabytes of text.
+    write, pending = out.file.write, []
+    for line in lines:
+        pending.append(line)
+        if len(pending) >= _LINES_PER_WRITE:
+            write("".join(pending))
+            pending.clear()
+    write("".join(pending))
 
 
-#: How many lines one write takes (a fleet's table is megabytes of text).
+#: How many lines one write takes.
 _LINES_PER_WRITE = 4096
 
 
@@ -83,8 +88,11 @@ def _print_rich(
 
 def _plain_lines(
     out: Any, title: str, columns: Sequence[Column], rows: Sequence[Sequence[str]]
-) -> list[str] | None:
-    """The lines of the table as rich prints it without styles; ``None``: leave it to rich."""
+) -> Iterator[str] | None:
+    """The lines of the table as rich prints it without styles; ``None``: leave it to rich.
+
+    Whether the plain layout takes the table is decided first; its lines come a row at a time.
+    """
     headers = [_plain(out, header) for header, _ in columns]
     body = [[_plain(out, cell) for cell in row] for row in rows]
     if not all(text.isprintable() for row in (headers, *body) for text in row):
@@ -93,14 +101,20 @@ def _plain_lines(
     widths = _widths([headers, *body], out.options.max_width - borders)
     if widths is None:
         return None
-    overflows = [overflow for _, overflow in columns]
-    lines = [_plain(out, title) + "\n", "┏" + "┳".join("━" * w for w in widths) + "┓\n"]
-    lines += _row_lines(headers, widths, overflows, "┃", top=False)
-    lines.append("┡" + "╇".join("━" * w for w in widths) + "┩\n")
+    return _laid_out(_plain(out, title), headers, body, widths, [o for _, o in columns])
+
+
+def _laid_out(
+    title: str, headers: list[str], body: list[list[str]], widths: list[int], overflows: list[str]
+) -> Iterator[str]:
+    """The title, the box and each row's lines, one by one."""
+    yield title + "\n"
+    yield "┏" + "┳".join("━" * w for w in widths) + "┓\n"
+    yield from _row_lines(headers, widths, overflows, "┃", top=False)
+    yield "┡" + "╇".join("━" * w for w in widths) + "┩\n"
     for row in body:
-        lines += _row_lines(row, widths, overflows, "│", top=True)
-    lines.append("└" + "┴".join("─" * w for w in widths) + "┘\n")
-    return lines
+        yield from _row_lines(row, widths, overflows, "│", top=True)
+    yield "└" + "┴".join("─" * w for w in widths) + "┘\n"
 
 
 def print_line(out: Any, text: str) -> None:
