@@ -1,6 +1,7 @@
 """``sslcustomize report`` over a fleet, against a ten-line ``json.loads`` loop (issue 35 §2).
 
     python bench/report_fleet.py [--sizes 100000,300000,1000000] [--dir DIR] [--rounds N]
+                                 [--mode json|text|html|journal]
 
 The data set: real report-mode records, written by the ``jsonl`` sink itself
 (:class:`JsonlSink`), for 3,000 servers and 200 programs, in 100 machine directories
@@ -11,7 +12,11 @@ Each size is made once under ``--dir`` and kept for the next run.
 Per size, alternating in fresh processes (``--rounds`` times each):
 
 * the floor: read every file, ``json.loads`` each line, count by host (ten lines);
-* ``sslcustomize report --path DIR --json`` (its output to ``/dev/null``).
+* ``sslcustomize report --path DIR`` in the ``--mode`` asked (its output to ``/dev/null``):
+  ``json`` (``--json``, the default), ``text`` (the tables people read), ``html``
+  (``--json --html FILE``), or ``journal``: the same records as ``journalctl -o json``
+  exports (``m000/journal.json`` ..., journald's fields as it prints them), read with
+  ``--json``; its floor counts ``SSLCUSTOMIZE_HOST``.
 
 Time is wall-clock, and CPU time (the child's user + system time, less moved by other work on
 a shared machine); memory is the child's peak RSS (``os.wait4``'s ``ru_maxrss``). The ratios
@@ -22,6 +27,7 @@ always exits 0.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -30,7 +36,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from sslcustomize._report._journal import FIELD_PREFIX, IDENTIFIER
 from sslcustomize._report._records import JsonlSink, Record
 
 MACHINES = 100
@@ -49,6 +57,8 @@ for root, dirs, files in os.walk(sys.argv[1]):
                 counts[host] = counts.get(host, 0) + 1
 print(len(counts), sum(counts.values()))
 """
+#: The floor of the journal exports: the same ten lines, counting journald's host field.
+JOURNAL_FLOOR = FLOOR.replace('.get("host")', '.get("SSLCUSTOMIZE_HOST")')
 
 _REASONS = (
     ("self_signed",),
@@ -115,6 +125,47 @@ def make_fleet(directory: Path, total: int) -> Path:
     return fleet
 
 
+def _journal_entry(record: dict[str, Any], index: int) -> dict[str, Any]:
+    """``record`` as ``journalctl -o json`` prints it: journald's fields, texts throughout."""
+    entry: dict[str, Any] = {
+        "__CURSOR": f"s=0;i={index:x}",
+        "__REALTIME_TIMESTAMP": str(1_764_000_000_000_000 + index),
+        "_HOSTNAME": record["machine"],
+        "_UID": "1000",
+        "_COMM": "python3",
+        "PRIORITY": "4",
+        "SYSLOG_IDENTIFIER": IDENTIFIER,
+        "MESSAGE": f"sslcustomize: {record['verdict']} {record['host']}:{record['port']}",
+    }
+    for name, value in record.items():
+        if value is None or name == "machine":
+            continue
+        if isinstance(value, list):  # a repeated field: an array of its values, one alone
+            if value:
+                entry[FIELD_PREFIX + name.upper()] = value if len(value) > 1 else value[0]
+        else:
+            entry[FIELD_PREFIX + name.upper()] = str(value)
+    return entry
+
+
+def make_journal_fleet(directory: Path, total: int) -> Path:
+    """The fleet of :func:`make_fleet` as one ``journalctl -o json`` export per machine."""
+    fleet = directory / f"journal-{total}"
+    done = fleet / ".complete"
+    if done.exists():
+        return fleet
+    shutil.rmtree(fleet, ignore_errors=True)
+    source = make_fleet(directory, total)
+    for machine in sorted(p.parent.name for p in source.glob("*/reports.jsonl")):
+        target = fleet / machine / "journal.json"
+        target.parent.mkdir(parents=True)
+        with (source / machine / "reports.jsonl").open("rb") as lines, target.open("w") as out:
+            for index, line in enumerate(lines):
+                out.write(json.dumps(_journal_entry(json.loads(line), index)) + "\n")
+    done.touch()
+    return fleet
+
+
 def _run(argv: list[str]) -> tuple[float, float, float]:
     """Run ``argv``; return its wall-clock seconds, its CPU seconds and peak RSS in MB."""
     start = time.perf_counter()
@@ -127,10 +178,14 @@ def _run(argv: list[str]) -> tuple[float, float, float]:
     return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def measure(fleet: Path, rounds: int) -> dict[str, float]:
+def measure(fleet: Path, rounds: int, mode: str = "json") -> dict[str, float]:
     """Alternate the floor and report ``rounds`` times; medians and the median ratio."""
-    floor = [sys.executable, "-c", FLOOR, str(fleet)]
-    report = [sys.executable, "-m", "sslcustomize", "report", "--path", str(fleet), "--json"]
+    floor = [sys.executable, "-c", JOURNAL_FLOOR if mode == "journal" else FLOOR, str(fleet)]
+    report = [sys.executable, "-m", "sslcustomize", "report", "--path", str(fleet)]
+    if mode != "text":
+        report.append("--json")
+    if mode == "html":
+        report += ["--html", str(fleet.parent / "report.html")]  # replaced, never /dev/null
     floors, reports = [], []
     for _ in range(rounds):
         floors.append(_run(floor))
@@ -152,14 +207,16 @@ def main() -> int:
     parser.add_argument("--sizes", default="100000,300000,1000000")
     parser.add_argument("--dir", type=Path, default=_DEFAULT_DIR)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--mode", choices=("json", "text", "html", "journal"), default="json")
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     print(f"{'records':>9} {'MB of files':>11} {'floor':>8} {'report':>8} {'ratio':>6} "
           f"{'CPU ratio':>9} {'floor RSS':>10} {'report RSS':>11}")  # fmt: skip
     for size in (int(s) for s in args.sizes.split(",")):
-        fleet = make_fleet(args.dir, size)
-        megabytes = sum(p.stat().st_size for p in fleet.rglob("*.jsonl")) / 1e6
-        result = measure(fleet, args.rounds)
+        make = make_journal_fleet if args.mode == "journal" else make_fleet
+        fleet = make(args.dir, size)
+        megabytes = sum(p.stat().st_size for p in fleet.rglob("*.json*")) / 1e6
+        result = measure(fleet, args.rounds, args.mode)
         print(
             f"{size:>9} {megabytes:>11.0f} {result['floor_s']:>7.2f}s {result['report_s']:>7.2f}s "
             f"{result['ratio']:>5.2f}x {result['cpu_ratio']:>8.2f}x {result['floor_mb']:>8.0f}MB "

@@ -14,6 +14,7 @@ from typing import Any, cast
 from sslcustomize._cli import EXIT_OK
 from sslcustomize._cli._escape import shown
 from sslcustomize._cli._output import console, fail, print_json
+from sslcustomize._cli._table import Column, print_line, print_table
 from sslcustomize._diagnosis._reading import (
     Reading,
     parse_time,
@@ -226,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         return fail(str(error), as_json=args.json)
     summary = Summary(since)  # records are summarised as they are read, and not kept
-    reading = Reading(take=summary.take)
+    reading = Reading(take=summary.take, take_journal=summary.take_journal)
     # Records are JSON trees and the summary holds no cycle: the cyclic collector would only
     # walk the summary's growing state again and again as it grows.
     collecting = gc.isenabled()
@@ -309,7 +310,7 @@ def _render_commands(entries: list[dict[str, Any]]) -> None:
     out = console()
     out.print("Commands to paste (check first; trust only a server you know):")
     for command in commands:
-        out.print(f"  {shown(command)}", soft_wrap=True)
+        print_line(out, f"  {shown(command)}")
 
 
 #: The most skip lines the text output shows (the JSON has them all).
@@ -365,72 +366,92 @@ def _sources(sources: list[str]) -> str:
 
 
 def _render(analysis: dict[str, Any], source: str, count: int) -> None:
-    from rich.table import Table  # noqa: PLC0415 - rich only for the CLI
-
+    """Print the report as text: the summary line, then a table per kind of server."""
     out = console()
     if not count:
         out.print(f"no records in {shown(source)}")
         return
     out.print(f"{count} record(s) in {shown(source)}: {shown(analysis['summary']['line'])}")
-
-    def joined(values: list[Any]) -> str:
-        return shown(", ".join(map(str, values)))
-
     # Records read from the journal name the user that wrote them (its trusted _UID).
     users = any(e["uids"] for e in (*analysis["would_break"], *analysis["opt_outs"]))
     if analysis["would_break"]:
-        table = Table(title="What would fail under enforce", title_justify="left")
-        for column in ("server", "reasons", "programs", "machines", "from", "count", "fix"):
-            table.add_column(column, overflow="fold")
-            if users and column == "machines":
-                table.add_column("users")
-        for entry in analysis["would_break"]:
-            row = [
-                _server_cell(entry),
-                joined(entry["reasons"]),
-                joined(entry["programs"]),
-                joined(entry["machines"]),
-                _sources(entry["sources"]),
-                str(entry["count"]),
-                shown("; ".join(f["fix"] for f in entry["fixes"])),
-            ]
-            if users:
-                row.insert(4, joined(_user_names(entry["uids"])))
-            table.add_row(*row)
-        out.print(table)
+        print_table(out, "What would fail under enforce", *_break_table(analysis, users=users))
         _render_commands(analysis["would_break"])
     if analysis["opt_outs"]:
-        table = Table(
-            title="Code that turns verification off here (enforce still allows it)",
-            title_justify="left",
+        print_table(
+            out,
+            "Code that turns verification off here (enforce still allows it)",
+            *_opt_out_table(analysis, users=users),
         )
-        for column in (
-            "server", "programs", "machines", *(("users",) if users else ()), "from", "count"
-        ):  # fmt: skip
-            table.add_column(column, overflow="fold")
-        for entry in analysis["opt_outs"]:
-            row = [
-                _server_cell(entry),
-                joined(entry["programs"]),
-                joined(entry["machines"]),
-                _sources(entry["sources"]),
-                str(entry["count"]),
-            ]
-            if users:
-                row.insert(3, joined(_user_names(entry["uids"])))
-            table.add_row(*row)
-        out.print(table)
-    table = Table(title="By program", title_justify="left")
-    for column in ("program", "would fail on", "turns verification off for", "machines"):
-        table.add_column(column)
-    for view in analysis["programs"]:
-        table.add_row(
+    print_table(out, "By program", *_program_table(analysis))
+
+
+def _joined(values: list[Any]) -> str:
+    """Values of a cell, comma-separated, shown as written."""
+    return shown(", ".join(map(str, values)))
+
+
+#: What a word too long for a column becomes: folded into lines, or cut with an ellipsis
+#: (rich's default, which the users column and the table of programs have).
+_FOLD, _CUT = "fold", "ellipsis"
+
+
+def _break_table(analysis: dict[str, Any], *, users: bool) -> tuple[list[Column], list[list[str]]]:
+    """The columns and rows of the servers that would fail under enforce."""
+    columns = [(name, _FOLD) for name in ("server", "reasons", "programs", "machines")]
+    if users:
+        columns.append(("users", _CUT))
+    columns += [(name, _FOLD) for name in ("from", "count", "fix")]
+    rows = []
+    for entry in analysis["would_break"]:
+        row = [
+            _server_cell(entry),
+            _joined(entry["reasons"]),
+            _joined(entry["programs"]),
+            _joined(entry["machines"]),
+            _sources(entry["sources"]),
+            str(entry["count"]),
+            shown("; ".join(f["fix"] for f in entry["fixes"])),
+        ]
+        if users:
+            row.insert(4, _joined(_user_names(entry["uids"])))
+        rows.append(row)
+    return columns, rows
+
+
+def _opt_out_table(
+    analysis: dict[str, Any], *, users: bool
+) -> tuple[list[Column], list[list[str]]]:
+    """The columns and rows of the servers code reached with verification off."""
+    names = ("server", "programs", "machines", *(("users",) if users else ()), "from", "count")
+    rows = []
+    for entry in analysis["opt_outs"]:
+        row = [
+            _server_cell(entry),
+            _joined(entry["programs"]),
+            _joined(entry["machines"]),
+            _sources(entry["sources"]),
+            str(entry["count"]),
+        ]
+        if users:
+            row.insert(3, _joined(_user_names(entry["uids"])))
+        rows.append(row)
+    return [(name, _FOLD) for name in names], rows
+
+
+def _program_table(analysis: dict[str, Any]) -> tuple[list[Column], list[list[str]]]:
+    """The columns and rows of the programs: the servers each would fail on or opts out for."""
+    names = ("program", "would fail on", "turns verification off for", "machines")
+    rows = [
+        [
             shown(view["program"]),
-            joined(view["would_break"]) or "-",
-            joined(view["opt_outs"]) or "-",
-            joined(view["machines"]),
-        )
-    out.print(table)
+            _joined(view["would_break"]) or "-",
+            _joined(view["opt_outs"]) or "-",
+            _joined(view["machines"]),
+        ]
+        for view in analysis["programs"]
+    ]
+    return [(name, _CUT) for name in names], rows
 
 
 # One colour per reason in the chart (the rest share grey), readable on white.

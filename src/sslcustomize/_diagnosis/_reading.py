@@ -42,9 +42,13 @@ from sslcustomize._verdict._reasons import REASONS, STARTTLS_PORTS
 
 __all__ = [
     "MAX_FILE_BYTES",
+    "MAX_LAYOUTS",
     "MAX_LINE",
+    "JournalLayout",
     "Reading",
     "is_host_name",
+    "journal_layout",
+    "journal_varying",
     "open_regular",
     "parse_time",
     "read_journal_output",
@@ -114,16 +118,21 @@ class Reading:
         accept: Callable[[dict[str, Any]], object] | None = None,
         *,
         take: Callable[[Any, str, int | None, bool], str] | None = None,
+        take_journal: Callable[[dict[str, Any], str, int | None], str | None] | None = None,
     ) -> None:
         """Start with nothing read; hand each valid record to ``accept``.
 
         With ``take`` instead, each decoded entry goes to it unchecked, with its source, the
         owner that vouches for its uid and whether it came from the journal: ``take`` checks
         it as :func:`validate` does and returns why it refuses it ("" when it took it).
+        With ``take_journal`` too, a journal entry goes to it as ``journalctl`` printed it
+        (not turned into a record first): it returns as ``take`` does, or ``None`` for an
+        entry that holds no record (another program's), which is not counted.
         """
         self.records: list[dict[str, Any]] = []
         self._accept = self.records.append if accept is None else accept
         self._take = take
+        self._take_journal = take_journal if take is not None else None
         #: How many valid records were handed on.
         self.kept = 0
         self.skipped: dict[tuple[str, str], int] = {}
@@ -608,8 +617,14 @@ def _read_jsonl(file: BinaryIO, source: str, reading: Reading, owner: int | None
     else:
         # Counted here, once per file: the reader's bookkeeping is not per record.
         kept = 0
-        for entry, journal in _entries(file, source, reading):
-            why = take(entry, source, owner, journal)
+        take_journal = reading._take_journal  # noqa: SLF001 - this module's own class
+        for entry, journal in _entries(file, source, reading, raw=take_journal is not None):
+            if journal and take_journal is not None:
+                why = take_journal(entry, source, owner)
+                if why is None:
+                    continue  # another program's journal entry in an export: not ours to count
+            else:
+                why = take(entry, source, owner, journal)
             if why:
                 _not_a_record(reading, source, why)
             else:
@@ -621,10 +636,13 @@ def _read_jsonl(file: BinaryIO, source: str, reading: Reading, owner: int | None
         reading.skip(source, f"file longer than {MAX_FILE_BYTES} bytes (the rest not read)")
 
 
-def _entries(file: BinaryIO, source: str, reading: Reading) -> Iterator[tuple[Any, bool]]:
+def _entries(
+    file: BinaryIO, source: str, reading: Reading, *, raw: bool = False
+) -> Iterator[tuple[Any, bool]]:
     """Yield each line's JSON value and whether it is a journal entry; count what is not one.
 
-    A journal entry is given as the record it holds (another program's is passed over).
+    A journal entry is given as the record it holds (another program's is passed over), or
+    as it is (``raw``).
     """
     scan = _scan_once
     for block in _line_blocks(file):
@@ -646,7 +664,7 @@ def _entries(file: BinaryIO, source: str, reading: Reading) -> Iterator[tuple[An
             journal = entry.__class__ is dict and (
                 "__CURSOR" in entry or "SYSLOG_IDENTIFIER" in entry
             )
-            if journal:
+            if journal and not raw:
                 entry = record_from_journal(entry)
                 if entry is None:
                     continue  # another program's journal entry in an export: not ours to count
@@ -977,5 +995,161 @@ def record_from_journal(entry: Mapping[str, Any]) -> dict[str, Any] | None:
     for name, trusted in (("machine", "_HOSTNAME"), ("uid", "_UID"), ("comm", "_COMM")):
         if trusted in entry:
             text = _journal_text(entry[trusted])
-            record[name] = int(text) if name == "uid" and text.isdigit() else text
+            # isdecimal, not isdigit: int() reads every decimal digit, never a superscript.
+            record[name] = int(text) if name == "uid" and text.isdecimal() else text
     return record
+
+
+# --- Journal entries in one reading -------------------------------------------------------------
+
+#: The record's program and chain fields (``mode`` to ``chain_sha256``), as in :data:`_VARYING`.
+_PROGRAM_AND_CHAIN = _VARYING[3:]
+#: The most layouts of journal entries a summary keeps apart (see :class:`JournalLayout`).
+MAX_LAYOUTS = 64
+
+
+class JournalLayout:
+    """Where a record's fields are in journal entries that have exactly the same keys.
+
+    ``journalctl -o json`` prints each entry with the fields it has: entries of one program's
+    records share them. A layout's ``get`` (one ``operator.itemgetter``) fetches every key of
+    such an entry, in this order: ``SYSLOG_IDENTIFIER`` and the shared fields present
+    (``[:shared]``, a plan's key), ``SSLCUSTOMIZE_TIME``, the program's and chain's fields
+    present (``[shared + 1:varying]``), then ``pid``, ``machine``, ``uid`` and ``comm`` where
+    present (their positions, or -1), then the keys the record does not read. An entry for
+    which ``get`` finds every key and that has as many keys as the layout has exactly its
+    keys (:func:`journal_varying`); what :func:`record_from_journal` makes of it is then
+    decided by the values alone.
+
+    Only an entry whose fields are all named as journald names them (``SSLCUSTOMIZE_HOST``,
+    never ``SSLCUSTOMIZE_Host``), with a verdict and a time, and no ``SSLCUSTOMIZE_UID``
+    without the trusted ``_UID``, has a layout: any other goes through
+    :func:`record_from_journal` and :func:`validate` every time.
+    """
+
+    __slots__ = ("comm", "get", "machine", "pid", "plans", "shared", "size", "uid", "varying")
+
+    def __init__(
+        self, names: list[str], positions: dict[str, int], shared: int, varying: int
+    ) -> None:
+        """Fetch ``names`` (every key) at once; ``positions`` of pid, machine, uid and comm."""
+        self.get = operator.itemgetter(*names)
+        self.size = len(names)
+        self.shared, self.varying = shared, varying
+        self.pid, self.machine = positions.get("pid", -1), positions.get("machine", -1)
+        self.uid, self.comm = positions.get("uid", -1), positions.get("comm", -1)
+        #: Plans by the values of the shared fields (see :meth:`._summary.Summary.take_journal`).
+        self.plans: dict[tuple[Any, ...], Any] = {}
+
+
+def journal_layout(entry: Mapping[str, Any]) -> JournalLayout | None:
+    """The layout of ``entry``'s keys; ``None`` if its entries must be read one by one."""
+    present = _layout_fields(entry)
+    if present is None:
+        return None
+    order = ["SYSLOG_IDENTIFIER", *(_journal_key(n) for n in _SHARED if n in present)]
+    shared = len(order)
+    order.append(_journal_key("time"))
+    order += [_journal_key(n) for n in _PROGRAM_AND_CHAIN if n in present]
+    varying = len(order)
+    positions = {}
+    # journald's trusted fields, where there, are what the record holds (the record's own
+    # are left unread, as record_from_journal overrides them); pid has none.
+    for name, trusted in _TRUSTED:
+        key = trusted if trusted is not None and trusted in entry else _journal_key(name)
+        if key in entry:
+            positions[name] = len(order)
+            order.append(key)
+    taken = set(order)
+    order += [key for key in entry if key not in taken]
+    return JournalLayout(order, positions, shared, varying)
+
+
+def _layout_fields(entry: Mapping[str, Any]) -> set[str] | None:
+    """The record's fields ``entry`` has, if its entries can have a layout; else ``None``."""
+    names = _JOURNAL_NAMES
+    known = [key for key in entry if key.startswith(FIELD_PREFIX)]
+    if any(key not in names for key in known if key[len(FIELD_PREFIX) :].lower() in _JOURNAL_KNOWN):
+        return None  # named otherwise: record_from_journal reads every field, in order
+    present = {names[key] for key in known if key in names}
+    if (
+        "SYSLOG_IDENTIFIER" not in entry
+        or not {"verdict", "time"} <= present
+        or ("uid" in present and "_UID" not in entry)
+    ):
+        return None
+    return present
+
+
+_TRUSTED = (("pid", None), ("machine", "_HOSTNAME"), ("uid", "_UID"), ("comm", "_COMM"))
+
+
+def _journal_key(name: str) -> str:
+    return FIELD_PREFIX + name.upper()
+
+
+def journal_varying(
+    values: tuple[Any, ...], layout: JournalLayout, known: tuple[Any, ...]
+) -> tuple[Any, Any, tuple[Any, ...]] | None:
+    """The machine, uid and program's and chain's values of a journal entry, if all are valid.
+
+    ``values`` are what ``layout.get`` fetched. Checked as :func:`record_from_journal` then
+    :func:`validate` would, in the common shape only (texts where the sinks send texts, a time
+    as they write it, numbers in decimal digits): ``None`` sends the entry to them, which
+    decide. ``known`` are the program's and chain's values of an entry that passed: equal
+    ones pass unchecked (a JSON value equal to a text, or to a list of texts, is one).
+    """
+    shared = layout.shared
+    if not sink_time(values[shared]):
+        return None
+    trusted = _journal_trusted(values, layout)
+    if trusted is None:
+        return None
+    rest = values[shared + 1 : layout.varying]
+    if rest != known and not _journal_texts(rest):
+        return None
+    return trusted[0], trusted[1], rest
+
+
+def _journal_trusted(values: tuple[Any, ...], layout: JournalLayout) -> tuple[Any, Any] | None:
+    """The machine and uid of a journal entry, if they, its pid and comm are valid."""
+    # Absent is None; a field present is a text (journald's ``null`` is read as "None").
+    pid, machine, uid, comm = (
+        values[p] if p >= 0 else _ABSENT
+        for p in (layout.pid, layout.machine, layout.uid, layout.comm)
+    )
+    if not (
+        (pid is _ABSENT or _decimal(pid) is not None)
+        and (machine is _ABSENT or (machine.__class__ is str and len(machine) <= MAX_TEXT))
+        and (comm is _ABSENT or (comm.__class__ is str and len(comm) <= MAX_TEXT))
+    ):
+        return None
+    if uid is _ABSENT:
+        return (None if machine is _ABSENT else machine), None
+    number = _decimal(uid)
+    if number is None:
+        return None
+    return (None if machine is _ABSENT else machine), number
+
+
+#: A field the entry does not have.
+_ABSENT: Any = object()
+
+
+def _decimal(value: Any) -> int | None:
+    """A journal field's decimal text as the integer it reads as, if 0-2**32; else ``None``."""
+    if value.__class__ is not str or not value.isdecimal():
+        return None
+    number = int(value)
+    return number if number <= _LARGEST else None
+
+
+def _journal_texts(values: tuple[Any, ...]) -> bool:
+    """Tell whether each value is a bounded text, or a short list of them (a repeated field)."""
+    for value in values:
+        if value.__class__ is list:
+            if len(value) > MAX_ITEMS or not _texts(value, absent=False):
+                return False
+        elif value.__class__ is not str or len(value) > MAX_TEXT:
+            return False
+    return True

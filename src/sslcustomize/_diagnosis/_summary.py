@@ -20,7 +20,12 @@ from typing import Any, cast
 
 from sslcustomize._diagnosis._advice import Fix, fix_for, safe_target
 from sslcustomize._diagnosis._reading import (
+    MAX_LAYOUTS,
+    JournalLayout,
+    journal_layout,
+    journal_varying,
     parse_time,
+    record_from_journal,
     shared_key,
     sink_time,
     validate,
@@ -140,6 +145,20 @@ _View = tuple[dict[Any, None], dict[str, None], dict[str, None]]
 _NONE = ("(none)",)
 
 
+def _texts_only(values: tuple[Any, ...]) -> bool:
+    """Tell whether each of ``values`` is a text or a list of texts."""
+    return all(
+        value.__class__ is str
+        or (value.__class__ is list and all(item.__class__ is str for item in value))
+        for value in values
+    )
+
+
+def _hashable(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``values`` with each list made a tuple (a journal's repeated field)."""
+    return tuple(tuple(value) if value.__class__ is list else value for value in values)
+
+
 def _add_all(values: dict[Any, None], new: Iterable[Any]) -> None:
     """Add each of ``new`` to the ordered set ``values``."""
     for value in new:
@@ -161,8 +180,8 @@ class _Plan:
     """
 
     __slots__ = (
-        "breaks", "context", "entry", "fixing", "group", "host", "intermediates", "key", "known",
-        "latest", "port", "program", "reasons", "rule", "settled", "top", "view",
+        "breaks", "context", "entry", "fixing", "group", "host", "intermediates", "journal_known",
+        "key", "known", "latest", "port", "program", "reasons", "rule", "settled", "top", "view",
     )  # fmt: skip
 
     def __init__(self, record: dict[str, Any], unknown: dict[str, _Unknown]) -> None:
@@ -193,6 +212,8 @@ class _Plan:
         #: The program's and chain's fields of its last record that passed (see
         #: :func:`._reading.varying_fields`): equal ones need no check.
         self.known: tuple[Any, ...] = ()
+        #: The same of its last journal entry that passed, as ``journalctl`` printed them.
+        self.journal_known: tuple[Any, ...] = ()
         self.settled = False
         self.group: _Group = cast("_Group", None)
         self.entry: _Entry | None = None
@@ -242,6 +263,9 @@ class Summary:
         self._span_parsed: list[dt.datetime] = []
         #: Plans by the fields records share (:func:`._reading.shared_key`).
         self._plans: dict[tuple[Any, ...], _Plan] = {}
+        #: Layouts of journal entries by their number of keys (see :meth:`take_journal`).
+        self._layouts: dict[int, list[JournalLayout]] = {}
+        self._journal_plans = 0
         #: The source of the last record counted on an entry, and its number.
         self._source: Any = None
         self._source_number = 0
@@ -280,6 +304,81 @@ class Summary:
         parsed = None if sink_time(time) else parse_time(time)
         self._take(self._plan(record), time, parsed, record.get("machine"), source, uid)
         return ""
+
+    def take_journal(self, entry: dict[str, Any], source: str, owner: int | None) -> str | None:
+        """Check one ``journalctl -o json`` entry and summarise its record, as :meth:`take` does.
+
+        The same as :func:`._reading.record_from_journal` then :meth:`take` (``None``: the
+        entry holds no record), without making the record where the entry's keys have a
+        layout (:class:`._reading.JournalLayout`) and its shared fields' values were those of
+        a record taken before: then only what varies is checked
+        (:func:`._reading.journal_varying`). The first entry of each kind goes the whole way,
+        and its plan is kept for the next under the values as ``journalctl`` printed them.
+        """
+        layout = None
+        for candidate in self._layouts.get(len(entry), ()):
+            try:
+                values = candidate.get(entry)
+            except KeyError:
+                continue
+            layout = candidate
+            plan = self._journal_plan(layout, values[: layout.shared])
+            if plan is None:
+                break
+            checked = journal_varying(values, layout, plan.journal_known)
+            if checked is None:
+                break
+            machine, uid, plan.journal_known = checked
+            self._take(plan, values[layout.shared], None, machine, source,
+                       owner if owner is not None else uid)  # fmt: skip
+            return ""
+        record = record_from_journal(entry)
+        if record is None:
+            return None
+        why = self.take(record, source, owner, True)
+        if not why:
+            self._remember(entry, record, layout)
+        return why
+
+    @staticmethod
+    def _journal_plan(layout: JournalLayout, values: tuple[Any, ...]) -> _Plan | None:
+        """The plan kept for these values of a layout's shared fields, if there is one."""
+        try:
+            return cast("_Plan | None", layout.plans.get(values))
+        except TypeError:  # a repeated field (a list): as a tuple, if each item is a text
+            pass
+        try:
+            return cast("_Plan | None", layout.plans.get(_hashable(values)))
+        except TypeError:  # a list in a list, an object: never a key kept
+            return None
+
+    def _remember(
+        self, entry: dict[str, Any], record: dict[str, Any], layout: JournalLayout | None
+    ) -> None:
+        """Keep the plan of a record taken from ``entry`` for the entries that share its values."""
+        key = shared_key(record)
+        plan = None if key is None else self._plans.get(key)
+        if plan is None:
+            return
+        if layout is None:
+            layout = journal_layout(entry)
+            if layout is None:
+                return
+            layouts = self._layouts.setdefault(layout.size, [])
+            if sum(map(len, self._layouts.values())) >= MAX_LAYOUTS:
+                self._layouts.clear()  # bounded, as plans are
+                layouts = self._layouts[layout.size] = []
+            layouts.append(layout)
+        values = layout.get(entry)[: layout.shared]
+        if not _texts_only(values):
+            return  # only texts prove themselves by equality (1 == 1.0 == True)
+        if self._journal_plans >= MAX_PLANS:
+            for kept in self._layouts.values():
+                for each in kept:
+                    each.plans.clear()
+            self._journal_plans = 0
+        layout.plans[_hashable(values)] = plan
+        self._journal_plans += 1
 
     def add(self, record: dict[str, Any]) -> None:
         """Take one valid record (see :func:`._reading.validate`), oldest first.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import io
 import json
+import random
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -301,3 +302,102 @@ def test_a_forged_number_equal_to_a_valid_one_is_refused_after_it(
         ("fleet.jsonl", "program is not a text (or too long)"): 1,
     }
     assert (reading.kept, summary.count, len(summary._plans)) == (2, 2, 1)
+
+
+#: What journald's fields may hold in an export: texts as it prints them, and what a forged
+#: export may put there (numbers, byte arrays, lists, objects, digits that are not ASCII).
+_JOURNAL_VALUES: tuple[Any, ...] = (
+    "7", "0", "4294967296", "4294967297", "-1", "²", "١٢", " 443", "7.0", 7, 7.0, True, None,
+    [49, 50], [115, 115, 108], ["a", "b"], [["a"]], [], {"a": 1}, "x" * 8193,
+)  # fmt: skip
+
+
+def _journal_entry(rng: Any) -> dict[str, Any]:
+    """A journal entry as ``journalctl -o json`` prints a record, now and then forged."""
+    record = _hostile_entry(rng)
+    if not isinstance(record, dict):
+        record = {}
+    entry: dict[str, Any] = {"__CURSOR": "s=1", "SYSLOG_IDENTIFIER": "sslcustomize"}
+    for name in ("_UID", "_HOSTNAME", "_COMM"):
+        if rng.random() < 0.8:
+            entry[name] = rng.choice(("1000", "0", "m1", "python3"))
+    for name, value in record.items():
+        if value is None or value == []:
+            continue  # journald leaves an unset field out
+        printed = value
+        if isinstance(value, list) and len(value) == 1 and rng.random() < 0.8:
+            printed = value[0]  # journalctl prints a field sent once as a text
+        elif not isinstance(value, (list, dict)) and rng.random() < 0.9:
+            printed = str(value)
+        entry["SSLCUSTOMIZE_" + name.upper()] = printed
+    for _ in range(rng.choice((0, 0, 0, 0, 1, 2))):
+        key = rng.choice((*entry, "SSLCUSTOMIZE_Host", "SSLCUSTOMIZE_EXTRA", "", "_UID"))
+        if rng.random() < 0.2:
+            entry.pop(key, None)
+        else:
+            entry[key] = rng.choice(_JOURNAL_VALUES)
+    if rng.random() < 0.3:  # journalctl's order is its own: keys in another order
+        keys = list(entry)
+        rng.shuffle(keys)
+        entry = {key: entry[key] for key in keys}
+    return entry
+
+
+def test_journal_entries_taken_as_printed_are_record_from_journal_then_add(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Journal entries read without making records summarise as records made then added.
+
+    ``take_journal`` keeps plans per layout of keys and checks the values that vary as
+    texts: forged exports (numbers where journald prints texts, byte arrays, superscript
+    digits, keys named otherwise, another program's entries, fields dropped) give the same
+    counts, skips and report as :func:`record_from_journal`, :func:`validate` and ``add``,
+    with plans dropped and made again (a small bound) and with ``--since``.
+    """
+    from sslcustomize._diagnosis import _summary
+
+    for seed, bound, since in (
+        (1, 1 << 14, None),
+        (2, 3, None),
+        (3, 1 << 14, "2026-12-01T12:00:00+00:00"),
+    ):
+        monkeypatch.setattr(_summary, "MAX_PLANS", bound)
+        rng = random.Random(seed)
+        lines = [json.dumps(_journal_entry(rng)).encode() + b"\n" for _ in range(4000)]
+        data = b"".join(lines)
+        fused = Summary(_time(since) if since else None)
+        plain = Summary(_time(since) if since else None)
+        fused_reading = Reading(take=fused.take, take_journal=fused.take_journal)
+        plain_reading = Reading(plain.add)
+        read_journal_stream(io.BytesIO(data), fused_reading)
+        read_journal_stream(io.BytesIO(data), plain_reading)
+        assert _outcome(fused, fused_reading) == _outcome(plain, plain_reading)
+        # The measure can fail: entries were skipped for many reasons, and layouts were used.
+        assert len({reason for _, reason in fused_reading.skipped}) > 10
+        assert fused_reading.kept > 1000
+        assert sum(len(layout.plans) for kept in fused._layouts.values() for layout in kept)
+
+
+def test_a_forged_journal_value_equal_to_a_valid_one_is_refused_after_it() -> None:
+    """``7.0`` for a pid, ``²`` or ``-1`` for a uid, ``8443.0`` for a port: refused after the
+    valid entry (the first reading kept its plan). The twins: the valid entry again is taken by
+    that plan, and a port printed as the number ``8443`` is read as journald's text would be.
+    """
+    valid = json.loads(_journal_line(_record(1, servers=1, port=8443)))
+    forged = [
+        {**valid, "SSLCUSTOMIZE_PID": 7.0}, {**valid, "_UID": "²"}, {**valid, "_UID": "-1"},
+        {**valid, "SSLCUSTOMIZE_PORT": 8443.0}, {**valid, "_UID": None},
+    ]  # fmt: skip
+    twins = [dict(valid), {**valid, "SSLCUSTOMIZE_PORT": 8443}]
+    summary = Summary()
+    reading = Reading(take=summary.take, take_journal=summary.take_journal)
+    data = b"".join(json.dumps(e).encode() + b"\n" for e in (valid, *forged, *twins))
+    read_journal_stream(io.BytesIO(data), reading)
+    assert reading.skipped == {
+        ("the systemd journal", "pid is not a non-negative integer"): 1,
+        ("the systemd journal", "uid is not a non-negative integer"): 3,
+        ("the systemd journal", "port is not an integer 1-65535"): 1,
+    }
+    assert (reading.kept, summary.count) == (3, 3)
+    # One layout, one plan kept: the number 8443 is not a text, its plan is not kept for it.
+    assert [len(layout.plans) for kept in summary._layouts.values() for layout in kept] == [1]
