@@ -318,6 +318,21 @@ class Runtime:
                 self._memos.popitem(last=False)
         return value
 
+    def recall(self, key: Hashable) -> Any:
+        """Return what :meth:`keep` kept for ``key`` (one of the last few), or ``None``."""
+        with self._lock:
+            value = self._memos.get(key)
+            if value is not None:
+                self._memos.move_to_end(key)
+            return value
+
+    def keep(self, key: Hashable, value: object) -> None:
+        """Keep ``value`` for ``key`` among the last few memos (see :meth:`recall`)."""
+        with self._lock:
+            self._memos[key] = value
+            while len(self._memos) > _MAX_MEMOS:
+                self._memos.popitem(last=False)
+
     def oracle(
         self,
         trust: tuple[TrustSource, ...],

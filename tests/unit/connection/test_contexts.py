@@ -532,7 +532,7 @@ def test_a_context_connecting_again_unchanged_reuses_its_plan_and_engine(
     second = memory_handshake(context, server_context, "localhost")
     assert remembered is not None
     assert context_state(context).last is remembered
-    assert second._sslobj._raw.context is first._sslobj._raw.context is remembered[2]  # type: ignore[attr-defined]
+    assert second._sslobj._raw.context is first._sslobj._raw.context is remembered[-1]  # type: ignore[attr-defined]
 
 
 def test_a_change_after_a_connection_is_never_met_with_the_last_engine(
