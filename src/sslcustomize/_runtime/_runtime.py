@@ -84,6 +84,9 @@ class Runtime:
         self._sessions: OrderedDict[int, SessionEntry] = OrderedDict()
         self._shared: dict[Hashable, Any] = {}
         self._memos: OrderedDict[Hashable, Any] = OrderedDict()
+        # The base decisions whose ignored variables were noticed (by id: they are kept in
+        # _decisions for the runtime's life), so that a connection does not go through them.
+        self._noticed: set[int] = set()
         self._engines = lru_cache(maxsize=64)(self._engine)
         self._plans = lru_cache(maxsize=256)(self._plan)
         self._verifiers = lru_cache(maxsize=64)(self._verifier)
@@ -118,8 +121,12 @@ class Runtime:
             found = decide(self.policy, host=host, port=port, context=name, today=today)
         else:
             found = self.base_decision(name)
+            if id(found) in self._noticed:
+                return found  # said already: a base decision lives as long as the runtime
         if found.environment:
             self.notice_environment(found.ignored_environment, found, name)
+            if found is self._decisions.get(name):
+                self._noticed.add(id(found))
         return found
 
     def notice_environment(
