@@ -405,9 +405,10 @@ def connect(
             owner, session,
         )  # fmt: skip
     # A context made per connection (urllib3's, requests', httpx's) has no last connection:
-    # the runtime keeps what the last few such readings were given. The decision is the
-    # runtime's own object and is kept in the value, so its id stands for it while the entry
-    # lives; the context's policy steps and name decide the warm engine and the plan.
+    # the runtime keeps what the last few such readings were given. Only for a base decision
+    # (one object for the runtime's life; a host's decision is made per connection), kept in
+    # the value as well, so its id stands for it while the entry lives; the context's policy
+    # steps and name decide the warm engine and the plan.
     shared_key = (
         _READING, id(decision), reading, host, port, leaves, key[-1], state.name,
         state.policy_steps, state.library_matches_names,
@@ -442,7 +443,8 @@ def connect(
         call.prepare(prepare, context)
     elif not plan.decision.pins:  # a pinned server's leaves are learnt during call.plan
         state.remember(key, settings, plan, engine)
-        runtime.keep(shared_key, (decision, settings, plan, engine))
+        if decision is runtime.base_decision(state.name):  # kept for the runtime's life
+            runtime.keep(shared_key, (decision, settings, plan, engine))
     return call.make(context, settings, plan, engine, prepare)
 
 

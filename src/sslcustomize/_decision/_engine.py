@@ -178,17 +178,29 @@ def settings_of(
 # The getters of ssl's own C class: the values OpenSSL connects with, as plain ints, without
 # the enum each of ssl.SSLContext's properties wraps them in (read at every connection).
 _C_CLASS = _ssl._SSLContext  # noqa: SLF001 - ssl.SSLContext's own base
-_protocol, _verify_mode, _check_hostname, _verify_flags, _options = (
-    _C_CLASS.__dict__[name].__get__
-    for name in ("protocol", "verify_mode", "check_hostname", "verify_flags", "options")
+
+
+def _c_getter(name: str) -> Callable[[ssl.SSLContext], Any]:
+    """Return the C getter of ``name``, or a plain read where this build has none."""
+    descriptor = _C_CLASS.__dict__.get(name)
+    if descriptor is None:  # pragma: no cover - a build without it (no TLS 1.3: no PHA)
+        return lambda context: getattr(context, name, None)
+    return descriptor.__get__  # type: ignore[no-any-return]
+
+
+_protocol, _verify_mode, _check_hostname, _verify_flags, _options = map(
+    _c_getter, ("protocol", "verify_mode", "check_hostname", "verify_flags", "options")
 )
-_minimum_version, _maximum_version, _post_handshake_auth, _keylog_filename, _security_level = (
-    _C_CLASS.__dict__[name].__get__
-    for name in (
-        "minimum_version", "maximum_version", "post_handshake_auth", "keylog_filename",
+_minimum_version, _maximum_version, _post_handshake_auth, _keylog_filename, _security_level = map(
+    _c_getter,
+    (
+        "minimum_version",
+        "maximum_version",
+        "post_handshake_auth",
+        "keylog_filename",
         "security_level",
-    )
-)  # fmt: skip
+    ),
+)
 
 #: One reading of a context's settings: :class:`Settings`'s fields, in their order.
 Reading = tuple[Any, ...]
