@@ -255,9 +255,10 @@ def worker_https(config: dict[str, Any]) -> None:
     ``library`` makes the request (a new connection each time, as its users write it) and
     ``client`` says with which context: ``cached`` (one made by hand, passed explicitly),
     ``default`` (http.client's own path without sslcustomize: a context per connection),
-    ``minimal`` (a new one-anchor context per connection), ``floor`` (bench/floor_hook.py
-    installed, the library's default path) or ``sslcustomize`` (the start-up hook active,
-    the library's default path).
+    ``minimal`` (a new one-anchor context per connection: made by hand for http.client,
+    by urllib3 itself given ``ca_certs``, by requests given ``verify=CA``), ``floor``
+    (bench/floor_hook.py installed, the library's default path) or ``sslcustomize`` (the
+    start-up hook active, the library's default path).
     """
     kind, library = config["client"], config["library"]
     if kind == "floor":
@@ -328,7 +329,12 @@ def _urllib3(
     url = f"https://127.0.0.1:{config['port']}/"
 
     def request() -> None:
-        manager = urllib3.PoolManager(ssl_context=cached) if cached else urllib3.PoolManager()
+        if kind == "minimal":  # urllib3's own context per connection, loading the one CA
+            manager = urllib3.PoolManager(ca_certs=config["ca"])
+        elif cached:
+            manager = urllib3.PoolManager(ssl_context=cached)
+        else:
+            manager = urllib3.PoolManager()
         try:
             _check_status(manager.request("GET", url, retries=False).status)
         finally:
@@ -354,11 +360,14 @@ def _requests(
         def cert_verify(self, *args: Any) -> None:
             pass  # the context holds the anchors: no bundle loaded per connection
 
+    # "minimal": requests' own way to a CA, a context per connection loading the one CA.
+    verify = config["ca"] if kind == "minimal" else True
+
     def request() -> None:
         with requests.Session() as session:
             if cached is not None:
                 session.mount("https://", CachedAdapter())
-            _check_status(session.get(url, timeout=10).status_code)
+            _check_status(session.get(url, timeout=10, verify=verify).status_code)
 
     return request
 
@@ -594,6 +603,8 @@ HTTPS_CASES = (
     *((library, client) for library in LIBRARIES for client in ("cached", "floor", "sslcustomize")),
     ("http.client", "default"),
     ("http.client", "minimal"),
+    ("urllib3", "minimal"),
+    ("requests", "minimal"),
 )
 HTTPS_RUNS = 2
 # requests loads the bundle these name into the connection's context on every connection,
@@ -613,6 +624,10 @@ def _https_names() -> list[str]:
         "https http.client: sslcustomize vs today's default",
         "https http.client: today's default vs hand-cached",
         "https http.client: minimal new ctx/conn vs cached",
+        "https urllib3: own ctx/conn (ca_certs) vs cached",
+        "https requests: own ctx/conn (verify=CA) vs cached",
+        "https urllib3: sslcustomize vs own ctx/conn",
+        "https requests: sslcustomize vs own ctx/conn",
     ]
 
 
@@ -720,10 +735,16 @@ def bench_https(settings: Settings, scratch: Path) -> list[Result | Failure]:
     client = "http.client"
     return [
         *results,
-        line(names[-3], (client, "default"), (client, "sslcustomize"), 0.1),
+        line(names[-7], (client, "default"), (client, "sslcustomize"), 0.1),
         # For information: what a context per connection costs at the least, whoever builds it.
-        line(names[-2], (client, "cached"), (client, "default"), None),
-        line(names[-1], (client, "cached"), (client, "minimal"), None),
+        line(names[-6], (client, "cached"), (client, "default"), None),
+        line(names[-5], (client, "cached"), (client, "minimal"), None),
+        # urllib3 and requests make a context per connection themselves when given a CA
+        # (no hook): what their own context per connection costs, beside what the hook's does.
+        line(names[-4], ("urllib3", "cached"), ("urllib3", "minimal"), None),
+        line(names[-3], ("requests", "cached"), ("requests", "minimal"), None),
+        line(names[-2], ("urllib3", "minimal"), ("urllib3", "sslcustomize"), None),
+        line(names[-1], ("requests", "minimal"), ("requests", "sslcustomize"), None),
     ]
 
 

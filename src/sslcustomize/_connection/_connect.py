@@ -18,7 +18,13 @@ from sslcustomize._connection._pinprobe import needs_probe, probe_pinned
 from sslcustomize._connection._rejection import NO_NAME, native_rejection, rejection, unjudgeable
 from sslcustomize._connection._target import starttls_protocol
 from sslcustomize._decision._decide import Decision
-from sslcustomize._decision._engine import EngineSpec, Settings, UncarriedSettingError, settings_of
+from sslcustomize._decision._engine import (
+    EngineSpec,
+    Settings,
+    UncarriedSettingError,
+    read_settings,
+    settings_from,
+)
 from sslcustomize._decision._plan import Plan
 from sslcustomize._decision._recipe import ANCHOR_STEPS
 from sslcustomize._runtime._runtime import Runtime, SessionEntry
@@ -206,20 +212,20 @@ class _Call:
 
     def __init__(
         self, state: ContextState, arguments: tuple[Any, ...], server_hostname: str | bytes | None,
-        port: int | None, *, owner: Any, session: Any, target: Target | None = None,
+        host: str | None, port: int | None, *, decision: Decision, owner: Any, session: Any,
+        target: Target | None = None,
     ) -> None:  # fmt: skip
         # The runtime the context was made under: its policy plans, makes and judges.
         self.runtime = state.runtime
         self.name = state.name
         self.arguments = arguments
         self.server_hostname = server_hostname
-        host = server_hostname.decode() if isinstance(server_hostname, bytes) else server_hostname
         self.host = host
         self.port = port
         self.owner = owner
         self.session = session
         self.target = target  # where it goes: through which proxy, for a pinned server's probe
-        self.decision = self.runtime.decision(self.name, host, port)
+        self.decision = decision
 
     def plan(self, settings: Settings) -> Plan:
         """Plan the connection with ``settings``, a pinned server probed first if need be."""
@@ -303,23 +309,43 @@ class _Call:
         prepare: Callable[[ssl.SSLContext], None],
     ) -> Gate:
         """Create the connection on ``engine``, behind a gate that judges it as ``plan`` says."""
-        connection = _Connection(self.runtime, settings, plan, engine)
-        offered = connection.offer(self.session)
-        wrap = _wrap_socket if len(self.arguments) == 1 else _wrap_bio
-        raw = wrap(
-            engine, *self.arguments, False, self.server_hostname, owner=self.owner,
-            session=offered,
+        return _make(
+            self.runtime, context, settings, plan, engine, prepare, self.arguments,
+            self.server_hostname, self.owner, self.session,
         )  # fmt: skip
-        return Gate(
-            raw,
-            context,
-            judge=connection.judge if plan.judge else None,
-            explain=connection.explain,
-            remember=connection.remember,
-            admit=connection.admit,
-            prepare=prepare,
-            resumed_from=offered,
-        )
+
+
+def _make(  # noqa: PLR0917 - one connection's every input, passed as they are
+    runtime: Runtime,
+    context: ssl.SSLContext,
+    settings: Settings,
+    plan: Plan,
+    engine: ssl.SSLContext,
+    prepare: Callable[[ssl.SSLContext], None],
+    arguments: tuple[Any, ...],
+    server_hostname: str | bytes | None,
+    owner: Any,
+    session: Any,
+) -> Gate:
+    """Create the connection on ``engine``, behind a gate that judges it as ``plan`` says."""
+    connection = _Connection(runtime, settings, plan, engine)
+    offered = connection.offer(session) if session is not None else None
+    wrap = _wrap_socket if len(arguments) == 1 else _wrap_bio
+    raw = wrap(engine, *arguments, False, server_hostname, owner=owner, session=offered)
+    return Gate(
+        raw,
+        context,
+        judge=connection.judge if plan.judge else None,
+        explain=connection.explain,
+        remember=connection.remember,
+        admit=connection.admit,
+        prepare=prepare,
+        resumed_from=offered,
+    )
+
+
+# The first item of the keys connect() keeps in its runtime's memos (see Runtime.keep).
+_READING = "connect: reading"
 
 
 def _nothing_to_prepare(context: ssl.SSLContext) -> None:
@@ -356,27 +382,52 @@ def connect(
     Raises:
         CertificateRejected: The policy cannot verify this connection as it must.
     """
-    call = _Call(
-        state, arguments, server_hostname, port, owner=owner, session=session, target=target
-    )
+    runtime = state.runtime
+    host = server_hostname.decode() if isinstance(server_hostname, bytes) else server_hostname
+    decision = runtime.decision(state.name, host, port)
     # The settings are read once. The plan, the engine and the verdict all follow from this
     # one reading: a change to the caller's context after it (by a setter, a C descriptor
     # called directly, another library's setter, another thread) reaches neither the engine
     # nor the verdict, and a connection made on the caller's own context is judged with
     # these settings after its handshake (see make_plan).
-    settings = settings_of(context, state.recipe, state.python_recipe())
-    if state.library_matches_names and settings.verify_mode == ssl.CERT_REQUIRED:
-        settings = replace(settings, check_hostname=True)  # the policy checks it as well
+    reading = read_settings(context, state.recipe, state.python_recipe())
     # What the plan and the engine are a function of: the same as the last connection's (a
-    # library's shared context), they are the last connection's. A debugging callback set
-    # since keeps a connection off the warm engine (see _warm_engine_fits).
-    leaves = call.runtime.leaves(call.decision.exception)
-    generation = call.runtime.generation()
-    key = (call.decision, settings, call.host, port, leaves, generation)
+    # library's shared context), they are the last connection's, compared as a plain tuple.
+    # A debugging callback set since keeps a connection off the warm engine (see
+    # _warm_engine_fits).
+    leaves = runtime.leaves(decision.exception)
+    key = (decision, reading, host, port, leaves, runtime.generation())
     remembered = state.remembered(key)
     if remembered is not None and getattr(context, "_msg_callback", None) is None:
-        plan, engine = remembered
-        return call.make(context, settings, plan, engine, prepare)
+        settings, plan, engine = remembered
+        return _make(
+            runtime, context, settings, plan, engine, prepare, arguments, server_hostname,
+            owner, session,
+        )  # fmt: skip
+    # A context made per connection (urllib3's, requests', httpx's) has no last connection:
+    # the runtime keeps what the last few such readings were given. Only for a base decision
+    # (one object for the runtime's life; a host's decision is made per connection), kept in
+    # the value as well, so its id stands for it while the entry lives; the context's policy
+    # steps and name decide the warm engine and the plan.
+    shared_key = (
+        _READING, id(decision), reading, host, port, leaves, key[-1], state.name,
+        state.policy_steps, state.library_matches_names,
+    )  # fmt: skip
+    kept = runtime.recall(shared_key)
+    if kept is not None and kept[0] is decision and getattr(context, "_msg_callback", None) is None:
+        settings, plan, engine = kept[1:]
+        state.remember(key, settings, plan, engine)
+        return _make(
+            runtime, context, settings, plan, engine, prepare, arguments, server_hostname,
+            owner, session,
+        )  # fmt: skip
+    call = _Call(
+        state, arguments, server_hostname, host, port, decision=decision, owner=owner,
+        session=session, target=target,
+    )  # fmt: skip
+    settings = settings_from(reading)
+    if state.library_matches_names and settings.verify_mode == ssl.CERT_REQUIRED:
+        settings = replace(settings, check_hostname=True)  # the policy checks it as well
     plan = call.plan(settings)
     engine = context
     if plan.engine is not None:
@@ -391,7 +442,9 @@ def connect(
     if engine is context:
         call.prepare(prepare, context)
     elif not plan.decision.pins:  # a pinned server's leaves are learnt during call.plan
-        state.remember(key, plan, engine)
+        state.remember(key, settings, plan, engine)
+        if decision is runtime.base_decision(state.name):  # kept for the runtime's life
+            runtime.keep(shared_key, (decision, settings, plan, engine))
     return call.make(context, settings, plan, engine, prepare)
 
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from sslcustomize._decision._decide import Decision
     from sslcustomize._decision._recipe import Step
     from sslcustomize._runtime._runtime import Runtime
-    from sslcustomize._trust._anchors import Anchors
+    from sslcustomize._trust._anchors import Anchors, TrustCache
     from sslcustomize.exceptions import TrustError
 else:
     from sslcustomize._support._notyping import TypeVar, cast
@@ -371,29 +371,47 @@ def _trust_error() -> type[TrustError]:
     return TrustError
 
 
+def _policy_anchors(trust: TrustCache, decision: Decision) -> Anchors:
+    """Return the decision's anchors; a source that fails the trust check gives the system store.
+
+    The one fallback of both ways :func:`load_anchors` gives anchors. A source that passed the
+    check and breaks before its anchors are loaded is not replaced here: loading it fails,
+    and the connection with it (see :func:`load_anchors`).
+
+    Raises:
+        TrustError: Not even the system store can be used.
+    """
+    from sslcustomize._policy._model import SYSTEM_TRUST  # noqa: PLC0415 - loaded by the runtime already
+
+    try:
+        return trust.anchors_for(decision.trust_now(os.environ))
+    except _trust_error() as error:
+        if decision.trust == SYSTEM_TRUST:
+            raise
+        _say_once(f"cannot use the policy's trust sources ({error}); using the system store")
+        return trust.anchors_for(SYSTEM_TRUST)
+
+
 def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
-    """Load the decision's anchors; on a broken source, fall back to the system store.
+    """Give ``context`` the decision's anchors (the system store's if a source fails its check).
 
     A policy context gets them deferred (:meth:`ContextState.defer_anchors`): recorded, so
     that its connections' engines trust them, and registered in its own store only when that
     store is read or connected on (:func:`load_deferred_anchors`). A context per connection
     (urllib3's) that connects on the runtime's engine then never registers them (0.13 ms a
     context on OpenSSL 3.0). Any other context gets them at once.
-    """
-    from sslcustomize._policy._model import SYSTEM_TRUST  # noqa: PLC0415 - loaded by the runtime already
 
+    Both ways fail alike, and closed: a source that fails the trust check gives the system
+    store (said once); one that passed it and cannot be loaded when first used (changed or
+    deleted since, within the check's interval) is never replaced by another, and nothing
+    connects with it: the deferred anchors' first connection is refused, and here loading
+    raises :class:`~sslcustomize.TrustError`.
+
+    Raises:
+        TrustError: Not even the system store can be used, or (anchors loaded at once) a
+            source cannot be loaded any more; the context may then hold part of the anchors.
+    """
     state = own_state(context) if isinstance(context, PolicyContext) else None
-    if state is not None and not state.frozen:
-        try:
-            anchors = state.runtime.trust.anchors_for(decision.trust_now(os.environ))
-        except _trust_error() as error:
-            if decision.trust == SYSTEM_TRUST:
-                raise
-            _say_once(f"cannot use the policy's trust sources ({error}); using the system store")
-            anchors = state.runtime.trust.anchors_for(SYSTEM_TRUST)
-        state.defer_anchors(_anchor_steps(anchors), late=state.pending)
-        return
-    before = state.recipe if state is not None else ()
     # The anchors of the context's own runtime (the effective one for a library's context).
     if state is None:
         from sslcustomize._runtime._state import current_runtime  # noqa: PLC0415 - loaded by the runtime already
@@ -401,13 +419,18 @@ def load_anchors(context: ssl.SSLContext, decision: Decision) -> None:
         trust = current_runtime().trust
     else:
         trust = state.runtime.trust
+    anchors = _policy_anchors(trust, decision)
+    if state is not None and not state.frozen:
+        state.defer_anchors(_anchor_steps(anchors), late=state.pending)
+        return
+    before = state.recipe if state is not None else ()
     try:
-        trust.anchors_for(decision.trust_now(os.environ)).load_into(context)
-    except (_trust_error(), ssl.SSLError, OSError) as error:
-        if decision.trust == SYSTEM_TRUST:
-            raise
-        _say_once(f"cannot use the policy's trust sources ({error}); using the system store")
-        trust.anchors_for(SYSTEM_TRUST).load_into(context)
+        anchors.load_into(context)
+    except (ssl.SSLError, OSError) as error:
+        raise _trust_error()(
+            f"a trust source of the policy cannot be loaded any more ({error}); it was usable "
+            "when checked, and nothing is trusted in its place"
+        ) from error
     if state is not None:
         state.add_policy_steps(before)
 

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Hashable
 
     from sslcustomize._decision._decide import Decision
+    from sslcustomize._decision._engine import Settings
     from sslcustomize._decision._plan import Plan
     from sslcustomize._runtime._runtime import Runtime
 
@@ -113,7 +114,7 @@ class ContextState:
         self.python_verifies = True
         # python_recipe() of the recipe it was made from (the same tuple while nothing changes).
         self.floor: tuple[tuple[Step, ...], bool, tuple[Step, ...]] | None = None
-        self.last: tuple[Hashable, Plan, ssl.SSLContext] | None = None
+        self.last: tuple[Hashable, Settings, Plan, ssl.SSLContext] | None = None
         self.frozen = False
         # urllib3 1.x switches OpenSSL's host name check off and matches the name itself
         # after the handshake: that is not the code opting out (see _inject._urllib3).
@@ -220,8 +221,8 @@ class ContextState:
         self.floor = (recipe, policy, made)
         return made
 
-    def remembered(self, key: Hashable) -> tuple[Plan, ssl.SSLContext] | None:
-        """Return the plan and engine of the last connection if it had the same ``key``.
+    def remembered(self, key: Hashable) -> tuple[Settings, Plan, ssl.SSLContext] | None:
+        """Return the settings, plan and engine of the last connection if it had the same ``key``.
 
         ``key`` holds everything the plan and the engine are a function of (the decision, the
         settings read, the target, the leaves learnt, the trust generation): a context that
@@ -230,9 +231,11 @@ class ContextState:
         """
         last = self.last
         if last is not None and last[0] == key:
-            return last[1], last[2]
+            return last[1], last[2], last[3]
         return None
 
-    def remember(self, key: Hashable, plan: Plan, engine: ssl.SSLContext) -> None:
-        """Keep the plan and engine of a connection made with ``key`` (see :meth:`remembered`)."""
-        self.last = (key, plan, engine)
+    def remember(
+        self, key: Hashable, settings: Settings, plan: Plan, engine: ssl.SSLContext
+    ) -> None:
+        """Keep what a connection made with ``key`` was given (see :meth:`remembered`)."""
+        self.last = (key, settings, plan, engine)

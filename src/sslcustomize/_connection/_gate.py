@@ -50,6 +50,9 @@ class GateState(enum.Enum):
     REJECTED = "rejected"
 
 
+# Read at every read and write of an open connection: a module global, not an enum lookup.
+_OPEN = GateState.OPEN
+
 _OWN = frozenset(
     ("_raw", "_caller_context", "_judge", "_explain", "_remember", "_admit", "_prepare",
      "_state", "_rejection", "_chain", "resumed_from")
@@ -152,12 +155,14 @@ class Gate:
 
     def read(self, *args: Any) -> Any:
         """Read application data once the chain is accepted."""
-        self._ready()
+        if self._state is not _OPEN:  # one comparison per call once open: no call of _ready
+            self._ready()
         return self._raw.read(*args)
 
     def write(self, data: Any) -> int:
         """Write application data once the chain is accepted."""
-        self._ready()
+        if self._state is not _OPEN:
+            self._ready()
         return self._raw.write(data)  # type: ignore[no-any-return]
 
     def shutdown(self) -> Any:

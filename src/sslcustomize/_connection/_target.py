@@ -140,6 +140,9 @@ def proxied_target(sock: object) -> Target | None:
 
 
 def _same_name(a: str, b: str) -> bool:
+    if a == b:
+        return True  # the usual case, at every connection: nothing to normalise
+
     def norm(name: str) -> str:
         return name.strip("[]").rstrip(".").lower()
 

@@ -17,6 +17,7 @@ connections safely, and a warm certificate store is what keeps a connection chea
 
 from __future__ import annotations
 
+import _ssl
 import ssl
 import sys
 from collections.abc import Callable
@@ -43,11 +44,14 @@ __all__ = [
     "NO_CHECK_TIME",
     "VERSIONED_PROTOCOLS",
     "EngineSpec",
+    "Reading",
     "Settings",
     "UncarriedSettingError",
     "build_engine",
     "build_verifier",
     "python_defaults",
+    "read_settings",
+    "settings_from",
     "settings_of",
     "weakened_flags",
 ]
@@ -168,21 +172,89 @@ def settings_of(
         python_recipe: Report mode's floor, the recipe of a verifier that accepts what Python
             or the policy accepts (``None``: Python would not verify these connections).
     """
+    return settings_from(read_settings(context, recipe, python_recipe))
+
+
+# The getters of ssl's own C class: the values OpenSSL connects with, as plain ints, without
+# the enum each of ssl.SSLContext's properties wraps them in (read at every connection).
+_C_CLASS = _ssl._SSLContext  # noqa: SLF001 - ssl.SSLContext's own base
+
+
+def _c_getter(name: str) -> Callable[[ssl.SSLContext], Any]:
+    """Return the C getter of ``name``, or a plain read where this build has none."""
+    descriptor = _C_CLASS.__dict__.get(name)
+    if descriptor is None:  # pragma: no cover - a build without it (no TLS 1.3: no PHA)
+        return lambda context: getattr(context, name, None)
+    return descriptor.__get__  # type: ignore[no-any-return]
+
+
+_protocol, _verify_mode, _check_hostname, _verify_flags, _options = map(
+    _c_getter, ("protocol", "verify_mode", "check_hostname", "verify_flags", "options")
+)
+_minimum_version, _maximum_version, _post_handshake_auth, _keylog_filename, _security_level = map(
+    _c_getter,
+    (
+        "minimum_version",
+        "maximum_version",
+        "post_handshake_auth",
+        "keylog_filename",
+        "security_level",
+    ),
+)
+
+#: One reading of a context's settings: :class:`Settings`'s fields, in their order.
+Reading = tuple[Any, ...]
+
+
+def read_settings(
+    context: ssl.SSLContext,
+    recipe: tuple[Step, ...],
+    python_recipe: tuple[Step, ...] | None = None,
+) -> Reading:
+    """Read ``context``'s settings as a plain tuple, compared and hashed at C speed.
+
+    The connection path reads one per connection and compares it with the last connection's
+    (:func:`settings_from` makes the :class:`Settings` only when they differ). Arguments as
+    for :func:`settings_of`.
+    """
     carried: tuple[tuple[str, Any], ...] = ()
     if _CARRIED_PROPERTIES:  # a newer Python's properties, read generically
         carried = tuple(_carried(name, getattr(context, name)) for name in _CARRIED_PROPERTIES)
+    return (
+        _protocol(context),
+        _verify_mode(context),
+        _check_hostname(context),
+        _verify_flags(context),
+        _options(context),
+        _minimum_version(context),
+        _maximum_version(context),
+        bool(context.hostname_checks_common_name),
+        _post_handshake_auth(context),
+        _keylog_filename(context),
+        _security_level(context),
+        recipe,
+        python_recipe,
+        carried,
+    )
+
+
+def settings_from(reading: Reading) -> Settings:
+    """Return the :class:`Settings` of one :func:`read_settings` reading."""
+    protocol, verify_mode, check_hostname, verify_flags, options, minimum, maximum = reading[:7]
+    common_name, post_handshake_auth, keylog, security_level = reading[7:11]
+    recipe, python_recipe, carried = reading[11:]
     return Settings(
-        protocol=int(context.protocol),
-        verify_mode=int(context.verify_mode),
-        check_hostname=bool(context.check_hostname),
-        verify_flags=int(context.verify_flags),
-        options=int(context.options),
-        minimum_version=int(context.minimum_version),
-        maximum_version=int(context.maximum_version),
-        common_name=bool(context.hostname_checks_common_name),
-        post_handshake_auth=context.post_handshake_auth,
-        keylog_filename=context.keylog_filename,
-        security_level=int(context.security_level),
+        protocol=int(protocol),
+        verify_mode=int(verify_mode),
+        check_hostname=bool(check_hostname),
+        verify_flags=int(verify_flags),
+        options=int(options),
+        minimum_version=int(minimum),
+        maximum_version=int(maximum),
+        common_name=common_name,
+        post_handshake_auth=post_handshake_auth,
+        keylog_filename=keylog,
+        security_level=int(security_level),
         recipe=recipe,
         python_recipe=python_recipe,
         carried=carried,

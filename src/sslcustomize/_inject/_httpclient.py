@@ -33,7 +33,21 @@ def target_of(connection: Any) -> Target:
             proxy=(host, port),
             proxy_kind="http",  # http.client speaks to its proxy in the clear
         )
-    return Target(host=host, port=port if isinstance(port, int) else None)
+    if type(host) is not str or type(port) is not int:
+        return Target(host=host, port=port if isinstance(port, int) else None)
+    key = (host, port)
+    target = _direct.get(key)
+    if target is None:
+        if len(_direct) >= _MAX_DIRECT:
+            _direct.clear()
+        target = _direct[key] = Target(host=host, port=port)
+    return target
+
+
+# The targets of direct connections (no tunnel), by host and port: a Target is an immutable
+# value, made once rather than at every connection. A few, for the servers a process uses.
+_direct: dict[tuple[str, int], Target] = {}
+_MAX_DIRECT = 64
 
 
 def patch(patcher: Patcher, trigger: str, client: types.ModuleType) -> None:

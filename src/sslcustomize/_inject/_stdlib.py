@@ -38,7 +38,7 @@ from sslcustomize._support._originals import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     from sslcustomize._runtime._runtime import Runtime
@@ -65,6 +65,23 @@ class SharedContext(PolicyContext):
     raises :class:`~sslcustomize.exceptions.SharedContextError`, so that no caller's change
     (``check_hostname = False`` through ``sock.context``) can ever reach another caller.
     """
+
+    def set_alpn_protocols(self, alpn_protocols: Iterable[str]) -> None:
+        """Set the ALPN protocols; the list it was built with again is a no-op at C speed.
+
+        http.client sets ``["http/1.1"]`` at every connection: compared with a private copy
+        of the list the context was built with, nothing is normalised or looked up. Returning
+        early changes nothing, so a list that only claims to be equal cannot change it either;
+        anything else goes the recorded way (refused if it changes the context).
+        """
+        built = vars(self).get(_BUILT_ALPN)
+        if built is not None and type(alpn_protocols) is list and alpn_protocols == built:
+            return
+        super().set_alpn_protocols(alpn_protocols)
+
+
+# Where a shared context keeps a copy of the ALPN list it was built with (never handed out).
+_BUILT_ALPN = "_sslcustomize_built_alpn"
 
 
 def _http_client_version() -> int | None:
@@ -102,6 +119,7 @@ def _shared_http_client_context(runtime: Runtime, version: int) -> SharedContext
         context = build_context(SharedContext, "http.client", runtime=runtime)
         if version == 11:
             context.set_alpn_protocols(["http/1.1"])
+            vars(context)[_BUILT_ALPN] = ["http/1.1"]
         if context.post_handshake_auth is not None:
             context.post_handshake_auth = True
         context.freeze()

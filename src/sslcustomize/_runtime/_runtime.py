@@ -84,6 +84,9 @@ class Runtime:
         self._sessions: OrderedDict[int, SessionEntry] = OrderedDict()
         self._shared: dict[Hashable, Any] = {}
         self._memos: OrderedDict[Hashable, Any] = OrderedDict()
+        # The base decisions whose ignored variables were noticed (by id: they are kept in
+        # _decisions for the runtime's life), so that a connection does not go through them.
+        self._noticed: set[int] = set()
         self._engines = lru_cache(maxsize=64)(self._engine)
         self._plans = lru_cache(maxsize=256)(self._plan)
         self._verifiers = lru_cache(maxsize=64)(self._verifier)
@@ -118,8 +121,12 @@ class Runtime:
             found = decide(self.policy, host=host, port=port, context=name, today=today)
         else:
             found = self.base_decision(name)
+            if id(found) in self._noticed:
+                return found  # said already: a base decision lives as long as the runtime
         if found.environment:
             self.notice_environment(found.ignored_environment, found, name)
+            if found is self._decisions.get(name):
+                self._noticed.add(id(found))
         return found
 
     def notice_environment(
@@ -317,6 +324,21 @@ class Runtime:
             while len(self._memos) > _MAX_MEMOS:
                 self._memos.popitem(last=False)
         return value
+
+    def recall(self, key: Hashable) -> Any:
+        """Return what :meth:`keep` kept for ``key`` (one of the last few), or ``None``."""
+        with self._lock:
+            value = self._memos.get(key)
+            if value is not None:
+                self._memos.move_to_end(key)
+            return value
+
+    def keep(self, key: Hashable, value: object) -> None:
+        """Keep ``value`` for ``key`` among the last few memos (see :meth:`recall`)."""
+        with self._lock:
+            self._memos[key] = value
+            while len(self._memos) > _MAX_MEMOS:
+                self._memos.popitem(last=False)
 
     def oracle(
         self,

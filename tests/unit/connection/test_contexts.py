@@ -532,7 +532,28 @@ def test_a_context_connecting_again_unchanged_reuses_its_plan_and_engine(
     second = memory_handshake(context, server_context, "localhost")
     assert remembered is not None
     assert context_state(context).last is remembered
-    assert second._sslobj._raw.context is first._sslobj._raw.context is remembered[2]  # type: ignore[attr-defined]
+    assert second._sslobj._raw.context is first._sslobj._raw.context is remembered[-1]  # type: ignore[attr-defined]
+
+
+def test_a_fresh_context_reading_the_same_settings_gets_the_runtime_s_engine(
+    write_policy: WritePolicy, ca_file: Path, test_ca: trustme.CA
+) -> None:
+    """A context per connection: the same reading reuses the engine, another reading never does.
+
+    The twin: a fresh context that only accepts TLS 1.3 is not given the engine the 1.2
+    server connected on, and its connection fails as its own setting says.
+    """
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    test_ca.issue_cert("localhost").configure_cert(server)
+    server.maximum_version = ssl.TLSVersion.TLSv1_2
+    sslcustomize.inject(write_policy(f"trust = ['{ca_file}']\n"))
+    first = memory_handshake(ssl.create_default_context(), server, "localhost")
+    second = memory_handshake(ssl.create_default_context(), server, "localhost")
+    assert second._sslobj._raw.context is first._sslobj._raw.context  # type: ignore[attr-defined]
+    stricter = ssl.create_default_context()
+    stricter.minimum_version = ssl.TLSVersion.TLSv1_3
+    with pytest.raises(ssl.SSLError, match=r"VERSION|PROTOCOL"):
+        memory_handshake(stricter, server, "localhost")
 
 
 def test_a_change_after_a_connection_is_never_met_with_the_last_engine(

@@ -142,10 +142,10 @@ def test_the_floor_is_one_tuple_while_the_recipe_stays() -> None:
 
 
 def test_the_last_connection_is_remembered_for_its_key_only() -> None:
-    """remembered() returns the last plan and engine for an equal key, nothing for another."""
+    """remembered() returns the last settings, plan and engine for an equal key only."""
     state = _state()
     assert state.remembered(("key", 1)) is None
-    plan, engine = object(), ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    state.remember(("key", 1), plan, engine)  # type: ignore[arg-type]
-    assert state.remembered(("key", 1)) == (plan, engine)
+    settings, plan, engine = object(), object(), ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    state.remember(("key", 1), settings, plan, engine)  # type: ignore[arg-type]
+    assert state.remembered(("key", 1)) == (settings, plan, engine)
     assert state.remembered(("key", 2)) is None
