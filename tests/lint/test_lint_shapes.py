@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.lint._lint_source import findings_of
+from _lint_source import findings_of
 
 from sslcustomize_lint import lint_files
 from sslcustomize_lint._files import discover
