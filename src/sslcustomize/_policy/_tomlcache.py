@@ -35,7 +35,13 @@ import os
 import sys
 from collections.abc import Callable
 
-from sslcustomize._support._files import cache_directory, private_directory, read_regular, root_path
+from sslcustomize._support._files import (
+    cache_directory,
+    private_directory,
+    read_regular,
+    root_path,
+    write_cache_entry,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,6 +62,7 @@ SYSTEM_CACHE = "/usr/local/lib/sslcustomize/policy-cache"
 _FORMAT = 2
 _TAG = f"{sys.implementation.cache_tag}-{marshal.version}"
 _MAX_ENTRY = 4 << 20  # an entry of a 1 MiB policy is about that size
+_KEEP = 64  # entries of this interpreter's kind in a user's cache (see write_cache_entry)
 #: What the parser returns besides dates and times (which are tagged tuples in an entry).
 _PLAIN = (str, int, float, bool)
 
@@ -91,7 +98,7 @@ def cached_parse(
     tree = parse(text)
     lines = locate(text)
     if entry is not None and (not system or os.geteuid() == 0):
-        _write(entry, text, tree, lines, mode=0o644 if system else 0o600)
+        _write(entry, text, tree, lines, system=system)
     return tree, lines
 
 
@@ -140,27 +147,14 @@ def _read(entry: str, text: str, *, system: bool = False) -> tuple[Tree, KeyLine
     return tree, lines
 
 
-def _write(entry: str, text: str, tree: Tree, lines: KeyLines, *, mode: int = 0o600) -> None:
+def _write(entry: str, text: str, tree: Tree, lines: KeyLines, *, system: bool) -> None:
     pairs = [[list(key), line] for key, line in lines.items()]
     try:
         data = marshal.dumps((_FORMAT, text, _encode(tree), pairs))
     except ValueError:  # pragma: no cover - the parser returns only what marshal writes
         return
-    temporary = f"{entry}.{os.getpid()}.tmp"
-    try:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        descriptor = os.open(temporary, flags, 0o600)
-        try:
-            os.write(descriptor, data)
-            os.fchmod(descriptor, mode)  # the umask's choice would not do for root's 0644
-        finally:
-            os.close(descriptor)
-        os.replace(temporary, entry)
-    except OSError:
-        try:  # noqa: SIM105 - contextlib stays out of the first context
-            os.unlink(temporary)
-        except OSError:
-            pass
+    # One entry per policy path: a user's cache is bounded, the system's has one path.
+    write_cache_entry(entry, data, mode=0o644 if system else 0o600, keep=0 if system else _KEEP)
 
 
 def _encode(value: object) -> Any:

@@ -20,6 +20,7 @@ __all__ = [
     "root_path",
     "trusted_path",
     "user_cache_dir",
+    "write_cache_entry",
     "xdg_directory",
 ]
 
@@ -48,6 +49,59 @@ def atomic_write(path: str, text: str | Iterable[str], mode: int = 0o644) -> Non
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def write_cache_entry(entry: str, data: bytes, *, mode: int = 0o600, keep: int = 0) -> None:
+    """Write a cache entry ``entry`` (``NAME-KEY`` in a private directory), best effort.
+
+    Written beside it under a name of this process and moved into place, so a reader sees
+    the old entry or the new one, never half; a link planted at either name is not followed.
+    ``keep``: at most that many entries with the same ``NAME-`` stay in the directory, the
+    least recently written going first, so that a cache keyed by paths (a new temporary policy
+    file each run) does not grow for ever. A cache that cannot be written, or pruned, costs
+    the next process time, never a policy.
+    """
+    temporary = f"{entry}.{os.getpid()}.tmp"
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        descriptor = os.open(temporary, flags, 0o600)
+        try:
+            os.write(descriptor, data)
+            os.fchmod(descriptor, mode)  # the umask's choice would not do for root's 0644
+        finally:
+            os.close(descriptor)
+        os.replace(temporary, entry)
+    except OSError:
+        try:  # noqa: SIM105 - contextlib stays out of the first context
+            os.unlink(temporary)
+        except OSError:
+            pass
+        return
+    if keep:
+        _prune(entry, keep)
+
+
+def _prune(entry: str, keep: int) -> None:
+    """Leave at most ``keep`` entries of ``entry``'s kind in its directory (oldest go first)."""
+    directory, name = os.path.split(entry)
+    kind = name.rpartition("-")[0] + "-"
+    try:
+        with os.scandir(directory) as found:
+            entries = [
+                (item.stat(follow_symlinks=False).st_mtime_ns, item.path)
+                for item in found
+                if item.name.startswith(kind) and "." not in item.name[len(kind) :]
+            ]
+    except OSError:
+        return
+    if len(entries) <= keep:
+        return
+    entries.sort()
+    for _, path in entries[: len(entries) - keep]:
+        try:  # noqa: SIM105 - contextlib stays out of the first context
+            os.unlink(path)
+        except OSError:  # noqa: PERF203 - another process may have pruned it first
+            pass
 
 
 def make_directories(path: str) -> None:

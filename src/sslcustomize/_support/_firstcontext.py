@@ -31,7 +31,12 @@ import os
 import sys
 
 from sslcustomize._support import _bootstrap
-from sslcustomize._support._files import cache_directory, private_directory, read_regular
+from sslcustomize._support._files import (
+    cache_directory,
+    private_directory,
+    read_regular,
+    write_cache_entry,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,6 +62,7 @@ _FORMAT = 1
 _TAG = f"{sys.implementation.cache_tag}-{marshal.version}"
 _MAX_FILE = 1 << 20  # a larger policy file is read the full way
 _MAX_ENTRY = 4 << 20
+_KEEP = 64  # entries of this interpreter's kind (see write_cache_entry)
 _VERSIONS = ("1.2", "1.3")
 
 # Set once a context has been made from an entry: ``_runtime._state`` then keeps the runtime
@@ -183,17 +189,4 @@ def remember(key: FilesKey | None, default: str, rules: dict[str, str]) -> None:
         data = marshal.dumps((_FORMAT, key, default, rules))
     except ValueError:  # pragma: no cover - strings and bytes only
         return
-    temporary = f"{entry}.{os.getpid()}.tmp"
-    try:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        descriptor = os.open(temporary, flags, 0o600)
-        try:
-            os.write(descriptor, data)
-        finally:
-            os.close(descriptor)
-        os.replace(temporary, entry)
-    except OSError:
-        try:  # noqa: SIM105 - contextlib stays out of the first context
-            os.unlink(temporary)
-        except OSError:
-            pass
+    write_cache_entry(entry, data, keep=_KEEP)

@@ -14,6 +14,7 @@ from sslcustomize._support._files import (
     private_directory,
     read_regular,
     trusted_path,
+    write_cache_entry,
 )
 
 
@@ -108,3 +109,47 @@ def test_atomic_write_takes_pieces_and_a_broken_one_leaves_the_old_file(tmp_path
         atomic_write(str(path), broken())
     assert path.read_text(encoding="utf-8") == "<p>" + "a" * 100_000 + "</p>\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]
+
+
+def test_a_cache_entry_is_written_private_and_moved_into_place(tmp_path: Path) -> None:
+    """An entry is its bytes, 0600 (or the mode given), with no temporary file left beside it."""
+    entry = tmp_path / "cpython-312-4-0000abcd"
+    write_cache_entry(str(entry), b"data")
+    assert entry.read_bytes() == b"data"
+    assert entry.stat().st_mode & 0o777 == 0o600
+    write_cache_entry(str(entry), b"new", mode=0o644)
+    assert (entry.read_bytes(), entry.stat().st_mode & 0o777) == (b"new", 0o644)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [entry.name]
+
+
+def test_a_link_planted_at_the_temporary_name_is_not_followed(tmp_path: Path) -> None:
+    """Attack: a link at the entry's temporary name leaves its target as it was, and no entry."""
+    target = tmp_path / "target"
+    target.write_bytes(b"keep")
+    entry = tmp_path / "cache" / "cpython-312-4-0000abcd"
+    entry.parent.mkdir()
+    (entry.parent / f"{entry.name}.{os.getpid()}.tmp").symlink_to(target)
+    write_cache_entry(str(entry), b"data")
+    assert target.read_bytes() == b"keep"
+    assert not entry.exists()
+
+
+def test_a_cache_keeps_its_newest_entries_of_a_kind(tmp_path: Path) -> None:
+    """Entries of a kind beyond ``keep`` go, the least recently written first; others stay."""
+    for index in range(5):
+        old = tmp_path / f"cpython-312-4-{index:08x}"
+        old.write_bytes(b"old")
+        os.utime(old, ns=(index * 10**9, index * 10**9))
+    other = tmp_path / "cpython-311-4-00000000"  # another interpreter's kind
+    other.write_bytes(b"other")
+    unrelated = tmp_path / "cpython-312-4-00000001.99.tmp"  # someone's write under way
+    unrelated.write_bytes(b"tmp")
+    write_cache_entry(str(tmp_path / "cpython-312-4-ffffffff"), b"new", keep=3)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [
+        "cpython-311-4-00000000",
+        "cpython-312-4-00000001.99.tmp",
+        "cpython-312-4-00000003",
+        "cpython-312-4-00000004",
+        "cpython-312-4-ffffffff",
+    ]
