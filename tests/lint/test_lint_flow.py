@@ -8,21 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sslcustomize_lint import lint_files
-from sslcustomize_lint._files import discover
-
-
-def _findings(root: Path, files: dict[str, str]) -> set[tuple[str, int, str]]:
-    """Write a package's files under ``root`` and return its findings (file, line, code)."""
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    found, _ = discover([str(root)])
-    result = lint_files(found, jobs=1)
-    assert not result.errors
-    return {(Path(f.path).relative_to(root).as_posix(), f.line, f.code) for f in result.findings}
-
+from _lint_source import package_findings
 
 _BASE = (
     "import requests\n"
@@ -46,21 +32,21 @@ _BASE = (
 def test_base_class_default_reaches_a_subclass_sink(tmp_path: Path) -> None:
     """A base class's ``verify=False`` stored on self reaches a subclass's request."""
     source = _BASE.format(passed="", extra="")
-    assert _findings(tmp_path, {"auth.py": source}) == {("auth.py", 4, "SSC101")}
+    assert package_findings(tmp_path, {"auth.py": source}) == {("auth.py", 4, "SSC101")}
 
 
 def test_subclass_that_overrides_the_attribute_is_silent(tmp_path: Path) -> None:
     """A subclass that passes ``verify=True`` to its base, or sets it, is not reported."""
     passed = _BASE.format(passed="verify=True, ", extra="")
     own = _BASE.format(passed="", extra="        self.verify = True\n")
-    assert _findings(tmp_path / "a", {"auth.py": passed}) == set()
-    assert _findings(tmp_path / "b", {"auth.py": own}) == set()
+    assert package_findings(tmp_path / "a", {"auth.py": passed}) == set()
+    assert package_findings(tmp_path / "b", {"auth.py": own}) == set()
 
 
 def test_base_class_with_a_verifying_default_is_silent(tmp_path: Path) -> None:
     """The same flow with ``verify=True`` is silent."""
     source = _BASE.format(passed="", extra="").replace("verify=False", "verify=True")
-    assert _findings(tmp_path, {"auth.py": source}) == set()
+    assert package_findings(tmp_path, {"auth.py": source}) == set()
 
 
 _OPTIONS = (
@@ -94,7 +80,7 @@ def test_option_dicts_of_a_sibling_module_are_followed(tmp_path: Path) -> None:
         "pkg/options.py": _OPTIONS.format(mode="ssl.CERT_NONE", verify="False"),
         "pkg/client.py": _USER,
     }
-    assert _findings(tmp_path, files) == {
+    assert package_findings(tmp_path, files) == {
         ("pkg/client.py", 7, "SSC104"),
         ("pkg/client.py", 10, "SSC101"),
     }
@@ -107,7 +93,7 @@ def test_verifying_option_dicts_of_a_sibling_module_are_silent(tmp_path: Path) -
         "pkg/options.py": _OPTIONS.format(mode="ssl.CERT_REQUIRED", verify="True"),
         "pkg/client.py": _USER,
     }
-    assert _findings(tmp_path, files) == set()
+    assert package_findings(tmp_path, files) == set()
 
 
 _SETTINGS = (
@@ -145,7 +131,7 @@ def test_constructor_defaults_of_a_sibling_class_are_followed(tmp_path: Path) ->
         "pkg/settings.py": _SETTINGS.format(default="False", dataclass="@dataclass\n"),
         "pkg/client.py": _READER.format(given=""),
     }
-    assert _findings(tmp_path, files) == {
+    assert package_findings(tmp_path, files) == {
         ("pkg/settings.py", 2, "SSC101"),  # the flag's default itself (a library's default)
         ("pkg/client.py", 7, "SSC101"),
         ("pkg/client.py", 11, "SSC101"),
@@ -165,8 +151,8 @@ def test_constructor_defaults_given_or_verifying_are_silent(tmp_path: Path) -> N
         "pkg/client.py": _READER.format(given=""),
     }
     # The module's own default is still reported there (a library's default); not the use.
-    assert _findings(tmp_path / "given", given) == {("pkg/settings.py", 2, "SSC101")}
-    assert _findings(tmp_path / "verifying", verifying) == set()
+    assert package_findings(tmp_path / "given", given) == {("pkg/settings.py", 2, "SSC101")}
+    assert package_findings(tmp_path / "verifying", verifying) == set()
 
 
 def test_constructor_defaults_of_a_class_of_the_module_are_followed(tmp_path: Path) -> None:
@@ -177,12 +163,12 @@ def test_constructor_defaults_of_a_class_of_the_module_are_followed(tmp_path: Pa
     weak = _SETTINGS.format(default="False", dataclass="") + _READER.format(given="").replace(
         "from pkg.settings import Options, Settings\n", ""
     )
-    assert _findings(tmp_path / "weak", {"app.py": weak}) == {
+    assert package_findings(tmp_path / "weak", {"app.py": weak}) == {
         ("app.py", 2, "SSC101"),  # the flag's default itself
         ("app.py", 15, "SSC101"),
     }
     safe = weak.replace("verify_ssl=False", "verify_ssl=True")
-    assert _findings(tmp_path / "safe", {"app.py": safe}) == set()
+    assert package_findings(tmp_path / "safe", {"app.py": safe}) == set()
 
 
 _OPTION_SOURCES = (
@@ -208,7 +194,7 @@ _OPTION_SOURCES = (
 def test_config_key_and_flag_of_verification_are_noted(tmp_path: Path) -> None:
     """A config file's ``ssl_verify`` and a ``store_false`` flag into it are SSC801 notes."""
     source = _OPTION_SOURCES.format(dest="ssl_verify", key="ssl_verify")
-    assert _findings(tmp_path, {"cli.py": source}) == {
+    assert package_findings(tmp_path, {"cli.py": source}) == {
         ("cli.py", 8, "SSC801"),
         ("cli.py", 16, "SSC801"),
     }
@@ -217,7 +203,7 @@ def test_config_key_and_flag_of_verification_are_noted(tmp_path: Path) -> None:
 def test_config_key_and_flag_of_other_options_are_silent(tmp_path: Path) -> None:
     """The same reads of an unrelated option (``color``, ``ssl_color``) are silent."""
     source = _OPTION_SOURCES.format(dest="ssl_color", key="ssl_color")
-    assert _findings(tmp_path, {"cli.py": source}) == set()
+    assert package_findings(tmp_path, {"cli.py": source}) == set()
 
 
 _VERSION_TABLES = (
@@ -236,7 +222,7 @@ _VERSION_TABLES = (
 def test_tables_from_option_names_to_weak_versions_are_noted(tmp_path: Path) -> None:
     """A table that lets a user pick SSLv3 or TLS 1.1 by name notes each weak entry."""
     source = _VERSION_TABLES.format(first="SSLv3", second="TLSv1_1")
-    assert _findings(tmp_path, {"versions.py": source}) == {
+    assert package_findings(tmp_path, {"versions.py": source}) == {
         ("versions.py", 6, "SSC802"),
         ("versions.py", 9, "SSC802"),
     }
@@ -245,7 +231,7 @@ def test_tables_from_option_names_to_weak_versions_are_noted(tmp_path: Path) -> 
 def test_tables_of_strong_versions_only_are_silent(tmp_path: Path) -> None:
     """The same tables whose every entry is TLS 1.2 or negotiated are silent."""
     source = _VERSION_TABLES.format(first="TLS_CLIENT", second="TLSv1_2")
-    assert _findings(tmp_path, {"versions.py": source}) == set()
+    assert package_findings(tmp_path, {"versions.py": source}) == set()
 
 
 _MODULE_SETTINGS = (
@@ -287,7 +273,7 @@ def test_modules_of_the_package_imported_whole_are_followed(tmp_path: Path) -> N
         "mypkg/settings.py": _MODULE_SETTINGS.format(value="False"),
         "mypkg/client.py": _MODULE_USER,
     }
-    assert _findings(tmp_path, files) == {
+    assert package_findings(tmp_path, files) == {
         ("mypkg/settings.py", 4, "SSC101"),  # the flag's default itself
         ("mypkg/client.py", 7, "SSC101"),
         ("mypkg/client.py", 11, "SSC101"),
@@ -302,7 +288,7 @@ def test_modules_of_the_package_with_verifying_values_are_silent(tmp_path: Path)
         "mypkg/settings.py": _MODULE_SETTINGS.format(value="True"),
         "mypkg/client.py": _MODULE_USER,
     }
-    assert _findings(tmp_path, files) == set()
+    assert package_findings(tmp_path, files) == set()
 
 
 _CHOICE = (
@@ -321,7 +307,7 @@ _CHOICE = (
 def test_keyword_chosen_by_a_callers_option_is_noted(tmp_path: Path) -> None:
     """``cert_reqs=CERT_REQUIRED if verify else CERT_NONE``: the caller's opt-out, a note."""
     source = _CHOICE.format(test="verify", other="CERT_NONE")
-    assert _findings(tmp_path, {"adapter.py": source}) == {("adapter.py", 8, "SSC801")}
+    assert package_findings(tmp_path, {"adapter.py": source}) == {("adapter.py", 8, "SSC801")}
 
 
 def test_keyword_chosen_between_verifying_values_or_by_another_test_is_silent(
@@ -333,9 +319,9 @@ def test_keyword_chosen_between_verifying_values_or_by_another_test_is_silent(
     with no default to decide it, the choice is left unknown (flow-insensitive).
     """
     verifying = _CHOICE.format(test="verify", other="CERT_REQUIRED")
-    assert _findings(tmp_path / "a", {"adapter.py": verifying}) == set()
+    assert package_findings(tmp_path / "a", {"adapter.py": verifying}) == set()
     unrelated = _CHOICE.format(test="host", other="CERT_NONE")
-    assert _findings(tmp_path / "b", {"adapter.py": unrelated}) == set()
+    assert package_findings(tmp_path / "b", {"adapter.py": unrelated}) == set()
 
 
 _SETTER = (
@@ -353,13 +339,13 @@ _SETTER = (
 def test_check_hostname_set_to_a_negated_parameter_is_noted(tmp_path: Path) -> None:
     """``check_hostname = not value``: the caller's true value turns the check off."""
     source = _SETTER.format(expression="not value")
-    assert _findings(tmp_path, {"client.py": source}) == {("client.py", 8, "SSC801")}
+    assert package_findings(tmp_path, {"client.py": source}) == {("client.py", 8, "SSC801")}
 
 
 def test_check_hostname_set_to_a_parameter_is_silent(tmp_path: Path) -> None:
     """``check_hostname = value`` passes the caller's choice on as it is: silent."""
     source = _SETTER.format(expression="value")
-    assert _findings(tmp_path, {"client.py": source}) == set()
+    assert package_findings(tmp_path, {"client.py": source}) == set()
 
 
 _HELPER = (
@@ -375,14 +361,14 @@ _HELPER = (
 def test_insecure_key_of_an_options_dict_is_noted(tmp_path: Path) -> None:
     """``tls.pop("insecure", False)``: a key that exists only to turn verification off."""
     source = _HELPER.format(key="insecure", default="False")
-    assert _findings(tmp_path, {"publish.py": source}) == {("publish.py", 3, "SSC801")}
+    assert package_findings(tmp_path, {"publish.py": source}) == {("publish.py", 3, "SSC801")}
 
 
 def test_other_keys_of_an_options_dict_are_silent(tmp_path: Path) -> None:
     """Another key (``insecure_mode``, ``ca_certs``) read the same way is silent."""
     for key in ("insecure_mode", "ca_certs"):
         source = _HELPER.format(key=key, default="None")
-        assert _findings(tmp_path / key, {"publish.py": source}) == set()
+        assert package_findings(tmp_path / key, {"publish.py": source}) == set()
 
 
 _TRANSPORT = (
@@ -413,7 +399,7 @@ def test_instance_kept_on_self_gives_its_default_to_every_method(tmp_path: Path)
         "pkg/transport.py": _TRANSPORT.format(default="False"),
         "pkg/api.py": _API,
     }
-    assert _findings(tmp_path, files) == {("pkg/api.py", 10, "SSC101")}
+    assert package_findings(tmp_path, files) == {("pkg/api.py", 10, "SSC101")}
 
 
 def test_instance_kept_on_self_with_a_verifying_default_is_silent(tmp_path: Path) -> None:
@@ -423,10 +409,10 @@ def test_instance_kept_on_self_with_a_verifying_default_is_silent(tmp_path: Path
         "pkg/transport.py": _TRANSPORT.format(default="True"),
         "pkg/api.py": _API,
     }
-    assert _findings(tmp_path / "a", files) == set()
+    assert package_findings(tmp_path / "a", files) == set()
     files["pkg/transport.py"] = _TRANSPORT.format(default="False")
     files["pkg/api.py"] = _API.replace("Transport(url)", "Transport(url, verify=True)")
-    assert _findings(tmp_path / "b", files) == set()
+    assert package_findings(tmp_path / "b", files) == set()
 
 
 def test_insecure_attribute_of_an_options_object_is_noted(tmp_path: Path) -> None:
@@ -438,12 +424,12 @@ def test_insecure_attribute_of_an_options_object_is_noted(tmp_path: Path) -> Non
         "    return requests.get(url, verify=not getattr(opts, {key!r}, {default}))\n"
     )
     noted = source.format(key="insecure", default="False")
-    assert _findings(tmp_path / "a", {"get.py": noted}) == {("get.py", 4, "SSC801")}
+    assert package_findings(tmp_path / "a", {"get.py": noted}) == {("get.py", 4, "SSC801")}
     other = source.format(key="timeout", default="None")
-    assert _findings(tmp_path / "b", {"get.py": other}) == set()
+    assert package_findings(tmp_path / "b", {"get.py": other}) == set()
     # ``insecure`` unless configured: off by default, the default's weakening (not a note)
     weak = source.format(key="insecure", default="True")
-    assert _findings(tmp_path / "c", {"get.py": weak}) == {("get.py", 4, "SSC101")}
+    assert package_findings(tmp_path / "c", {"get.py": weak}) == {("get.py", 4, "SSC101")}
 
 
 _FACTORY = (
@@ -461,17 +447,17 @@ _FACTORY = (
 def test_verification_flag_defaulting_off_is_reported(tmp_path: Path) -> None:
     """A context factory's ``verify_certificates=False`` default is the library's default."""
     source = _FACTORY.format(default="False")
-    assert _findings(tmp_path, {"factory.py": source}) == {("factory.py", 2, "SSC101")}
+    assert package_findings(tmp_path, {"factory.py": source}) == {("factory.py", 2, "SSC101")}
 
 
 def test_verification_flag_defaulting_on_or_in_an_opt_out_is_silent(tmp_path: Path) -> None:
     """``True`` or ``None`` defaults, and a function named for the opt-out, are silent."""
     for default in ("True", "None"):
         source = _FACTORY.format(default=default)
-        assert _findings(tmp_path / default, {"factory.py": source}) == set()
+        assert package_findings(tmp_path / default, {"factory.py": source}) == set()
     opt_out = "def create_unverified_context(*, check_hostname=False, verify_certs=False):\n"
     opt_out += "    return (check_hostname, verify_certs)\n"
-    assert _findings(tmp_path / "optout", {"factory.py": opt_out}) == set()
+    assert package_findings(tmp_path / "optout", {"factory.py": opt_out}) == set()
 
 
 def test_sibling_definitions_are_read_statement_by_statement(tmp_path: Path) -> None:

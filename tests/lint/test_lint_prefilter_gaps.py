@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _lint_source import lint_package
 
-from sslcustomize_lint import _prefilter, lint_files
-from sslcustomize_lint._files import discover
+from sslcustomize_lint import _prefilter
 
 _SEARCHES: dict[str, Callable[[bytes], list[tuple[int, int]]] | None] = {
     "python": _prefilter.python_matches,
@@ -29,21 +29,6 @@ def search(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
         pytest.skip("ahocorasick-rs is not installed")
     monkeypatch.setattr(_prefilter, "matches", found)
     return str(request.param)
-
-
-def _lint(root: Path, files: dict[str, str]) -> tuple[set[tuple[str, int, str]], int]:
-    """Write a package under ``root``; return its findings (file, line, code) and files parsed."""
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    found, _ = discover([str(root)])
-    result = lint_files(found, jobs=1)
-    assert not result.errors
-    findings = {
-        (Path(f.path).relative_to(root).as_posix(), f.line, f.code) for f in result.findings
-    }
-    return findings, result.parsed
 
 
 _SPREADER = (
@@ -67,7 +52,7 @@ def test_spread_of_a_sibling_option_dict_is_found(search: str, tmp_path: Path) -
         "pkg/settings.py": 'OPTIONS = {"verify": False, "timeout": 5}\n',
         "pkg/client.py": _SPREADER,
     }
-    assert _lint(tmp_path, files)[0] == {("pkg/client.py", 9, "SSC101")}
+    assert lint_package(tmp_path, files)[0] == {("pkg/client.py", 9, "SSC101")}
 
 
 def test_spread_of_a_verifying_sibling_dict_is_silent(search: str, tmp_path: Path) -> None:
@@ -77,7 +62,7 @@ def test_spread_of_a_verifying_sibling_dict_is_silent(search: str, tmp_path: Pat
         "pkg/settings.py": 'OPTIONS = {"verify": True, "timeout": 5}\n',
         "pkg/client.py": _SPREADER,
     }
-    assert _lint(tmp_path, files)[0] == set()
+    assert lint_package(tmp_path, files)[0] == set()
 
 
 @pytest.mark.parametrize(
@@ -111,13 +96,13 @@ _CONFIG_READER = (
 def test_getboolean_of_an_opt_out_key_is_found(search: str, tmp_path: Path) -> None:
     """``config.getboolean("server", "insecure")``, the file's only word of verification."""
     files = {"conf.py": _CONFIG_READER.format(key="insecure")}
-    assert _lint(tmp_path, files) == ({("conf.py", 7, "SSC801")}, 1)
+    assert lint_package(tmp_path, files) == ({("conf.py", 7, "SSC801")}, 1)
 
 
 def test_getboolean_of_another_key_is_not_parsed(search: str, tmp_path: Path) -> None:
     """``config.getboolean("server", "debug")``: silent, and the file is not parsed."""
     files = {"conf.py": _CONFIG_READER.format(key="debug")}
-    assert _lint(tmp_path, files) == (set(), 0)
+    assert lint_package(tmp_path, files) == (set(), 0)
 
 
 _BIG_SPREADER = (
@@ -151,4 +136,4 @@ def test_spread_in_a_file_with_other_words_is_analyzed(
         "pkg/settings.py": 'OPTIONS = {"verify": False}\n',
         "pkg/client.py": _BIG_SPREADER.format(padding=padding),
     }
-    assert _lint(tmp_path, files)[0] == {("pkg/client.py", 13, "SSC101")}
+    assert lint_package(tmp_path, files)[0] == {("pkg/client.py", 13, "SSC101")}

@@ -8,23 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _lint_source import findings_of
-
-from sslcustomize_lint import lint_files
-from sslcustomize_lint._files import discover
-
-
-def _package_findings(root: Path, files: dict[str, str]) -> set[tuple[str, int, str]]:
-    """Write a package's files under ``root``; return its findings (file, line, code)."""
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    found, _ = discover([str(root)])
-    result = lint_files(found, jobs=1)
-    assert not result.errors
-    return {(Path(f.path).relative_to(root).as_posix(), f.line, f.code) for f in result.findings}
-
+from _lint_source import findings_of, package_findings
 
 # -- a table from option names to verify modes ---------------------------------------------
 
@@ -256,7 +240,7 @@ def test_construction_that_keeps_a_weak_default_is_reported(tmp_path: Path) -> N
         "pkg/tls.py": _OPTIONS_CLASS.format(mode="ssl.CERT_NONE"),
         "pkg/server.py": _USER.format(given=""),
     }
-    found = _package_findings(tmp_path, files)
+    found = package_findings(tmp_path, files)
     assert ("pkg/server.py", 6, "SSC201") in found
     assert {f for f in found if f[0] == "pkg/tls.py"} == {("pkg/tls.py", 10, "SSC201")}
 
@@ -270,13 +254,13 @@ def test_construction_that_gives_the_mode_or_of_a_verifying_class_is_silent(
         "pkg/tls.py": _OPTIONS_CLASS.format(mode="ssl.CERT_NONE"),
         "pkg/server.py": _USER.format(given="validate=ssl.CERT_REQUIRED"),
     }
-    assert {f for f in _package_findings(tmp_path / "a", given) if f[0] == "pkg/server.py"} == set()
+    assert {f for f in package_findings(tmp_path / "a", given) if f[0] == "pkg/server.py"} == set()
     verifying = {
         "pkg/__init__.py": "",
         "pkg/tls.py": _OPTIONS_CLASS.format(mode="ssl.CERT_REQUIRED"),
         "pkg/server.py": _USER.format(given=""),
     }
-    assert _package_findings(tmp_path / "b", verifying) == set()
+    assert package_findings(tmp_path / "b", verifying) == set()
 
 
 # -- a verification setting assigned the user's option as it is ----------------------------
