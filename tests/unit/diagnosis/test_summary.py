@@ -235,6 +235,15 @@ def _outcome(summary: Summary, reading: Reading) -> Any:
     )  # fmt: skip
 
 
+# The differential tests' runs: seed, the bound on plans (a small one drops and remakes them),
+# and --since.
+_DIFFERENTIAL_RUNS = (
+    (1, 1 << 14, None),
+    (2, 3, None),
+    (3, 1 << 14, "2026-12-01T12:00:00+00:00"),
+)
+
+
 def test_take_is_validate_then_add_on_hostile_streams(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fused and cached, a stream of good and forged records summarises as validate then add.
 
@@ -246,11 +255,7 @@ def test_take_is_validate_then_add_on_hostile_streams(monkeypatch: pytest.Monkey
 
     from sslcustomize._diagnosis import _summary
 
-    for seed, bound, since in (
-        (1, 1 << 14, None),
-        (2, 3, None),
-        (3, 1 << 14, "2026-12-01T12:00:00+00:00"),
-    ):
+    for seed, bound, since in _DIFFERENTIAL_RUNS:
         monkeypatch.setattr(_summary, "MAX_PLANS", bound)
         rng = random.Random(seed)
         stream = [(_hostile_entry(rng), rng.choice(("f1", "f2")), rng.choice((None, 0, 1000)),
@@ -356,11 +361,7 @@ def test_journal_entries_taken_as_printed_are_record_from_journal_then_add(
     """
     from sslcustomize._diagnosis import _summary
 
-    for seed, bound, since in (
-        (1, 1 << 14, None),
-        (2, 3, None),
-        (3, 1 << 14, "2026-12-01T12:00:00+00:00"),
-    ):
+    for seed, bound, since in _DIFFERENTIAL_RUNS:
         monkeypatch.setattr(_summary, "MAX_PLANS", bound)
         rng = random.Random(seed)
         lines = [json.dumps(_journal_entry(rng)).encode() + b"\n" for _ in range(4000)]
